@@ -1,0 +1,5 @@
+export { ContextOverflowError, type PromptTokenParts } from "./context-overflow-error.js";
+export { InvalidArgumentError } from "./invalid-argument-error.js";
+export { MissingTemplateVariableError } from "./missing-template-variable-error.js";
+export { NoObjectGeneratedError } from "./no-object-generated-error.js";
+export { RagsynthError, type RagsynthErrorCode } from "./ragsynth-error.js";

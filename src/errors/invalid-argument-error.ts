@@ -1,0 +1,35 @@
+import { describeValue } from "./describe-value.js";
+import { RagsynthError } from "./ragsynth-error.js";
+
+/**
+ * An argument had the wrong type or value. The message says what was expected, what arrived and,
+ * where it helps, how to fix it: ``Expected `chunkOverlap` to be at most `chunkSize` (512), got `600` (number).``
+ */
+export class InvalidArgumentError extends RagsynthError {
+  /** The parameter's name, as the user wrote it (`chunkOverlapRatio`, `nodes[3].text`). */
+  readonly parameter: string;
+  /** The value that arrived. */
+  readonly value: unknown;
+
+  constructor({
+    parameter,
+    value,
+    expected,
+    hint,
+    cause,
+  }: {
+    parameter: string;
+    value: unknown;
+    /** What was expected, completing "Expected `parameter` to …". */
+    expected: string;
+    /** How to fix it, appended as its own sentence. */
+    hint?: string;
+    cause?: unknown;
+  }) {
+    const message = `Expected \`${parameter}\` to ${expected}, got ${describeValue(value)}.${hint ? ` ${hint}` : ""}`;
+    super({ code: "invalid_argument", message, cause });
+    this.name = "InvalidArgumentError";
+    this.parameter = parameter;
+    this.value = value;
+  }
+}

@@ -1,0 +1,18 @@
+import { RagsynthError } from "./ragsynth-error.js";
+
+/** A template was formatted without a value for one or more of its variables. */
+export class MissingTemplateVariableError extends RagsynthError {
+  readonly variables: string[];
+  readonly template: string;
+
+  constructor({ variables, template }: { variables: string[]; template: string }) {
+    const names = variables.map((name) => `{${name}}`).join(", ");
+    super({
+      code: "missing_template_variable",
+      message: `Template variable${variables.length > 1 ? "s" : ""} ${names} ${variables.length > 1 ? "have" : "has"} no value. Pass ${variables.map((name) => `\`${name}\``).join(", ")} to format(), or fill ${variables.length > 1 ? "them" : "it"} earlier with partialFormat().`,
+    });
+    this.name = "MissingTemplateVariableError";
+    this.variables = variables;
+    this.template = template;
+  }
+}

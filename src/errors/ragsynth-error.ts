@@ -1,0 +1,52 @@
+const marker = "ragsynth.error";
+const symbol = Symbol.for(marker);
+
+/**
+ * Every error code ragsynth throws. Codes are stable; messages may improve.
+ */
+export type RagsynthErrorCode =
+  | "invalid_argument"
+  | "missing_template_variable"
+  | "context_overflow"
+  | "unknown_mode"
+  | "tree_not_shrinking"
+  | "no_object_generated"
+  | "empty_model_response"
+  | "missing_api_key"
+  | "llm_auth"
+  | "llm_rate_limit"
+  | "llm_context_length"
+  | "llm_bad_request"
+  | "llm_unreachable"
+  | "llm_server_error"
+  | "llm_timeout"
+  | "llm_stream_interrupted"
+  | "retries_exhausted"
+  | "synthesis_failed"
+  | "optimizer_zero_sentences"
+  | "rerank_parse"
+  | "document_read"
+  | "index_load"
+  | "not_implemented";
+
+/**
+ * Base class of every error ragsynth throws. Check with `RagsynthError.isInstance(error)`, which
+ * works across duplicated copies of the package, unlike `instanceof`.
+ */
+export class RagsynthError extends Error {
+  /** Machine-readable code; see {@link RagsynthErrorCode}. */
+  readonly code: RagsynthErrorCode;
+
+  constructor({ code, message, cause }: { code: RagsynthErrorCode; message: string; cause?: unknown }) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "RagsynthError";
+    this.code = code;
+    Object.defineProperty(this, symbol, { value: true });
+  }
+
+  /** True when `error` is a ragsynth error, optionally with the given code. */
+  static isInstance(error: unknown, code?: RagsynthErrorCode): error is RagsynthError {
+    if (typeof error !== "object" || error === null || !(symbol in error)) return false;
+    return code === undefined || (error as unknown as RagsynthError).code === code;
+  }
+}

@@ -1,0 +1,87 @@
+import type { TokenizerName } from "../tokenizer/tokenizer.js";
+
+export type MessageRole = "system" | "user" | "assistant";
+
+/** One chat message. */
+export interface ChatMessage {
+  role: MessageRole;
+  content: string;
+}
+
+/** What a model says about itself. The budget reads `contextWindow` and `maxOutputTokens`. */
+export interface LLMMetadata {
+  /** The model id sent to the server (`gpt-4o-mini`, `llama3.1:8b`). */
+  model: string;
+  /** Total tokens the model accepts: prompt plus output. */
+  contextWindow: number;
+  /** The most tokens the model may generate in one call, when known. */
+  maxOutputTokens?: number;
+  /** True when the model takes chat messages; selects the chat prompt variants. */
+  isChatModel: boolean;
+  /** The encoding that matches the model's own tokenizer, when known. */
+  tokenizer?: TokenizerName;
+  /**
+   * `json_schema` when the server enforces a JSON Schema natively (`response_format`); otherwise the
+   * schema is sent as instructions and the answer is parsed and validated.
+   * @default "instructions"
+   */
+  structuredOutput?: "json_schema" | "instructions";
+  /** `extractive` for answerers that copy sentences rather than generate text. @default "generative" */
+  kind?: "generative" | "extractive";
+  /** Values the provider assumed rather than knew (an unknown model's context window); shown in traces. */
+  assumptions?: string[];
+}
+
+/** Token usage of one call, as the server reported it. */
+export interface LLMUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Attempts that failed and were retried before this call succeeded. */
+  retries?: number;
+}
+
+/** A JSON Schema to constrain the answer to. */
+export interface JsonSchemaFormat {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+/** Options of one model call. */
+export interface LLMCallOptions {
+  /** The most tokens to generate; synthesizers pass the budget's `numOutput`. */
+  maxTokens?: number;
+  signal?: AbortSignal;
+  /** Ask for JSON matching this schema (sent natively when `metadata.structuredOutput` is `json_schema`). */
+  responseFormat?: JsonSchemaFormat;
+  /** Called once when the call ends with the usage the server reported (for streams, after the last delta). */
+  onUsage?: (usage: LLMUsage) => void;
+  /**
+   * The values the prompt was formatted with (`query_str`, `context_str`, …) and the template's type.
+   * Generative models ignore them; {@link ExtractiveLLM} and test fakes read them.
+   */
+  templateVariables?: Readonly<Record<string, string>>;
+  promptType?: string;
+}
+
+/** The answer to one non-streaming call. */
+export interface LLMResult {
+  text: string;
+  usage?: LLMUsage;
+}
+
+/**
+ * The model contract. A structural type: any object with these members is a model.
+ * Streaming forms return the text deltas; an aborted signal makes them throw an `AbortError`.
+ */
+export interface LLM {
+  readonly metadata: LLMMetadata;
+  complete(prompt: string, options?: LLMCallOptions): Promise<LLMResult>;
+  streamComplete(prompt: string, options?: LLMCallOptions): AsyncIterable<string>;
+  chat(messages: ChatMessage[], options?: LLMCallOptions): Promise<LLMResult>;
+  streamChat(messages: ChatMessage[], options?: LLMCallOptions): AsyncIterable<string>;
+}
+
+/** The context window assumed for a model nobody told us about (LlamaIndex's default). */
+export const DEFAULT_CONTEXT_WINDOW = 3900;
+/** Tokens reserved for the answer when the model states no limit (LlamaIndex's default). */
+export const DEFAULT_NUM_OUTPUT = 256;

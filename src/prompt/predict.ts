@@ -1,0 +1,131 @@
+import type { ZodType } from "zod";
+import { NoObjectGeneratedError } from "../errors/no-object-generated-error.js";
+import type { JsonSchemaFormat, LLM, LLMCallOptions, LLMUsage } from "../llm/types.js";
+import type { BasePromptTemplate, TemplateVariables } from "./prompt-template.js";
+import { type RenderedPrompt, renderPrompt } from "./render-prompt.js";
+
+export interface PredictOptions {
+  llm: LLM;
+  prompt: BasePromptTemplate;
+  variables?: TemplateVariables;
+  /** Prepended to every call (a system message for chat models). */
+  systemPrompt?: string | undefined;
+  /** The most tokens to generate. Synthesizers always pass the budget's `numOutput`. */
+  maxTokens?: number | undefined;
+  signal?: AbortSignal | undefined;
+  responseFormat?: JsonSchemaFormat | undefined;
+  onUsage?: ((usage: LLMUsage) => void) | undefined;
+}
+
+export interface PredictResult {
+  text: string;
+  usage: LLMUsage | undefined;
+  /** What the model received. */
+  rendered: RenderedPrompt;
+}
+
+function callOptions(options: PredictOptions): LLMCallOptions {
+  const { prompt, llm, variables = {} } = options;
+  const template = prompt.kind === "selector" ? prompt.select(llm) : prompt;
+  const templateVariables: Record<string, string> = { ...template.partials };
+  for (const [key, value] of Object.entries(variables)) templateVariables[key] = String(value);
+  const call: LLMCallOptions = { templateVariables, promptType: template.promptType };
+  if (options.maxTokens !== undefined) call.maxTokens = options.maxTokens;
+  if (options.signal) call.signal = options.signal;
+  if (options.responseFormat) call.responseFormat = options.responseFormat;
+  if (options.onUsage) call.onUsage = options.onUsage;
+  return call;
+}
+
+/** Renders the prompt for this model (chat or completion form, system prompt, schema) without calling it. */
+export function preparePrompt(
+  options: Omit<PredictOptions, "maxTokens" | "signal" | "onUsage">,
+): RenderedPrompt {
+  return renderPrompt({
+    prompt: options.prompt,
+    variables: options.variables ?? {},
+    llm: options.llm,
+    systemPrompt: options.systemPrompt,
+    responseFormat: options.responseFormat,
+  });
+}
+
+/**
+ * Formats a template for the model and calls it once: the single path every synthesizer uses.
+ * @throws MissingTemplateVariableError before any call when a variable has no value
+ */
+export async function predict(options: PredictOptions): Promise<PredictResult> {
+  options.signal?.throwIfAborted();
+  const rendered = preparePrompt(options);
+  const call = callOptions(options);
+  const result =
+    rendered.kind === "chat"
+      ? await options.llm.chat(rendered.messages, call)
+      : await options.llm.complete(rendered.text, call);
+  return { text: result.text, usage: result.usage, rendered };
+}
+
+/** Like {@link predict}, streaming the answer's text deltas. Rendering errors throw at once. */
+export function streamPredict(options: PredictOptions): {
+  rendered: RenderedPrompt;
+  textStream: AsyncIterable<string>;
+} {
+  options.signal?.throwIfAborted();
+  const rendered = preparePrompt(options);
+  const call = callOptions(options);
+  const textStream =
+    rendered.kind === "chat"
+      ? options.llm.streamChat(rendered.messages, call)
+      : options.llm.streamComplete(rendered.text, call);
+  return { rendered, textStream };
+}
+
+/** Converts a zod schema to the JSON Schema sent to the model. zod is loaded only when used. */
+export async function toResponseFormat(schema: ZodType, name = "Output"): Promise<JsonSchemaFormat> {
+  const { toJSONSchema } = await import("zod");
+  const { $schema: _ignored, ...jsonSchema } = toJSONSchema(schema) as Record<string, unknown>;
+  return { name, schema: jsonSchema };
+}
+
+/** Pulls the JSON object out of an answer that may be wrapped in a code fence or prose. */
+export function extractJson(text: string): string {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
+  if (fenced?.[1]) return fenced[1].trim();
+  const start = text.search(/[[{]/);
+  if (start === -1) return text.trim();
+  const open = text[start];
+  const end = text.lastIndexOf(open === "{" ? "}" : "]");
+  return end > start ? text.slice(start, end + 1) : text.slice(start);
+}
+
+/**
+ * Parses and validates a structured answer.
+ * @throws NoObjectGeneratedError with the raw text and the zod issues
+ */
+export function parseObject<T>(text: string, schema: ZodType<T>, schemaName?: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(extractJson(text));
+  } catch (cause) {
+    throw new NoObjectGeneratedError({ text, cause, ...(schemaName ? { schemaName } : {}) });
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new NoObjectGeneratedError({
+      text,
+      issues: parsed.error.issues,
+      cause: parsed.error,
+      ...(schemaName ? { schemaName } : {}),
+    });
+  }
+  return parsed.data;
+}
+
+/** Calls the model for a typed object: the schema goes natively or as instructions, and the answer is validated. */
+export async function predictObject<T>(
+  options: Omit<PredictOptions, "responseFormat"> & { schema: ZodType<T>; schemaName?: string },
+): Promise<PredictResult & { object: T }> {
+  const responseFormat = await toResponseFormat(options.schema, options.schemaName);
+  const result = await predict({ ...options, responseFormat });
+  return { ...result, object: parseObject(result.text, options.schema, options.schemaName) };
+}

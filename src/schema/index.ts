@@ -1,0 +1,1 @@
+export { type Metadata, MetadataMode, type NodeWithScore, TextNode, type TextNodeInit } from "./text-node.js";

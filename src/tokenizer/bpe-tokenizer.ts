@@ -1,0 +1,33 @@
+import { createRequire } from "node:module";
+import type { Tokenizer, TokenizerName } from "./tokenizer.js";
+
+interface BpeModule {
+  encode(text: string, options?: { disallowedSpecial?: Set<string> }): number[];
+  countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
+}
+
+const require = createRequire(import.meta.url);
+const loaded = new Map<TokenizerName, BpeModule>();
+
+// Special-token strings in retrieved text (`<|endoftext|>`) are counted as the plain text an API
+// receives, never as one special token: that would under-count and overflow the window.
+const plainText = { disallowedSpecial: new Set<string>() };
+
+function load(name: TokenizerName): BpeModule {
+  let module = loaded.get(name);
+  if (!module) {
+    // A synchronous, lazy load: importing ragsynth must not load rank tables (~1 MB each).
+    module = require(`gpt-tokenizer/cjs/encoding/${name}`) as BpeModule;
+    loaded.set(name, module);
+  }
+  return module;
+}
+
+/** A built-in BPE tokenizer. The rank tables load on the first call, not on import. */
+export function bpeTokenizer(name: TokenizerName): Tokenizer {
+  return {
+    name,
+    count: (text) => (text.length === 0 ? 0 : load(name).countTokens(text, plainText)),
+    encode: (text) => (text.length === 0 ? [] : load(name).encode(text, plainText)),
+  };
+}

@@ -1,0 +1,8 @@
+export { isTokenizerName, resolveTokenizer, tokenizerNameForModel } from "./resolve-tokenizer.js";
+export {
+  DEFAULT_TOKENIZER_NAME,
+  type Tokenizer,
+  type TokenizerFunction,
+  type TokenizerLike,
+  type TokenizerName,
+} from "./tokenizer.js";
