@@ -1,0 +1,73 @@
+import type { LLMUsage } from "../llm/types.js";
+
+/** Which step of a synthesis an LLM call is. */
+export type LLMCallStep =
+  | { kind: "answer"; index: number }
+  | { kind: "refine"; index: number }
+  | { kind: "tree"; level: number; index: number; count: number }
+  | { kind: "accumulate"; index: number; count: number }
+  | { kind: "simple_summarize" }
+  | { kind: "generation" }
+  | { kind: "rerank"; index: number; count: number }
+  | { kind: "custom"; name: string };
+
+/** Token and call totals, as carried by responses and end events. */
+export interface SynthesisUsage {
+  /** Model calls made, including calls stopped early (structured answer filtering) and failed ones. */
+  llmCalls: number;
+  /** Prompt tokens: as the server reported them when it did, otherwise as counted by the budget's tokenizer. */
+  promptTokens: number;
+  /** Completion tokens: as reported, otherwise counted from the answer text. */
+  completionTokens: number;
+  /** Attempts retried by the provider (rate limits, 5xx, dropped connections). */
+  retries: number;
+}
+
+/**
+ * Everything ragsynth reports while it works. Passed to `onEvent`; the same data goes to OpenTelemetry spans.
+ * Names are noun-verb; `*-end` events fire when the work, including a stream, has really finished.
+ */
+export type RagsynthEvent =
+  | { type: "synthesize-start"; mode: string; query: string; nodeCount: number }
+  | { type: "synthesize-end"; mode: string; usage: SynthesisUsage; durationMs: number; error?: unknown }
+  | {
+      type: "pack";
+      mode: string;
+      /** Tree level (0 = leaves) or refine step the packing was for. */
+      round: number;
+      /** Token counts of the packed chunks. */
+      chunkTokens: number[];
+      /** The most context tokens each chunk could take. */
+      availableChunkSize: number;
+    }
+  | { type: "llm-call-start"; mode: string; step: LLMCallStep; promptTokens: number; contextTokens: number }
+  | {
+      type: "llm-call-end";
+      mode: string;
+      step: LLMCallStep;
+      promptTokens: number;
+      completionTokens: number;
+      latencyMs: number;
+      usage?: LLMUsage;
+      /** Structured answer filtering: whether this chunk satisfied the query. */
+      querySatisfied?: boolean;
+      error?: unknown;
+    }
+  | { type: "retrieve-start"; query: string }
+  | { type: "retrieve-end"; query: string; nodeCount: number; tokens: number; durationMs: number }
+  | {
+      type: "postprocess-end";
+      /** The postprocessor's name (`SentenceEmbeddingOptimizer`). */
+      name: string;
+      nodesBefore: number;
+      nodesAfter: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      durationMs: number;
+      /** Postprocessor-specific detail (per-node token counts, fallbacks taken). */
+      detail?: Record<string, unknown>;
+    }
+  | { type: "query-start"; query: string }
+  | { type: "query-end"; query: string; durationMs: number; error?: unknown };
+
+export type RagsynthEventHandler = (event: RagsynthEvent) => void;

@@ -1,0 +1,1 @@
+export type { LLMCallStep, RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "./events.js";
