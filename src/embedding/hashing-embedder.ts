@@ -1,0 +1,136 @@
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { hashString } from "./fnv1a.js";
+import { lexicalTerms } from "./lexical-terms.js";
+import { similarity } from "./similarity.js";
+import type { Embedder, EmbedOptions, SimilarityMode } from "./types.js";
+
+const VERSION = "hashing-tfidf-v1";
+const MAX_DIMENSIONS = 1 << 24;
+
+/** Options of {@link HashingEmbedder}. */
+export interface HashingEmbedderOptions {
+  /** Length of every vector. @default 1024 */
+  dimensions?: number | undefined;
+  /** Documents to learn inverse document frequencies from; see {@link HashingEmbedder.fit}. */
+  corpus?: readonly string[] | undefined;
+  /** Drop common English, Chinese and Japanese function words. @default true */
+  stopWords?: boolean | undefined;
+  /** Strip English plural endings before hashing. @default true */
+  stemming?: boolean | undefined;
+}
+
+/**
+ * The offline default embedder: lexical, hashed TF-IDF. It matches **words, not meaning**: "car" and
+ * "automobile" share nothing. Use a neural embedder when synonyms matter.
+ *
+ * Words come from `Intl.Segmenter`, plus character bigrams for Chinese and Japanese runs. Each term
+ * is hashed (FNV-1a) into one of `dimensions` slots with a hash-derived sign, which makes collisions
+ * cancel out on average instead of adding up. Weights are `(1 + ln tf) · idf`, with
+ * `idf = ln((1 + N) / (1 + df)) + 1` after {@link HashingEmbedder.fit} and `1` before; vectors are
+ * L2-normalised. Deterministic, synchronous underneath, and dependency-free.
+ *
+ * @example
+ * const embedder = new HashingEmbedder().fit(sentences);
+ * const [vector] = await embedder.getTextEmbeddings(["Paris is the capital of France."]);
+ */
+export class HashingEmbedder implements Embedder {
+  /** `hashing-tfidf-v1:<dimensions>`, plus `:nostop`/`:nostem` and `:idf-<hash>` when fitted. */
+  readonly id: string;
+  readonly dimensions: number;
+  /** Documents the IDF was fitted on; 0 when not fitted. */
+  readonly documentCount: number;
+  readonly #options: HashingEmbedderOptions;
+  readonly #documentFrequencies: Map<string, number> | undefined;
+
+  constructor(options: HashingEmbedderOptions = {}) {
+    const { dimensions = 1024, corpus, stopWords = true, stemming = true } = options;
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
+      throw new InvalidArgumentError({
+        parameter: "dimensions",
+        value: dimensions,
+        expected: `be an integer between 1 and ${MAX_DIMENSIONS}`,
+      });
+    }
+    this.dimensions = dimensions;
+    this.#options = { dimensions, stopWords, stemming };
+    let id = `${VERSION}:${dimensions}${stopWords ? "" : ":nostop"}${stemming ? "" : ":nostem"}`;
+    if (corpus === undefined) {
+      this.documentCount = 0;
+    } else {
+      this.#documentFrequencies = countDocumentFrequencies(corpus, this.#options);
+      this.documentCount = corpus.length;
+      id += `:idf-${fingerprint(this.#documentFrequencies, corpus.length)}`;
+    }
+    this.id = id;
+  }
+
+  /** Returns a new embedder with IDF fitted on `corpus`; this one is unchanged (its id stays a valid cache key). */
+  fit(corpus: readonly string[]): HashingEmbedder {
+    return new HashingEmbedder({ ...this.#options, corpus });
+  }
+
+  /** Embeds one text synchronously. */
+  embed(text: string): number[] {
+    const counts = new Map<string, number>();
+    for (const term of lexicalTerms(text, this.#options)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const vector: number[] = new Array(this.dimensions).fill(0);
+    const slots = new Set<number>();
+    for (const [term, count] of counts) {
+      const hash = hashString(term);
+      const weight = (1 + Math.log(count)) * this.#idf(term);
+      const slot = (hash & 0x7fffffff) % this.dimensions;
+      vector[slot] = (vector[slot] as number) + (hash >>> 31 ? -weight : weight);
+      slots.add(slot);
+    }
+    let norm = 0;
+    for (const slot of slots) norm += (vector[slot] as number) ** 2;
+    if (norm > 0) {
+      const scale = 1 / Math.sqrt(norm);
+      for (const slot of slots) vector[slot] = (vector[slot] as number) * scale;
+    }
+    return vector;
+  }
+
+  async getTextEmbeddings(texts: string[], options: EmbedOptions = {}): Promise<number[][]> {
+    options.signal?.throwIfAborted();
+    return texts.map((text, index) => this.embed(checkText(text, `texts[${index}]`)));
+  }
+
+  async getQueryEmbedding(query: string, options: EmbedOptions = {}): Promise<number[]> {
+    options.signal?.throwIfAborted();
+    return this.embed(checkText(query, "query"));
+  }
+
+  /** Compares two embeddings. @default "cosine" */
+  similarity(a: number[], b: number[], mode: SimilarityMode = "cosine"): number {
+    return similarity(a, b, mode);
+  }
+
+  #idf(term: string): number {
+    const frequencies = this.#documentFrequencies;
+    if (frequencies === undefined) return 1;
+    return Math.log((1 + this.documentCount) / (1 + (frequencies.get(term) ?? 0))) + 1;
+  }
+}
+
+function checkText(text: unknown, parameter: string): string {
+  if (typeof text === "string") return text;
+  throw new InvalidArgumentError({ parameter, value: text, expected: "be a string" });
+}
+
+function countDocumentFrequencies(corpus: readonly string[], options: HashingEmbedderOptions) {
+  const frequencies = new Map<string, number>();
+  corpus.forEach((document, index) => {
+    for (const term of new Set(lexicalTerms(checkText(document, `corpus[${index}]`), options))) {
+      frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    }
+  });
+  return frequencies;
+}
+
+// Order-independent (a sum of per-entry hashes), so no sort is needed and equal statistics give equal ids.
+function fingerprint(frequencies: Map<string, number>, documentCount: number): string {
+  let sum = hashString(`N=${documentCount}`);
+  for (const [term, frequency] of frequencies) sum = (sum + hashString(`${term}\u0000${frequency}`)) >>> 0;
+  return sum.toString(16).padStart(8, "0");
+}

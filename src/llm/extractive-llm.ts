@@ -1,0 +1,210 @@
+import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { splitSentences } from "../splitter/sentences.js";
+import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import { type ExtractedAnswer, extractAnswer, joinSentences } from "./extractive-answer.js";
+import {
+  type ExtractiveRequest,
+  readExtractiveChatRequest,
+  readExtractiveRequest,
+} from "./extractive-request.js";
+import { renderStructuredAnswer } from "./extractive-structured.js";
+import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "./types.js";
+
+/** Options of {@link ExtractiveLLM}. */
+export interface ExtractiveLLMOptions {
+  /** Ranks sentences against the query. @default a `HashingEmbedder` fitted, per call, on the context's sentences and the query */
+  embedder?: Embedder | undefined;
+  /** The most sentences in an answer. @default 3 */
+  maxSentences?: number | undefined;
+  /** Sentences must score strictly above this to be used when there is a query. @default 0 */
+  minScore?: number | undefined;
+  /** Share of the query's terms one answer sentence must contain for `query_satisfied`. @default 0.5 */
+  satisfiedThreshold?: number | undefined;
+  /** Splits context into sentences. @default `splitSentences(text, { trim: true })` */
+  splitSentences?: ((text: string) => string[]) | undefined;
+  /** Counts tokens for `maxTokens` and usage. @default "cl100k_base" */
+  tokenizer?: TokenizerLike | undefined;
+  /** Reported like a real model's, so budgets and packing behave as they would. @default 4096 */
+  contextWindow?: number | undefined;
+  /** Used when a call passes no `maxTokens`. @default 256 */
+  maxOutputTokens?: number | undefined;
+}
+
+/**
+ * The offline default answerer. It is **extractive, not generative**: it copies the sentences of the
+ * context most relevant to the query (ranked by an embedder, lexical by default), keeps the best
+ * `maxSentences` and returns them in document order. It never writes new text.
+ *
+ * It reads `templateVariables` (`query_str`, `context_str`, `context_msg`, `existing_answer`) and
+ * `promptType`; a refine call merges the existing answer with the new context's best sentences,
+ * without duplicates. Without template variables the prompt itself is the context and its last
+ * `Query:` line the query. With no matching sentence the answer is empty. A `responseFormat` named
+ * `StructuredRefineResponse` gives `{"query_satisfied", "answer"}` JSON; other schemas are filled best
+ * effort. Answers are cut to `maxTokens` at word boundaries (JSON answers stay valid). Deterministic.
+ *
+ * @example
+ * const llm = new ExtractiveLLM();
+ * const { text } = await llm.complete(prompt, { templateVariables: { query_str, context_str }, promptType: "text_qa" });
+ */
+export class ExtractiveLLM implements LLM {
+  readonly metadata: LLMMetadata;
+  readonly #settings: {
+    embedder: Embedder | undefined;
+    maxSentences: number;
+    minScore: number;
+    satisfiedThreshold: number;
+    splitSentences: (text: string) => string[];
+  };
+  readonly #tokenizer: Tokenizer;
+
+  constructor({
+    embedder,
+    maxSentences = 3,
+    minScore = 0,
+    satisfiedThreshold = 0.5,
+    splitSentences = defaultSplitSentences,
+    tokenizer = "cl100k_base",
+    contextWindow = 4096,
+    maxOutputTokens = 256,
+  }: ExtractiveLLMOptions = {}) {
+    checkInteger("maxSentences", maxSentences, 1);
+    checkInteger("contextWindow", contextWindow, 1);
+    checkInteger("maxOutputTokens", maxOutputTokens, 0);
+    if (!Number.isFinite(minScore)) {
+      throw new InvalidArgumentError({
+        parameter: "minScore",
+        value: minScore,
+        expected: "be a finite number",
+      });
+    }
+    if (!(satisfiedThreshold >= 0 && satisfiedThreshold <= 1)) {
+      throw new InvalidArgumentError({
+        parameter: "satisfiedThreshold",
+        value: satisfiedThreshold,
+        expected: "be a number between 0 and 1",
+      });
+    }
+    this.#tokenizer = resolveTokenizer(tokenizer);
+    this.#settings = { embedder, maxSentences, minScore, satisfiedThreshold, splitSentences };
+    this.metadata = {
+      model: "extractive",
+      kind: "extractive",
+      isChatModel: false,
+      contextWindow,
+      maxOutputTokens,
+      structuredOutput: "json_schema",
+      ...(isTokenizerName(tokenizer) ? { tokenizer } : {}),
+    };
+  }
+
+  async complete(prompt: string, options: LLMCallOptions = {}): Promise<LLMResult> {
+    return this.#finish(prompt, await this.#answer(readExtractiveRequest(prompt, options), options), options);
+  }
+
+  async *streamComplete(
+    prompt: string,
+    options: LLMCallOptions = {},
+  ): AsyncGenerator<string, void, undefined> {
+    const text = await this.#answer(readExtractiveRequest(prompt, options), options);
+    yield* this.#stream(prompt, text, options);
+  }
+
+  async chat(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+    const text = await this.#answer(readExtractiveChatRequest(messages, options), options);
+    return this.#finish(promptOf(messages), text, options);
+  }
+
+  async *streamChat(
+    messages: ChatMessage[],
+    options: LLMCallOptions = {},
+  ): AsyncGenerator<string, void, undefined> {
+    const text = await this.#answer(readExtractiveChatRequest(messages, options), options);
+    yield* this.#stream(promptOf(messages), text, options);
+  }
+
+  async #answer(request: ExtractiveRequest, options: LLMCallOptions): Promise<string> {
+    const { signal, responseFormat } = options;
+    signal?.throwIfAborted();
+    const maxTokens = options.maxTokens ?? this.metadata.maxOutputTokens ?? 256;
+    checkInteger("maxTokens", maxTokens, 0);
+    const extracted: ExtractedAnswer = await extractAnswer(request, { ...this.#settings, signal });
+    signal?.throwIfAborted();
+    const chunks = wordChunks(joinSentences(extracted.sentences));
+    const render = (answer: string) =>
+      responseFormat
+        ? renderStructuredAnswer(responseFormat, answer, extracted.sentences, extracted.querySatisfied)
+        : answer;
+    return render(this.#truncate(chunks, render, maxTokens));
+  }
+
+  // The longest prefix of whole chunks whose rendering fits in maxTokens (binary search: O(log n) counts).
+  #truncate(chunks: string[], render: (answer: string) => string, maxTokens: number): string {
+    const prefix = (count: number) => chunks.slice(0, count).join("").trimEnd();
+    const fits = (count: number) => this.#tokenizer.count(render(prefix(count))) <= maxTokens;
+    if (fits(chunks.length)) return prefix(chunks.length);
+    let low = 0;
+    let high = chunks.length - 1;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (fits(middle)) low = middle;
+      else high = middle - 1;
+    }
+    return prefix(low);
+  }
+
+  #finish(prompt: string, text: string, options: LLMCallOptions): LLMResult {
+    const usage = {
+      promptTokens: this.#tokenizer.count(prompt),
+      completionTokens: this.#tokenizer.count(text),
+    };
+    options.onUsage?.(usage);
+    return { text, usage };
+  }
+
+  async *#stream(
+    prompt: string,
+    text: string,
+    options: LLMCallOptions,
+  ): AsyncGenerator<string, void, undefined> {
+    for (const chunk of wordChunks(text)) {
+      options.signal?.throwIfAborted();
+      yield chunk;
+    }
+    options.signal?.throwIfAborted();
+    this.#finish(prompt, text, options);
+  }
+}
+
+const WORD_SEGMENTER = new Intl.Segmenter("en", { granularity: "word" });
+
+function defaultSplitSentences(text: string): string[] {
+  return splitSentences(text, { trim: true });
+}
+
+/** Splits text into word-ish chunks (a word and the spaces or punctuation after it); they join back exactly. */
+function wordChunks(text: string): string[] {
+  const chunks: string[] = [];
+  let current = "";
+  let hasWord = false;
+  for (const { segment, isWordLike } of WORD_SEGMENTER.segment(text)) {
+    if (isWordLike && hasWord) {
+      chunks.push(current);
+      current = "";
+    }
+    current += segment;
+    hasWord ||= Boolean(isWordLike);
+  }
+  if (current !== "") chunks.push(current);
+  return chunks;
+}
+
+function promptOf(messages: ChatMessage[]): string {
+  return messages.map((message) => `${message.role}: ${message.content}`).join("\n");
+}
+
+function checkInteger(parameter: string, value: number, minimum: number): void {
+  if (Number.isInteger(value) && value >= minimum) return;
+  throw new InvalidArgumentError({ parameter, value, expected: `be an integer of at least ${minimum}` });
+}
