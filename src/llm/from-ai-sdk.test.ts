@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import type { LLMError } from "../errors/llm-error.js";
+import { type AiSdkCallArguments, fromAiSdk } from "./from-ai-sdk.js";
+import type { LLMUsage } from "./types.js";
+
+type FakeModel = { modelId: string };
+const model: FakeModel = { modelId: "gpt-4o-mini" };
+
+async function* fromArray(values: string[], onError?: () => void, failAfter?: number) {
+  for (const [index, value] of values.entries()) {
+    if (failAfter === index) {
+      onError?.();
+      return;
+    }
+    yield value;
+  }
+}
+
+/** An APICallError look-alike, as the AI SDK throws. */
+const apiCallError = (
+  statusCode: number,
+  isRetryable: boolean,
+  responseHeaders: Record<string, string> = {},
+) =>
+  Object.assign(new Error(`HTTP ${statusCode}`), {
+    statusCode,
+    isRetryable,
+    responseHeaders,
+    url: "https://api.example/v1",
+  });
+
+function fakes() {
+  const calls: AiSdkCallArguments<FakeModel>[] = [];
+  return {
+    calls,
+    generateText: async (args: AiSdkCallArguments<FakeModel>) => {
+      calls.push(args);
+      return {
+        text: `answer to ${args.prompt ?? args.messages?.at(-1)?.content}`,
+        usage: { inputTokens: 5, outputTokens: 3 },
+      };
+    },
+    streamText: (args: AiSdkCallArguments<FakeModel>) => {
+      calls.push(args);
+      return {
+        textStream: fromArray(["a", "b"]),
+        usage: Promise.resolve({ inputTokens: 2, outputTokens: 2 }),
+      };
+    },
+  };
+}
+
+describe("fromAiSdk", () => {
+  it("describes the model from its id and the table", () => {
+    const llm = fromAiSdk(model, fakes());
+    expect(llm.metadata).toMatchObject({
+      model: "gpt-4o-mini",
+      contextWindow: 128_000,
+      structuredOutput: "instructions",
+    });
+    const unknown = fromAiSdk({ modelId: "mystery" }, fakes());
+    expect(unknown.metadata.contextWindow).toBe(3900);
+    expect(unknown.metadata.assumptions?.[0]).toContain("pass contextWindow");
+    expect(fromAiSdk(model, { ...fakes(), contextWindow: 9000 }).metadata.contextWindow).toBe(9000);
+  });
+
+  it("calls generateText with messages, maxOutputTokens, the signal and maxRetries 0", async () => {
+    const functions = fakes();
+    const llm = fromAiSdk(model, { ...functions, temperature: 0 });
+    const usages: LLMUsage[] = [];
+    const controller = new AbortController();
+    const result = await llm.chat([{ role: "user", content: "q" }], {
+      maxTokens: 64,
+      signal: controller.signal,
+      onUsage: (usage) => usages.push(usage),
+    });
+    expect(result).toEqual({
+      text: "answer to q",
+      usage: { promptTokens: 5, completionTokens: 3, retries: 0 },
+    });
+    expect(usages).toEqual([result.usage]);
+    expect(functions.calls[0]).toMatchObject({
+      model,
+      messages: [{ role: "user", content: "q" }],
+      maxOutputTokens: 64,
+      temperature: 0,
+      maxRetries: 0,
+    });
+    expect(functions.calls[0]?.abortSignal).toBe(controller.signal);
+    expect((await llm.complete("p")).text).toBe("answer to p");
+  });
+
+  it("streams text and reports usage at the end", async () => {
+    const llm = fromAiSdk(model, fakes());
+    const events: string[] = [];
+    for await (const delta of llm.streamChat([{ role: "user", content: "q" }], {
+      onUsage: (usage) => events.push(JSON.stringify(usage)),
+    })) {
+      events.push(delta);
+    }
+    expect(events).toEqual(["a", "b", '{"promptTokens":2,"completionTokens":2,"retries":0}']);
+  });
+
+  it("retries retryable AI SDK errors under ragsynth's policy, honouring retry-after", async () => {
+    const delays: number[] = [];
+    let calls = 0;
+    const llm = fromAiSdk(model, {
+      ...fakes(),
+      generateText: async () => {
+        calls++;
+        if (calls === 1) throw apiCallError(429, true, { "retry-after": "2" });
+        return { text: "ok" };
+      },
+      _internal: { sleep: async (ms) => void delays.push(ms) },
+    });
+    expect(await llm.complete("x")).toEqual({ text: "ok", usage: { retries: 1 } });
+    expect(delays).toEqual([2000]);
+    const auth = fromAiSdk(model, {
+      ...fakes(),
+      generateText: async () => Promise.reject(apiCallError(401, false)),
+    });
+    await expect(auth.complete("x")).rejects.toMatchObject({ code: "llm_auth", status: 401, attempts: 1 });
+  });
+
+  it("surfaces stream errors the AI SDK reports through onError", async () => {
+    let attempts = 0;
+    const llm = fromAiSdk(model, {
+      ...fakes(),
+      streamText: (args) => {
+        attempts++;
+        const failAfter = attempts === 1 ? 0 : 1;
+        const report = () => args.onError?.({ error: apiCallError(500, true) });
+        return { textStream: fromArray(["a", "b"], report, failAfter) };
+      },
+      _internal: { sleep: async () => {} },
+    });
+    const received: string[] = [];
+    const error = (await (async () => {
+      for await (const delta of llm.streamComplete("x")) received.push(delta);
+    })().catch((caught: unknown) => caught)) as LLMError;
+    expect(attempts).toBe(2);
+    expect(received).toEqual(["a"]);
+    expect(error).toMatchObject({ code: "llm_stream_interrupted", attempts: 2 });
+  });
+
+  it("throws an AbortError when aborted mid-stream", async () => {
+    const llm = fromAiSdk(model, {
+      ...fakes(),
+      streamText: (args) => ({
+        textStream: (async function* () {
+          yield "a";
+          await new Promise((resolve) => args.abortSignal?.addEventListener("abort", resolve));
+        })(),
+      }),
+    });
+    const controller = new AbortController();
+    const pending = (async () => {
+      for await (const _ of llm.streamChat([{ role: "user", content: "q" }], { signal: controller.signal }))
+        controller.abort();
+    })();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("stops waiting for a generateText that ignores the signal, and times out at timeoutMs", async () => {
+    const never = () => new Promise<{ text: string }>(() => {});
+    const llm = fromAiSdk(model, { ...fakes(), generateText: never });
+    const controller = new AbortController();
+    const pending = llm.complete("x", { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    const slow = fromAiSdk(model, { ...fakes(), generateText: never, timeoutMs: 20 });
+    await expect(slow.complete("x")).rejects.toMatchObject({ code: "llm_timeout" });
+  });
+});

@@ -1,0 +1,129 @@
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
+import { lookupModelLimits, type ModelLimitsTable } from "./model-context-windows.js";
+import type { OpenAIConnectionOptions } from "./openai-connection.js";
+import type { RetryEvent, RetryInternals, RetryOptions } from "./retry.js";
+import { looksLikeOllama } from "./to-llm-error.js";
+import { DEFAULT_CONTEXT_WINDOW, type LLMMetadata } from "./types.js";
+
+/** The `num_ctx` Ollama runs a model with unless told otherwise (4096 since 0.6; 2048 before). */
+export const OLLAMA_DEFAULT_NUM_CTX = 4096;
+
+/** Options of {@link OpenAILike}. Connection fields (`apiKey`, `baseURL`, `fetch`, `headers`) come first. */
+export interface OpenAILikeOptions extends OpenAIConnectionOptions {
+  /** The model id the server knows (`gpt-4o-mini`, `llama3.1:8b`, `Qwen/Qwen2.5-7B-Instruct`). */
+  model: string;
+  /** Total tokens the model accepts. @default from {@link MODEL_CONTEXT_WINDOWS} or `modelLimits`, else 3900 */
+  contextWindow?: number | undefined;
+  /** The most tokens one answer may have; larger `maxTokens` fail before the request. @default from the table */
+  maxOutputTokens?: number | undefined;
+  /** Your own limits table, consulted before the built-in one. */
+  modelLimits?: ModelLimitsTable | undefined;
+  /** False to use the legacy `/v1/completions` endpoint (`gpt-3.5-turbo-instruct`, base models). @default true */
+  isChatModel?: boolean | undefined;
+  /**
+   * How `responseFormat` is honoured. `json_schema` sends `response_format` (OpenAI; recent Ollama, vLLM and
+   * llama.cpp accept it too, with varying strictness); `instructions` relies on the schema the prompt carries.
+   * @default "json_schema" for api.openai.com, otherwise "instructions"
+   */
+  structuredOutput?: "json_schema" | "instructions" | undefined;
+  /** Sampling temperature; omitted (server default) when unset, as reasoning models reject other values. */
+  temperature?: number | undefined;
+  /** Deadline of each call in milliseconds, retries and the whole stream included. */
+  timeoutMs?: number | undefined;
+  /** Retries after the first attempt (429, 408, 409, 5xx, dropped connections). @default 3 */
+  maxRetries?: number | undefined;
+  /** Backoff tuning of the shared retry policy. */
+  retry?: RetryOptions | undefined;
+  /** Called before each retry (for logs). */
+  onRetry?: ((event: RetryEvent) => void) | undefined;
+  /**
+   * The request field for `maxTokens`. OpenAI's newer models (o-series, GPT-5) accept only
+   * `max_completion_tokens`; compatible servers universally accept `max_tokens`.
+   * @default "max_completion_tokens" for api.openai.com, otherwise "max_tokens"
+   */
+  maxTokensParameter?: "max_tokens" | "max_completion_tokens" | undefined;
+  /** Test seams for the retry policy: `sleep`, `random`, `now`. */
+  _internal?: RetryInternals | undefined;
+}
+
+function positiveInteger(parameter: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+    throw new InvalidArgumentError({ parameter, value, expected: "be a positive integer" });
+  }
+}
+
+/** Validates the options that can be wrong on their own. */
+export function validateOpenAILikeOptions(options: OpenAILikeOptions): void {
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new InvalidArgumentError({
+      parameter: "model",
+      value: options.model,
+      expected: "be a non-empty model id",
+      hint: 'For example "gpt-4o-mini" or, with Ollama, "llama3.1:8b".',
+    });
+  }
+  positiveInteger("contextWindow", options.contextWindow);
+  positiveInteger("maxOutputTokens", options.maxOutputTokens);
+  positiveInteger("timeoutMs", options.timeoutMs);
+  if (
+    options.maxRetries !== undefined &&
+    !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)
+  ) {
+    throw new InvalidArgumentError({
+      parameter: "maxRetries",
+      value: options.maxRetries,
+      expected: "be a non-negative integer",
+    });
+  }
+}
+
+function ollamaNumCtx(): number {
+  const fromEnv = Number(process.env.OLLAMA_CONTEXT_LENGTH);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : OLLAMA_DEFAULT_NUM_CTX;
+}
+
+/**
+ * What an {@link OpenAILike} says about itself. Unknown models get 3900 tokens and an entry in
+ * `assumptions`; on Ollama (port 11434) the table's context window is capped at the server's `num_ctx`
+ * (`OLLAMA_CONTEXT_LENGTH`, else 4096) because Ollama silently truncates longer prompts.
+ */
+export function resolveOpenAILikeMetadata(
+  options: OpenAILikeOptions,
+  connection: { baseURL: string; isOpenAI: boolean },
+): LLMMetadata {
+  const { model } = options;
+  const limits = lookupModelLimits(model, options.modelLimits);
+  const assumptions: string[] = [];
+  let contextWindow = options.contextWindow ?? limits?.contextWindow;
+  if (contextWindow === undefined) {
+    contextWindow = DEFAULT_CONTEXT_WINDOW;
+    assumptions.push(
+      `contextWindow ${DEFAULT_CONTEXT_WINDOW} assumed for unknown model ${model}; pass contextWindow`,
+    );
+  } else if (options.contextWindow === undefined && looksLikeOllama(connection.baseURL)) {
+    const numCtx = ollamaNumCtx();
+    if (contextWindow > numCtx) {
+      assumptions.push(
+        `contextWindow ${numCtx} used instead of ${model}'s ${contextWindow}: Ollama runs models with num_ctx ${numCtx} unless OLLAMA_CONTEXT_LENGTH or a Modelfile raises it; pass contextWindow to match your server`,
+      );
+      contextWindow = numCtx;
+    }
+  }
+  const tokenizer = tokenizerNameForModel(model);
+  if (!connection.isOpenAI && !limits?.matched.startsWith("gpt")) {
+    assumptions.push(`tokenizer ${tokenizer} approximates ${model}'s own tokenizer`);
+  }
+  const metadata: LLMMetadata = {
+    model,
+    contextWindow,
+    isChatModel: options.isChatModel ?? true,
+    tokenizer,
+    structuredOutput: options.structuredOutput ?? (connection.isOpenAI ? "json_schema" : "instructions"),
+    kind: "generative",
+  };
+  const maxOutputTokens = options.maxOutputTokens ?? limits?.maxOutputTokens;
+  if (maxOutputTokens !== undefined) metadata.maxOutputTokens = Math.min(maxOutputTokens, contextWindow);
+  if (assumptions.length > 0) metadata.assumptions = assumptions;
+  return metadata;
+}

@@ -1,0 +1,248 @@
+import type OpenAI from "openai";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { LLMError } from "../errors/llm-error.js";
+import { createOpenAIConnection, type OpenAIConnection } from "./openai-connection.js";
+import {
+  type OpenAILikeOptions,
+  resolveOpenAILikeMetadata,
+  validateOpenAILikeOptions,
+} from "./openai-like-options.js";
+import { createAbortError, createCallSignal, retryWithBackoff } from "./retry.js";
+import { toLLMError } from "./to-llm-error.js";
+import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "./types.js";
+
+type Request = { kind: "chat"; messages: ChatMessage[] } | { kind: "completion"; prompt: string };
+/** One piece of a normalized answer: text, usage, or both. */
+type Piece = { text?: string | undefined; usage?: LLMUsage | undefined };
+type PieceStream = { pieces: AsyncIterator<Piece>; close(): void };
+
+function toUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined) {
+  if (!usage) return undefined;
+  const result: LLMUsage = {};
+  if (typeof usage.prompt_tokens === "number") result.promptTokens = usage.prompt_tokens;
+  if (typeof usage.completion_tokens === "number") result.completionTokens = usage.completion_tokens;
+  return result;
+}
+
+/**
+ * A model behind any OpenAI-compatible server, on the official `openai` client (chat completions, or
+ * legacy completions with `isChatModel: false`). Retries, timeouts and errors follow ragsynth's policy:
+ * the client's own retries are off, failures become typed {@link LLMError}s that never contain the key.
+ *
+ * @example OpenAI (key from OPENAI_API_KEY; structured output sent natively as json_schema)
+ * new OpenAILike({ model: "gpt-4o-mini" })
+ * @example Ollama (no key needed; context window capped at Ollama's num_ctx, see metadata.assumptions)
+ * new OpenAILike({ model: "llama3.1:8b", baseURL: "http://localhost:11434/v1" })
+ * @example vLLM (`vllm serve Qwen/Qwen2.5-7B-Instruct`, which supports json_schema via guided decoding)
+ * new OpenAILike({ model: "Qwen/Qwen2.5-7B-Instruct", baseURL: "http://localhost:8000/v1", structuredOutput: "json_schema" })
+ * @example llama.cpp (`llama-server -m model.gguf -c 8192`: pass the -c value as contextWindow)
+ * new OpenAILike({ model: "local", baseURL: "http://localhost:8080/v1", contextWindow: 8192 })
+ */
+export class OpenAILike implements LLM {
+  readonly metadata: LLMMetadata;
+  readonly #options: OpenAILikeOptions;
+  readonly #connection: OpenAIConnection;
+
+  /** @throws LLMError `missing_api_key` for api.openai.com without a key; InvalidArgumentError for bad options */
+  constructor(options: OpenAILikeOptions) {
+    validateOpenAILikeOptions(options);
+    this.#options = options;
+    this.#connection = createOpenAIConnection(options, "OpenAILike");
+    this.metadata = resolveOpenAILikeMetadata(options, this.#connection);
+  }
+
+  /** One answer to a prompt (sent as a user message to chat models). @throws LLMError, InvalidArgumentError, AbortError */
+  async complete(prompt: string, options: LLMCallOptions = {}): Promise<LLMResult> {
+    return this.#run(this.#toRequest({ kind: "completion", prompt }), options);
+  }
+
+  /** One answer to a chat. @throws LLMError, InvalidArgumentError, AbortError */
+  async chat(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+    return this.#run(this.#toRequest({ kind: "chat", messages }), options);
+  }
+
+  /** The answer's text deltas over SSE; `onUsage` fires after the last one. Breaking early closes the connection. */
+  streamComplete(prompt: string, options: LLMCallOptions = {}): AsyncIterable<string> {
+    return this.#stream(this.#toRequest({ kind: "completion", prompt }), options);
+  }
+
+  /**
+   * The answer's text deltas over SSE; `onUsage` fires after the last one. A drop before the first delta is
+   * retried; a drop after it throws `llm_stream_interrupted`. Breaking early closes the connection.
+   */
+  streamChat(messages: ChatMessage[], options: LLMCallOptions = {}): AsyncIterable<string> {
+    return this.#stream(this.#toRequest({ kind: "chat", messages }), options);
+  }
+
+  /** Chat models get prompts as one user message; completion models get chats flattened (as LlamaIndex does). */
+  #toRequest(request: Request): Request {
+    if (this.metadata.isChatModel && request.kind === "completion") {
+      return { kind: "chat", messages: [{ role: "user", content: request.prompt }] };
+    }
+    if (!this.metadata.isChatModel && request.kind === "chat") {
+      const lines = request.messages.map((message) => `${message.role}: ${message.content}`);
+      return { kind: "completion", prompt: `${lines.join("\n")}\nassistant: ` };
+    }
+    return request;
+  }
+
+  #endpoint(request: Request): string {
+    return this.#connection.endpoint(request.kind === "chat" ? "chat/completions" : "completions");
+  }
+
+  #body(request: Request, options: LLMCallOptions): Record<string, unknown> {
+    const { maxTokens, responseFormat } = options;
+    if (maxTokens !== undefined) {
+      const limit = this.metadata.maxOutputTokens;
+      if (!Number.isInteger(maxTokens) || maxTokens <= 0 || (limit !== undefined && maxTokens > limit)) {
+        throw new InvalidArgumentError({
+          parameter: "maxTokens",
+          value: maxTokens,
+          expected: `be a positive integer${limit === undefined ? "" : ` no larger than ${this.metadata.model}'s maxOutputTokens (${limit})`}`,
+          hint: "Lower numOutput, or pass maxOutputTokens if the model allows more.",
+        });
+      }
+    }
+    const { model, temperature } = this.#options;
+    const body: Record<string, unknown> =
+      request.kind === "chat" ? { model, messages: request.messages } : { model, prompt: request.prompt };
+    if (maxTokens !== undefined) {
+      const field =
+        request.kind === "completion"
+          ? "max_tokens"
+          : (this.#options.maxTokensParameter ??
+            (this.#connection.isOpenAI ? "max_completion_tokens" : "max_tokens"));
+      body[field] = maxTokens;
+    }
+    if (temperature !== undefined) body.temperature = temperature;
+    if (responseFormat && request.kind === "chat" && this.metadata.structuredOutput === "json_schema") {
+      const name = responseFormat.name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "Output";
+      body.response_format = {
+        type: "json_schema",
+        json_schema: { name, schema: responseFormat.schema, strict: true },
+      };
+    }
+    return body;
+  }
+
+  #errorContext(url: string, deltasYielded?: number) {
+    const context = {
+      url,
+      secrets: this.#connection.secrets,
+      now: (this.#options._internal?.now ?? Date.now)(),
+    };
+    return deltasYielded === undefined ? context : { ...context, deltasYielded };
+  }
+
+  #retry<T>(run: () => Promise<T>, url: string, signal: AbortSignal | undefined, deltas?: number) {
+    return retryWithBackoff({
+      run: () =>
+        run().catch((error: unknown) => Promise.reject(toLLMError(error, this.#errorContext(url, deltas)))),
+      maxRetries: this.#options.maxRetries ?? 3,
+      retry: this.#options.retry,
+      signal,
+      onRetry: this.#options.onRetry,
+      _internal: this.#options._internal,
+    });
+  }
+
+  async #run(request: Request, options: LLMCallOptions): Promise<LLMResult> {
+    const body = this.#body(request, options);
+    const url = this.#endpoint(request);
+    const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
+    const client = this.#connection.client;
+    try {
+      const { value, retries } = await this.#retry(
+        async () => {
+          if (request.kind === "chat") {
+            const params = body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
+            const response = await client.chat.completions.create(params, signal ? { signal } : {});
+            return { text: response.choices[0]?.message?.content ?? "", usage: toUsage(response.usage) };
+          }
+          const params = body as unknown as OpenAI.CompletionCreateParamsNonStreaming;
+          const response = await client.completions.create(params, signal ? { signal } : {});
+          return { text: response.choices[0]?.text ?? "", usage: toUsage(response.usage) };
+        },
+        url,
+        signal,
+      );
+      const usage: LLMUsage = { ...value.usage, retries };
+      options.onUsage?.(usage);
+      return { text: value.text, usage };
+    } catch (error) {
+      throw fail(error, url);
+    }
+  }
+
+  async #open(request: Request, body: Record<string, unknown>, signal?: AbortSignal): Promise<PieceStream> {
+    const client = this.#connection.client;
+    const streamBody = { ...body, stream: true, stream_options: { include_usage: true } };
+    const requestOptions = signal ? { signal } : {};
+    if (request.kind === "chat") {
+      const params = streamBody as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
+      const stream = await client.chat.completions.create(params, requestOptions);
+      const pieces = (async function* () {
+        for await (const chunk of stream) {
+          yield { text: chunk.choices[0]?.delta?.content ?? undefined, usage: toUsage(chunk.usage) };
+        }
+      })();
+      return { pieces, close: () => stream.controller.abort() };
+    }
+    const params = streamBody as unknown as OpenAI.CompletionCreateParamsStreaming;
+    const stream = await client.completions.create(params, requestOptions);
+    const pieces = (async function* () {
+      for await (const chunk of stream) yield { text: chunk.choices[0]?.text, usage: toUsage(chunk.usage) };
+    })();
+    return { pieces, close: () => stream.controller.abort() };
+  }
+
+  async *#stream(request: Request, options: LLMCallOptions): AsyncGenerator<string> {
+    const body = this.#body(request, options);
+    const url = this.#endpoint(request);
+    const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
+    let stream: PieceStream | undefined;
+    let usage: LLMUsage | undefined;
+    let deltas = 0;
+    let finished = false;
+    // Reads up to the next text delta, noting usage on the way. Reaching the first delta is part of the
+    // retried attempt (a drop before it is retried); a drop after it is not (that would repeat text).
+    const next = async (): Promise<string | undefined> => {
+      if (!stream) throw new Error("unreachable: stream not open");
+      for (;;) {
+        const { value, done } = await stream.pieces.next();
+        if (done) return undefined;
+        if (value.usage) usage = value.usage;
+        if (value.text) return value.text;
+      }
+    };
+    try {
+      const { value: first, retries } = await this.#retry(
+        async () => {
+          stream?.close();
+          usage = undefined;
+          stream = await this.#open(request, body, signal);
+          return next();
+        },
+        url,
+        signal,
+        0,
+      );
+      let text = first;
+      while (text !== undefined) {
+        deltas++;
+        yield text;
+        text = await next().catch((error: unknown) => {
+          const mapped = toLLMError(error, this.#errorContext(url, deltas));
+          throw LLMError.isInstance(mapped) ? (mapped as LLMError).withAttempts(retries + 1) : mapped;
+        });
+      }
+      if (signal?.aborted) throw createAbortError(signal);
+      finished = true;
+      options.onUsage?.({ ...usage, retries });
+    } catch (error) {
+      throw fail(error, url);
+    } finally {
+      if (!finished) stream?.close();
+    }
+  }
+}

@@ -1,0 +1,184 @@
+import { LLMError } from "../errors/llm-error.js";
+
+/** Tuning of the one retry policy shared by every model and embedding call. */
+export interface RetryOptions {
+  /** The backoff ceiling of the first retry, in milliseconds. @default 500 */
+  initialDelayMs?: number;
+  /** How much the ceiling grows per retry. @default 2 */
+  backoffFactor?: number;
+  /** The largest backoff ceiling, in milliseconds. @default 20000 */
+  maxDelayMs?: number;
+  /**
+   * The longest `Retry-After` honoured, in milliseconds. A server asking for longer fails the call at once
+   * (with `retryAfterMs` on the error) instead of hammering it early or hanging for minutes.
+   * @default 60000
+   */
+  maxRetryAfterMs?: number;
+}
+
+/** Test seams: a clock, a random source and a delay, so tests neither sleep nor depend on chance. */
+export interface RetryInternals {
+  /** Waits `ms`; must reject with an `AbortError` as soon as `signal` aborts. @default setTimeout */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** A number in [0, 1) for the jitter. @default Math.random */
+  random?: () => number;
+  /** Milliseconds since the epoch, for `Retry-After` dates. @default Date.now */
+  now?: () => number;
+}
+
+/** What {@link retryWithBackoff} reports before each retry. */
+export interface RetryEvent {
+  /** The attempt that failed (1 = the first). */
+  attempt: number;
+  delayMs: number;
+  error: LLMError;
+}
+
+const defaults = { initialDelayMs: 500, backoffFactor: 2, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
+
+/** An error named `AbortError`: the signal's own reason when it is one, a `DOMException` otherwise. */
+export function createAbortError(signal?: AbortSignal): Error {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error && reason.name === "AbortError") return reason;
+  return new DOMException("This operation was aborted", "AbortError");
+}
+
+/** Waits `ms` milliseconds; rejects with an `AbortError` the moment `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(createAbortError(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(createAbortError(signal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The delay a server asked for, from `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an
+ * HTTP date). Undefined when absent or unparsable.
+ */
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number.parseFloat(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * The delay before retry number `attempt` (1-based): the server's `retryAfterMs` when it sent one,
+ * otherwise exponential backoff with full jitter, `random() × min(maxDelayMs, initialDelayMs × factor^(attempt−1))`.
+ */
+export function computeRetryDelay({
+  attempt,
+  retryAfterMs,
+  retry = {},
+  random = Math.random,
+}: {
+  attempt: number;
+  retryAfterMs?: number | undefined;
+  retry?: RetryOptions | undefined;
+  random?: () => number;
+}): number {
+  if (retryAfterMs !== undefined) return Math.max(0, retryAfterMs);
+  const { initialDelayMs, backoffFactor, maxDelayMs } = { ...defaults, ...retry };
+  const ceiling = Math.min(maxDelayMs, initialDelayMs * backoffFactor ** (attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * Runs `run` until it succeeds, retrying {@link LLMError}s marked `retryable` (429, 408, 409, 5xx, dropped
+ * connections) up to `maxRetries` times. The signal cancels waits at once. Other errors pass through.
+ * @returns the value and how many retries it took
+ * @throws LLMError `retries_exhausted` (with `lastError` and `attempts`) when every attempt failed retryably;
+ *   a non-retryable LLMError as it is, with `attempts` set
+ */
+export async function retryWithBackoff<T>({
+  run,
+  maxRetries = 3,
+  retry,
+  signal,
+  onRetry,
+  _internal = {},
+}: {
+  /** One attempt; receives the attempt number (1-based). */
+  run: (attempt: number) => Promise<T>;
+  /** Retries after the first attempt. @default 3 */
+  maxRetries?: number | undefined;
+  retry?: RetryOptions | undefined;
+  signal?: AbortSignal | undefined;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
+  _internal?: RetryInternals | undefined;
+}): Promise<{ value: T; retries: number }> {
+  const { sleep: wait = sleep, random = Math.random } = _internal;
+  const maxRetryAfterMs = retry?.maxRetryAfterMs ?? defaults.maxRetryAfterMs;
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw createAbortError(signal);
+    try {
+      return { value: await run(attempt), retries: attempt - 1 };
+    } catch (error) {
+      if (signal?.aborted || !LLMError.isInstance(error)) throw error;
+      const failure = error as LLMError;
+      if (!failure.retryable) throw failure.withAttempts(attempt);
+      if (failure.retryAfterMs !== undefined && failure.retryAfterMs > maxRetryAfterMs) {
+        throw failure.withAttempts(attempt);
+      }
+      if (attempt > maxRetries) {
+        if (attempt === 1) throw failure.withAttempts(1);
+        const last = failure.withAttempts(attempt);
+        throw new LLMError({
+          code: "retries_exhausted",
+          message: `Gave up after ${attempt} attempts. Last error: ${failure.message}`,
+          status: failure.status,
+          url: failure.url,
+          attempts: attempt,
+          retryAfterMs: failure.retryAfterMs,
+          lastError: last,
+        });
+      }
+      const delayMs = computeRetryDelay({ attempt, retryAfterMs: failure.retryAfterMs, retry, random });
+      onRetry?.({ attempt, delayMs, error: failure });
+      await wait(delayMs, signal);
+    }
+  }
+}
+
+/**
+ * The one signal of a call: the caller's `signal` merged with a `timeoutMs` deadline (created once, at the
+ * entry point). `fail` turns whatever ended the call into what the caller should see: an `AbortError` when
+ * the caller aborted, an `llm_timeout` LLMError when the deadline passed, otherwise the error itself.
+ */
+export function createCallSignal({
+  signal: userSignal,
+  timeoutMs,
+}: {
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+}): { signal: AbortSignal | undefined; fail: (error: unknown, url: string) => unknown } {
+  const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  const signals = [userSignal, timeout].filter((item): item is AbortSignal => item !== undefined);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  const fail = (error: unknown, url: string): unknown => {
+    if (userSignal?.aborted) return createAbortError(userSignal);
+    if (timeout?.aborted) {
+      return new LLMError({
+        code: "llm_timeout",
+        url,
+        message: `No complete answer from ${url} within timeoutMs ${timeoutMs}. Raise timeoutMs, send less per call, or check the server's load.`,
+      });
+    }
+    return error;
+  };
+  return { signal, fail };
+}

@@ -1,0 +1,179 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { LLMError } from "../errors/llm-error.js";
+import { parseRetryAfter } from "./retry.js";
+
+/** Where a failing call went and what must never show up in the resulting error. */
+export interface ErrorContext {
+  /** The endpoint, already passed through {@link redactUrl}. */
+  url: string;
+  /** API keys and other secrets to scrub from any text that reaches the error. */
+  secrets: readonly string[];
+  /** For `Retry-After` dates. */
+  now?: number;
+  /** Set for streams: how many text deltas were already yielded when the error happened. */
+  deltasYielded?: number;
+}
+
+const REDACTED = "[REDACTED]";
+const connectionCodes =
+  /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_SOCKET|UND_ERR_CLOSED/;
+const droppedMessages = /terminated|socket hang up|other side closed|premature close/i;
+
+/** Replaces every secret, bearer token and `sk-…` key in `text` with `[REDACTED]`. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) result = result.split(secret).join(REDACTED);
+  }
+  return result
+    .replace(/Bearer\s+[^\s"',]+/gi, `Bearer ${REDACTED}`)
+    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED);
+}
+
+/** The URL without user info, query or fragment, which is where keys hide (`?api-key=`, `user:key@`). */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    parsed.search = "";
+    parsed.hash = "";
+    return parsed.toString();
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/** True for the URL of a local Ollama server (port 11434, or a host named ollama). */
+export function looksLikeOllama(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.port === "11434" || /ollama/i.test(parsed.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** How to fix an unreachable server. */
+export function unreachableHint(url: string): string {
+  return looksLikeOllama(url)
+    ? "Is Ollama running? Start it with `ollama serve`."
+    : "Check OPENAI_BASE_URL (or the baseURL option) and that the server is running.";
+}
+
+function causeText(error: unknown, depth = 0): string {
+  if (typeof error !== "object" || error === null || depth > 4) return "";
+  const record = error as { code?: unknown; message?: unknown; cause?: unknown };
+  const text = `${String(record.code ?? "")} ${String(record.message ?? "")} ${causeText(record.cause, depth + 1)}`;
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function serverMessage(error: APIError, secrets: readonly string[]): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const raw = typeof body?.message === "string" ? body.message : error.message;
+  const text = scrubSecrets(raw, secrets).trim().replace(/\.+$/, "");
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+/** The cause to attach: the original error unless a secret appears anywhere in it. */
+function safeCause(error: unknown, secrets: readonly string[]): unknown {
+  if (!(error instanceof Error)) return undefined;
+  let text = causeText(error);
+  if (error instanceof APIError) text += JSON.stringify(error.error ?? null);
+  if (scrubSecrets(text, secrets) === text) return error;
+  const copy = new Error(scrubSecrets(error.message, secrets));
+  copy.name = error.name;
+  return copy;
+}
+
+function fromStatus(error: APIError & { status: number }, context: ErrorContext): LLMError {
+  const { url, secrets } = context;
+  const status = error.status;
+  const said = serverMessage(error, secrets);
+  const base = { status, url, cause: safeCause(error, secrets) };
+  const shouldRetry = error.headers?.get("x-should-retry");
+  const override = shouldRetry === "true" ? true : shouldRetry === "false" ? false : undefined;
+  if (status === 401 || status === 403) {
+    const message = `${url} rejected the credentials (${status}): ${said}. Check OPENAI_API_KEY or the apiKey option.`;
+    return new LLMError({ ...base, code: "llm_auth", message });
+  }
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfter(error.headers, context.now);
+    const quota = error.code === "insufficient_quota";
+    const wait = retryAfterMs === undefined ? "" : ` The server asked to wait ${Math.ceil(retryAfterMs)} ms.`;
+    const hint = quota ? " Your quota is used up: check your plan and billing." : wait;
+    return new LLMError({
+      ...base,
+      code: "llm_rate_limit",
+      message: `${url} is rate limiting requests (429): ${said}.${hint}`,
+      retryAfterMs,
+      retryable: override ?? !quota,
+    });
+  }
+  if (status === 408 || status === 409 || status >= 500) {
+    const code = status === 408 ? "llm_timeout" : "llm_server_error";
+    return new LLMError({
+      ...base,
+      code,
+      message: `${url} failed with ${status}: ${said}.`,
+      retryAfterMs: parseRetryAfter(error.headers, context.now),
+      retryable: override ?? true,
+    });
+  }
+  const contextLength =
+    error.code === "context_length_exceeded" ||
+    /context[_ ]length|context window|maximum context|too many tokens|prompt is too long/i.test(said);
+  if (contextLength) {
+    const message = `The prompt is longer than the model's context window (${status}): ${said}. Pass the model's real contextWindow so the budget packs less.`;
+    return new LLMError({ ...base, code: "llm_context_length", message });
+  }
+  const notFound =
+    status === 404 && looksLikeOllama(url) ? " Pull the model first: `ollama pull <model>`." : "";
+  const message = `${url} rejected the request (${status}): ${said}.${notFound}`;
+  return new LLMError({ ...base, code: "llm_bad_request", message, retryable: override ?? false });
+}
+
+/**
+ * Turns what the openai client (or fetch) threw into a typed {@link LLMError}, scrubbing secrets.
+ * Aborts and unknown errors come back unchanged.
+ */
+export function toLLMError(error: unknown, context: ErrorContext): unknown {
+  if (LLMError.isInstance(error) || error instanceof APIUserAbortError) return error;
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return error;
+  const { url, secrets, deltasYielded } = context;
+  const cause = safeCause(error, secrets);
+  if (error instanceof APIError && typeof error.status === "number") {
+    return fromStatus(error as APIError & { status: number }, context);
+  }
+  if (error instanceof APIConnectionTimeoutError) {
+    const message = `${url} did not answer in time. Raise timeoutMs or check the server's load.`;
+    return new LLMError({ code: "llm_timeout", message, url, retryable: true, cause });
+  }
+  const text = causeText(error);
+  if (deltasYielded !== undefined && deltasYielded > 0) {
+    const message = `The answer stream from ${url} broke after ${deltasYielded} text deltas (${scrubSecrets(text.trim(), secrets) || "no reason given"}). Not retried, as that would repeat text already delivered.`;
+    return new LLMError({ code: "llm_stream_interrupted", message, url, cause });
+  }
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/.test(text)) {
+    const reason = /ECONNREFUSED/.test(text) ? "connection refused" : "host not reachable";
+    const message = `Could not connect to ${url} (${reason}). ${unreachableHint(url)}`;
+    return new LLMError({ code: "llm_unreachable", message, url, retryable: true, cause });
+  }
+  if (error instanceof APIConnectionError || connectionCodes.test(text) || droppedMessages.test(text)) {
+    if (deltasYielded === 0) {
+      const message = `The answer stream from ${url} closed before any text arrived.`;
+      return new LLMError({ code: "llm_stream_interrupted", message, url, retryable: true, cause });
+    }
+    const message = `The connection to ${url} failed before the answer was complete. ${unreachableHint(url)}`;
+    return new LLMError({ code: "llm_unreachable", message, url, retryable: true, cause });
+  }
+  if (error instanceof SyntaxError) {
+    const message = `${url} sent a response that is not valid JSON. Is baseURL an OpenAI-compatible /v1 endpoint?`;
+    return new LLMError({ code: "llm_server_error", message, url, cause });
+  }
+  if (error instanceof APIError) {
+    const message = `${url} reported an error in the stream: ${serverMessage(error, secrets)}.`;
+    return new LLMError({ code: "llm_server_error", message, url, cause });
+  }
+  return error;
+}

@@ -1,0 +1,300 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import {
+  completionBody,
+  echoResponder,
+  type FakeOpenAIResponder,
+  fakeEmbedding,
+  normalizeReply,
+  promptOf,
+  seededRandom,
+  streamEvent,
+} from "./fake-openai-replies.js";
+
+/** A failure the fake server can inject. */
+export type FakeOpenAIFault =
+  /** 429 with `Retry-After` (seconds or an HTTP date) and/or `retry-after-ms`. */
+  | { kind: "rate-limit"; retryAfter?: number | string; retryAfterMs?: number }
+  /** Any status with an OpenAI-style error body (500, 401, 400 `context_length_exceeded` …). */
+  | { kind: "status"; status: number; message?: string; code?: string; headers?: Record<string, string> }
+  /** Waits before the first byte, then answers normally. */
+  | { kind: "slow-first-byte"; delayMs: number }
+  /** Destroys the socket after `deltas` stream deltas (non-streaming: before the body completes). */
+  | { kind: "drop"; deltas: number }
+  /** Answers 200 with a body (or SSE event data) that is not JSON. */
+  | { kind: "malformed-json"; body?: string }
+  /** Streams a delta every `intervalMs` and never finishes. @default intervalMs 50 */
+  | { kind: "never-ending"; intervalMs?: number };
+
+/**
+ * When a fault applies: on the listed request indexes, with a probability (seeded RNG), on some paths; all
+ * given conditions must hold, and a rule with none applies to every request.
+ */
+export type FakeOpenAIFaultRule = FakeOpenAIFault & {
+  /** Zero-based request indexes, counted over every request the server received. */
+  requests?: number[];
+  /** Chance per request, drawn from the server's seeded RNG. */
+  probability?: number;
+  /** Limit to paths (`/v1/embeddings`). */
+  paths?: string[];
+};
+
+/** One request as the server saw it. The `authorization` header is never recorded. */
+export interface FakeOpenAIRequest {
+  index: number;
+  method: string;
+  path: string;
+  body: unknown;
+  headers: Record<string, string>;
+  startedAt: number;
+  /** True when the client closed the connection before the answer was complete. */
+  closedByClient: boolean;
+  /** When the connection or response closed. */
+  closedAt?: number;
+  /** The fault applied to this request, if any. */
+  fault?: FakeOpenAIFault["kind"];
+}
+
+/** Options of {@link startFakeOpenAIServer}. */
+export interface FakeOpenAIServerOptions {
+  /** Answers chat and completion requests. @default echoes the last user message */
+  handler?: FakeOpenAIResponder;
+  /** Faults to inject; the first matching rule wins. */
+  faults?: FakeOpenAIFaultRule[];
+  /** Seed of the RNG behind `probability` rules. @default 1 */
+  seed?: number;
+  /** Turns a text into its embedding. @default {@link fakeEmbedding} with 8 dimensions */
+  embed?: (text: string) => number[];
+  /** Delay before every answer, in milliseconds (to make concurrency observable). @default 0 */
+  latencyMs?: number;
+}
+
+/** A running fake server. */
+export interface FakeOpenAIServer {
+  /** `http://127.0.0.1:PORT/v1`: pass it as `baseURL`. */
+  url: string;
+  /** Every request, in arrival order. */
+  requests: FakeOpenAIRequest[];
+  /** Requests being answered right now, and the most at once so far. */
+  stats: { inFlight: number; maxInFlight: number };
+  /** Resolves when request `index` has closed (or rejects after `timeoutMs`). */
+  waitForClose(index: number, timeoutMs?: number): Promise<FakeOpenAIRequest>;
+  /** Stops listening and destroys every open socket. */
+  close(): Promise<void>;
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    return { _unparsable: text };
+  }
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function sendFault(response: ServerResponse, fault: FakeOpenAIFault): boolean {
+  if (fault.kind === "rate-limit") {
+    const headers: Record<string, string> = {};
+    if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
+    if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = String(fault.retryAfterMs);
+    const error = {
+      message: "Rate limit reached. Slow down.",
+      type: "requests",
+      code: "rate_limit_exceeded",
+    };
+    sendJson(response, 429, { error }, headers);
+    return true;
+  }
+  if (fault.kind === "status") {
+    const error = {
+      message: fault.message ?? `Fake failure ${fault.status}`,
+      type: "fake",
+      code: fault.code ?? null,
+    };
+    sendJson(response, fault.status, { error }, fault.headers);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Starts an OpenAI-compatible HTTP server on 127.0.0.1 (random port) for tests: `/v1/chat/completions`
+ * and `/v1/completions` (JSON or SSE with `[DONE]` and the include_usage chunk), `/v1/embeddings`
+ * (deterministic vectors) and `/v1/models`. Faults are scriptable per request or by seeded probability,
+ * and each request records whether the client closed the connection early.
+ *
+ * @example
+ * const server = await startFakeOpenAIServer({ faults: [{ kind: "rate-limit", retryAfter: 2, requests: [0] }] });
+ * const llm = new OpenAILike({ model: "fake", baseURL: server.url });
+ * await server.close();
+ */
+export async function startFakeOpenAIServer(
+  options: FakeOpenAIServerOptions = {},
+): Promise<FakeOpenAIServer> {
+  const {
+    handler = echoResponder,
+    faults = [],
+    embed = (text: string) => fakeEmbedding(text),
+    latencyMs = 0,
+  } = options;
+  const random = seededRandom(options.seed ?? 1);
+  const requests: FakeOpenAIRequest[] = [];
+  const stats = { inFlight: 0, maxInFlight: 0 };
+  const sockets = new Set<Socket>();
+  const closeWaiters = new Map<number, Array<() => void>>();
+
+  const pickFault = (index: number, path: string): FakeOpenAIFault | undefined =>
+    faults.find((rule) => {
+      if (rule.paths && !rule.paths.includes(path)) return false;
+      if (rule.requests && !rule.requests.includes(index)) return false;
+      return rule.probability === undefined || random() < rule.probability;
+    });
+
+  async function answer(request: IncomingMessage, response: ServerResponse, record: FakeOpenAIRequest) {
+    const body = await readBody(request);
+    record.body = body;
+    const fault = pickFault(record.index, record.path);
+    if (fault) record.fault = fault.kind;
+    if (latencyMs > 0) await wait(latencyMs);
+    if (fault?.kind === "slow-first-byte") await wait(fault.delayMs);
+    if (record.closedByClient || response.destroyed) return;
+    if (fault && sendFault(response, fault)) return;
+    if (record.path === "/v1/models")
+      return sendJson(response, 200, { object: "list", data: [{ id: "fake", object: "model" }] });
+    if (record.path === "/v1/embeddings") {
+      const input = Array.isArray(body.input) ? body.input.map(String) : [String(body.input ?? "")];
+      const data = input.map((text, index) => ({ object: "embedding", index, embedding: embed(text) }));
+      if (body.encoding_format === "base64") {
+        for (const item of data) {
+          (item as { embedding: unknown }).embedding = Buffer.from(
+            new Float32Array(item.embedding).buffer,
+          ).toString("base64");
+        }
+      }
+      return sendJson(response, 200, {
+        object: "list",
+        data,
+        model: body.model,
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      });
+    }
+    if (record.path !== "/v1/chat/completions" && record.path !== "/v1/completions") {
+      return sendJson(response, 404, {
+        error: { message: `Unknown path ${record.path}`, type: "invalid_request_error" },
+      });
+    }
+    const prompt = promptOf(record.index, record.path, body);
+    const reply = normalizeReply(await handler(prompt), prompt);
+    if (fault?.kind === "malformed-json") {
+      response.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" });
+      const text = fault.body ?? (body.stream ? "{not json" : '{"id": "fake-1", "choices": [');
+      return response.end(body.stream ? `data: ${text}\n\n` : text);
+    }
+    if (!body.stream) {
+      if (fault?.kind === "drop") {
+        response.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+        response.write('{"id": "fake-1", ');
+        return void response.socket?.destroy();
+      }
+      return sendJson(response, 200, completionBody(record.path, body.model, reply));
+    }
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    response.flushHeaders();
+    // Resolves once the chunk reached the socket, so a later drop cannot swallow it.
+    const send = (text: string) =>
+      new Promise<void>((resolve) =>
+        response.destroyed ? resolve() : response.write(text, () => resolve()),
+      );
+    if (fault?.kind === "never-ending") {
+      while (!response.destroyed) {
+        await send(streamEvent(record.path, body.model, { delta: "more " }));
+        await wait(fault.intervalMs ?? 50);
+      }
+      return;
+    }
+    for (const [i, delta] of reply.deltas.entries()) {
+      if (fault?.kind === "drop" && i >= fault.deltas) return void response.socket?.destroy();
+      await send(streamEvent(record.path, body.model, { delta }));
+    }
+    if (fault?.kind === "drop") return void response.socket?.destroy();
+    await send(streamEvent(record.path, body.model, { finishReason: reply.finishReason }));
+    const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
+    if (includeUsage && reply.usage) await send(streamEvent(record.path, body.model, { usage: reply.usage }));
+    await send("data: [DONE]\n\n");
+    response.end();
+  }
+
+  const server = createServer((request, response) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (name !== "authorization" && value !== undefined) headers[name] = String(value);
+    }
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    const record: FakeOpenAIRequest = {
+      index: requests.length,
+      method: request.method ?? "GET",
+      path,
+      body: undefined,
+      headers,
+      startedAt: Date.now(),
+      closedByClient: false,
+    };
+    requests.push(record);
+    stats.inFlight++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+    response.on("close", () => {
+      stats.inFlight--;
+      record.closedByClient = !response.writableFinished && record.fault !== "drop";
+      record.closedAt = Date.now();
+      for (const resolve of closeWaiters.get(record.index) ?? []) resolve();
+    });
+    answer(request, response, record).catch(() => response.destroy());
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    stats,
+    waitForClose(index, timeoutMs = 1000) {
+      const record = requests[index];
+      if (record?.closedAt !== undefined) return Promise.resolve(record);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`Request ${index} did not close within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        const waiters = closeWaiters.get(index) ?? [];
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve(requests[index] as FakeOpenAIRequest);
+        });
+        closeWaiters.set(index, waiters);
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
