@@ -1,0 +1,113 @@
+import type { ZodType } from "zod";
+import { parseObject, toResponseFormat } from "../prompt/predict.js";
+import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import {
+  createSynthesizer,
+  type SynthesizerRunResult,
+  type SynthesizerSettings,
+} from "./create-synthesizer.js";
+import { mapConcurrent } from "./map-concurrent.js";
+import type { SynthesizerContext } from "./synthesizer-context.js";
+import { createTextChannel, type TextChannel } from "./text-channel.js";
+import type { ResponseSynthesizer } from "./types.js";
+
+/** LlamaIndex's accumulate separator. */
+export const DEFAULT_ACCUMULATE_SEPARATOR = "\n---------------------\n";
+
+export interface AccumulateModeOptions<T> {
+  mode: "accumulate" | "compact_accumulate";
+  settings: SynthesizerSettings;
+  textQaTemplate: BasePromptTemplate;
+  outputSchema: ZodType<T> | undefined;
+  separator: string;
+}
+
+/**
+ * `accumulate` / `compact_accumulate`: one answer per chunk (`accumulate` splits a node only if it does not
+ * fit; `compact_accumulate` packs all nodes first), at most `concurrency` calls at once, output as
+ * `Response 1: …` joined by `separator`. With `outputSchema`, `object` is the array of typed answers.
+ * Differs from LlamaIndex: streaming works (answers stream in order), pieces do not overlap, and typed
+ * answers are shown as JSON rather than a Python repr.
+ */
+export function createAccumulateSynthesizer<T>(options: AccumulateModeOptions<T>): ResponseSynthesizer<T> {
+  return createSynthesizer<T>({
+    ...options.settings,
+    mode: options.mode,
+    prompts: { text_qa_template: options.textQaTemplate },
+    run: (context) => runAccumulate(context, options),
+  });
+}
+
+async function runAccumulate<T>(
+  context: SynthesizerContext,
+  options: AccumulateModeOptions<T>,
+): Promise<SynthesizerRunResult<T>> {
+  const { query, signal, mode, emptyResponse } = context;
+  const { outputSchema: schema, separator } = options;
+  const helper = context.promptHelper;
+  const template = context.prompts.text_qa_template as BasePromptTemplate;
+  const responseFormat = schema ? await toResponseFormat(schema) : undefined;
+  const budget = context.budget({
+    variables: { query_str: query },
+    ...(responseFormat ? { responseFormat } : {}),
+  });
+  const available = helper.getAvailableChunkSize(template, budget);
+  const pieces =
+    options.mode === "compact_accumulate"
+      ? helper.repack(template, context.chunks, budget)
+      : context.chunks.flatMap((chunk) => helper.repack(template, [chunk], budget));
+  context.emit({
+    type: "pack",
+    mode,
+    round: 0,
+    chunkTokens: pieces.map((piece) => helper.tokenizer.count(piece)),
+    availableChunkSize: available,
+  });
+
+  const channels: TextChannel[] = context.streaming ? pieces.map(() => createTextChannel("answer")) : [];
+  const answers = mapConcurrent(pieces, context.concurrency, signal, async (piece, index, taskSignal) => {
+    const channel = channels[index];
+    try {
+      const { text } = await context.call(
+        template,
+        { query_str: query, context_str: piece },
+        {
+          step: { kind: "accumulate", index, count: pieces.length },
+          context: piece,
+          responseFormat,
+          signal: taskSignal,
+          ...(channel ? { onDelta: (delta: string) => void channel.push(delta) } : {}),
+        },
+      );
+      const object = schema ? parseObject(text, schema) : undefined;
+      channel?.close();
+      return { text, object };
+    } catch (error) {
+      channel?.fail(error);
+      throw error;
+    }
+  }).catch((error: unknown) => {
+    for (const channel of channels) channel.fail(error);
+    throw error;
+  });
+
+  const label = (index: number) => `${index > 0 ? separator : ""}Response ${index + 1}: `;
+  const writing = (async () => {
+    for (const [index, channel] of channels.entries()) {
+      context.write(label(index));
+      let empty = true;
+      for await (const delta of channel.iterable) {
+        empty = false;
+        context.write(delta);
+      }
+      if (empty) context.write(emptyResponse);
+    }
+  })();
+  // The pool's error is the one to report; the writer only fails because the pool did.
+  writing.catch(() => {});
+  const results = await answers;
+  await writing;
+
+  const text = results.map((result, index) => `${label(index)}${result.text || emptyResponse}`).join("");
+  return schema ? { text, object: results.map((result) => result.object) as T } : { text };
+}

@@ -1,0 +1,252 @@
+import type { Tracer } from "@opentelemetry/api";
+import { PromptHelper } from "../budget/index.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
+import { createAbortError } from "../llm/retry.js";
+import type { LLM } from "../llm/types.js";
+import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import type { Metadata } from "../schema/text-node.js";
+import { defaultTracer, startSynthesisTrace } from "./synthesis-trace.js";
+import { createSynthesizerContext, type SynthesizerContext } from "./synthesizer-context.js";
+import { createTextChannel } from "./text-channel.js";
+import type {
+  ResponseSynthesizer,
+  StreamingSynthesisResponse,
+  SynthesisResponse,
+  SynthesizeOptions,
+} from "./types.js";
+
+/** Settings shared by every synthesizer, built in or custom. */
+export interface SynthesizerSettings {
+  /** The model. Required by every mode that calls it; there is no global `Settings` fallback. */
+  llm?: LLM | undefined;
+  /** The token budget. @default PromptHelper.fromLLMMetadata(llm.metadata) */
+  promptHelper?: PromptHelper | undefined;
+  /** Sent with every call (a system message for chat models) and counted by the budget. */
+  systemPrompt?: string | undefined;
+  /** The answer when there are no nodes, or when the model's answer is empty. @default "Empty Response" */
+  emptyResponse?: string | undefined;
+  /** The most model calls at once (tree_summarize, accumulate). @default 4 */
+  concurrency?: number | undefined;
+  /** Receives every event: synthesize start/end, pack rounds, each LLM call. */
+  onEvent?: RagsynthEventHandler | undefined;
+  /** Logs every event with `console.info`. @default false */
+  verbose?: boolean | undefined;
+  /** The OpenTelemetry tracer. @default trace.getTracer("ragsynth") (a no-op until an SDK is registered) */
+  tracer?: Tracer | undefined;
+  /** Test seams. */
+  _internal?: { now?: () => number } | undefined;
+}
+
+/** What a synthesizer's `run` returns: the answer text, and the typed object when there is one. */
+export interface SynthesizerRunResult<T = unknown> {
+  text: string;
+  object?: T;
+}
+
+export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettings {
+  /** The mode's name, shown in events and spans (`"my_mode"`). */
+  mode: string;
+  /** The prompts `getPrompts()` returns and `updatePrompts()` may replace, by key. */
+  prompts?: Record<string, BasePromptTemplate>;
+  /**
+   * Produces the answer. Text sent with `context.write`/`context.stream` reaches a streaming caller as it
+   * comes; the returned text is the response, and whatever of it was not written yet is sent at the end.
+   */
+  run: (context: SynthesizerContext) => Promise<string | SynthesizerRunResult<T>>;
+  /** With no nodes: answer `emptyResponse` without calling `run` (LlamaIndex), or call `run` anyway. @default "empty-response" */
+  emptyNodes?: "empty-response" | "run";
+}
+
+const DEFAULT_EMPTY_RESPONSE = "Empty Response";
+
+function validate(options: SynthesizeOptions) {
+  if (typeof options?.query !== "string") {
+    throw new InvalidArgumentError({ parameter: "query", value: options?.query, expected: "be a string" });
+  }
+  if (!Array.isArray(options.nodes)) {
+    throw new InvalidArgumentError({
+      parameter: "nodes",
+      value: options.nodes,
+      expected: "be an array of NodeWithScore",
+    });
+  }
+  if (options.additionalSourceNodes !== undefined && !Array.isArray(options.additionalSourceNodes)) {
+    throw new InvalidArgumentError({
+      parameter: "additionalSourceNodes",
+      value: options.additionalSourceNodes,
+      expected: "be an array of NodeWithScore",
+    });
+  }
+}
+
+function combineSignals(signals: Array<AbortSignal | undefined>): AbortSignal {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  if (present.length === 1) return present[0] as AbortSignal;
+  return present.length === 0 ? new AbortController().signal : AbortSignal.any(present);
+}
+
+/**
+ * Builds a {@link ResponseSynthesizer} from a `run` function: the same plumbing as the built-in modes
+ * (sources, usage, events, spans, streaming, abort, the empty-nodes answer).
+ * @example
+ * const quoted = createSynthesizer({
+ *   mode: "quoted", llm,
+ *   prompts: { text_qa_template: myPrompt },
+ *   run: async (context) => (await context.stream(context.prompts.text_qa_template!,
+ *     { query_str: context.query, context_str: context.chunks.join("\n\n") }, { step: { kind: "custom", name: "quoted" } })).text,
+ * });
+ */
+export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
+  const { mode, run, llm, systemPrompt, onEvent, verbose = false, emptyNodes = "empty-response" } = options;
+  const emptyResponse = options.emptyResponse ?? DEFAULT_EMPTY_RESPONSE;
+  const concurrency = options.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new InvalidArgumentError({
+      parameter: "concurrency",
+      value: concurrency,
+      expected: "be a positive integer",
+    });
+  }
+  const promptHelper = options.promptHelper ?? (llm ? PromptHelper.fromLLMMetadata(llm.metadata) : undefined);
+  const tracer = options.tracer ?? defaultTracer();
+  const now = options._internal?.now ?? (() => performance.now());
+  const prompts: Record<string, BasePromptTemplate> = { ...options.prompts };
+
+  const emit = (event: RagsynthEvent) => {
+    if (verbose) console.info(`[ragsynth] ${event.type}`, event);
+    onEvent?.(event);
+  };
+
+  async function execute(
+    request: SynthesizeOptions,
+    streaming: boolean,
+    write: (text: string) => void,
+    streamSignal?: AbortSignal,
+  ): Promise<SynthesisResponse<T>> {
+    const { query, nodes, additionalSourceNodes = [] } = request;
+    const signal = combineSignals([request.signal, streamSignal]);
+    const sourceNodes = [...nodes, ...additionalSourceNodes];
+    const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
+    const started = now();
+    const trace = startSynthesisTrace(tracer, { mode, nodeCount: nodes.length, streaming });
+    let written = "";
+    const writeOut = (text: string) => {
+      if (text === "") return;
+      written += text;
+      write(text);
+    };
+    emit({ type: "synthesize-start", mode, query, nodeCount: nodes.length });
+    try {
+      signal.throwIfAborted();
+      let result: SynthesizerRunResult<T>;
+      if (nodes.length === 0 && emptyNodes === "empty-response") {
+        result = { text: emptyResponse };
+      } else {
+        const context = createSynthesizerContext({
+          mode,
+          query,
+          nodes,
+          llm,
+          promptHelper,
+          systemPrompt,
+          prompts: { ...prompts },
+          signal,
+          streaming,
+          concurrency,
+          emptyResponse,
+          usage,
+          trace,
+          emit,
+          write: writeOut,
+          now,
+        });
+        const output = await run(context);
+        result = typeof output === "string" ? { text: output } : output;
+      }
+      if (streaming && result.text.startsWith(written)) writeOut(result.text.slice(written.length));
+      trace.end(usage);
+      emit({ type: "synthesize-end", mode, usage: { ...usage }, durationMs: now() - started });
+      return buildResponse(result, sourceNodes, usage);
+    } catch (caught) {
+      const error = signal.aborted ? createAbortError(signal) : caught;
+      trace.end(usage, error);
+      emit({ type: "synthesize-end", mode, usage: { ...usage }, durationMs: now() - started, error });
+      throw error;
+    }
+  }
+
+  return {
+    mode,
+    getPrompts: () => ({ ...prompts }),
+    updatePrompts(updates) {
+      for (const [key, prompt] of Object.entries(updates)) {
+        if (!Object.hasOwn(prompts, key)) {
+          const known = Object.keys(prompts);
+          throw new InvalidArgumentError({
+            parameter: `prompts.${key}`,
+            value: prompt,
+            expected:
+              known.length > 0
+                ? `be one of ${known.map((name) => `\`${name}\``).join(", ")}`
+                : "not be set: this synthesizer has no prompts",
+          });
+        }
+        prompts[key] = prompt;
+      }
+    },
+    synthesize(request) {
+      try {
+        validate(request);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return execute(request, false, () => {});
+    },
+    stream(request): StreamingSynthesisResponse<T> {
+      validate(request);
+      const controller = new AbortController();
+      const channel = createTextChannel("textStream", () =>
+        controller.abort(new DOMException("The text stream was closed before it ended.", "AbortError")),
+      );
+      // Started on the next microtask, so stream() returns before any packing or call.
+      const response = Promise.resolve()
+        .then(() => execute(request, true, channel.push, controller.signal))
+        .then(
+          (result) => {
+            channel.close();
+            return result;
+          },
+          (error: unknown) => {
+            channel.fail(error);
+            throw error;
+          },
+        );
+      // Consumers of textStream alone must not see an unhandled rejection; awaiting `response` still throws.
+      response.catch(() => {});
+      return {
+        sourceNodes: [...request.nodes, ...(request.additionalSourceNodes ?? [])],
+        textStream: channel.iterable,
+        response,
+      };
+    },
+  };
+}
+
+function buildResponse<T>(
+  result: SynthesizerRunResult<T>,
+  sourceNodes: SynthesisResponse<T>["sourceNodes"],
+  usage: SynthesisUsage,
+): SynthesisResponse<T> {
+  const metadata: Record<string, Metadata> = {};
+  for (const { node } of sourceNodes) metadata[node.id] = node.metadata;
+  const text = result.text;
+  return {
+    response: text,
+    ...(result.object !== undefined ? { object: result.object } : {}),
+    sourceNodes,
+    metadata,
+    usage: { ...usage },
+    toString: () => text,
+  };
+}
