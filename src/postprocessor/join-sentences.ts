@@ -1,0 +1,18 @@
+// Han, kana and CJK punctuation (、。「」，！？ and full-width forms): text written without spaces.
+const CJK_END = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]$/u;
+const CJK_START = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
+
+/**
+ * Joins kept sentences with one space, as LlamaIndex does, except between two Chinese or Japanese
+ * sentences, which are written without one. Each sentence is trimmed first.
+ */
+export function joinSentences(sentences: readonly string[]): string {
+  let text = "";
+  for (const raw of sentences) {
+    const sentence = raw.trim();
+    if (sentence === "") continue;
+    if (text !== "" && !(CJK_END.test(text) && CJK_START.test(sentence))) text += " ";
+    text += sentence;
+  }
+  return text;
+}

@@ -1,0 +1,23 @@
+import type { RagsynthEventHandler } from "../events/events.js";
+import type { NodeWithScore } from "../schema/text-node.js";
+
+/** What every postprocessor receives besides the nodes. */
+export interface PostprocessOptions {
+  /** The user's query. Required: unlike LlamaIndex, there is no "no query bundle" path. */
+  query: string;
+  /** Stops embedding and model calls; the same signal the query engine got. */
+  signal?: AbortSignal;
+  /** Receives a `postprocess-end` event when the postprocessor has finished. */
+  onEvent?: RagsynthEventHandler;
+}
+
+/**
+ * The postprocessor contract: turns retrieved nodes into the nodes the synthesizer reads. A structural
+ * type, so a plain object with these members is a postprocessor.
+ * Implementations never mutate the nodes they are given (LlamaIndex's optimizer edits them in place).
+ */
+export interface NodePostprocessor {
+  /** Shown in events and spans (`SimilarityPostprocessor`). */
+  readonly name: string;
+  postprocessNodes(nodes: NodeWithScore[], options: PostprocessOptions): Promise<NodeWithScore[]>;
+}

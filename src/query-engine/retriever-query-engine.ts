@@ -1,0 +1,227 @@
+import type { Tracer } from "@opentelemetry/api";
+import { trace } from "@opentelemetry/api";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
+import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
+import type { NodePostprocessor } from "../postprocessor/types.js";
+import type { NodeWithScore } from "../schema/text-node.js";
+import type {
+  ResponseSynthesizer,
+  StreamingSynthesisResponse,
+  SynthesisResponse,
+} from "../synthesizer/types.js";
+import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { type RetrieverQueryEngineOptions, resolveSynthesizer } from "./engine-options.js";
+import { type ActiveSpan, startSpan } from "./query-trace.js";
+import { runPostprocessors } from "./run-postprocessors.js";
+import type { QueryOptions, Retriever } from "./types.js";
+
+/**
+ * Answers questions: retrieve, run the postprocessors in list order, synthesize. LlamaIndex's
+ * `RetrieverQueryEngine`, with one signal shared by every step.
+ * Differs from LlamaIndex: no global `Settings` (pass a synthesizer, or `llm` and `responseMode`), and
+ * options are never silently ignored (`from_args` drops unknown keyword arguments).
+ * @example
+ * const engine = new RetrieverQueryEngine({ retriever, llm, responseMode: "tree_summarize",
+ *   nodePostprocessors: [new SentenceEmbeddingOptimizer({ embedModel, percentileCutoff: 0.5 })] });
+ * const { response, sourceNodes } = await engine.query({ query: "What is ragsynth?" });
+ */
+export class RetrieverQueryEngine<T = unknown> {
+  readonly retriever: Retriever;
+  readonly responseSynthesizer: ResponseSynthesizer<T>;
+  readonly nodePostprocessors: readonly NodePostprocessor[];
+  private readonly options: RetrieverQueryEngineOptions<T>;
+  private readonly onEvent: RagsynthEventHandler | undefined;
+  private readonly tokenizer: Tokenizer;
+
+  constructor(options: RetrieverQueryEngineOptions<T>) {
+    const { retriever, nodePostprocessors = [], onEvent, tokenizer } = options;
+    if (typeof retriever?.retrieve !== "function") {
+      throw new InvalidArgumentError({
+        parameter: "retriever",
+        value: retriever,
+        expected: "be a Retriever (an object with retrieve({ query, signal }))",
+        hint: "index.asRetriever() gives one.",
+      });
+    }
+    if (!Array.isArray(nodePostprocessors)) {
+      throw new InvalidArgumentError({
+        parameter: "nodePostprocessors",
+        value: nodePostprocessors,
+        expected: "be an array",
+      });
+    }
+    for (const [index, postprocessor] of nodePostprocessors.entries()) {
+      if (typeof postprocessor?.postprocessNodes !== "function" || typeof postprocessor.name !== "string") {
+        throw new InvalidArgumentError({
+          parameter: `nodePostprocessors[${index}]`,
+          value: postprocessor,
+          expected: "be a NodePostprocessor (name and postprocessNodes)",
+        });
+      }
+    }
+    this.responseSynthesizer = resolveSynthesizer(options);
+    this.options = options;
+    this.retriever = retriever;
+    this.nodePostprocessors = [...nodePostprocessors];
+    this.onEvent = onEvent;
+    this.tokenizer = resolveTokenizer(
+      tokenizer ?? ("llm" in options ? options.llm?.metadata.tokenizer : undefined),
+    );
+  }
+
+  /** A new engine with another retriever, sharing this one's synthesizer, postprocessors and settings. */
+  withRetriever(retriever: Retriever): RetrieverQueryEngine<T> {
+    const { onEvent, tracer, tokenizer } = this.options;
+    return new RetrieverQueryEngine<T>({
+      retriever,
+      responseSynthesizer: this.responseSynthesizer,
+      nodePostprocessors: this.nodePostprocessors,
+      ...(onEvent ? { onEvent } : {}),
+      ...(tracer ? { tracer } : {}),
+      ...(tokenizer ? { tokenizer } : {}),
+    });
+  }
+
+  /** The nodes the synthesizer would read: retrieved, then postprocessed (as LlamaIndex's `retrieve`). */
+  async retrieve({ query, signal }: QueryOptions): Promise<NodeWithScore[]> {
+    checkQuery(query);
+    const root = startSpan(this.tracer(), "ragsynth.query_retrieve", {});
+    try {
+      const nodes = await this.retrieveAndPostprocess(query, signal, root);
+      root.end();
+      return nodes;
+    } catch (error) {
+      root.end(error);
+      throw error;
+    }
+  }
+
+  /** Retrieves, postprocesses and synthesizes; the response's sources are the nodes that survived postprocessing. */
+  async query({ query, signal }: QueryOptions): Promise<SynthesisResponse<T>> {
+    checkQuery(query);
+    const root = this.startQuery(query, false);
+    let response: SynthesisResponse<T>;
+    try {
+      const nodes = await this.retrieveAndPostprocess(query, signal, root);
+      signal?.throwIfAborted();
+      response = await root.run(() =>
+        this.responseSynthesizer.synthesize({ query, nodes, ...(signal ? { signal } : {}) }),
+      );
+    } catch (error) {
+      this.endQuery(root, query, error);
+      throw error;
+    }
+    this.endQuery(root, query);
+    return response;
+  }
+
+  /**
+   * Retrieves and postprocesses, then starts streaming the answer. Resolves once the sources are known,
+   * so retrieval errors reject here rather than mid-stream; `query-end` fires when the stream has ended.
+   */
+  async stream({ query, signal }: QueryOptions): Promise<StreamingSynthesisResponse<T>> {
+    checkQuery(query);
+    const root = this.startQuery(query, true);
+    let streaming: StreamingSynthesisResponse<T>;
+    try {
+      const nodes = await this.retrieveAndPostprocess(query, signal, root);
+      signal?.throwIfAborted();
+      streaming = root.run(() =>
+        this.responseSynthesizer.stream({ query, nodes, ...(signal ? { signal } : {}) }),
+      );
+    } catch (error) {
+      this.endQuery(root, query, error);
+      throw error;
+    }
+    streaming.response.then(
+      () => this.endQuery(root, query),
+      (error: unknown) => this.endQuery(root, query, error),
+    );
+    return streaming;
+  }
+
+  private async retrieveAndPostprocess(query: string, signal: AbortSignal | undefined, parent: ActiveSpan) {
+    signal?.throwIfAborted();
+    const span = startSpan(this.tracer(), "ragsynth.retrieve", {}, parent.context);
+    const started = performance.now();
+    this.emit({ type: "retrieve-start", query });
+    let nodes: NodeWithScore[];
+    try {
+      const retrieved: unknown = await span.run(() =>
+        this.retriever.retrieve({ query, ...(signal ? { signal } : {}) }),
+      );
+      if (!Array.isArray(retrieved)) {
+        throw new InvalidArgumentError({
+          parameter: "retriever",
+          value: retrieved,
+          expected: "return an array of NodeWithScore from retrieve()",
+        });
+      }
+      nodes = retrieved as NodeWithScore[];
+      const tokens = this.onEvent ? countNodesTokens(nodes, this.tokenizer) : 0;
+      span.span.setAttributes({ "ragsynth.node_count": nodes.length, "ragsynth.tokens": tokens });
+      span.end();
+      this.emit({
+        type: "retrieve-end",
+        query,
+        nodeCount: nodes.length,
+        tokens,
+        durationMs: performance.now() - started,
+      });
+    } catch (error) {
+      span.end(error);
+      throw error;
+    }
+    return runPostprocessors({
+      nodes,
+      postprocessors: this.nodePostprocessors,
+      query,
+      signal,
+      onEvent: this.onEvent,
+      tokenizer: this.tokenizer,
+      tracer: this.tracer(),
+      parent: parent.context,
+    });
+  }
+
+  private startQuery(query: string, streaming: boolean): ActiveSpan & { started: number } {
+    const span = startSpan(this.tracer(), "ragsynth.query", {
+      "ragsynth.mode": this.responseSynthesizer.mode,
+      "ragsynth.streaming": streaming,
+      "ragsynth.postprocessors": this.nodePostprocessors.map((postprocessor) => postprocessor.name),
+    });
+    this.emit({ type: "query-start", query });
+    return { ...span, started: performance.now() };
+  }
+
+  private endQuery(root: ActiveSpan & { started: number }, query: string, error?: unknown) {
+    root.end(error);
+    const durationMs = performance.now() - root.started;
+    this.emit(
+      error === undefined
+        ? { type: "query-end", query, durationMs }
+        : { type: "query-end", query, durationMs, error },
+    );
+  }
+
+  private emit(event: RagsynthEvent) {
+    this.onEvent?.(event);
+  }
+
+  private tracer(): Tracer {
+    return this.options.tracer ?? trace.getTracer("ragsynth");
+  }
+}
+
+function checkQuery(query: unknown): asserts query is string {
+  if (typeof query !== "string" || query.trim() === "") {
+    throw new InvalidArgumentError({
+      parameter: "query",
+      value: query,
+      expected: "be a non-empty string",
+      hint: 'Pass the question as query({ query: "…" }).',
+    });
+  }
+}
