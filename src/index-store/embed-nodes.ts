@@ -1,0 +1,93 @@
+import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { MetadataMode, type TextNode } from "../schema/text-node.js";
+import { contentHash, type EmbeddingCache } from "./embedding-cache.js";
+
+/** Embedding progress: `embedded` of `total` texts that were not in the cache. */
+export interface EmbedProgress {
+  embedded: number;
+  total: number;
+}
+
+/** A node with its embedding and the hash of the content that was embedded. */
+export interface IndexEntry {
+  node: TextNode;
+  embedding: number[];
+  contentHash: string;
+}
+
+/** What embedding cost: texts sent to the embedder, and nodes whose embedding was already cached. */
+export interface EmbedCounts {
+  embedded: number;
+  reused: number;
+}
+
+export interface EmbedNodesOptions {
+  nodes: readonly TextNode[];
+  embedder: Embedder;
+  cache: EmbeddingCache;
+  batchSize: number;
+  signal: AbortSignal | undefined;
+  onProgress: ((progress: EmbedProgress) => void) | undefined;
+}
+
+/**
+ * Embeds what `getContent(MetadataMode.EMBED)` gives for each node, once per distinct content,
+ * skipping contents the cache already holds for this embedder. Texts go to the embedder in arrays
+ * of `batchSize` (it batches further itself); the signal is checked between arrays.
+ */
+export async function embedNodes({
+  nodes,
+  embedder,
+  cache,
+  batchSize,
+  signal,
+  onProgress,
+}: EmbedNodesOptions): Promise<{ entries: IndexEntry[] } & EmbedCounts> {
+  const hashes = nodes.map((node) => contentHash(node.getContent(MetadataMode.EMBED)));
+  const missing = new Map<string, string>();
+  let reused = 0;
+  nodes.forEach((node, index) => {
+    const hash = hashes[index] as string;
+    if (cache.get(embedder.id, hash)) reused++;
+    else if (!missing.has(hash)) missing.set(hash, node.getContent(MetadataMode.EMBED));
+  });
+
+  const pending = [...missing];
+  onProgress?.({ embedded: 0, total: pending.length });
+  let dimensions: number | undefined;
+  for (let start = 0; start < pending.length; start += batchSize) {
+    signal?.throwIfAborted();
+    const batch = pending.slice(start, start + batchSize);
+    const texts = batch.map(([, text]) => text);
+    const vectors = await embedder.getTextEmbeddings(texts, signal ? { signal } : {});
+    signal?.throwIfAborted();
+    if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+      throw new InvalidArgumentError({
+        parameter: "embedder",
+        value: embedder.id,
+        expected: `return one embedding per text from getTextEmbeddings (${texts.length} texts), got ${Array.isArray(vectors) ? vectors.length : typeof vectors}`,
+        hint: "Fix the embedder so it keeps the input's length and order.",
+      });
+    }
+    batch.forEach(([hash], index) => {
+      const vector = vectors[index] as number[];
+      dimensions ??= vector.length;
+      if (!Array.isArray(vector) || vector.length !== dimensions || vector.length === 0) {
+        throw new InvalidArgumentError({
+          parameter: "embedder",
+          value: embedder.id,
+          expected: `return non-empty embeddings of one length (${dimensions}), got length ${Array.isArray(vector) ? vector.length : typeof vector} for text ${start + index}`,
+        });
+      }
+      cache.set(embedder.id, hash, vector);
+    });
+    onProgress?.({ embedded: Math.min(start + batchSize, pending.length), total: pending.length });
+  }
+
+  const entries = nodes.map((node, index) => {
+    const hash = hashes[index] as string;
+    return { node, contentHash: hash, embedding: cache.get(embedder.id, hash) as number[] };
+  });
+  return { entries, embedded: pending.length, reused };
+}

@@ -1,0 +1,38 @@
+import { createHash } from "node:crypto";
+
+/** The SHA-256 of a text, in hex: the cache key of the text's embedding. */
+export function contentHash(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Embeddings kept by embedder id and content hash, so a text is embedded once per embedder. A
+ * different embedder id never matches, which is how changing the embedder invalidates the cache.
+ * Pass one to several index builds in the same process to share work; persisted indexes seed one
+ * from their stored vectors.
+ */
+export class EmbeddingCache {
+  readonly #vectors = new Map<string, number[]>();
+
+  /** The number of stored embeddings. */
+  get size(): number {
+    return this.#vectors.size;
+  }
+
+  /** The stored embedding of the text with this hash, for this embedder. */
+  get(embedderId: string, hash: string): number[] | undefined {
+    return this.#vectors.get(key(embedderId, hash));
+  }
+
+  set(embedderId: string, hash: string, embedding: number[]): void {
+    this.#vectors.set(key(embedderId, hash), embedding);
+  }
+
+  clear(): void {
+    this.#vectors.clear();
+  }
+}
+
+function key(embedderId: string, hash: string): string {
+  return `${embedderId}\u0000${hash}`;
+}

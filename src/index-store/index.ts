@@ -1,0 +1,13 @@
+export type { EmbedProgress } from "./embed-nodes.js";
+export { contentHash, EmbeddingCache } from "./embedding-cache.js";
+export { INDEX_FILE_NAME, type IndexSource } from "./persistence.js";
+export type { RetrieveOptions } from "./retriever.js";
+export type { VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
+export {
+  type BuildIndexOptions,
+  type FromDocumentsCachedOptions,
+  type FromDocumentsOptions,
+  type IndexBuildStats,
+  type NodeParser,
+  VectorStoreIndex,
+} from "./vector-store-index.js";

@@ -1,0 +1,318 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { readDocuments } from "../reader/read-documents.js";
+import { TextNode } from "../schema/text-node.js";
+import { SentenceSplitter } from "../splitter/sentence-splitter.js";
+import { MockEmbedding } from "../testing/mock-embedding.js";
+import { EmbeddingCache } from "./embedding-cache.js";
+import { INDEX_FILE_NAME } from "./persistence.js";
+import { VectorStoreIndex } from "./vector-store-index.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "ragsynth-index-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const PARAGRAPHS = ["Cats purr when content.", "Dogs bark at strangers.", "Fish swim in schools."];
+const document = (id: string, text: string) => new TextNode({ id, text, metadata: { file_path: id } });
+const smallSplitter = new SentenceSplitter({ chunkSize: 12, chunkOverlap: 0 });
+/** Texts sent to getTextEmbeddings, over all calls. */
+const embeddedTexts = (embedder: MockEmbedding) =>
+  embedder.calls.filter((call) => call.method === "getTextEmbeddings").flatMap((call) => call.texts);
+
+describe("VectorStoreIndex: build and retrieve", () => {
+  it("retrieves the top-k nodes by cosine similarity, best first", async () => {
+    const embedder = new MockEmbedding({
+      embeddings: { a: [1, 0, 0], b: [0.8, 0.6, 0], c: [0, 0, 1], "query a": [1, 0, 0] },
+    });
+    const nodes = ["a", "b", "c"].map((text) => new TextNode({ id: text, text }));
+    const index = await VectorStoreIndex.fromNodes(nodes, { embedder });
+    const results = await index.asRetriever({ similarityTopK: 2 }).retrieve({ query: "query a" });
+    expect(results.map(({ node, score }) => [node.id, score])).toEqual([
+      ["a", 1],
+      ["b", 0.8],
+    ]);
+    expect(await index.asRetriever().retrieve({ query: "query a" })).toHaveLength(2);
+    expect(embedder.calls.filter((call) => call.method === "getQueryEmbedding")).toHaveLength(2);
+  });
+
+  it("splits documents with SentenceSplitter (1024/200 by default) and embeds their embed content", async () => {
+    const embedder = new MockEmbedding();
+    const index = await VectorStoreIndex.fromDocuments([document("a.md", PARAGRAPHS.join(" "))], {
+      embedder,
+    });
+    expect(index.nodes.map((node) => node.text)).toEqual([PARAGRAPHS.join(" ")]);
+    expect(embeddedTexts(embedder)).toEqual([`file_path: a.md\n\n${PARAGRAPHS.join(" ")}`]);
+    expect(index.sources).toEqual([
+      { id: "a.md", contentHash: expect.stringMatching(/^[0-9a-f]{64}$/), nodeIds: ["a.md#0"] },
+    ]);
+  });
+
+  it("embeds identical content once and passes arrays of embedBatchSize texts", async () => {
+    const embedder = new MockEmbedding();
+    const nodes = ["x", "y", "x", "z", "w"].map((text, id) => new TextNode({ id: String(id), text }));
+    const progress: unknown[] = [];
+    const index = await VectorStoreIndex.fromNodes(nodes, {
+      embedder,
+      embedBatchSize: 2,
+      onProgress: (event) => progress.push(event),
+    });
+    expect(embedder.calls.map((call) => call.texts)).toEqual([
+      ["x", "y"],
+      ["z", "w"],
+    ]);
+    expect(progress).toEqual([
+      { embedded: 0, total: 4 },
+      { embedded: 2, total: 4 },
+      { embedded: 4, total: 4 },
+    ]);
+    expect(index.buildStats).toMatchObject({ chunks: 5, embedded: 4, reused: 0 });
+  });
+
+  it("reuses a shared cache, keyed by embedder id", async () => {
+    const cache = new EmbeddingCache();
+    const documents = [document("a.md", PARAGRAPHS.join(" "))];
+    const first = new MockEmbedding();
+    await VectorStoreIndex.fromDocuments(documents, { embedder: first, cache, splitter: smallSplitter });
+    const again = new MockEmbedding();
+    const index = await VectorStoreIndex.fromDocuments(documents, {
+      embedder: again,
+      cache,
+      splitter: smallSplitter,
+    });
+    expect(again.batchCount).toBe(0);
+    expect(index.buildStats).toMatchObject({ embedded: 0, reused: 3 });
+    const other = new MockEmbedding({ id: "other-model" });
+    await VectorStoreIndex.fromDocuments(documents, { embedder: other, cache, splitter: smallSplitter });
+    expect(embeddedTexts(other)).toHaveLength(3);
+  });
+
+  it("rejects an embedder that returns the wrong number of vectors", async () => {
+    const broken: Embedder = {
+      id: "broken",
+      getTextEmbeddings: async () => [[1, 0]],
+      getQueryEmbedding: async () => [1, 0],
+    };
+    const nodes = [new TextNode({ text: "a" }), new TextNode({ text: "b" })];
+    await expect(VectorStoreIndex.fromNodes(nodes, { embedder: broken })).rejects.toThrow(
+      /Expected `embedder` to return one embedding per text from getTextEmbeddings \(2 texts\), got 1/,
+    );
+  });
+
+  it("rejects a similarityTopK below 1", async () => {
+    const index = await VectorStoreIndex.fromNodes([], { embedder: new MockEmbedding() });
+    expect(() => index.asRetriever({ similarityTopK: 0 })).toThrow(InvalidArgumentError);
+    expect(await index.asRetriever().retrieve({ query: "anything" })).toEqual([]);
+  });
+});
+
+describe("VectorStoreIndex: abort", () => {
+  it("stops between embedding batches when the signal aborts", async () => {
+    const controller = new AbortController();
+    const embedder = new MockEmbedding();
+    const original = embedder.getTextEmbeddings.bind(embedder);
+    embedder.getTextEmbeddings = async (texts, options) => {
+      const vectors = await original(texts, options);
+      controller.abort(new Error("user stopped"));
+      return vectors;
+    };
+    const nodes = ["a", "b", "c", "d"].map((text) => new TextNode({ text }));
+    await expect(
+      VectorStoreIndex.fromNodes(nodes, { embedder, embedBatchSize: 2, signal: controller.signal }),
+    ).rejects.toThrow("user stopped");
+    expect(embedder.batchCount).toBe(1);
+  });
+
+  it("does not embed at all with an aborted signal, and aborts retrieval", async () => {
+    const embedder = new MockEmbedding();
+    const signal = AbortSignal.abort(new Error("already"));
+    await expect(
+      VectorStoreIndex.fromDocuments([document("a.md", "text")], { embedder, signal }),
+    ).rejects.toThrow("already");
+    expect(embedder.calls).toEqual([]);
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
+    await expect(index.asRetriever().retrieve({ query: "a", signal })).rejects.toThrow("already");
+  });
+});
+
+describe("VectorStoreIndex: persistence", () => {
+  it("round-trips nodes, exact vectors and scores through persist and load", async () => {
+    const embedder = new MockEmbedding({ dimensions: 16 });
+    const index = await VectorStoreIndex.fromDocuments(
+      [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")],
+      { embedder, splitter: smallSplitter },
+    );
+    const file = await index.persist(dir);
+    expect(file).toBe(path.join(dir, INDEX_FILE_NAME));
+    expect(await readdir(dir)).toEqual([INDEX_FILE_NAME]);
+    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    expect(loaded.nodes.map((node) => node.toJSON())).toEqual(index.nodes.map((node) => node.toJSON()));
+    expect(loaded.sources).toEqual(index.sources);
+    const query = { query: "Dogs bark at strangers." };
+    expect(await loaded.asRetriever({ similarityTopK: 4 }).retrieve(query)).toEqual(
+      await index.asRetriever({ similarityTopK: 4 }).retrieve(query),
+    );
+  });
+
+  it("throws index_load with a fix for a missing, corrupt, foreign-version or other-embedder index", async () => {
+    const embedder = new MockEmbedding();
+    const loadError = (target: string, other: Embedder = embedder) =>
+      VectorStoreIndex.load(target, { embedder: other }).then(
+        () => new Error("expected load to fail"),
+        (error: unknown) => error as Error,
+      );
+
+    let error = await loadError(dir);
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+    expect(error.message).toMatch(/^No index in .*\. Build one with VectorStoreIndex\.fromDocuments/);
+
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
+    const file = await index.persist(dir);
+    const valid = await readFile(file, "utf8");
+
+    error = await loadError(dir, new MockEmbedding({ id: "other" }));
+    expect(error.message).toMatch(/built with embedder "mock-embedding", but got "other"/);
+
+    await writeFile(file, valid.slice(0, valid.length / 2));
+    error = await loadError(dir);
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+    expect(error.message).toMatch(/is not valid JSON .* Delete it to rebuild/);
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+
+    await writeFile(file, valid.replace('"version":1', '"version":99'));
+    error = await loadError(dir);
+    expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 1/);
+
+    await writeFile(file, valid.replace(/"embedding":"[^"]*"/, '"embedding":"AAAA"'));
+    error = await loadError(dir);
+    expect(error.message).toMatch(/malformed embedding at nodes\[0\] \(expected 8 numbers\)/);
+  });
+
+  it("leaves the previous file intact and no temporary file behind when a write fails", async () => {
+    const embedder = new MockEmbedding();
+    const first = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], { embedder });
+    await first.persist(dir);
+    const second = await VectorStoreIndex.fromNodes([new TextNode({ id: "two", text: "two" })], { embedder });
+    await expect(second.persist(dir, { signal: AbortSignal.abort() })).rejects.toThrow();
+    expect(await readdir(dir)).toEqual([INDEX_FILE_NAME]);
+    expect((await VectorStoreIndex.load(dir, { embedder })).nodes.map((node) => node.id)).toEqual(["one"]);
+  });
+});
+
+describe("VectorStoreIndex.fromDocumentsCached", () => {
+  const build = (documents: TextNode[], embedder: Embedder, rebuild = false) =>
+    VectorStoreIndex.fromDocumentsCached(documents, {
+      embedder,
+      cacheDir: dir,
+      splitter: smallSplitter,
+      rebuild,
+    });
+
+  it("embeds everything once, then nothing while the documents are unchanged", async () => {
+    const documents = [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")];
+    const first = new MockEmbedding();
+    const built = await build(documents, first);
+    expect(embeddedTexts(first)).toHaveLength(4);
+    expect(built.buildStats.sources.added).toEqual(["a.md", "b.md"]);
+
+    const second = new MockEmbedding();
+    const reused = await build(documents, second);
+    expect(second.calls).toEqual([]);
+    expect(reused.buildStats).toMatchObject({ chunks: 4, embedded: 0, reused: 4 });
+    expect(reused.buildStats.sources.unchanged).toEqual(["a.md", "b.md"]);
+  });
+
+  it("re-embeds only the changed chunks of a changed file, and reports added and removed files", async () => {
+    await build(
+      [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")],
+      new MockEmbedding(),
+    );
+    const changed = [
+      document("a.md", `${PARAGRAPHS[0]} Dogs bark at night. ${PARAGRAPHS[2]}`),
+      document("c.md", "New."),
+    ];
+    const embedder = new MockEmbedding();
+    const index = await build(changed, embedder);
+    expect(embeddedTexts(embedder)).toEqual([
+      "file_path: a.md\n\nDogs bark at night.",
+      "file_path: c.md\n\nNew.",
+    ]);
+    expect(index.buildStats.sources).toEqual({
+      added: ["c.md"],
+      changed: ["a.md"],
+      unchanged: [],
+      removed: ["b.md"],
+    });
+    expect((await VectorStoreIndex.load(dir, { embedder })).nodes.map((node) => node.id)).toEqual(
+      index.nodes.map((node) => node.id),
+    );
+  });
+
+  it("re-embeds everything for a different embedder, or with rebuild", async () => {
+    const documents = [document("a.md", PARAGRAPHS.join(" "))];
+    await build(documents, new MockEmbedding());
+    const other = new MockEmbedding({ id: "other-model" });
+    const index = await build(documents, other);
+    expect(embeddedTexts(other)).toHaveLength(3);
+    expect(index.buildStats.previousEmbedderId).toBe("mock-embedding");
+    const same = new MockEmbedding({ id: "other-model" });
+    await build(documents, same, true);
+    expect(embeddedTexts(same)).toHaveLength(3);
+  });
+
+  it("refuses a corrupt stored index instead of silently replacing it", async () => {
+    await writeFile(path.join(dir, INDEX_FILE_NAME), "{ not json");
+    const error = await build([document("a.md", "text")], new MockEmbedding()).catch(
+      (caught: unknown) => caught,
+    );
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+    await expect(build([document("a.md", "text")], new MockEmbedding(), true)).resolves.toBeInstanceOf(
+      VectorStoreIndex,
+    );
+  });
+
+  it("works with readDocuments: touching a file changes nothing, editing one re-embeds only its new chunk", async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const docs = "docs"; // relative, so file_path (and the metadata budget) stays short
+      await mkdir(docs);
+      await writeFile(path.join(docs, "a.md"), PARAGRAPHS.join("\n\n"));
+      await writeFile(path.join(docs, "b.md"), "Birds sing at dawn.");
+      const cacheDir = path.join(dir, ".ragsynth");
+      const sentencePerChunk = new SentenceSplitter({ chunkSize: 14, chunkOverlap: 0 });
+      const run = async (embedder: MockEmbedding) => {
+        const { documents } = await readDocuments([docs]);
+        return VectorStoreIndex.fromDocumentsCached(documents, {
+          embedder,
+          cacheDir,
+          splitter: sentencePerChunk,
+        });
+      };
+      const first = await run(new MockEmbedding());
+      expect(first.buildStats).toMatchObject({ chunks: 4, embedded: 4, reused: 0 });
+      expect(first.sources[1]).toMatchObject({ size: 19, lastModifiedAt: expect.any(String) });
+
+      await utimes(path.join(docs, "b.md"), new Date(2001, 1, 1), new Date(2001, 1, 1));
+      const touched = new MockEmbedding();
+      expect((await run(touched)).buildStats).toMatchObject({ embedded: 0, reused: 4 });
+      expect(touched.calls).toEqual([]);
+
+      await writeFile(path.join(docs, "b.md"), "Birds sing at dawn.\n\nOwls hoot at night.");
+      const edited = new MockEmbedding();
+      const index = await run(edited);
+      expect(embeddedTexts(edited)).toEqual([`file_path: docs/b.md\n\nOwls hoot at night.`]);
+      expect(index.buildStats.sources.changed).toEqual(["docs/b.md"]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});

@@ -1,0 +1,260 @@
+import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
+import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import type { TextNode } from "../schema/text-node.js";
+import { SentenceSplitter } from "../splitter/sentence-splitter.js";
+import { type EmbedProgress, embedNodes, type IndexEntry } from "./embed-nodes.js";
+import { contentHash, EmbeddingCache } from "./embedding-cache.js";
+import { type IndexSource, readIndexFile, writeIndexFile } from "./persistence.js";
+import type { Retriever } from "./retriever.js";
+import { createVectorIndexRetriever, type VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
+
+/** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
+export interface NodeParser {
+  getNodesFromDocuments(documents: readonly TextNode[]): TextNode[];
+}
+
+/** Options shared by every way of building a {@link VectorStoreIndex}. */
+export interface BuildIndexOptions {
+  embedder: Embedder;
+  /** Embeddings already computed (by embedder id and content hash); new ones are added to it. @default a new, empty cache */
+  cache?: EmbeddingCache;
+  /** Most texts per `getTextEmbeddings` call; the embedder may batch further. @default 256 */
+  embedBatchSize?: number;
+  /** Called before the first batch and after each one. */
+  onProgress?: (progress: EmbedProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Options of {@link VectorStoreIndex.fromDocuments}. */
+export interface FromDocumentsOptions extends BuildIndexOptions {
+  /** @default new SentenceSplitter() (chunkSize 1024, chunkOverlap 200, as in LlamaIndex) */
+  splitter?: NodeParser;
+}
+
+/** Options of {@link VectorStoreIndex.fromDocumentsCached}. */
+export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "cache"> {
+  /** Where the index file lives (`<cacheDir>/ragsynth-index.json`); created when missing. */
+  cacheDir: string;
+  /** Ignore the stored index and embed everything again. @default false */
+  rebuild?: boolean;
+}
+
+/** What building an index cost, and how the documents compare with the stored index. */
+export interface IndexBuildStats {
+  /** Nodes in the index. */
+  chunks: number;
+  /** Distinct texts sent to the embedder. */
+  embedded: number;
+  /** Nodes whose embedding came from the cache. */
+  reused: number;
+  /** Document ids by how they compare with the stored index (all `added` without one). */
+  sources: { added: string[]; changed: string[]; unchanged: string[]; removed: string[] };
+  /** The stored index's embedder id, when it differed from the current one (so nothing was reused). */
+  previousEmbedderId?: string;
+}
+
+/**
+ * An in-memory vector index: nodes with their embeddings, searched by cosine similarity. Build it
+ * from documents or nodes, persist it to a folder, load it back, and get a {@link Retriever}.
+ * Embeddings are cached by embedder id and the SHA-256 of each node's embed content, so unchanged
+ * text is never embedded twice (see {@link VectorStoreIndex.fromDocumentsCached}).
+ * @example
+ * const index = await VectorStoreIndex.fromDocuments(documents, { embedder });
+ * const nodes = await index.asRetriever({ similarityTopK: 3 }).retrieve({ query: "What is RAG?" });
+ */
+export class VectorStoreIndex {
+  readonly embedder: Embedder;
+  /** The documents the nodes came from; empty for an index built from nodes. */
+  readonly sources: readonly IndexSource[];
+  /** What the build that made this index cost. */
+  readonly buildStats: IndexBuildStats;
+  readonly #entries: readonly IndexEntry[];
+
+  private constructor(
+    embedder: Embedder,
+    entries: IndexEntry[],
+    sources: IndexSource[],
+    stats: IndexBuildStats,
+  ) {
+    this.embedder = embedder;
+    this.#entries = entries;
+    this.sources = sources;
+    this.buildStats = stats;
+  }
+
+  /** The indexed nodes, in insertion order. */
+  get nodes(): TextNode[] {
+    return this.#entries.map((entry) => entry.node);
+  }
+
+  /** Splits documents into nodes (SentenceSplitter by default) and embeds them. */
+  static async fromDocuments(
+    documents: readonly TextNode[],
+    options: FromDocumentsOptions,
+  ): Promise<VectorStoreIndex> {
+    return VectorStoreIndex.#build(documents, options, { cache: options.cache ?? new EmbeddingCache() });
+  }
+
+  /** Embeds nodes as they are, without splitting. */
+  static async fromNodes(nodes: readonly TextNode[], options: BuildIndexOptions): Promise<VectorStoreIndex> {
+    const embedded = await embed(nodes, options, options.cache ?? new EmbeddingCache());
+    const stats = {
+      chunks: nodes.length,
+      embedded: embedded.embedded,
+      reused: embedded.reused,
+      sources: diff([], []),
+    };
+    return new VectorStoreIndex(options.embedder, embedded.entries, [], stats);
+  }
+
+  /**
+   * Builds from documents, reusing the index persisted in `cacheDir`: nodes whose embed content is
+   * unchanged keep their stored embedding, so unchanged files cost no embedding calls and a changed
+   * file costs only its changed chunks. The result is persisted back (atomically). A stored index
+   * from a different embedder is ignored and replaced.
+   * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version.
+   */
+  static async fromDocumentsCached(
+    documents: readonly TextNode[],
+    { cacheDir, rebuild = false, ...options }: FromDocumentsCachedOptions,
+  ): Promise<VectorStoreIndex> {
+    const stored = rebuild ? undefined : await readIndexFile(cacheDir);
+    const cache = new EmbeddingCache();
+    const sameEmbedder = stored?.embedderId === options.embedder.id;
+    if (stored && sameEmbedder) {
+      for (const entry of stored.entries) cache.set(stored.embedderId, entry.contentHash, entry.embedding);
+    }
+    const index = await VectorStoreIndex.#build(documents, options, {
+      cache,
+      ...(stored ? { previous: stored.sources } : {}),
+      ...(stored && !sameEmbedder ? { previousEmbedderId: stored.embedderId } : {}),
+    });
+    await index.persist(cacheDir, options.signal ? { signal: options.signal } : {});
+    return index;
+  }
+
+  /**
+   * Loads an index persisted with {@link VectorStoreIndex.persist}.
+   * @throws RagsynthError `index_load` when there is no index in `dir`, the file is corrupt or of another
+   * version, or it was built with a different embedder (its vectors would not compare with the queries').
+   */
+  static async load(dir: string, { embedder }: { embedder: Embedder }): Promise<VectorStoreIndex> {
+    const stored = await readIndexFile(dir);
+    if (!stored) {
+      throw new RagsynthError({
+        code: "index_load",
+        message: `No index in ${dir}. Build one with VectorStoreIndex.fromDocuments(...) and index.persist("${dir}"), or use fromDocumentsCached.`,
+      });
+    }
+    if (stored.embedderId !== embedder.id) {
+      throw new RagsynthError({
+        code: "index_load",
+        message: `The index in ${dir} was built with embedder "${stored.embedderId}", but got "${embedder.id}"; their vectors do not compare. Pass the same embedder, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
+      });
+    }
+    const stats = {
+      chunks: stored.entries.length,
+      embedded: 0,
+      reused: stored.entries.length,
+      sources: diff([], []),
+    };
+    return new VectorStoreIndex(embedder, stored.entries, stored.sources, stats);
+  }
+
+  /** Writes the index to `<dir>/ragsynth-index.json` atomically (temporary file, then rename). Returns the file's path. */
+  async persist(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<string> {
+    return writeIndexFile(
+      dir,
+      { embedderId: this.embedder.id, sources: [...this.sources], entries: [...this.#entries] },
+      signal,
+    );
+  }
+
+  /** A retriever over this index: the `similarityTopK` nodes most similar to the query, best first. */
+  asRetriever(options: VectorIndexRetrieverOptions = {}): Retriever {
+    return createVectorIndexRetriever(this.#entries, this.embedder, options);
+  }
+
+  /**
+   * A {@link RetrieverQueryEngine} over {@link VectorStoreIndex.asRetriever}: the engine's options
+   * (a synthesizer, or `llm` and `responseMode`; `nodePostprocessors`; `onEvent`) plus `similarityTopK`.
+   * @example index.asQueryEngine({ llm, responseMode: "tree_summarize", similarityTopK: 3 })
+   */
+  asQueryEngine<T = unknown>(options: AsQueryEngineOptions<T>): RetrieverQueryEngine<T> {
+    const { similarityTopK, ...engineOptions } = options;
+    const retriever = this.asRetriever(similarityTopK === undefined ? {} : { similarityTopK });
+    return new RetrieverQueryEngine<T>({ ...engineOptions, retriever } as RetrieverQueryEngineOptions<T>);
+  }
+
+  static async #build(
+    documents: readonly TextNode[],
+    options: FromDocumentsOptions,
+    {
+      cache,
+      previous = [],
+      previousEmbedderId,
+    }: { cache: EmbeddingCache; previous?: readonly IndexSource[]; previousEmbedderId?: string },
+  ): Promise<VectorStoreIndex> {
+    const splitter = options.splitter ?? new SentenceSplitter();
+    const nodes: TextNode[] = [];
+    const sources: IndexSource[] = [];
+    for (const document of documents) {
+      options.signal?.throwIfAborted();
+      const documentNodes = splitter.getNodesFromDocuments([document]);
+      nodes.push(...documentNodes);
+      sources.push(describeSource(document, documentNodes));
+    }
+    const embedded = await embed(nodes, options, cache);
+    const stats: IndexBuildStats = {
+      chunks: nodes.length,
+      embedded: embedded.embedded,
+      reused: embedded.reused,
+      sources: diff(previous, sources),
+      ...(previousEmbedderId === undefined ? {} : { previousEmbedderId }),
+    };
+    return new VectorStoreIndex(options.embedder, embedded.entries, sources, stats);
+  }
+}
+
+function embed(
+  nodes: readonly TextNode[],
+  options: BuildIndexOptions,
+  cache: EmbeddingCache,
+): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
+  const { embedder, embedBatchSize = 256, onProgress, signal } = options;
+  if (!Number.isInteger(embedBatchSize) || embedBatchSize < 1) {
+    throw new InvalidArgumentError({
+      parameter: "embedBatchSize",
+      value: embedBatchSize,
+      expected: "be a positive integer",
+    });
+  }
+  return embedNodes({ nodes, embedder, cache, batchSize: embedBatchSize, signal, onProgress });
+}
+
+function describeSource(document: TextNode, nodes: readonly TextNode[]): IndexSource {
+  const { file_size: size, last_modified_at: lastModifiedAt } = document.metadata;
+  return {
+    id: document.id,
+    contentHash: contentHash(document.text),
+    ...(typeof size === "number" ? { size } : {}),
+    ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
+    nodeIds: nodes.map((node) => node.id),
+  };
+}
+
+function diff(previous: readonly IndexSource[], current: readonly IndexSource[]): IndexBuildStats["sources"] {
+  const before = new Map(previous.map((source) => [source.id, source.contentHash]));
+  const now = new Set(current.map((source) => source.id));
+  const result: IndexBuildStats["sources"] = { added: [], changed: [], unchanged: [], removed: [] };
+  for (const source of current) {
+    const hash = before.get(source.id);
+    if (hash === undefined) result.added.push(source.id);
+    else (hash === source.contentHash ? result.unchanged : result.changed).push(source.id);
+  }
+  result.removed = previous.filter((source) => !now.has(source.id)).map((source) => source.id);
+  return result;
+}

@@ -1,0 +1,7 @@
+export {
+  type ReadDocumentsOptions,
+  type ReadDocumentsResult,
+  readDocuments,
+  type SkipCode,
+  type SkippedPath,
+} from "./read-documents.js";

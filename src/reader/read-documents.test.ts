@@ -1,0 +1,156 @@
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { MetadataMode } from "../schema/text-node.js";
+import { readDocuments } from "./read-documents.js";
+
+let root: string;
+let cwd: string;
+
+async function write(relative: string, content: string | Uint8Array): Promise<void> {
+  const file = path.join(root, relative);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content);
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "ragsynth-reader-"));
+  cwd = process.cwd();
+  process.chdir(root);
+});
+
+afterEach(async () => {
+  process.chdir(cwd);
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("readDocuments", () => {
+  it("reads matching files recursively, sorted, with ids and metadata from the path", async () => {
+    await write("docs/b.md", "# B\r\nbee");
+    await write("docs/a.txt", "\uFEFFay");
+    await write("docs/sub/c.md", "sea");
+    const { documents, skipped } = await readDocuments(["docs/"]);
+    expect(skipped).toEqual([]);
+    expect(documents.map((document) => [document.id, document.text])).toEqual([
+      ["docs/a.txt", "ay"],
+      ["docs/b.md", "# B\nbee"],
+      ["docs/sub/c.md", "sea"],
+    ]);
+    const [first] = documents;
+    expect(first?.metadata).toMatchObject({ file_path: "docs/a.txt", file_name: "a.txt", file_size: 5 });
+    expect(typeof first?.metadata.last_modified_at).toBe("string");
+    expect(first?.getContent(MetadataMode.LLM)).toBe("file_path: docs/a.txt\n\nay");
+    expect(first?.getContent(MetadataMode.EMBED)).toBe("file_path: docs/a.txt\n\nay");
+  });
+
+  it("gives the same ids on every run", async () => {
+    await write("docs/a.md", "one");
+    const first = await readDocuments(["docs"]);
+    const second = await readDocuments(["./docs"]);
+    expect(second.documents.map((document) => document.id)).toEqual(
+      first.documents.map((document) => document.id),
+    );
+  });
+
+  it("reports binary, invalid UTF-8, empty and oversized files instead of dropping them", async () => {
+    await write("docs/binary.txt", new Uint8Array([0x68, 0x00, 0x69]));
+    await write("docs/latin1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]));
+    await write("docs/blank.md", " \n\n ");
+    await write("docs/big.md", "x".repeat(100));
+    await write("docs/ok.md", "fine");
+    const { documents, skipped } = await readDocuments(["docs"], { maxFileBytes: 50 });
+    expect(documents.map((document) => document.id)).toEqual(["docs/ok.md"]);
+    expect(skipped.map(({ path, code }) => [path, code])).toEqual([
+      ["docs/big.md", "too_large"],
+      ["docs/binary.txt", "binary"],
+      ["docs/blank.md", "empty"],
+      ["docs/latin1.txt", "invalid_utf8"],
+    ]);
+    expect(skipped[0]?.reason).toMatch(/raise maxFileBytes/);
+  });
+
+  it("reports hidden entries, node_modules, other endings and subfolders without entering them", async () => {
+    await write("docs/.git/config.md", "secret");
+    await write("docs/.notes.md", "hidden");
+    await write("docs/node_modules/pkg/readme.md", "dependency");
+    await write("docs/image.png", "png");
+    await write("docs/sub/deep.md", "deep");
+    await write("docs/top.md", "top");
+    const { documents, skipped } = await readDocuments(["docs"], { recursive: false });
+    expect(documents.map((document) => document.id)).toEqual(["docs/top.md"]);
+    expect(skipped.map(({ path, code }) => [path, code])).toEqual([
+      ["docs/.git", "hidden"],
+      ["docs/.notes.md", "hidden"],
+      ["docs/image.png", "extension"],
+      ["docs/node_modules", "node_modules"],
+      ["docs/sub", "not_recursive"],
+    ]);
+  });
+
+  it("reads explicitly named paths even when hidden or of another ending, and reads each file once", async () => {
+    await write("docs/.notes.md", "hidden");
+    await write("docs/data.csv", "a,b");
+    await write("docs/a.md", "a");
+    const { documents } = await readDocuments(["docs/.notes.md", "docs/data.csv", "docs", "docs/a.md"]);
+    expect(documents.map((document) => document.id)).toEqual([
+      "docs/.notes.md",
+      "docs/a.md",
+      "docs/data.csv",
+    ]);
+  });
+
+  it("accepts endings with or without a dot, case-insensitively", async () => {
+    await write("docs/A.MD", "upper");
+    await write("docs/b.rst", "rst");
+    const { documents } = await readDocuments(["docs"], { extensions: ["md", ".RST"] });
+    expect(documents.map((document) => document.id)).toEqual(["docs/A.MD", "docs/b.rst"]);
+  });
+
+  it("does not follow symbolic links to folders, which could loop", async () => {
+    await write("docs/a.md", "a");
+    await symlink(path.join(root, "docs"), path.join(root, "docs/loop"), "dir");
+    const { documents, skipped } = await readDocuments(["docs"]);
+    expect(documents.map((document) => document.id)).toEqual(["docs/a.md"]);
+    expect(skipped).toEqual([{ path: "docs/loop", code: "symlink_folder", reason: expect.any(String) }]);
+  });
+
+  it.skipIf(process.getuid?.() === 0)("reports a file it may not read", async () => {
+    await write("docs/secret.md", "no");
+    await chmod(path.join(root, "docs/secret.md"), 0o000);
+    const { documents, skipped } = await readDocuments(["docs"]);
+    expect(documents).toEqual([]);
+    expect(skipped).toEqual([
+      { path: "docs/secret.md", code: "unreadable", reason: expect.stringContaining("EACCES") },
+    ]);
+  });
+
+  it("returns no documents for an empty folder, so the caller can say so", async () => {
+    await mkdir(path.join(root, "empty"));
+    expect(await readDocuments(["empty"])).toEqual({ documents: [], skipped: [] });
+  });
+
+  it("throws a document_read error naming every missing path", async () => {
+    await write("docs/a.md", "a");
+    const error = await readDocuments(["docs", "nope", "missing/x.md"]).catch((caught: unknown) => caught);
+    expect(RagsynthError.isInstance(error, "document_read")).toBe(true);
+    expect((error as Error).message).toMatch(
+      /No file or folder at "nope" \(resolved to .*\), "missing\/x.md"/,
+    );
+  });
+
+  it("stops when the signal aborts", async () => {
+    await write("docs/a.md", "a");
+    const controller = new AbortController();
+    controller.abort(new Error("stop"));
+    await expect(readDocuments(["docs"], { signal: controller.signal })).rejects.toThrow("stop");
+  });
+
+  it("rejects bad arguments with a typed error", async () => {
+    await expect(readDocuments([""])).rejects.toThrow(
+      /Expected `paths` to be an array of non-empty path strings/,
+    );
+    await expect(readDocuments(["."], { extensions: [""] })).rejects.toThrow(/Expected `extensions`/);
+  });
+});

@@ -1,0 +1,159 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CHINESE_TEXT, EDGE_CASE_TEXT, ENGLISH_TEXT } from "./conformance-fixtures.test.util.js";
+import { splitSentences } from "./sentences.js";
+
+const nonWhitespace = (text: string) => text.replace(/\s+/g, "");
+
+describe("splitSentences", () => {
+  it("splits English sentences and keeps the following whitespace with each", () => {
+    expect(splitSentences("Hello! How are you? I am fine. And you?")).toEqual([
+      "Hello! ",
+      "How are you? ",
+      "I am fine. ",
+      "And you?",
+    ]);
+  });
+
+  it("splits Chinese on 。！？ and keeps closing quotes with their sentence", () => {
+    expect(splitSentences("你好。今天天气很好！你呢？我很好。")).toEqual([
+      "你好。",
+      "今天天气很好！",
+      "你呢？",
+      "我很好。",
+    ]);
+    expect(splitSentences("他说：“你好。”然后走了。")).toEqual(["他说：“你好。”", "然后走了。"]);
+  });
+
+  it("splits mixed English and Chinese text", () => {
+    expect(splitSentences("English sentence. 中文句子。Another one! 然后呢？")).toEqual([
+      "English sentence. ",
+      "中文句子。",
+      "Another one! ",
+      "然后呢？",
+    ]);
+  });
+
+  it("does not split after titles, e.g./i.e., initials and dotted initialisms", () => {
+    expect(splitSentences("Mr. Smith met Dr. Jones. They talked.")).toEqual([
+      "Mr. Smith met Dr. Jones. ",
+      "They talked.",
+    ]);
+    expect(splitSentences("Use a fruit, e.g. Apples. Or not.")).toEqual([
+      "Use a fruit, e.g. Apples. ",
+      "Or not.",
+    ]);
+    expect(splitSentences("J. K. Rowling wrote it. The U.S. Army read it.")).toEqual([
+      "J. K. Rowling wrote it. ",
+      "The U.S. Army read it.",
+    ]);
+    expect(splitSentences("See (e.g. Figure 2) here. Done.")).toEqual([
+      "See (e.g. Figure 2) here. ",
+      "Done.",
+    ]);
+  });
+
+  it("still splits after sentence-final words that look like abbreviations", () => {
+    expect(splitSentences("Apples, pears, etc. Then we left.")).toEqual([
+      "Apples, pears, etc. ",
+      "Then we left.",
+    ]);
+    expect(splitSentences("He said no. Then he left.")).toEqual(["He said no. ", "Then he left."]);
+  });
+
+  it("documents a trade-off: a sentence ending in an initialism is joined to the next", () => {
+    expect(splitSentences("I live in the U.S. Next sentence.")).toEqual([
+      "I live in the U.S. Next sentence.",
+    ]);
+  });
+
+  it("breaks at blank lines but not at single line breaks (as punkt does, unlike raw ICU)", () => {
+    const text = "A sentence that is\nhard-wrapped here. Next\n\nNew paragraph\r\n\r\nThird";
+    expect(splitSentences(text)).toEqual([
+      "A sentence that is\nhard-wrapped here. ",
+      "Next\n\n",
+      "New paragraph\r\n\r\n",
+      "Third",
+    ]);
+  });
+
+  it("keeps leading whitespace with the first sentence", () => {
+    expect(splitSentences("\n\n  First. Second.")).toEqual(["\n\n  First. ", "Second."]);
+  });
+
+  it("trims and drops blank sentences with `trim`", () => {
+    expect(splitSentences("\n\nOne.  Two!\n\n\n", { trim: true })).toEqual(["One.", "Two!"]);
+    expect(splitSentences("   ", { trim: true })).toEqual([]);
+  });
+
+  it("returns [] for empty text", () => {
+    expect(splitSentences("")).toEqual([]);
+  });
+
+  it("loses no text: the sentences join back to the input", () => {
+    for (const text of [ENGLISH_TEXT, CHINESE_TEXT, EDGE_CASE_TEXT]) {
+      const sentences = splitSentences(text);
+      expect(sentences.length).toBeGreaterThan(1);
+      expect(sentences.join("")).toBe(text);
+      expect(nonWhitespace(splitSentences(text, { trim: true }).join(""))).toBe(nonWhitespace(text));
+    }
+  });
+
+  it("loses no text for arbitrary strings (property)", () => {
+    const alphabet = fc.constantFrom(
+      "a",
+      "B",
+      " ",
+      "\n",
+      ".",
+      "。",
+      "？",
+      "!",
+      "Mr.",
+      "U.S.",
+      "é",
+      "😀",
+      "\r\n",
+    );
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 200 }), fc.string({ unit: "grapheme" }), (parts, extra) => {
+        const text = parts.join("") + extra;
+        expect(splitSentences(text).join("")).toBe(text);
+      }),
+    );
+  });
+
+  it("stays linear on a 1 MB paragraph and never cuts a surrogate pair", () => {
+    const inputs = [
+      "Short sentence here. ".repeat(50_000),
+      "x".repeat(1_000_000),
+      "word ".repeat(200_000),
+      "你好。".repeat(300_000),
+      "😀".repeat(500_000),
+    ];
+    for (const text of inputs) {
+      const started = performance.now();
+      const sentences = splitSentences(text);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(sentences.join("")).toBe(text);
+      const broken = sentences.filter((sentence) => /^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(sentence));
+      expect(broken).toEqual([]);
+    }
+  });
+
+  it("cuts a run without any sentence break at whitespace, into pieces of at most 32K characters", () => {
+    const sentences = splitSentences("word ".repeat(20_000));
+    expect(sentences.length).toBeGreaterThan(1);
+    for (const sentence of sentences) {
+      expect(sentence.length).toBeLessThanOrEqual(32_768);
+      expect(sentence.endsWith(" ")).toBe(true);
+    }
+  });
+
+  it("finds the same sentences across window boundaries as in a short text", () => {
+    const sentence = "This sentence is exactly long enough to straddle windows, more or less. ";
+    const sentences = splitSentences(sentence.repeat(500));
+    expect(sentences).toHaveLength(500);
+    expect(new Set(sentences)).toEqual(new Set([sentence]));
+  });
+});
