@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { PromptHelper } from "../../src/budget/prompt-helper.js";
+import { ContextOverflowError } from "../../src/errors/context-overflow-error.js";
+import type { RagsynthEvent } from "../../src/events/events.js";
+import {
+  DEFAULT_REFINE_PROMPT_TMPL,
+  DEFAULT_TEXT_QA_PROMPT_TMPL,
+  DEFAULT_TREE_SUMMARIZE_TMPL,
+} from "../../src/prompt/default-prompts.js";
+import { countPromptTokens } from "../../src/prompt/render-prompt.js";
+import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
+import { MockLLM } from "../../src/testing/mock-llm.js";
+import { resolveTokenizer } from "../../src/tokenizer/resolve-tokenizer.js";
+import {
+  CONTEXT_MODES,
+  collectUnhandledRejections,
+  expectTiling,
+  expectTyped,
+  extractSlot,
+  LLM_MODES,
+  mockLLM,
+  rejectionOf,
+  textNode,
+  thrownBy,
+} from "./helpers.js";
+
+// The bad-input catalogue, part 2: budgets (windows, numOutput, overlap, oversized nodes).
+
+collectUnhandledRejections();
+
+const node = textNode;
+const mock = mockLLM;
+const cl100k = resolveTokenizer("cl100k_base");
+
+describe("bad-input catalogue: budgets", () => {
+  const huge = `START ${"lorem ipsum dolor sit amet consectetur ".repeat(400)}END`;
+  const window = 400;
+  const numOutput = 32;
+
+  it.each(CONTEXT_MODES)(
+    "%s: one node larger than the whole window is split (or, in simple_summarize, truncated and reported), never over budget",
+    async (mode) => {
+      const llm = mock({ response: "a" });
+      const events: RagsynthEvent[] = [];
+      const promptHelper = new PromptHelper({ contextWindow: window, numOutput });
+      expect(cl100k.count(huge)).toBeGreaterThan(window * 3);
+      await getResponseSynthesizer({
+        llm,
+        promptHelper,
+        responseMode: mode,
+        onEvent: (event) => events.push(event),
+      }).synthesize({
+        query: "q",
+        nodes: [node(huge)],
+      });
+      for (const prompt of llm.prompts) {
+        expect(
+          countPromptTokens({ kind: "completion", text: prompt }, cl100k).total + numOutput,
+        ).toBeLessThanOrEqual(window);
+      }
+      const contexts = llm.prompts.map(
+        (prompt) =>
+          extractSlot(prompt, DEFAULT_TEXT_QA_PROMPT_TMPL, "context_str", { query_str: "q" }) ??
+          extractSlot(prompt, DEFAULT_TREE_SUMMARIZE_TMPL, "context_str", { query_str: "q" }) ??
+          extractSlot(prompt, DEFAULT_REFINE_PROMPT_TMPL, "context_msg", {
+            query_str: "q",
+            existing_answer: "a",
+          }),
+      );
+      expect(contexts.every((context) => context !== undefined)).toBe(true);
+      if (mode === "simple_summarize") {
+        expect(llm.calls).toHaveLength(1);
+        expect(huge.startsWith(contexts[0] as string)).toBe(true);
+        const pack = events.find((event) => event.type === "pack");
+        expect(pack?.type === "pack" && (pack.truncatedTokens ?? 0) > 0).toBe(true);
+      } else {
+        const leaves = (contexts as string[]).filter(
+          (context) => context !== "a\n\na" && !/^a(\n\na)*$/.test(context),
+        );
+        expect(leaves.length).toBeGreaterThan(3);
+        expectTiling(huge, leaves);
+      }
+    },
+  );
+
+  it.each(LLM_MODES.filter((mode) => mode !== "generation"))(
+    "%s: contextWindow smaller than the prompt is a context_overflow error with every number and the fix, before any call",
+    async (mode) => {
+      const llm = mock();
+      const promptHelper = new PromptHelper({ contextWindow: 20, numOutput: 5 });
+      const error = await rejectionOf(
+        getResponseSynthesizer({ llm, promptHelper, responseMode: mode }).synthesize({
+          query: "q",
+          nodes: [node("hello")],
+        }),
+      );
+      expectTyped(
+        error,
+        "context_overflow",
+        /needs \d+ tokens/,
+        /contextWindow is 20/,
+        /Raise contextWindow, lower numOutput/,
+      );
+      expect(error).toBeInstanceOf(ContextOverflowError);
+      expect((error as ContextOverflowError).overBy).toBeGreaterThan(0);
+      expect(llm.calls).toHaveLength(0);
+    },
+  );
+
+  it("numOutput ≥ contextWindow: accepted by the constructor, then a context_overflow error before any call", async () => {
+    for (const numOutput of [100, 250]) {
+      const llm = mock();
+      const promptHelper = new PromptHelper({ contextWindow: 100, numOutput });
+      const error = await rejectionOf(
+        getResponseSynthesizer({ llm, promptHelper }).synthesize({ query: "q", nodes: [node("c")] }),
+      );
+      expectTyped(
+        error,
+        "context_overflow",
+        new RegExp(`plus numOutput ${numOutput}, but contextWindow is 100`),
+        /lower numOutput/,
+      );
+      expect(llm.calls).toHaveLength(0);
+    }
+    // The same through a model whose maxOutputTokens fills its window.
+    const llm = new MockLLM({ response: "a", contextWindow: 100, maxTokens: 100 });
+    const error = await rejectionOf(
+      getResponseSynthesizer({ llm }).synthesize({ query: "q", nodes: [node("c")] }),
+    );
+    expectTyped(error, "context_overflow", /numOutput 100, but contextWindow is 100/);
+  });
+
+  it.each([1.5, -0.1, Number.NaN])(
+    "chunkOverlapRatio %s: invalid_argument saying it must be between 0 and 1",
+    (ratio) => {
+      const error = thrownBy(() => new PromptHelper({ chunkOverlapRatio: ratio }));
+      expectTyped(
+        error,
+        "invalid_argument",
+        /Expected `chunkOverlapRatio` to be a number between 0 and 1, got `/,
+      );
+    },
+  );
+
+  it.each([
+    ["contextWindow", { contextWindow: 0 }],
+    ["contextWindow", { contextWindow: 1.5 }],
+    ["numOutput", { numOutput: -1 }],
+  ] as const)("%s out of range: invalid_argument naming it", (parameter, options) => {
+    expectTyped(
+      thrownBy(() => new PromptHelper(options)),
+      "invalid_argument",
+      new RegExp(`Expected \`${parameter}\` to be`),
+    );
+  });
+});
