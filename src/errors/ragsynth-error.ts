@@ -36,6 +36,12 @@ export type RagsynthErrorCode =
 export class RagsynthError extends Error {
   /** Machine-readable code; see {@link RagsynthErrorCode}. */
   readonly code: RagsynthErrorCode;
+  /**
+   * Set when the error ended a synthesis: the calls and tokens spent before it (failed calls included).
+   */
+  usage?: { llmCalls: number; promptTokens: number; completionTokens: number; retries: number };
+  /** Set when the error ended a synthesis: how many model calls had succeeded before it. */
+  callsSucceeded?: number;
 
   constructor({ code, message, cause }: { code: RagsynthErrorCode; message: string; cause?: unknown }) {
     super(message, cause === undefined ? undefined : { cause });

@@ -1,19 +1,22 @@
 import type { Tracer } from "@opentelemetry/api";
 import { PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import { createAbortError } from "../llm/retry.js";
 import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import type { Metadata } from "../schema/text-node.js";
+import { type Metadata, MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import { defaultTracer, startSynthesisTrace } from "./synthesis-trace.js";
 import { createSynthesizerContext, type SynthesizerContext } from "./synthesizer-context.js";
+import { checkTemplateSlots } from "./template-slots.js";
 import { createTextChannel } from "./text-channel.js";
-import type {
-  ResponseSynthesizer,
-  StreamingSynthesisResponse,
-  SynthesisResponse,
-  SynthesizeOptions,
+import {
+  RESPONSE_MODES,
+  type ResponseSynthesizer,
+  type StreamingSynthesisResponse,
+  type SynthesisResponse,
+  type SynthesizeOptions,
 } from "./types.js";
 
 /** Settings shared by every synthesizer, built in or custom. */
@@ -78,6 +81,44 @@ function validate(options: SynthesizeOptions) {
       expected: "be an array of NodeWithScore",
     });
   }
+  checkNodes(options.nodes, "nodes");
+  if (options.additionalSourceNodes) checkNodes(options.additionalSourceNodes, "additionalSourceNodes");
+}
+
+function checkNodes(nodes: readonly unknown[], parameter: string) {
+  for (const [index, entry] of nodes.entries()) {
+    const node = (entry as { node?: { getContent?: unknown; text?: unknown } } | null)?.node;
+    if (typeof node?.getContent !== "function") {
+      throw new InvalidArgumentError({
+        parameter: `${parameter}[${index}]`,
+        value: entry,
+        expected: "be a NodeWithScore: { node: TextNode, score? }",
+        hint: "Wrap plain text as { node: new TextNode({ text }) }; nodes parsed from JSON need new TextNode(json).",
+      });
+    }
+    if (typeof node.text !== "string") {
+      throw new InvalidArgumentError({
+        parameter: `${parameter}[${index}].node.text`,
+        value: node.text,
+        expected: "be a string",
+      });
+    }
+  }
+}
+
+/** True when no node has any text to send (all empty or whitespace). */
+function allBlank(nodes: readonly NodeWithScore[]): boolean {
+  return nodes.every((entry) => entry.node.getContent(MetadataMode.LLM).trim() === "");
+}
+
+/**
+ * Puts what the synthesis spent before it failed on the error: `usage` and `callsSucceeded`, so a caller
+ * sees the cost and progress of a failed run without listening to events.
+ */
+function annotate(error: unknown, usage: SynthesisUsage, callsSucceeded: number): void {
+  if (!RagsynthError.isInstance(error) || error.usage !== undefined) return;
+  error.usage = { ...usage };
+  error.callsSucceeded = callsSucceeded;
 }
 
 function combineSignals(signals: Array<AbortSignal | undefined>): AbortSignal {
@@ -117,6 +158,10 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     if (verbose) console.info(`[ragsynth] ${event.type}`, event);
     onEvent?.(event);
   };
+  const countingEmit = (counter: { succeeded: number }) => (event: RagsynthEvent) => {
+    if (event.type === "llm-call-end" && event.error === undefined) counter.succeeded += 1;
+    emit(event);
+  };
 
   async function execute(
     request: SynthesizeOptions,
@@ -130,6 +175,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
     const started = now();
     const trace = startSynthesisTrace(tracer, { mode, nodeCount: nodes.length, streaming });
+    const counter = { succeeded: 0 };
     let written = "";
     const writeOut = (text: string) => {
       if (text === "") return;
@@ -140,7 +186,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     try {
       signal.throwIfAborted();
       let result: SynthesizerRunResult<T>;
-      if (nodes.length === 0 && emptyNodes === "empty-response") {
+      if (emptyNodes === "empty-response" && (nodes.length === 0 || allBlank(nodes))) {
         result = { text: emptyResponse };
       } else {
         const context = createSynthesizerContext({
@@ -157,7 +203,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
           emptyResponse,
           usage,
           trace,
-          emit,
+          emit: countingEmit(counter),
           write: writeOut,
           now,
         });
@@ -170,6 +216,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
       return buildResponse(result, sourceNodes, usage);
     } catch (caught) {
       const error = signal.aborted ? createAbortError(signal) : caught;
+      annotate(error, usage, counter.succeeded);
       trace.end(usage, error);
       emit({ type: "synthesize-end", mode, usage: { ...usage }, durationMs: now() - started, error });
       throw error;
@@ -192,8 +239,9 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
                 : "not be set: this synthesizer has no prompts",
           });
         }
-        prompts[key] = prompt;
+        if ((RESPONSE_MODES as readonly string[]).includes(mode)) checkTemplateSlots(key, prompt);
       }
+      Object.assign(prompts, updates);
     },
     synthesize(request) {
       try {

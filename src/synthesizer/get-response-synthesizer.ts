@@ -14,6 +14,7 @@ import type { SynthesizerSettings } from "./create-synthesizer.js";
 import { createGenerationSynthesizer } from "./generation.js";
 import { createRefineSynthesizer } from "./refine.js";
 import { createSimpleSummarizeSynthesizer } from "./simple-summarize.js";
+import { checkTemplateSlots } from "./template-slots.js";
 import { createTreeSummarizeSynthesizer } from "./tree-summarize.js";
 import { RESPONSE_MODES, type ResponseMode, type ResponseSynthesizer } from "./types.js";
 
@@ -48,7 +49,8 @@ const MODEL_FREE_MODES: readonly ResponseMode[] = ["no_text", "context_only"];
  * Differs from LlamaIndex: no global `Settings` (the `llm` is required for modes that call it), and
  * options a mode cannot use are rejected instead of silently ignored.
  * @throws RagsynthError `unknown_mode` listing the valid modes
- * @throws InvalidArgumentError for a missing `llm` or options the mode does not support
+ * @throws InvalidArgumentError for a missing `llm`, options the mode does not support, or a template without
+ *   the slot its text goes into (`{context_str}`, `{context_msg}`, `{existing_answer}`)
  * @example const synthesizer = getResponseSynthesizer({ llm, responseMode: "tree_summarize" });
  */
 export function getResponseSynthesizer<T = unknown>(
@@ -94,6 +96,18 @@ export function getResponseSynthesizer<T = unknown>(
       hint: "Filtering makes the model answer { query_satisfied, answer } with a text answer.",
     });
   }
+
+  const templatesUsed: Partial<Record<ResponseMode, Record<string, BasePromptTemplate>>> = {
+    refine: { text_qa_template: textQaTemplate, refine_template: refineTemplate },
+    compact: { text_qa_template: textQaTemplate, refine_template: refineTemplate },
+    tree_summarize: { summary_template: summaryTemplate },
+    simple_summarize: { text_qa_template: textQaTemplate },
+    generation: { simple_template: simpleTemplate },
+    accumulate: { text_qa_template: textQaTemplate },
+    compact_accumulate: { text_qa_template: textQaTemplate },
+  };
+  for (const [key, template] of Object.entries(templatesUsed[responseMode] ?? {}))
+    checkTemplateSlots(key, template);
 
   switch (responseMode) {
     case "refine":

@@ -315,7 +315,7 @@ describe("persistent failure", () => {
 
   // GAP (reported): the thrown error does not say how many calls succeeded before it, nor the usage spent.
   // Remove `.fails` once the synthesizer attaches it (e.g. `error.usage` / `error.callsSucceeded`).
-  it.fails("GAP: the thrown error carries how many calls succeeded (usage) before the failure", {
+  it("the thrown error carries how many calls succeeded (usage) before the failure", {
     timeout: 10_000,
   }, async () => {
     server = await startFakeOpenAIServer({ handler: summarize, faults: persistent(20) });

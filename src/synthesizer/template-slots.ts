@@ -1,0 +1,77 @@
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { BasePromptTemplate, ChatPromptTemplate, PromptTemplate } from "../prompt/prompt-template.js";
+
+interface SlotRule {
+  /** The option name users set (`textQaTemplate`). */
+  option: string;
+  /** Variables the synthesizer fills. A template may use any of them. */
+  filled: readonly string[];
+  /** Variables the template must have, or text would be silently left out of the prompt. */
+  required: readonly string[];
+}
+
+/** The variables each built-in prompt key is formatted with, by `getPrompts()` key. */
+export const TEMPLATE_SLOTS: Readonly<Record<string, SlotRule>> = {
+  text_qa_template: {
+    option: "textQaTemplate",
+    filled: ["context_str", "query_str"],
+    required: ["context_str"],
+  },
+  refine_template: {
+    option: "refineTemplate",
+    filled: ["query_str", "existing_answer", "context_msg"],
+    required: ["existing_answer", "context_msg"],
+  },
+  summary_template: {
+    option: "summaryTemplate",
+    filled: ["context_str", "query_str"],
+    required: ["context_str"],
+  },
+  simple_template: { option: "simpleTemplate", filled: ["query_str"], required: ["query_str"] },
+};
+
+function forms(template: BasePromptTemplate): Array<PromptTemplate | ChatPromptTemplate> {
+  if (template.kind !== "selector") return [template];
+  return template.chatTemplate
+    ? [template.defaultTemplate, template.chatTemplate]
+    : [template.defaultTemplate];
+}
+
+function describe(template: PromptTemplate | ChatPromptTemplate): string {
+  return template.kind === "completion"
+    ? template.template
+    : template.messageTemplates.map((message) => `${message.role}: ${message.content}`).join("\n");
+}
+
+/**
+ * Checks, before any model call, that a template has the slots its synthesizer fills and no others.
+ * Differs from LlamaIndex, where a QA template without `{context_str}` silently sends no context at all.
+ * @throws InvalidArgumentError naming the missing or unknown variable
+ */
+export function checkTemplateSlots(key: string, template: BasePromptTemplate): void {
+  const rule = TEMPLATE_SLOTS[key];
+  if (!rule) return;
+  for (const form of forms(template)) {
+    const variables = form.variables;
+    const missing = rule.required.filter((name) => !variables.includes(name));
+    if (missing.length > 0) {
+      throw new InvalidArgumentError({
+        parameter: rule.option,
+        value: describe(form),
+        expected: `have the variable${missing.length > 1 ? "s" : ""} ${missing.map((name) => `{${name}}`).join(", ")}`,
+        hint: `Without ${missing.length > 1 ? "them" : "it"} the retrieved text would be silently left out of the prompt. This template is formatted with ${rule.filled.map((name) => `{${name}}`).join(", ")}.`,
+      });
+    }
+    const unfilled = variables.filter(
+      (name) => !rule.filled.includes(name) && !Object.hasOwn(form.partials, name),
+    );
+    if (unfilled.length > 0) {
+      throw new InvalidArgumentError({
+        parameter: rule.option,
+        value: describe(form),
+        expected: `use only ${rule.filled.map((name) => `{${name}}`).join(", ")} (others must be filled with partialFormat)`,
+        hint: `Nothing fills ${unfilled.map((name) => `{${name}}`).join(", ")}: call template.partialFormat({ ${unfilled.map((name) => `${name}: "…"`).join(", ")} }) first, or rename the variable.`,
+      });
+    }
+  }
+}
