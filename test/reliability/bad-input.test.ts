@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { RagsynthError } from "../../src/errors/ragsynth-error.js";
 import { DEFAULT_TEXT_QA_PROMPT_TMPL } from "../../src/prompt/default-prompts.js";
 import { PromptTemplate } from "../../src/prompt/prompt-template.js";
 import { type NodeWithScore, TextNode } from "../../src/schema/text-node.js";
