@@ -1,0 +1,139 @@
+import type { RagsynthEvent } from "../events/events.js";
+import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import type { NodeWithScore } from "../schema/text-node.js";
+import type { SynthesisResponse } from "../synthesizer/types.js";
+import { formatSources, formatSummary, sourceName } from "./format.js";
+import { colorEnabled, createStyle } from "./io.js";
+import type { AskOptions } from "./parse-command.js";
+import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
+import { createProgress } from "./progress.js";
+import type { CommandContext } from "./run-cli.js";
+import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
+import { EXIT_OK } from "./usage-error.js";
+
+/** A source as `--json` shows it. */
+export function sourceToJSON(source: NodeWithScore, index: number) {
+  return {
+    rank: index + 1,
+    score: source.score ?? null,
+    file: sourceName(source.node),
+    nodeId: source.node.id,
+    metadata: source.node.metadata,
+    text: source.node.text,
+  };
+}
+
+/** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
+export async function runAsk(options: AskOptions, context: CommandContext): Promise<number> {
+  const { io, signal } = context;
+  const started = performance.now();
+  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
+  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
+  try {
+    const models = chooseModels(options, io);
+    // Built before the index, so a missing API key fails at once.
+    const llm = models.llmChoice.create();
+    const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
+    const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
+    const log = createEventLog();
+    const showProgress = progressFromEvents(progress);
+    let answering = false;
+    const onEvent = (event: RagsynthEvent) => {
+      log.handler(event);
+      if (!answering) showProgress(event);
+    };
+    const engine = new RetrieverQueryEngine({
+      retriever: opened.index.asRetriever({ similarityTopK: options.topK }),
+      nodePostprocessors: postprocessors,
+      responseMode: options.mode,
+      llm,
+      promptHelper,
+      concurrency: options.concurrency,
+      onEvent,
+      ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
+    });
+
+    const stream = !options.json && (options.stream ?? io.stdoutIsTTY);
+    let response: SynthesisResponse;
+    if (stream) {
+      const streaming = await engine.stream({ query: options.query, signal });
+      let wrote = false;
+      for await (const delta of streaming.textStream) {
+        if (!answering) {
+          answering = true;
+          progress.clear();
+        }
+        io.stdout.write(delta);
+        wrote = delta !== "" || wrote;
+      }
+      response = await streaming.response;
+      progress.clear();
+      if (wrote) io.stdout.write("\n");
+    } else {
+      response = await engine.query({ query: options.query, signal });
+      progress.clear();
+      if (!options.json && response.response !== "") io.stdout.write(`${response.response}\n`);
+    }
+    const totalMs = performance.now() - started;
+    for (const note of optimizerNotes(log.events)) io.stderr.write(`${note}\n`);
+
+    if (options.json) {
+      io.stdout.write(
+        `${JSON.stringify(
+          {
+            command: "ask",
+            query: options.query,
+            mode: options.mode,
+            answer: response.response,
+            sources: response.sourceNodes.map(sourceToJSON),
+            usage: response.usage,
+            timings: {
+              ...phaseTimings(log.events),
+              indexMs: Math.round(opened.stats.durationMs),
+              totalMs: Math.round(totalMs),
+            },
+            llm: {
+              model: llm.metadata.model,
+              kind: llm.metadata.kind ?? "generative",
+              offline: models.llmChoice.label === "extractive",
+              contextWindow: promptHelper.contextWindow,
+              numOutput: promptHelper.numOutput,
+              tokenizer: promptHelper.tokenizer.name,
+            },
+            embed: { id: opened.embedder.id },
+            index: opened.stats,
+            events: log.events.map(eventToJSON),
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      return EXIT_OK;
+    }
+    io.stdout.write(`\n${formatSources(response.sourceNodes, style, io.columns)}`);
+    if (options.trace) io.stdout.write(`\n${renderTrace(log.events, style)}`);
+    io.stdout.write(
+      `\n${style.dim(formatSummary({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,
+    );
+    return EXIT_OK;
+  } finally {
+    progress.clear();
+  }
+}
+
+/** Milliseconds spent retrieving, postprocessing and synthesizing, from the events. */
+function phaseTimings(events: readonly RagsynthEvent[]) {
+  let retrieveMs = 0;
+  let postprocessMs = 0;
+  let synthesizeMs = 0;
+  for (const event of events) {
+    if (event.type === "retrieve-end") retrieveMs += event.durationMs;
+    if (event.type === "postprocess-end") postprocessMs += event.durationMs;
+    if (event.type === "synthesize-end") synthesizeMs += event.durationMs;
+  }
+  return {
+    retrieveMs: Math.round(retrieveMs),
+    postprocessMs: Math.round(postprocessMs),
+    synthesizeMs: Math.round(synthesizeMs),
+  };
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { processIO } from "./io.js";
+import { runCli } from "./run-cli.js";
+import { EXIT_INTERRUPTED } from "./usage-error.js";
+
+// Ctrl-C aborts every call in flight; the run then ends with 130. A second Ctrl-C exits at once.
+const controller = new AbortController();
+process.on("SIGINT", () => {
+  if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
+  controller.abort();
+});
+
+process.exitCode = await runCli({ argv: process.argv.slice(2), io: processIO(), signal: controller.signal });

@@ -1,0 +1,81 @@
+import { RESPONSE_MODES } from "../synthesizer/types.js";
+import { COMMAND_OPTIONS, type CommandName, OPTIONS, type OptionSpec } from "./options.js";
+
+const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples: string[] }> = {
+  ask: {
+    usage: 'ragsynth ask <paths…> --query "<question>"   (or: ragsynth ask <paths…> -- <question>)',
+    summary:
+      "Answer a question from your files: retrieve, optionally optimize, synthesize, cite the sources.",
+    examples: [
+      'ragsynth ask examples/docs --query "What is the default response mode?"',
+      'ragsynth ask docs/ notes.md --mode tree_summarize --trace -- "Summarize the design"',
+      'RAGSYNTH_LLM=ollama:llama3.1 ragsynth ask docs/ -q "…" --optimizer percentile=0.5',
+    ],
+  },
+  plan: {
+    usage: 'ragsynth plan <paths…> --query "<question>" [--mode <mode>…]',
+    summary:
+      "Retrieve, then show how each response mode would pack the context: chunks, LLM calls, prompt tokens, cost. Calls no model.",
+    examples: [
+      'ragsynth plan examples/docs --query "What is the default response mode?"',
+      'ragsynth plan docs/ -q "…" --mode refine,compact --context-window 8192 --price-in 0.15 --price-out 0.6',
+    ],
+  },
+  index: {
+    usage: "ragsynth index <paths…>",
+    summary: "Read, split and embed the files, and keep the index in the cache dir for ask and plan.",
+    examples: ["ragsynth index examples/docs", "ragsynth index docs/ --embed openai:text-embedding-3-small"],
+  },
+};
+
+function optionLines(names: readonly (keyof typeof OPTIONS)[]): string[] {
+  const rows = names.map((name) => {
+    const spec: OptionSpec = OPTIONS[name];
+    const flag = `${spec.short ? `-${spec.short}, ` : "    "}--${name}${spec.value ? ` ${spec.value}` : ""}`;
+    return [flag, spec.description] as const;
+  });
+  const width = Math.max(...rows.map(([flag]) => flag.length));
+  return rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);
+}
+
+const ENVIRONMENT = [
+  "Environment:",
+  "  RAGSYNTH_LLM      Default for --llm (e.g. openai:gpt-4o-mini, ollama:llama3.1)",
+  "  RAGSYNTH_EMBED    Default for --embed (e.g. openai:text-embedding-3-small)",
+  "  OPENAI_API_KEY    Key for openai:<model> (never printed)",
+  "  OPENAI_BASE_URL   Base URL for openai:<model> (any OpenAI-compatible server)",
+  "",
+  "Without --llm/--embed, ragsynth runs offline: an extractive answerer (it quotes the best sentences)",
+  "and a hashing embedder. Nothing is downloaded and no model server is needed.",
+];
+
+/** The help of one command, or the overview. */
+export function helpText(topic: CommandName | undefined, version: string): string {
+  if (topic === undefined) {
+    return [
+      `ragsynth ${version}: LlamaIndex-style response synthesis from the command line`,
+      "",
+      "Usage: ragsynth <command> [options]",
+      "",
+      "Commands:",
+      ...Object.entries(SUMMARIES).map(([name, { summary }]) => `  ${name.padEnd(6)} ${summary}`),
+      "",
+      "Options:",
+      "  -h, --help     Show help (also: ragsynth <command> --help)",
+      "  -V, --version  Show the version",
+      "",
+      ...ENVIRONMENT,
+      "",
+      "Example:",
+      `  ${SUMMARIES.ask.examples[0]}`,
+      "",
+    ].join("\n");
+  }
+  const { usage, summary, examples } = SUMMARIES[topic];
+  const lines = [`Usage: ${usage}`, "", summary, "", "Options:", ...optionLines(COMMAND_OPTIONS[topic])];
+  if (topic !== "index") {
+    lines.push("", `Response modes: ${RESPONSE_MODES.join(", ")} (default compact).`);
+  }
+  lines.push("", ...ENVIRONMENT, "", "Examples:", ...examples.map((example) => `  ${example}`), "");
+  return lines.join("\n");
+}

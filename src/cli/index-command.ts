@@ -1,0 +1,55 @@
+import { isAbsolute, relative } from "node:path";
+import { formatDuration, plural } from "./format.js";
+import { type IndexStats, openIndex, reportSkipped } from "./load-index.js";
+import { chooseEmbedder } from "./models.js";
+import type { IndexOptions } from "./parse-command.js";
+import { createProgress } from "./progress.js";
+import type { CommandContext } from "./run-cli.js";
+import { EXIT_OK } from "./usage-error.js";
+
+/** A path for people: relative to `cwd` when below it, else absolute. */
+export function displayPath(path: string, cwd: string): string {
+  const relativePath = relative(cwd, path);
+  return relativePath === ""
+    ? "."
+    : relativePath.startsWith("..") || isAbsolute(relativePath)
+      ? path
+      : relativePath;
+}
+
+/** "Indexed 6 files (1 changed, 5 unchanged): 8 chunks, 2 embedded, 6 reused, in 0.31 s · cache … · embedder". */
+export function indexSummary(stats: IndexStats, embedderId: string, cwd: string): string {
+  const { added, changed, unchanged, removed } = stats.sources;
+  const changes = [
+    changed.length > 0 ? `${changed.length} changed` : "",
+    unchanged.length > 0 && unchanged.length < stats.files ? `${unchanged.length} unchanged` : "",
+    added.length > 0 && added.length < stats.files ? `${added.length} new` : "",
+    removed.length > 0 ? `${removed.length} removed` : "",
+  ].filter(Boolean);
+  return (
+    `Indexed ${plural(stats.files, "file")}${changes.length > 0 ? ` (${changes.join(", ")})` : ""}: ` +
+    `${plural(stats.chunks, "chunk")}, ${stats.embedded} embedded, ${stats.reused} reused, in ${formatDuration(stats.durationMs)}` +
+    ` · cache ${displayPath(stats.cacheDir, cwd)} · ${embedderId}`
+  );
+}
+
+/** `ragsynth index`: read, split and embed the files, and keep the index in the cache dir. */
+export async function runIndex(options: IndexOptions, { io, signal }: CommandContext): Promise<number> {
+  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
+  try {
+    const embed = chooseEmbedder(options.embed, io.env);
+    const opened = await openIndex({ ...options, embed, io, signal, progress });
+    progress.clear();
+    reportSkipped(opened.stats, io, options.verbose);
+    if (options.json) {
+      io.stdout.write(
+        `${JSON.stringify({ command: "index", embed: { id: opened.embedder.id }, ...opened.stats }, null, 2)}\n`,
+      );
+    } else {
+      io.stdout.write(`${indexSummary(opened.stats, opened.embedder.id, io.cwd)}\n`);
+    }
+    return EXIT_OK;
+  } finally {
+    progress.clear();
+  }
+}

@@ -1,0 +1,102 @@
+/** Something text can be written to: a stream, or a buffer in tests. */
+export interface TextSink {
+  write(text: string): void;
+}
+
+/** Everything a command reads from and writes to its process, injected so that it can run in tests. */
+export interface CliIO {
+  /** The result: the answer, sources, summary, tables, or JSON with `--json`. */
+  stdout: TextSink;
+  /** Progress, notices, warnings and errors. */
+  stderr: TextSink;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Terminal width for tables and the progress bar. */
+  columns: number;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Replaces every occurrence of the given secrets with `[redacted]`. Every byte the CLI writes goes
+ * through one of these, so an API key echoed by a server, an error cause or a trace never reaches the terminal.
+ * Secrets shorter than 8 characters are ignored: they would redact ordinary words.
+ */
+export function createRedactor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
+  const unique = [
+    ...new Set(secrets.filter((secret): secret is string => (secret?.length ?? 0) >= MIN_SECRET_LENGTH)),
+  ];
+  if (unique.length === 0) return (text) => text;
+  // Longest first, so a key that contains another is replaced whole.
+  unique.sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const secret of unique) if (out.includes(secret)) out = out.split(secret).join("[redacted]");
+    return out;
+  };
+}
+
+/** The environment variables whose values are credentials. */
+export const SECRET_ENV_VARS = ["OPENAI_API_KEY", "RAGSYNTH_API_KEY"] as const;
+
+/** Wraps a sink so everything written to it is redacted first. */
+export function redactingSink(sink: TextSink, redact: (text: string) => string): TextSink {
+  return { write: (text) => sink.write(redact(text)) };
+}
+
+/**
+ * The real process, with every output redacted of the credentials found in the environment. A closed
+ * pipe (`ragsynth ask … | head -3`) ends the process quietly instead of crashing with EPIPE.
+ */
+export function processIO(): CliIO {
+  const env = process.env;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(0);
+      throw error;
+    });
+  }
+  const redact = createRedactor(SECRET_ENV_VARS.map((name) => env[name]));
+  const sink = (stream: NodeJS.WriteStream): TextSink =>
+    redactingSink({ write: (text) => stream.write(text) }, redact);
+  return {
+    stdout: sink(process.stdout),
+    stderr: sink(process.stderr),
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    columns: process.stderr.columns || process.stdout.columns || 80,
+    env,
+    cwd: process.cwd(),
+  };
+}
+
+/** ANSI styling, or identity functions when the sink is not a terminal or `NO_COLOR` is set. */
+export interface Style {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+}
+
+export function createStyle(enabled: boolean): Style {
+  const wrap = (open: number, close: number) => (text: string) =>
+    enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  return {
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39),
+  };
+}
+
+/** Whether to colour output going to a sink: a terminal, and neither `NO_COLOR` nor `TERM=dumb`. */
+export function colorEnabled(isTTY: boolean, env: CliIO["env"]): boolean {
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
+  return isTTY && env.NO_COLOR === undefined && env.TERM !== "dumb";
+}

@@ -1,0 +1,164 @@
+import { stat } from "node:fs/promises";
+import { dirname, join, parse, resolve, sep } from "node:path";
+import type { Embedder } from "../embedding/types.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { type IndexBuildStats, VectorStoreIndex } from "../index-store/index.js";
+import { readDocuments, type SkippedPath } from "../reader/index.js";
+import { plural } from "./format.js";
+import type { CliIO } from "./io.js";
+import type { EmbedChoice } from "./models.js";
+import type { Progress } from "./progress.js";
+import { UsageError } from "./usage-error.js";
+
+/** What opening the index found and cost; `--json` prints it. */
+export interface IndexStats {
+  /** Absolute path of the cache folder. */
+  cacheDir: string;
+  /** Documents read. */
+  files: number;
+  /** Files and folders passed over, with the reason. */
+  skipped: SkippedPath[];
+  chunks: number;
+  /** Texts sent to the embedder on this run (0 when everything came from the cache). */
+  embedded: number;
+  /** Chunks whose embedding came from the cache. */
+  reused: number;
+  /** Documents by how they compare with the cached index. */
+  sources: IndexBuildStats["sources"];
+  durationMs: number;
+}
+
+export interface OpenedIndex {
+  index: VectorStoreIndex;
+  embedder: Embedder;
+  stats: IndexStats;
+}
+
+const CACHE_DIR_NAME = ".ragsynth";
+
+/**
+ * The default cache folder: `.ragsynth/` inside the folder given (beside the documents; the reader skips
+ * hidden folders), beside the file given, or in the nearest folder that holds all the paths given.
+ */
+export async function defaultCacheDir(paths: readonly string[], cwd: string): Promise<string> {
+  const folders: string[] = [];
+  for (const path of paths) {
+    const absolute = resolve(cwd, path);
+    folders.push((await stat(absolute)).isDirectory() ? absolute : dirname(absolute));
+  }
+  let common = folders[0] ?? cwd;
+  for (const folder of folders.slice(1)) {
+    while (common !== parse(common).root && folder !== common && !folder.startsWith(common + sep))
+      common = dirname(common);
+  }
+  return join(common, CACHE_DIR_NAME);
+}
+
+/**
+ * Reads the documents and opens the index in the cache folder: chunks whose text has not changed keep
+ * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back.
+ * The offline hashing embedder is used unfitted (no corpus IDF, stop words dropped): an IDF fitted on the
+ * documents would change its id, and so re-embed every file, whenever any file changed.
+ * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
+ */
+export async function openIndex({
+  paths,
+  cacheDir,
+  embed,
+  rebuild,
+  io,
+  signal,
+  progress,
+}: {
+  paths: string[];
+  cacheDir: string | undefined;
+  embed: EmbedChoice;
+  rebuild: boolean;
+  io: CliIO;
+  signal: AbortSignal;
+  progress: Progress;
+}): Promise<OpenedIndex> {
+  const started = performance.now();
+  await checkPaths(paths, io.cwd);
+  progress.start("Reading documents");
+  // Paths go in as the user wrote them, so sources show as `examples/docs/modes.md`.
+  const given = io.cwd === process.cwd() ? paths : paths.map((path) => resolve(io.cwd, path));
+  const read = await readDocuments(given, { signal });
+  const folder = cacheDir === undefined ? await defaultCacheDir(paths, io.cwd) : resolve(io.cwd, cacheDir);
+  // Our own cache folder is no news.
+  const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
+  const { documents } = read;
+  if (documents.length === 0) throw noDocuments(paths, skipped);
+  const embedder = embed.create();
+  const index = await VectorStoreIndex.fromDocumentsCached(documents, {
+    embedder,
+    cacheDir: folder,
+    rebuild,
+    signal,
+    onProgress: ({ embedded, total }) => {
+      if (embedded === 0) progress.start(`Embedding with ${embed.label}`, total);
+      progress.update(embedded);
+    },
+  });
+  const { chunks, embedded, reused, sources } = index.buildStats;
+  return {
+    index,
+    embedder,
+    stats: {
+      cacheDir: folder,
+      files: documents.length,
+      skipped,
+      chunks,
+      embedded,
+      reused,
+      sources,
+      durationMs: performance.now() - started,
+    },
+  };
+}
+
+/** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */
+async function checkPaths(paths: readonly string[], cwd: string): Promise<void> {
+  for (const path of paths) {
+    try {
+      await stat(resolve(cwd, path));
+    } catch {
+      throw new UsageError(`No such file or folder: ${path}.`, `Check the path (relative to ${cwd}).`);
+    }
+  }
+}
+
+function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
+  const shown = skipped.slice(0, 3).map((entry) => `${entry.path}: ${entry.reason}`);
+  const passed =
+    skipped.length > 0
+      ? ` (${skipped.length} skipped: ${shown.join("; ")}${skipped.length > 3 ? "; …" : ""})`
+      : "";
+  return new RagsynthError({
+    code: "document_read",
+    message: `No .md or .txt documents to read in ${paths.join(", ")}${passed}. Point ragsynth at a folder of .md or .txt files.`,
+  });
+}
+
+const QUIET_SKIPS = new Set(["hidden", "node_modules", "symlink_folder", "not_recursive"]);
+
+/**
+ * Reports skipped files on stderr: one line per file that could not be read (binary, unreadable, empty,
+ * too large), one line for all files with other endings, and (with `--verbose`) hidden folders and the like.
+ */
+export function reportSkipped(stats: IndexStats, io: CliIO, verbose: boolean): void {
+  const otherEndings = stats.skipped.filter((entry) => entry.code === "extension");
+  for (const entry of stats.skipped) {
+    if (entry.code === "extension" || (QUIET_SKIPS.has(entry.code) && !verbose)) continue;
+    io.stderr.write(`ragsynth: skipped ${entry.path}: ${entry.reason}\n`);
+  }
+  if (otherEndings.length > 0) {
+    const endings = [...new Set(otherEndings.map((entry) => /\.[^./]+$/.exec(entry.path)?.[0] ?? "(none)"))];
+    const list = verbose
+      ? `: ${otherEndings.map((entry) => entry.path).join(", ")}`
+      : ` (${endings.join(", ")})`;
+    io.stderr.write(
+      `ragsynth: skipped ${plural(otherEndings.length, "file")} with other endings${list}; only .md and .txt are read.\n`,
+    );
+  }
+}

@@ -1,0 +1,94 @@
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import { OpenAILikeEmbedding } from "../embedding/openai-like-embedding.js";
+import type { Embedder } from "../embedding/types.js";
+import { ExtractiveLLM } from "../llm/extractive-llm.js";
+import { isOpenAIBaseURL, OPENAI_BASE_URL } from "../llm/openai-connection.js";
+import { OpenAILike } from "../llm/openai-like.js";
+import { resolveOpenAILikeMetadata } from "../llm/openai-like-options.js";
+import { type ModelSpec, parseModelSpec } from "../llm/parse-model-spec.js";
+import type { LLM, LLMMetadata } from "../llm/types.js";
+import { UsageError } from "./usage-error.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The one line printed when no model is configured. */
+export const OFFLINE_NOTICE =
+  "ragsynth: no model configured, so running offline (extractive answers that quote your files, hashing embeddings). " +
+  "For a real model set RAGSYNTH_LLM=openai:gpt-4o-mini with OPENAI_API_KEY (OPENAI_BASE_URL for another server), " +
+  "or RAGSYNTH_LLM=ollama:llama3.1; see --help.";
+
+const LLM_FORMS = "extractive, openai:<model>, ollama:<model> or <baseURL>#<model>";
+const EMBED_FORMS = "hashing, openai:<model>, ollama:<model> or <baseURL>#<model>";
+
+function isOffline(spec: string | undefined, name: string): boolean {
+  return spec === undefined || spec.trim().toLowerCase() === name;
+}
+
+function parseSpec(flag: string, spec: string, forms: string, env: Env): ModelSpec {
+  try {
+    return parseModelSpec(spec, { env: { ...env } });
+  } catch {
+    const bare = !spec.includes(":") && !spec.includes("#");
+    throw new UsageError(
+      `Cannot read ${flag} "${spec}": expected ${forms}.`,
+      bare ? `Did you mean openai:${spec} or ollama:${spec}?` : "Example: openai:gpt-4o-mini",
+    );
+  }
+}
+
+/** Where a spec's requests go and with which key: Ollama needs none, so the OpenAI key is never sent there. */
+function connection(spec: ModelSpec, env: Env): { baseURL: string; apiKey: string | undefined } {
+  if (spec.provider === "ollama")
+    return { baseURL: spec.baseURL ?? "http://localhost:11434/v1", apiKey: "ollama" };
+  const baseURL = spec.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_BASE_URL;
+  return { baseURL, apiKey: env.RAGSYNTH_API_KEY ?? env.OPENAI_API_KEY };
+}
+
+/** What the CLI was asked to answer with: a model, or the offline extractive answerer. */
+export interface LLMChoice {
+  /** Builds the model (may throw `missing_api_key`). */
+  create(): LLM;
+  /** What the model says about itself, without building a client (for `plan`, which calls no model). */
+  metadata(): LLMMetadata;
+  /** `extractive` or the spec as given. */
+  label: string;
+  /** True when nothing was configured and the offline default applies. */
+  defaulted: boolean;
+}
+
+/** Reads `--llm` / `RAGSYNTH_LLM`. @throws UsageError for a spec that cannot be read */
+export function chooseLLM(
+  spec: string | undefined,
+  { contextWindow, env }: { contextWindow: number | undefined; env: Env },
+): LLMChoice {
+  if (isOffline(spec, "extractive")) {
+    const create = () => new ExtractiveLLM(contextWindow === undefined ? {} : { contextWindow });
+    return { create, metadata: () => create().metadata, label: "extractive", defaulted: spec === undefined };
+  }
+  const parsed = parseSpec("--llm", spec as string, LLM_FORMS, env);
+  const { baseURL, apiKey } = connection(parsed, env);
+  const options = { model: parsed.model, baseURL, ...(contextWindow === undefined ? {} : { contextWindow }) };
+  return {
+    create: () => new OpenAILike({ ...options, apiKey }),
+    metadata: () => resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) }),
+    label: spec as string,
+    defaulted: false,
+  };
+}
+
+/** What the CLI was asked to embed with. */
+export interface EmbedChoice {
+  create(): Embedder;
+  label: string;
+}
+
+/** Reads `--embed` / `RAGSYNTH_EMBED`. @throws UsageError for a spec that cannot be read */
+export function chooseEmbedder(spec: string | undefined, env: Env): EmbedChoice {
+  if (isOffline(spec, "hashing")) return { create: () => new HashingEmbedder(), label: "hashing" };
+  const parsed = parseSpec("--embed", spec as string, EMBED_FORMS, env);
+  const { baseURL, apiKey } = connection(parsed, env);
+  return {
+    create: () => new OpenAILikeEmbedding({ model: parsed.model, baseURL, apiKey }),
+    label: spec as string,
+  };
+}

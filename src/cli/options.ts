@@ -1,0 +1,136 @@
+/** One command-line option: how it parses and how `--help` describes it. */
+export interface OptionSpec {
+  type: "string" | "boolean";
+  short?: string;
+  /** The value's placeholder in help (`<n>`). */
+  value?: string;
+  description: string;
+  /** May be given more than once. */
+  multiple?: boolean;
+}
+
+/** Every option of every command, in the order help lists them. */
+export const OPTIONS = {
+  query: { type: "string", short: "q", value: "<text>", description: "The question (or give it after `--`)" },
+  mode: {
+    type: "string",
+    short: "m",
+    value: "<mode>",
+    description: "Response mode (see below)",
+    multiple: true,
+  },
+  "top-k": { type: "string", short: "k", value: "<n>", description: "Chunks to retrieve (default 4)" },
+  optimizer: {
+    type: "string",
+    value: "<spec>",
+    description: "Sentence optimizer: percentile=0.5 and/or threshold=0.7 (comma-separated)",
+  },
+  "similarity-cutoff": {
+    type: "string",
+    value: "<score>",
+    description: "Drop retrieved chunks scoring below this similarity",
+  },
+  llm: {
+    type: "string",
+    value: "<spec>",
+    description: "extractive | openai:<model> | ollama:<model> | <baseURL>#<model> (env RAGSYNTH_LLM)",
+  },
+  embed: {
+    type: "string",
+    value: "<spec>",
+    description: "hashing | openai:<model> | ollama:<model> | <baseURL>#<model> (env RAGSYNTH_EMBED)",
+  },
+  "context-window": {
+    type: "string",
+    value: "<n>",
+    description: "Model context window in tokens (default: the model's own)",
+  },
+  "num-output": {
+    type: "string",
+    value: "<n>",
+    description: "Tokens reserved for (and the most in) each answer (default 256)",
+  },
+  concurrency: {
+    type: "string",
+    value: "<n>",
+    description: "Parallel LLM calls in tree/accumulate (default 4)",
+  },
+  stream: { type: "boolean", description: "Stream the answer (default when stdout is a terminal)" },
+  "no-stream": { type: "boolean", description: "Print the answer when it is complete" },
+  "price-in": { type: "string", value: "<usd>", description: "Price of input tokens, USD per million" },
+  "price-out": { type: "string", value: "<usd>", description: "Price of output tokens, USD per million" },
+  "cache-dir": {
+    type: "string",
+    value: "<dir>",
+    description: "Where the index is kept (default .ragsynth/ next to the documents)",
+  },
+  rebuild: { type: "boolean", description: "Ignore the cached index and build it again" },
+  json: { type: "boolean", description: "Machine-readable output on stdout, nothing else" },
+  trace: { type: "boolean", description: "Draw the synthesis: steps, tree levels, tokens" },
+  verbose: { type: "boolean", short: "v", description: "Show stack traces and details on errors" },
+  help: { type: "boolean", short: "h", description: "Show this help" },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** The options each command accepts. */
+export const COMMAND_OPTIONS = {
+  ask: [
+    "query",
+    "mode",
+    "top-k",
+    "optimizer",
+    "similarity-cutoff",
+    "llm",
+    "embed",
+    "context-window",
+    "num-output",
+    "concurrency",
+    "stream",
+    "no-stream",
+    "cache-dir",
+    "rebuild",
+    "json",
+    "trace",
+    "verbose",
+    "help",
+  ],
+  plan: [
+    "query",
+    "mode",
+    "top-k",
+    "optimizer",
+    "similarity-cutoff",
+    "llm",
+    "embed",
+    "context-window",
+    "num-output",
+    "price-in",
+    "price-out",
+    "cache-dir",
+    "rebuild",
+    "json",
+    "verbose",
+    "help",
+  ],
+  index: ["embed", "cache-dir", "rebuild", "json", "verbose", "help"],
+} as const satisfies Record<string, readonly OptionName[]>;
+
+export type CommandName = keyof typeof COMMAND_OPTIONS;
+export const COMMANDS = Object.keys(COMMAND_OPTIONS) as CommandName[];
+
+/** The `parseArgs` configuration for one command. */
+export function parseArgsOptions(
+  command: CommandName,
+): Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> {
+  const out: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
+  for (const name of COMMAND_OPTIONS[command]) {
+    const spec: OptionSpec = OPTIONS[name];
+    out[name] = {
+      type: spec.type,
+      ...(spec.short ? { short: spec.short } : {}),
+      ...(spec.multiple ? { multiple: true } : {}),
+    };
+  }
+  return out;
+}

@@ -1,0 +1,253 @@
+import { parseArgs } from "node:util";
+import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
+import {
+  finiteNumber,
+  nonNegativeNumber,
+  type OptimizerSpec,
+  optimizerSpec,
+  positiveInteger,
+  responseModes,
+} from "./option-values.js";
+import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
+import { didYouMean, UsageError } from "./usage-error.js";
+
+/** Options every command shares. */
+export interface CommonOptions {
+  paths: string[];
+  cacheDir: string | undefined;
+  /** `--embed`, else `RAGSYNTH_EMBED`; undefined means the offline default. */
+  embed: string | undefined;
+  rebuild: boolean;
+  json: boolean;
+  verbose: boolean;
+}
+
+/** Options of the commands that retrieve for a query. */
+export interface QueryOptions extends CommonOptions {
+  query: string;
+  topK: number;
+  optimizer: OptimizerSpec | undefined;
+  similarityCutoff: number | undefined;
+  /** `--llm`, else `RAGSYNTH_LLM`; undefined means the offline default. */
+  llm: string | undefined;
+  contextWindow: number | undefined;
+  numOutput: number | undefined;
+}
+
+export interface AskOptions extends QueryOptions {
+  mode: ResponseMode;
+  concurrency: number;
+  /** `--stream`/`--no-stream`; undefined means "when stdout is a terminal". */
+  stream: boolean | undefined;
+  trace: boolean;
+}
+
+export interface PlanOptions extends QueryOptions {
+  /** The modes to plan; every mode when none was given. */
+  modes: ResponseMode[];
+  priceIn: number | undefined;
+  priceOut: number | undefined;
+}
+
+export type IndexOptions = CommonOptions;
+export type { OptimizerSpec };
+
+export type ParsedCommand =
+  | { command: "ask"; options: AskOptions }
+  | { command: "plan"; options: PlanOptions }
+  | { command: "index"; options: IndexOptions }
+  | { command: "help"; topic: CommandName | undefined }
+  | { command: "version" };
+
+export const DEFAULT_MODE: ResponseMode = "compact";
+export const DEFAULT_TOP_K = 4;
+export const DEFAULT_CONCURRENCY = 4;
+
+const COMMAND_LIST = "ask, plan, index";
+
+/** Turns `process.argv.slice(2)` into a command and its validated options. @throws UsageError */
+export function parseCommand(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedCommand {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "help") {
+    const topic = rest[0];
+    if (topic !== undefined && !isCommand(topic)) throw unknownCommand(topic);
+    return { command: "help", topic: topic as CommandName | undefined };
+  }
+  if (first === "--help" || first === "-h") return { command: "help", topic: undefined };
+  if (first === "--version" || first === "-V") return { command: "version" };
+  if (!isCommand(first)) throw unknownCommand(first);
+  return parseCommandArgs(first, rest, env);
+}
+
+function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(COMMAND_OPTIONS, name);
+}
+
+function unknownCommand(name: string): UsageError {
+  if (name.startsWith("-")) {
+    return new UsageError(
+      `Unknown option ${name} before the command.`,
+      `Commands: ${COMMAND_LIST}. Try ragsynth --help.`,
+    );
+  }
+  return new UsageError(
+    `Unknown command "${name}".`,
+    `${didYouMean(name, Object.keys(COMMAND_OPTIONS))}Commands: ${COMMAND_LIST}. Try ragsynth --help.`,
+  );
+}
+
+function parseCommandArgs(
+  command: CommandName,
+  args: string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedCommand {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args,
+      options: parseArgsOptions(command),
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+  } catch (error) {
+    throw fromParseArgsError(command, error);
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  if (values.help === true) return { command: "help", topic: command };
+
+  // Positionals after `--` are the question; the ones before are paths.
+  const tokens = parsed.tokens ?? [];
+  const terminator =
+    tokens.find((token) => token.kind === "option-terminator")?.index ?? Number.POSITIVE_INFINITY;
+  const paths: string[] = [];
+  const questionWords: string[] = [];
+  for (const token of tokens) {
+    if (token.kind !== "positional") continue;
+    (token.index > terminator ? questionWords : paths).push(token.value);
+  }
+  if (paths.length === 0) {
+    throw new UsageError(
+      `${command} needs at least one file or folder.`,
+      `Example: ragsynth ${command} examples/docs${command === "index" ? "" : ' --query "What is the default response mode?"'}`,
+    );
+  }
+
+  const common: CommonOptions = {
+    paths,
+    cacheDir: stringValue(values["cache-dir"]),
+    embed: stringValue(values.embed) ?? nonEmpty(env.RAGSYNTH_EMBED),
+    rebuild: values.rebuild === true,
+    json: values.json === true,
+    verbose: values.verbose === true,
+  };
+  if (command === "index") {
+    if (questionWords.length > 0)
+      throw new UsageError("index takes no question.", "Use ragsynth ask to ask one.");
+    return { command, options: common };
+  }
+
+  const query = questionFrom(command, stringValue(values.query), questionWords);
+  const queryOptions: QueryOptions = {
+    ...common,
+    query,
+    topK: positiveInteger("--top-k", stringValue(values["top-k"])) ?? DEFAULT_TOP_K,
+    optimizer: optimizerSpec(stringValue(values.optimizer)),
+    similarityCutoff: finiteNumber("--similarity-cutoff", stringValue(values["similarity-cutoff"])),
+    llm: stringValue(values.llm) ?? nonEmpty(env.RAGSYNTH_LLM),
+    contextWindow: positiveInteger("--context-window", stringValue(values["context-window"])),
+    numOutput: positiveInteger("--num-output", stringValue(values["num-output"])),
+  };
+  const modes = responseModes(values.mode);
+
+  if (command === "ask") {
+    if (modes.length > 1) {
+      throw new UsageError(
+        `ask takes one --mode, got ${modes.length}: ${modes.join(", ")}.`,
+        "Use ragsynth plan to compare modes.",
+      );
+    }
+    return {
+      command,
+      options: {
+        ...queryOptions,
+        mode: modes[0] ?? DEFAULT_MODE,
+        concurrency: positiveInteger("--concurrency", stringValue(values.concurrency)) ?? DEFAULT_CONCURRENCY,
+        stream: streamFlag(tokens),
+        trace: values.trace === true,
+      },
+    };
+  }
+  return {
+    command,
+    options: {
+      ...queryOptions,
+      modes: modes.length > 0 ? modes : [...RESPONSE_MODES],
+      priceIn: nonNegativeNumber("--price-in", stringValue(values["price-in"])),
+      priceOut: nonNegativeNumber("--price-out", stringValue(values["price-out"])),
+    },
+  };
+}
+
+function stringValue(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value[value.length - 1] as string | undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+/** `--stream` or `--no-stream`, whichever came last; undefined when neither was given. */
+function streamFlag(tokens: ReturnType<typeof parseArgs>["tokens"] & object): boolean | undefined {
+  let stream: boolean | undefined;
+  for (const token of tokens) {
+    if (token.kind === "option" && (token.name === "stream" || token.name === "no-stream")) {
+      stream = token.name === "stream";
+    }
+  }
+  return stream;
+}
+
+function questionFrom(command: CommandName, flag: string | undefined, words: string[]): string {
+  if (flag !== undefined && words.length > 0) {
+    throw new UsageError("Give the question once: either --query or after `--`, not both.");
+  }
+  const query = (flag ?? words.join(" ")).trim();
+  if (query === "") {
+    throw new UsageError(
+      `${command} needs a question.`,
+      `Pass --query "…" or put it after \`--\`: ragsynth ${command} examples/docs -- "What is the default response mode?"`,
+    );
+  }
+  return query;
+}
+
+function fromParseArgsError(command: CommandName, error: unknown): UsageError {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const valid = COMMAND_OPTIONS[command].map((name) => `--${name}`);
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const option = /'(-[^'\s]+)/.exec(message)?.[1] ?? "";
+    const bare = option.replace(/^-+/, "").split("=")[0] ?? "";
+    return new UsageError(
+      `Unknown option ${option} for ${command}.`,
+      `${didYouMean(bare, [...COMMAND_OPTIONS[command]]).replace(/mean (\S+)\?/, "mean --$1?")}Valid options: ${valid.join(", ")}.`,
+    );
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const option = /--[\w-]+/.exec(message)?.[0] ?? /-\w/.exec(message)?.[0] ?? "";
+    const name = option.replace(/^-+/, "") as keyof typeof OPTIONS;
+    const spec = Object.hasOwn(OPTIONS, name) ? OPTIONS[name] : undefined;
+    if (spec?.type === "boolean")
+      return new UsageError(`Option ${option} takes no value.`, `Write ${option} alone.`);
+    return new UsageError(
+      `Option ${option} needs a value${spec && "value" in spec ? `: ${option} ${spec.value}` : ""}.`,
+      `See ragsynth ${command} --help.`,
+    );
+  }
+  return new UsageError(message.split("\n")[0] ?? message, `See ragsynth ${command} --help.`);
+}

@@ -1,0 +1,122 @@
+import { PromptHelper } from "../budget/index.js";
+import type { Embedder } from "../embedding/types.js";
+import type { RagsynthEvent } from "../events/events.js";
+import { DEFAULT_NUM_OUTPUT, type LLMMetadata } from "../llm/types.js";
+import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
+import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
+import type { NodePostprocessor } from "../postprocessor/types.js";
+import type { TokenizerName } from "../tokenizer/tokenizer.js";
+import { type OpenedIndex, openIndex, reportSkipped } from "./load-index.js";
+import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NOTICE } from "./models.js";
+import type { QueryOptions } from "./parse-command.js";
+import type { Progress } from "./progress.js";
+import type { CommandContext } from "./run-cli.js";
+
+/**
+ * The budget for a model. `numOutput` is `--num-output`, else LlamaIndex's 256, not the model's maximum
+ * output (16k for gpt-4o, which would reserve most of a small window for an answer that rarely needs it).
+ */
+export function createPromptHelper(metadata: LLMMetadata, numOutput: number | undefined): PromptHelper {
+  return PromptHelper.fromLLMMetadata(metadata, { numOutput: numOutput ?? DEFAULT_NUM_OUTPUT });
+}
+
+/** `--similarity-cutoff`, then `--optimizer`, in that order (cheap filter first). */
+export function buildPostprocessors(
+  options: Pick<QueryOptions, "similarityCutoff" | "optimizer">,
+  embedder: Embedder,
+  tokenizer: TokenizerName | undefined,
+): NodePostprocessor[] {
+  const postprocessors: NodePostprocessor[] = [];
+  const tokenizerOption = tokenizer ? { tokenizer } : {};
+  if (options.similarityCutoff !== undefined) {
+    postprocessors.push(
+      new SimilarityPostprocessor({ similarityCutoff: options.similarityCutoff, ...tokenizerOption }),
+    );
+  }
+  if (options.optimizer) {
+    // A node with no passing sentence keeps its best one rather than failing the query; the trace shows it.
+    postprocessors.push(
+      new SentenceEmbeddingOptimizer({
+        embedModel: embedder,
+        ...options.optimizer,
+        onEmpty: "keep_best",
+        ...tokenizerOption,
+      }),
+    );
+  }
+  return postprocessors;
+}
+
+/** Notes the model made about itself: an assumed context window always, others (tokenizer) with `--verbose`. */
+export function assumptionLines(metadata: LLMMetadata, verbose: boolean): string[] {
+  return (metadata.assumptions ?? [])
+    .filter((assumption) => verbose || /contextWindow/.test(assumption))
+    .map((assumption) =>
+      `ragsynth: note: ${assumption.replace(/pass contextWindow/g, "pass --context-window")}.`.replace(
+        /\.\.$/,
+        ".",
+      ),
+    );
+}
+
+/** The models a query uses, as chosen by flags and environment. */
+export interface ModelChoices {
+  llmChoice: LLMChoice;
+  embedChoice: EmbedChoice;
+  /** The LLM's metadata, known without building a client. */
+  metadata: LLMMetadata;
+}
+
+/**
+ * Reads `--llm`/`--embed` (or the environment), prints the offline notice when no model is configured and
+ * any assumption the model made (an unknown model's context window).
+ * @throws UsageError for a spec that cannot be read
+ */
+export function chooseModels(options: QueryOptions, io: CommandContext["io"]): ModelChoices {
+  const llmChoice = chooseLLM(options.llm, { contextWindow: options.contextWindow, env: io.env });
+  const embedChoice = chooseEmbedder(options.embed, io.env);
+  if (llmChoice.defaulted) io.stderr.write(`${OFFLINE_NOTICE}\n`);
+  const metadata = llmChoice.metadata();
+  for (const line of assumptionLines(metadata, options.verbose)) io.stderr.write(`${line}\n`);
+  return { llmChoice, embedChoice, metadata };
+}
+
+/** Opens (or builds) the index, reports skipped files, and builds the postprocessors. */
+export async function openRetrieval(
+  options: QueryOptions,
+  { embedChoice, metadata }: ModelChoices,
+  { io, signal }: CommandContext,
+  progress: Progress,
+): Promise<{ opened: OpenedIndex; postprocessors: NodePostprocessor[] }> {
+  const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
+  progress.clear();
+  reportSkipped(opened.stats, io, options.verbose);
+  return { opened, postprocessors: buildPostprocessors(options, opened.embedder, metadata.tokenizer) };
+}
+
+/** Shows the current step of a query on the progress line, from the events. */
+export function progressFromEvents(progress: Progress): (event: RagsynthEvent) => void {
+  let calls = 0;
+  return (event) => {
+    switch (event.type) {
+      case "retrieve-start":
+        progress.start("Retrieving");
+        break;
+      case "postprocess-end":
+        progress.start(`${event.name}: ${event.tokensBefore} → ${event.tokensAfter} tokens`);
+        break;
+      case "synthesize-start":
+        progress.start(`Synthesizing (${event.mode})`);
+        break;
+      case "llm-call-start": {
+        calls += 1;
+        const where =
+          event.step.kind === "tree" ? ` · tree level ${event.step.level}` : ` · ${event.step.kind}`;
+        progress.update(calls, `LLM call ${calls}${where} · ${event.promptTokens} prompt tokens`);
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}

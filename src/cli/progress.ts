@@ -1,0 +1,84 @@
+import type { TextSink } from "./io.js";
+
+/**
+ * A one-line progress display on stderr: a spinner and label, with a bar when the total is known.
+ * Redrawn at most every 80 ms and erased when done, so finished work leaves no noise above the answer.
+ * Disabled (every method a no-op) when stderr is not a terminal.
+ */
+export interface Progress {
+  /** Starts (or replaces) the current task. */
+  start(label: string, total?: number): void;
+  /** Updates the current task's count and, optionally, its detail text. */
+  update(done: number, detail?: string): void;
+  /** Erases the line; the next `start` draws again. Call before writing to a terminal stdout. */
+  clear(): void;
+}
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const BAR_WIDTH = 20;
+
+export const silentProgress: Progress = { start() {}, update() {}, clear() {} };
+
+export function createProgress({
+  enabled,
+  sink,
+  columns,
+  now = Date.now,
+}: {
+  enabled: boolean;
+  sink: TextSink;
+  columns: number;
+  now?: () => number;
+}): Progress {
+  if (!enabled) return silentProgress;
+  let label = "";
+  let total: number | undefined;
+  let done = 0;
+  let detail = "";
+  let frame = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let started = 0;
+
+  const draw = () => {
+    frame = (frame + 1) % FRAMES.length;
+    let line = `${FRAMES[frame]} ${label}`;
+    if (total !== undefined && total > 0) {
+      const filled = Math.round((Math.min(done, total) / total) * BAR_WIDTH);
+      line += ` [${"█".repeat(filled)}${"░".repeat(BAR_WIDTH - filled)}] ${done}/${total}`;
+    }
+    if (detail) line += ` ${detail}`;
+    const seconds = (now() - started) / 1000;
+    if (seconds >= 1) line += ` ${seconds.toFixed(0)}s`;
+    const width = Math.max(10, columns - 1);
+    sink.write(`\r\u001b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+  };
+
+  const stopTimer = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+
+  return {
+    start(nextLabel, nextTotal) {
+      label = nextLabel;
+      total = nextTotal;
+      done = 0;
+      detail = "";
+      started = now();
+      if (!timer) {
+        timer = setInterval(draw, 80);
+        timer.unref();
+      }
+      draw();
+    },
+    update(nextDone, nextDetail) {
+      done = nextDone;
+      if (nextDetail !== undefined) detail = nextDetail;
+    },
+    clear() {
+      if (!timer) return;
+      stopTimer();
+      sink.write("\r\u001b[2K");
+    },
+  };
+}

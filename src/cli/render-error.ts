@@ -1,0 +1,116 @@
+import { RagsynthError, type RagsynthErrorCode } from "../errors/ragsynth-error.js";
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from "./usage-error.js";
+
+/**
+ * What the CLI adds to a library error: the flag or variable that fixes it. A hint is left out when the
+ * message already says the same (`unless`).
+ */
+const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: RegExp }>> = {
+  missing_api_key:
+    "Or use --llm ollama:<model> for a local server, or --llm extractive --embed hashing to run offline.",
+  llm_auth: {
+    hint: "Check OPENAI_API_KEY (and OPENAI_BASE_URL if you use another server).",
+    unless: /OPENAI_API_KEY/,
+  },
+  llm_unreachable:
+    "Check that the server is running and that --llm / OPENAI_BASE_URL point at it, or run offline with --llm extractive --embed hashing.",
+  llm_rate_limit: "Wait and retry, or lower --concurrency.",
+  llm_timeout: "Retry, lower --concurrency, or use a faster model.",
+  llm_context_length:
+    "The server's window is smaller than ragsynth assumed: pass the real one with --context-window.",
+  context_overflow: "Raise --context-window or lower --num-output.",
+  tree_not_shrinking: "Raise --context-window or lower --num-output so summaries fit.",
+  optimizer_zero_sentences: "Lower the --optimizer threshold, or use percentile=… instead.",
+  document_read: { hint: "Check that the path exists and is readable.", unless: /Check|Point ragsynth/ },
+  index_load: "Run again with --rebuild to rebuild the cached index.",
+  unknown_mode: "Run ragsynth ask --help to see the modes.",
+};
+
+/** True for the errors an aborted signal produces (DOMException `AbortError`, or our own wrapping). */
+export function isAbortError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const name = (error as { name?: unknown }).name;
+  return name === "AbortError" || (error as { code?: unknown }).code === "ABORT_ERR";
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
+function withHint(message: string, hint: string | undefined): string {
+  const text = oneLine(message);
+  if (!hint || text.includes(hint)) return text;
+  return `${/[.!?]$/.test(text) ? text : `${text}.`} ${hint}`;
+}
+
+/** Node's file-system errors, as a sentence. */
+function systemErrorMessage(error: NodeJS.ErrnoException): string | undefined {
+  const path = error.path ? ` ${error.path}` : "";
+  switch (error.code) {
+    case "ENOENT":
+      return `No such file or folder:${path}. Check the path.`;
+    case "EACCES":
+    case "EPERM":
+      return `Permission denied:${path}. Check the file's permissions.`;
+    case "EISDIR":
+      return `Expected a file but found a folder:${path}.`;
+    case "ENOSPC":
+      return `No space left on the device while writing${path}.`;
+    default:
+      return undefined;
+  }
+}
+
+function causeChain(error: unknown): string[] {
+  const lines: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && depth < 8; depth++) {
+    if (current instanceof Error) {
+      lines.push(
+        depth === 0 ? (current.stack ?? String(current)) : `Caused by: ${current.stack ?? String(current)}`,
+      );
+      current = current.cause;
+    } else {
+      lines.push(`${depth === 0 ? "" : "Caused by: "}${String(current)}`);
+      break;
+    }
+  }
+  return lines;
+}
+
+/**
+ * The exit code and the text for an error: one line (`ragsynth: <what happened>. <how to fix it>`),
+ * and with `verbose` the stack and cause chain after it.
+ */
+export function renderError(
+  error: unknown,
+  { verbose }: { verbose: boolean },
+): { text: string; exitCode: number } {
+  if (isAbortError(error)) return { text: "ragsynth: interrupted.\n", exitCode: EXIT_INTERRUPTED };
+  let line: string;
+  let exitCode = EXIT_FAILURE;
+  if (error instanceof UsageError) {
+    line = withHint(error.message, error.hint);
+    exitCode = EXIT_USAGE;
+  } else if (RagsynthError.isInstance(error)) {
+    const entry = HINTS[error.code];
+    const hint =
+      typeof entry === "string" || entry === undefined
+        ? entry
+        : entry.unless.test(error.message)
+          ? undefined
+          : entry.hint;
+    line = withHint(error.message, hint);
+  } else if (error instanceof Error && systemErrorMessage(error as NodeJS.ErrnoException)) {
+    line = systemErrorMessage(error as NodeJS.ErrnoException) as string;
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    line = withHint(
+      `Unexpected error: ${message}`,
+      verbose ? undefined : "Run again with --verbose for the stack trace.",
+    );
+  }
+  const text = `ragsynth: ${line}\n`;
+  if (!verbose || error instanceof UsageError) return { text, exitCode };
+  return { text: `${text}${causeChain(error).join("\n")}\n`, exitCode };
+}

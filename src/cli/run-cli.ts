@@ -1,0 +1,69 @@
+import { readFileSync } from "node:fs";
+import { helpText } from "./help.js";
+import type { CliIO } from "./io.js";
+import { parseCommand } from "./parse-command.js";
+import { renderError } from "./render-error.js";
+import { EXIT_OK } from "./usage-error.js";
+
+/** What every command receives besides its options. */
+export interface CommandContext {
+  io: CliIO;
+  /** Aborted by Ctrl-C. */
+  signal: AbortSignal;
+}
+
+/** The package version, read from package.json (two folders up from both src/cli and dist/cli). */
+export function packageVersion(): string {
+  try {
+    const json = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: string;
+    };
+    return json.version ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/**
+ * Runs one `ragsynth` invocation and returns its exit code: 0 done, 1 failed, 2 bad command line,
+ * 130 interrupted. Errors are written to stderr as one line (with `--verbose`, the stack too); with
+ * `--json`, stdout also gets `{ "error": … }`.
+ */
+export async function runCli({
+  argv,
+  io,
+  signal,
+}: { argv: readonly string[] } & CommandContext): Promise<number> {
+  const verbose = argv.includes("--verbose") || argv.includes("-v");
+  const json = argv.includes("--json");
+  try {
+    const parsed = parseCommand(argv, io.env);
+    switch (parsed.command) {
+      case "help":
+        io.stdout.write(helpText(parsed.topic, packageVersion()));
+        return EXIT_OK;
+      case "version":
+        io.stdout.write(`${packageVersion()}\n`);
+        return EXIT_OK;
+      // Commands load on demand, so --help, --version and usage errors start fast.
+      case "ask":
+        return await (await import("./ask-command.js")).runAsk(parsed.options, { io, signal });
+      case "plan":
+        return await (await import("./plan-command.js")).runPlan(parsed.options, { io, signal });
+      case "index":
+        return await (await import("./index-command.js")).runIndex(parsed.options, { io, signal });
+    }
+  } catch (caught) {
+    const error = signal.aborted ? new DOMException("Interrupted", "AbortError") : caught;
+    const { text, exitCode } = renderError(error, { verbose });
+    io.stderr.write(text);
+    if (json) {
+      const code = (error as { code?: unknown }).code;
+      const message = text.split("\n")[0]?.replace(/^ragsynth: /, "");
+      io.stdout.write(
+        `${JSON.stringify({ error: { ...(typeof code === "string" ? { code } : {}), message, exitCode } })}\n`,
+      );
+    }
+    return exitCode;
+  }
+}

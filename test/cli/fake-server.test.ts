@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
+import { type CliResult, copyExampleDocs, runCli, startCli, TEST_API_KEY, waitForOutput } from "./run-cli.js";
+
+const QUESTION = "What is the default response mode?";
+const ANSWER_DELTAS = ["The ", "default ", "response ", "mode ", "is ", "compact."];
+let docs: string;
+let cleanup: () => Promise<void>;
+let server: FakeOpenAIServer;
+
+beforeAll(async () => {
+  ({ docs, cleanup } = await copyExampleDocs());
+  server = await startFakeOpenAIServer({ handler: () => ({ deltas: ANSWER_DELTAS }) });
+  const indexed = await runCli(["index", docs]);
+  expect(indexed.code, indexed.stderr).toBe(0);
+});
+afterAll(async () => {
+  await server?.close();
+  await cleanup();
+});
+
+function expectNoKey(result: Pick<CliResult, "stdout" | "stderr">) {
+  expect(result.stdout).not.toContain(TEST_API_KEY);
+  expect(result.stderr).not.toContain(TEST_API_KEY);
+  // Not even a recognisable piece of it.
+  expect(`${result.stdout}${result.stderr}`).not.toMatch(/9f8e7d6c5b4a/);
+}
+
+describe("ragsynth ask against an OpenAI-compatible server", () => {
+  it("streams the answer from --llm <url>#<model>", async () => {
+    const first = server.requests.length;
+    const result = await runCli([
+      "ask",
+      docs,
+      "-q",
+      QUESTION,
+      "--llm",
+      `${server.url}#fake-model`,
+      "--stream",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.startsWith(`${ANSWER_DELTAS.join("")}\n\nSources:\n`)).toBe(true);
+    const calls = server.requests.slice(first).filter((request) => request.path === "/v1/chat/completions");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.body).toMatchObject({ model: "fake-model", stream: true });
+    expect(result.stdout).toMatch(
+      /compact · 1 LLM call · [\d,]+ prompt \+ \d+ completion tokens · .* · fake-model\n$/,
+    );
+    // An unknown model's window is an assumption, said once; no offline notice, since a model was configured.
+    expect(result.stderr).toMatch(
+      /^ragsynth: note: contextWindow 3900 assumed for unknown model fake-model.*--context-window/,
+    );
+    expect(result.stderr).not.toMatch(/offline/);
+  });
+
+  it("plan calls no model: the server gets no completion request", async () => {
+    const first = server.requests.length;
+    const result = await runCli([
+      "plan",
+      docs,
+      "-q",
+      QUESTION,
+      "--llm",
+      `${server.url}#fake-model`,
+      "--context-window",
+      "8192",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("fake-model · context window 8,192");
+    expect(server.requests.slice(first).filter((request) => request.path.includes("completions"))).toEqual(
+      [],
+    );
+  });
+
+  it("exits 130 on Ctrl-C (SIGINT), and the server sees the request closed", async () => {
+    const slow = await startFakeOpenAIServer({ faults: [{ kind: "never-ending", intervalMs: 20 }] });
+    try {
+      const run = startCli(["ask", docs, "-q", QUESTION, "--llm", `${slow.url}#fake-model`, "--stream"]);
+      await waitForOutput(run.output, ({ stdout }) => stdout.includes("more more more"));
+      run.child.kill("SIGINT");
+      const result = await run.done;
+      expect(result.code).toBe(130);
+      expect(result.stderr).toMatch(/ragsynth: interrupted\.\n$/);
+      const request = await slow.waitForClose(0, 2000);
+      expect(request.closedByClient).toBe(true);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("never prints the API key: --json, --trace, --verbose, plan, and a server error that echoes it", async () => {
+    const leaky = await startFakeOpenAIServer({
+      handler: () => ({ deltas: ANSWER_DELTAS }),
+      faults: [
+        {
+          kind: "status",
+          status: 401,
+          message: `Incorrect API key provided: ${TEST_API_KEY}.`,
+          requests: [0],
+        },
+      ],
+    });
+    const env = { OPENAI_API_KEY: TEST_API_KEY };
+    const llm = ["--llm", `${leaky.url}#fake-model`, "--context-window", "8192"];
+    try {
+      const failed = await runCli(["ask", docs, "-q", QUESTION, ...llm, "--trace", "--verbose", "--json"], {
+        env,
+      });
+      expect(failed.code).toBe(1);
+      const errorLine = failed.stderr.split("\n").find((line) => !/^ragsynth: (note|skipped)/.test(line));
+      expect(errorLine).toMatch(/^ragsynth: .*Check OPENAI_API_KEY/);
+      expectNoKey(failed);
+
+      const runs = await Promise.all([
+        runCli(["ask", docs, "-q", QUESTION, ...llm, "--json", "--trace", "--verbose"], { env }),
+        runCli(["ask", docs, "-q", QUESTION, ...llm, "--trace", "--verbose", "--stream"], { env }),
+        runCli(["plan", docs, "-q", QUESTION, ...llm, "--json", "--verbose"], { env }),
+        runCli(
+          [
+            "ask",
+            docs,
+            "-q",
+            QUESTION,
+            "--llm",
+            "openai:fake-model",
+            "--embed",
+            "openai:fake-embed",
+            "--context-window",
+            "8192",
+            "--json",
+          ],
+          {
+            env: { ...env, OPENAI_BASE_URL: leaky.url },
+          },
+        ),
+      ]);
+      for (const run of runs) {
+        expect(run.code, run.stderr).toBe(0);
+        expectNoKey(run);
+      }
+      expect(JSON.parse(runs[0]?.stdout ?? "").answer).toBe(ANSWER_DELTAS.join(""));
+      // The key was in use: the server was asked for chat completions and embeddings.
+      expect(leaky.requests.some((request) => request.path === "/v1/embeddings")).toBe(true);
+    } finally {
+      await leaky.close();
+    }
+  });
+});

@@ -1,0 +1,83 @@
+import { appendFile, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
+import { copyExampleDocs, runCli } from "./run-cli.js";
+
+let dir: string;
+let docs: string;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ dir, docs, cleanup } = await copyExampleDocs());
+});
+afterEach(() => cleanup());
+
+async function indexJSON(args: string[], env: Record<string, string> = {}) {
+  const result = await runCli(["index", ...args, "--json"], { env });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe("ragsynth index", () => {
+  it("builds the index in .ragsynth/ beside the documents and reuses it: unchanged files are not embedded again", async () => {
+    const first = await indexJSON([docs]);
+    expect(first).toMatchObject({
+      files: 6,
+      chunks: 6,
+      embedded: 6,
+      reused: 0,
+      cacheDir: join(docs, ".ragsynth"),
+    });
+    expect(await readdir(join(docs, ".ragsynth"))).toEqual(["ragsynth-index.json"]);
+
+    const second = await indexJSON([docs]);
+    expect(second).toMatchObject({ embedded: 0, reused: 6 });
+
+    await appendFile(join(docs, "cli.md"), "\nThe index is kept as one JSON file.\n");
+    const third = await indexJSON([docs]);
+    expect(third).toMatchObject({ embedded: 1, reused: 5 });
+    expect(third.sources).toMatchObject({ changed: [expect.stringMatching(/cli\.md$/)] });
+    expect(third.sources.unchanged).toHaveLength(5);
+
+    // ask uses the same cache: nothing to embed but the query.
+    const asked = await runCli(["ask", docs, "-q", "What is the default response mode?", "--json"]);
+    expect(JSON.parse(asked.stdout).index).toMatchObject({ embedded: 0, reused: 6 });
+  });
+
+  it("prints a summary line, honours --cache-dir, and --rebuild embeds everything again", async () => {
+    const cacheDir = join(dir, "cache");
+    const { code, stdout, stderr } = await runCli(["index", docs, "--cache-dir", cacheDir]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(
+      /^Indexed 6 files: 6 chunks, 6 embedded, 0 reused, in [\d.]+ m?s · cache .*cache · hashing-tfidf-v1:1024\n$/,
+    );
+    expect(await readdir(cacheDir)).toEqual(["ragsynth-index.json"]);
+    expect(await indexJSON([docs, "--cache-dir", cacheDir, "--rebuild"])).toMatchObject({
+      embedded: 6,
+      reused: 0,
+    });
+  });
+
+  describe("with a model embedder", () => {
+    let server: FakeOpenAIServer;
+    beforeEach(async () => {
+      server = await startFakeOpenAIServer();
+    });
+    afterEach(() => server.close());
+
+    it("sends only changed chunks to the embedding server", async () => {
+      const embed = ["--embed", `${server.url}#fake-embed`];
+      expect(await indexJSON([docs, ...embed])).toMatchObject({ embedded: 6 });
+      const texts = () =>
+        server.requests
+          .filter((request) => request.path === "/v1/embeddings")
+          .flatMap((request) => (request.body as { input: string[] }).input);
+      expect(texts()).toHaveLength(6);
+      await appendFile(join(docs, "optimizer.md"), "\nA new closing sentence.\n");
+      expect(await indexJSON([docs, ...embed])).toMatchObject({ embedded: 1, reused: 5 });
+      expect(texts()).toHaveLength(7);
+      expect(texts()[6]).toContain("A new closing sentence.");
+    });
+  });
+});
