@@ -40,7 +40,10 @@ export async function extractAnswer(
 ): Promise<ExtractedAnswer> {
   const query = request.query.trim();
   const existing = unique(settings.splitSentences(request.existingAnswer ?? ""), new Set());
-  const fresh = unique(settings.splitSentences(request.context), new Set(existing.map(dedupeKey)));
+  const fresh = unique(
+    settings.splitSentences(request.context).filter((sentence) => !isStructural(sentence)),
+    new Set(existing.map(dedupeKey)),
+  );
   const texts = [...existing, ...fresh];
   if (texts.length === 0) return { sentences: [], querySatisfied: false };
   const scores = await score(texts, query, settings);
@@ -63,6 +66,16 @@ export async function extractAnswer(
     .sort((left, right) => left.position - right.position)
     .map((candidate: Candidate) => candidate.text);
   return { sentences: chosen, querySatisfied: isSatisfied(chosen, query, settings.satisfiedThreshold) };
+}
+
+/**
+ * A Markdown heading, or a node's metadata line (`file_path: docs/a.md`, as `getContent(MetadataMode.LLM)`
+ * puts it before the text), names a topic but answers nothing, though it often matches the query's words.
+ */
+function isStructural(sentence: string): boolean {
+  const line = sentence.trim();
+  if (line.includes("\n")) return false;
+  return /^#{1,6}\s/.test(line) || /^[a-z][a-z0-9]*_[a-z0-9_]*: \S+$/.test(line);
 }
 
 async function score(texts: string[], query: string, settings: ExtractAnswerSettings): Promise<number[]> {

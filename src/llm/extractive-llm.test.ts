@@ -245,3 +245,19 @@ describe("ExtractiveLLM", () => {
     );
   });
 });
+
+describe("ExtractiveLLM and Markdown", () => {
+  it("never quotes a Markdown heading or a metadata line, though they match the query's words", async () => {
+    const llm = new ExtractiveLLM();
+    const context =
+      "file_path: docs/response-modes.md\n\n# Response modes\n\nA mode decides how chunks become prompts.\n\n" +
+      "The default response mode is `compact`.";
+    const { text } = await llm.complete("", {
+      templateVariables: { query_str: "What is the default response mode?", context_str: context },
+      promptType: "text_qa",
+    });
+    expect(text).toContain("The default response mode is `compact`.");
+    expect(text).not.toContain("# Response modes");
+    expect(text).not.toContain("file_path");
+  });
+});
