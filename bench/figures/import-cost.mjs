@@ -1,0 +1,164 @@
+// Figure: importing the package. Cold `node -e "import('…')"` wall time (a fresh process each run),
+// and the installed size of its runtime dependency closure.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { BENCH_DIR, DIST_INDEX, NOT_BUILT, ROOT_DIR } from "../lib/libs.mjs";
+import { fmt, fmtRatio } from "../lib/report.mjs";
+import { interleave, ratio } from "../lib/stats.mjs";
+
+function nodeEval(code, cwd) {
+  return () => {
+    const result = spawnSync(process.execPath, ["-e", code], { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    if (result.status !== 0) throw new Error(`node -e ${code} failed: ${result.stderr}`);
+  };
+}
+
+function directorySize(dir, skipNodeModules = true) {
+  let bytes = 0;
+  let files = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) {
+      if (skipNodeModules && entry.name === "node_modules") continue;
+      const inner = directorySize(join(dir, entry.name), false);
+      bytes += inner.bytes;
+      files += inner.files;
+    } else if (entry.isFile()) {
+      bytes += statSync(join(dir, entry.name)).size;
+      files++;
+    }
+  }
+  return { bytes, files };
+}
+
+/** Where Node would find package `name` from a module in `fromDir`. */
+function resolvePackageDir(name, fromDir) {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * The runtime dependency closure of the package in `packageDir`: dependencies, optional dependencies
+ * that are installed, and required peers, recursively; each installed copy once.
+ */
+function dependencyClosure(packageDir, { includeSelf = true } = {}) {
+  const seen = new Map();
+  const missing = new Set();
+  const visit = (dir, self) => {
+    if (seen.has(dir)) return;
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    seen.set(dir, self && !includeSelf ? { bytes: 0, files: 0 } : directorySize(dir));
+    const optionalPeers = manifest.peerDependenciesMeta ?? {};
+    const names = [
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.optionalDependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}).filter((name) => !optionalPeers[name]?.optional),
+    ];
+    for (const name of new Set(names)) {
+      const found = resolvePackageDir(name, dir);
+      if (found) visit(found, false);
+      else if (!(name in (manifest.optionalDependencies ?? {}))) missing.add(name);
+    }
+  };
+  visit(packageDir, true);
+  let bytes = 0;
+  for (const size of seen.values()) bytes += size.bytes;
+  return { packages: seen.size, bytes, missing: [...missing] };
+}
+
+/** ragsynth's own files as `npm pack` would publish them. */
+function packedSize() {
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: ROOT_DIR,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const [info] = JSON.parse(out);
+  return { bytes: info.unpackedSize, files: info.entryCount };
+}
+
+export async function importFigure({ quick, runs }) {
+  const importRuns = quick ? runs : Math.max(runs, 10);
+  const ragsynthImport = `import(${JSON.stringify(pathToFileURL(DIST_INDEX).href)})`;
+  let notBuilt = existsSync(DIST_INDEX) ? null : "dist/index.js is missing";
+  if (!notBuilt) {
+    try {
+      nodeEval(ragsynthImport, ROOT_DIR)();
+    } catch (error) {
+      notBuilt = `importing dist/index.js failed: ${/Error[^\n]*/.exec(error.message)?.[0] ?? error.message}`;
+    }
+  }
+  const built = notBuilt === null;
+  const peerDir = join(BENCH_DIR, "node_modules", "llamaindex");
+  const entrants = [
+    { name: "node", fn: nodeEval("0", ROOT_DIR) },
+    { name: "llamaindex", fn: nodeEval("import('llamaindex')", BENCH_DIR) },
+  ];
+  if (built) {
+    entrants.push({
+      name: "ragsynth",
+      fn: nodeEval(`import(${JSON.stringify(pathToFileURL(DIST_INDEX).href)})`, ROOT_DIR),
+    });
+  }
+  const timings = await interleave(entrants, { runs: importRuns, warmup: 1 });
+  const ms = (name) => timings[name]?.median;
+  const net = (name) => ms(name) - ms("node");
+
+  const peerClosure = dependencyClosure(peerDir);
+  let ours = null;
+  if (built) {
+    const own = packedSize();
+    const deps = dependencyClosure(ROOT_DIR, { includeSelf: false });
+    ours = {
+      packages: deps.packages,
+      bytes: deps.bytes + own.bytes,
+      ownBytes: own.bytes,
+      missing: deps.missing,
+    };
+  }
+  const mb = (bytes) => `${fmt(bytes / 1e6, 1)} MB`;
+  const rows = [
+    [
+      "cold import, ms (whole process)",
+      built ? fmt(ms("ragsynth"), 1) : NOT_BUILT,
+      fmt(ms("llamaindex"), 1),
+      fmtRatio(ratio(ms("ragsynth"), ms("llamaindex"))),
+    ],
+    [
+      `cold import, ms (minus \`node -e 0\`, ${fmt(ms("node"), 1)} ms)`,
+      built ? fmt(net("ragsynth"), 1) : NOT_BUILT,
+      fmt(net("llamaindex"), 1),
+      fmtRatio(ratio(net("ragsynth"), net("llamaindex"))),
+    ],
+    [
+      "installed size of the dependency closure",
+      ours ? `${mb(ours.bytes)} (own ${mb(ours.ownBytes)})` : NOT_BUILT,
+      mb(peerClosure.bytes),
+      fmtRatio(ratio(ours?.bytes, peerClosure.bytes)),
+    ],
+    ["packages in the closure", ours ? fmt(ours.packages) : NOT_BUILT, fmt(peerClosure.packages), "—"],
+  ];
+  return {
+    id: "import",
+    title: `importing the package — median of ${importRuns} fresh processes`,
+    headers: ["measure", "ragsynth", "llamaindex 0.12.1", "ragsynth ÷ llamaindex"],
+    rows,
+    notes: [
+      "ragsynth: `import()` of the built dist/index.js; its size is the `npm pack` unpacked size plus its runtime dependencies (not zod, an optional peer).",
+      "llamaindex: `import('llamaindex')` from bench/; closure = dependencies + installed optional deps + required peers, each installed copy once.",
+      "In bench/ the peer's @llamaindex/env finds the repo root's gpt-tokenizer 4 (its optional peer) and loads it at import; a plain `npm i llamaindex` loads js-tiktoken instead.",
+      ...(peerClosure.missing.length
+        ? [`llamaindex dependencies not found on disk: ${peerClosure.missing.join(", ")}`]
+        : []),
+      ...(ours?.missing.length
+        ? [`ragsynth dependencies not found on disk: ${ours.missing.join(", ")}`]
+        : []),
+      ...(notBuilt ? [`ragsynth: ${NOT_BUILT}: ${notBuilt}`] : []),
+    ],
+    json: { timings, ragsynth: ours, llamaindex: peerClosure },
+  };
+}
