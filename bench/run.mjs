@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmark entry point: `npm run bench [-- --quick] [-- --json file] [-- --only a,b] [-- --no-build]`.
 // ragsynth is measured from its built output (dist/); this script rebuilds dist when it is missing or
-// older than src/. The peer (llamaindex) lives in bench/node_modules: `npm ci --prefix bench`.
+// older than src/. The peer (llamaindex) lives in bench/node_modules, installed on first run from bench/package-lock.json.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -71,18 +71,28 @@ function ensureBuilt() {
 }
 
 function checkInstall() {
-  const missing = ["llamaindex", "gpt-tokenizer-4", "js-tiktoken"].filter(
-    (name) => !existsSync(join(BENCH_DIR, "node_modules", name, "package.json")),
-  );
-  if (missing.length > 0) {
-    console.error(
-      `bench: ${missing.join(", ")} not installed in bench/node_modules.\n` +
-        "Run `npm ci --prefix bench --ignore-scripts` once (it installs the peer, llamaindex, from bench/package-lock.json), then retry.",
-    );
-    process.exit(1);
-  }
   if (!existsSync(join(ROOT_DIR, "node_modules", "gpt-tokenizer", "package.json"))) {
     console.error("bench: the repo's own dependencies are missing. Run `npm ci` at the repo root first.");
+    process.exit(1);
+  }
+  const missing = () =>
+    ["llamaindex", "gpt-tokenizer-4", "js-tiktoken"].filter(
+      (name) => !existsSync(join(BENCH_DIR, "node_modules", name, "package.json")),
+    );
+  if (missing().length === 0) return;
+  // The peer is never a dependency of ragsynth: it lives in bench/, installed from bench/package-lock.json.
+  // --ignore-scripts skips a native build (tree-sitter) that the peer pulls in and the bench never loads.
+  console.error(
+    "bench: installing the peer (llamaindex) into bench/node_modules from bench/package-lock.json…",
+  );
+  const result = spawnSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"], {
+    cwd: BENCH_DIR,
+    stdio: ["ignore", 2, 2],
+  });
+  if (result.status !== 0 || missing().length > 0) {
+    console.error(
+      `bench: could not install ${missing().join(", ")}. Run \`npm ci --prefix bench --ignore-scripts\` to see why.`,
+    );
     process.exit(1);
   }
 }
