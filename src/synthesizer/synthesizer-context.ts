@@ -211,20 +211,11 @@ async function callModel(
   const { responseFormat, step } = options;
   const tokenizer = promptHelper.tokenizer;
   const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat });
-  const counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm }).total;
-  const contextTokens = options.context === undefined ? 0 : tokenizer.count(options.context);
-  init.emit({ type: "llm-call-start", mode: init.mode, step, promptTokens: counted, contextTokens });
-  const span = init.trace.startCall(step, {
-    promptTokens: counted,
-    contextTokens,
-    model: llm.metadata.model,
-    maxTokens: promptHelper.numOutput,
-  });
   init.usage.llmCalls += 1;
   const started = init.now();
   const stopper = new AbortController();
   let reported: LLMUsage | undefined;
-  const outcome = await send(
+  const pending = send(
     {
       llm,
       prompt,
@@ -240,6 +231,19 @@ async function callModel(
     options.onDelta,
     stopper,
   );
+  // Count while the request is in flight, after the other calls of a concurrent round have been sent:
+  // counting first would hold back every later call of the round by the CPU time of the earlier counts.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm }).total;
+  const contextTokens = options.context === undefined ? 0 : tokenizer.count(options.context);
+  init.emit({ type: "llm-call-start", mode: init.mode, step, promptTokens: counted, contextTokens });
+  const span = init.trace.startCall(step, {
+    promptTokens: counted,
+    contextTokens,
+    model: llm.metadata.model,
+    maxTokens: promptHelper.numOutput,
+  });
+  const outcome = await pending;
   const { text, stopped } = outcome;
   if (outcome.usage) reported = { ...outcome.usage, ...reported };
   let error =
