@@ -39,6 +39,8 @@ export type RagsynthEvent =
       chunkTokens: number[];
       /** The most context tokens each chunk could take. */
       availableChunkSize: number;
+      /** Tokens cut from the context to fit (`simple_summarize` truncates by design); absent when nothing was cut. */
+      truncatedTokens?: number;
     }
   | { type: "llm-call-start"; mode: string; step: LLMCallStep; promptTokens: number; contextTokens: number }
   | {

@@ -1,1 +1,26 @@
-export {};
+export { convertArrayToAsyncIterable } from "./array-to-async-iterable.js";
+export {
+  echoResponder,
+  type FakeOpenAIPrompt,
+  type FakeOpenAIReply,
+  type FakeOpenAIResponder,
+  fakeEmbedding,
+} from "./fake-openai-replies.js";
+export {
+  type FakeOpenAIFault,
+  type FakeOpenAIFaultRule,
+  type FakeOpenAIRequest,
+  type FakeOpenAIServer,
+  type FakeOpenAIServerOptions,
+  startFakeOpenAIServer,
+} from "./fake-openai-server.js";
+export { MockEmbedding, type MockEmbeddingCall, type MockEmbeddingOptions } from "./mock-embedding.js";
+export {
+  type MockAnswer,
+  MockLLM,
+  type MockLLMCall,
+  type MockLLMInput,
+  type MockLLMOptions,
+  type MockResponse,
+  type MockStreamBy,
+} from "./mock-llm.js";

@@ -6,8 +6,15 @@ interface BpeModule {
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
 }
 
+interface SplitPatterns {
+  CL100K_TOKEN_SPLIT_REGEX: RegExp;
+  O200K_TOKEN_SPLIT_REGEX: RegExp;
+  R50K_TOKEN_SPLIT_REGEX: RegExp;
+}
+
 const require = createRequire(import.meta.url);
 const loaded = new Map<TokenizerName, BpeModule>();
+let patterns: SplitPatterns | undefined;
 
 // Special-token strings in retrieved text (`<|endoftext|>`) are counted as the plain text an API
 // receives, never as one special token: that would under-count and overflow the window.
@@ -23,11 +30,27 @@ function load(name: TokenizerName): BpeModule {
   return module;
 }
 
+// gpt-tokenizer's own split patterns, so our pieces are its pieces. Copied: gpt-tokenizer matches with
+// matchAll, which starts at the shared object's lastIndex, so that object must never be used directly.
+function splitPattern(name: TokenizerName): RegExp {
+  patterns ??= require("gpt-tokenizer/cjs/encodingParams/constants") as SplitPatterns;
+  const pattern =
+    name === "o200k_base"
+      ? patterns.O200K_TOKEN_SPLIT_REGEX
+      : name === "r50k_base"
+        ? patterns.R50K_TOKEN_SPLIT_REGEX
+        : patterns.CL100K_TOKEN_SPLIT_REGEX;
+  return new RegExp(pattern.source, pattern.flags);
+}
+
 /** A built-in BPE tokenizer. The rank tables load on the first call, not on import. */
 export function bpeTokenizer(name: TokenizerName): Tokenizer {
   return {
     name,
     count: (text) => (text.length === 0 ? 0 : load(name).countTokens(text, plainText)),
     encode: (text) => (text.length === 0 ? [] : load(name).encode(text, plainText)),
+    get pretokenizer() {
+      return splitPattern(name);
+    },
   };
 }

@@ -12,7 +12,7 @@ const wrapped = new WeakMap<object, Tokenizer>();
 
 /** True for the names of the built-in encodings. */
 export function isTokenizerName(value: unknown): value is TokenizerName {
-  return value === "cl100k_base" || value === "o200k_base";
+  return value === "cl100k_base" || value === "o200k_base" || value === "r50k_base";
 }
 
 /**
@@ -44,7 +44,8 @@ export function resolveTokenizer(tokenizer: TokenizerLike | undefined = DEFAULT_
   throw new InvalidArgumentError({
     parameter: "tokenizer",
     value: tokenizer,
-    expected: 'be "cl100k_base", "o200k_base", a function (text) => tokens, or an object with count(text)',
+    expected:
+      'be "cl100k_base", "o200k_base", "r50k_base", a function (text) => tokens, or an object with count(text)',
   });
 }
 

@@ -14,10 +14,21 @@ export interface Tokenizer {
   count(text: string): number;
   /** The tokens of `text`; only their number and order matter to ragsynth. */
   encode(text: string): ArrayLike<unknown>;
+  /**
+   * Optional fast path for budgeting: the pre-tokenizer pattern of a tiktoken-style BPE tokenizer, whose
+   * matches are encoded independently (so a text's count is the sum of its matches' counts). It must be a
+   * global, unicode RegExp without lookbehind whose matches cover the text. With it, the budget tokenizes
+   * a text once and cuts it at exact token boundaries; without it, a slower path counts each candidate.
+   * The built-in encodings provide it.
+   */
+  readonly pretokenizer?: RegExp;
 }
 
-/** The built-in BPE encodings (from `gpt-tokenizer`, loaded on first use). */
-export type TokenizerName = "cl100k_base" | "o200k_base";
+/**
+ * The built-in BPE encodings (from `gpt-tokenizer`, loaded on first use). `r50k_base` is GPT-2's
+ * encoding, kept for older models and LlamaIndex's GPT-2 test cases.
+ */
+export type TokenizerName = "cl100k_base" | "o200k_base" | "r50k_base";
 
 /** A tokenizer, a tokenizer function, or the name of a built-in encoding. */
 export type TokenizerLike = Tokenizer | TokenizerFunction | TokenizerName;

@@ -1,0 +1,245 @@
+import { ContextOverflowError, type PromptTokenParts } from "../errors/context-overflow-error.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_NUM_OUTPUT,
+  type JsonSchemaFormat,
+  type LLMMetadata,
+} from "../llm/types.js";
+import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
+import {
+  countPromptTokens,
+  type PromptTokenCount,
+  type RenderTarget,
+  renderPrompt,
+} from "../prompt/render-prompt.js";
+import { TokenTextSplitter, truncateText } from "../splitter/token-text-splitter.js";
+import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import { checkInteger, checkPrompt } from "./check-arguments.js";
+import { createPromptFrame, packChunksGreedily } from "./repack.js";
+import { checkChunks, createTextPacker, type PromptFrame, type TextPacker } from "./text-packer.js";
+
+/** Tokens LlamaIndex keeps free in each chunk for formatting slack. */
+export const DEFAULT_PADDING = 5;
+/** LlamaIndex's default overlap between the chunks of a splitter built for a prompt. */
+export const DEFAULT_CHUNK_OVERLAP_RATIO = 0.1;
+
+/** Options of {@link PromptHelper}; the defaults are LlamaIndex's. */
+export interface PromptHelperOptions {
+  /** Tokens the model accepts, prompt plus output. @default 3900 */
+  contextWindow?: number | undefined;
+  /** Tokens reserved for the answer. @default 256 */
+  numOutput?: number | undefined;
+  /** Overlap of the splitters built by {@link PromptHelper.getTextSplitterGivenPrompt}, between 0 and 1. @default 0.1 */
+  chunkOverlapRatio?: number | undefined;
+  /** An upper bound on every chunk size. @default none */
+  chunkSizeLimit?: number | undefined;
+  /** @default "cl100k_base" */
+  tokenizer?: TokenizerLike | undefined;
+  /** Where words end when text is cut. @default " " */
+  separator?: string | undefined;
+}
+
+/** What the budget of one call depends on, besides the template. */
+export interface BudgetOptions {
+  /** Chunks that share the context. @default 1 */
+  numChunks?: number | undefined;
+  /** Tokens kept free in each chunk. @default 5 ({@link DEFAULT_PADDING}) */
+  padding?: number | undefined;
+  /** The model: picks the chat or completion form and how chat messages are wrapped. Without one: completion. */
+  llm?: RenderTarget | undefined;
+  /** A system prompt sent with the call; counted. */
+  systemPrompt?: string | undefined;
+  /** A JSON Schema sent with the call (natively or as instructions); counted. */
+  responseFormat?: JsonSchemaFormat | undefined;
+  /** Values already known (`query_str`, `existing_answer`): counted as filled. The rest count as empty. */
+  variables?: TemplateVariables | undefined;
+}
+
+/**
+ * LlamaIndex's `PromptHelper`: how much context fits beside a prompt in the model's window, and cutting
+ * text to fit. It counts exactly what is sent (template with known values, system prompt, chat wrapping,
+ * schema), rendered by the same code as the call itself.
+ * @example
+ * const helper = new PromptHelper({ contextWindow: 4096 });
+ * const size = helper.getAvailableChunkSize(DEFAULT_TEXT_QA_PROMPT, { variables: { query_str: "Why?" } });
+ */
+export class PromptHelper {
+  readonly contextWindow: number;
+  readonly numOutput: number;
+  readonly chunkOverlapRatio: number;
+  readonly chunkSizeLimit: number | undefined;
+  readonly tokenizer: Tokenizer;
+  readonly separator: string;
+
+  /** @throws InvalidArgumentError for a value out of range (message says which and why) */
+  constructor({
+    contextWindow = DEFAULT_CONTEXT_WINDOW,
+    numOutput = DEFAULT_NUM_OUTPUT,
+    chunkOverlapRatio = DEFAULT_CHUNK_OVERLAP_RATIO,
+    chunkSizeLimit,
+    tokenizer,
+    separator = " ",
+  }: PromptHelperOptions = {}) {
+    checkInteger("contextWindow", contextWindow, 1);
+    checkInteger("numOutput", numOutput, 0);
+    if (typeof chunkOverlapRatio !== "number" || !(chunkOverlapRatio >= 0 && chunkOverlapRatio <= 1)) {
+      throw new InvalidArgumentError({
+        parameter: "chunkOverlapRatio",
+        value: chunkOverlapRatio,
+        expected: "be a number between 0 and 1",
+        hint: "It is the share of each chunk repeated in the next one (LlamaIndex: 0.1).",
+      });
+    }
+    if (chunkSizeLimit !== undefined) checkInteger("chunkSizeLimit", chunkSizeLimit, 1);
+    if (typeof separator !== "string" || separator === "") {
+      throw new InvalidArgumentError({
+        parameter: "separator",
+        value: separator,
+        expected: "be a non-empty string",
+      });
+    }
+    this.contextWindow = contextWindow;
+    this.numOutput = numOutput;
+    this.chunkOverlapRatio = chunkOverlapRatio;
+    this.chunkSizeLimit = chunkSizeLimit;
+    this.tokenizer = resolveTokenizer(tokenizer);
+    this.separator = separator;
+  }
+
+  /**
+   * A helper for a model: its context window, its `maxOutputTokens` as `numOutput` when stated (else 256),
+   * and its tokenizer unless one is given.
+   */
+  static fromLLMMetadata(
+    metadata: LLMMetadata,
+    options: Omit<PromptHelperOptions, "contextWindow" | "numOutput"> & {
+      numOutput?: number | undefined;
+    } = {},
+  ): PromptHelper {
+    return new PromptHelper({
+      ...options,
+      contextWindow: metadata.contextWindow,
+      numOutput: options.numOutput ?? metadata.maxOutputTokens ?? DEFAULT_NUM_OUTPUT,
+      tokenizer: options.tokenizer ?? metadata.tokenizer,
+    });
+  }
+
+  /**
+   * `contextWindow − promptTokens − numOutput`: the tokens left for context.
+   * @throws ContextOverflowError when negative, with every number and what to change
+   */
+  getAvailableContextSize(promptTokens: number, parts?: PromptTokenParts): number {
+    checkInteger("promptTokens", promptTokens, 0);
+    const available = this.contextWindow - promptTokens - this.numOutput;
+    if (available < 0) {
+      throw new ContextOverflowError({
+        contextWindow: this.contextWindow,
+        numOutput: this.numOutput,
+        promptTokens,
+        ...(parts ? { parts } : {}),
+      });
+    }
+    return available;
+  }
+
+  /**
+   * The tokens of the prompt's fixed part as it will be sent: the template with partials and `variables`
+   * filled and every other variable empty, the system prompt, chat wrapping and schema. For chat prompts
+   * this differs from LlamaIndex on purpose: it does not count the literal `{context_str}`, and it counts
+   * the 3 reply-priming tokens OpenAI adds; the system prompt counts even without a model.
+   */
+  countPrompt(prompt: BasePromptTemplate, options: BudgetOptions = {}): PromptTokenCount {
+    checkPrompt("prompt", prompt);
+    const { llm, systemPrompt, responseFormat, variables = {} } = options;
+    const rendered = renderPrompt({ prompt, variables, llm, systemPrompt, responseFormat, empty: true });
+    return countPromptTokens(rendered, this.tokenizer, { llm, systemPrompt, responseFormat });
+  }
+
+  /**
+   * The tokens each of `numChunks` chunks may take: `floor(available / numChunks) − padding`, capped by
+   * `chunkSizeLimit`. Unlike LlamaIndex, a result of 0 or less throws here rather than later.
+   * @throws ContextOverflowError when the prompt leaves no room for any chunk
+   */
+  getAvailableChunkSize(prompt: BasePromptTemplate, options: BudgetOptions = {}): number {
+    const { numChunks = 1, padding = DEFAULT_PADDING } = options;
+    checkInteger("numChunks", numChunks, 1);
+    checkInteger("padding", padding, 0);
+    const { total, parts } = this.countPrompt(prompt, options);
+    const available = this.getAvailableContextSize(total, parts);
+    let size = Math.floor(available / numChunks) - padding;
+    if (this.chunkSizeLimit !== undefined) size = Math.min(size, this.chunkSizeLimit);
+    if (size <= 0) {
+      throw new ContextOverflowError({
+        contextWindow: this.contextWindow,
+        numOutput: this.numOutput,
+        promptTokens: total,
+        parts,
+        hint:
+          `Shared by ${numChunks} chunk${numChunks === 1 ? "" : "s"} with padding ${padding}, that leaves a chunk size of ${size}, ` +
+          "and a chunk needs at least 1 token. Raise contextWindow, lower numOutput or padding, use fewer chunks, or shorten the prompt.",
+      });
+    }
+    return size;
+  }
+
+  /** A {@link TokenTextSplitter} for the chunk size, with `floor(chunkOverlapRatio × chunkSize)` overlap. */
+  getTextSplitterGivenPrompt(prompt: BasePromptTemplate, options: BudgetOptions = {}): TokenTextSplitter {
+    const chunkSize = this.getAvailableChunkSize(prompt, options);
+    return new TokenTextSplitter({
+      chunkSize,
+      chunkOverlap: Math.floor(this.chunkOverlapRatio * chunkSize),
+      separator: this.separator,
+      tokenizer: this.tokenizer,
+    });
+  }
+
+  /**
+   * Each chunk cut to an equal share of the context (the first chunk of a splitter built for
+   * `numChunks = chunks.length`), as LlamaIndex does.
+   * @throws InvalidArgumentError for an empty list (LlamaIndex divides by zero) or a chunk that is not a string
+   */
+  truncate(prompt: BasePromptTemplate, chunks: readonly string[], options: BudgetOptions = {}): string[] {
+    checkChunks(chunks);
+    if (chunks.length === 0) {
+      throw new InvalidArgumentError({
+        parameter: "chunks",
+        value: chunks,
+        expected: "be a non-empty array of strings",
+        hint: "There is nothing to truncate; skip the call when there are no chunks.",
+      });
+    }
+    const splitter = this.getTextSplitterGivenPrompt(prompt, { ...options, numChunks: chunks.length });
+    return chunks.map((chunk) => truncateText(chunk, splitter));
+  }
+
+  /**
+   * The chunks joined (trimmed, blanks dropped, `"\n\n"` between) and cut into as few pieces as fit, at
+   * word boundaries where that costs no extra piece. Deliberate differences from LlamaIndex: no overlap
+   * (repack packs; overlap only sends text twice); `[]` gives `[]`, not `[""]`; no piece exceeds the chunk
+   * size re-tokenized on its own, and when the template leaves one variable open, each piece is checked
+   * inside the rendered prompt; the count is `ceil(tokens / chunkSize)`, or one more where word or
+   * character boundaries make that impossible.
+   * @example helper.repack(DEFAULT_TEXT_QA_PROMPT, texts, { variables: { query_str: query } })
+   */
+  repack(prompt: BasePromptTemplate, chunks: readonly string[], options: BudgetOptions = {}): string[] {
+    const chunkSize = this.getAvailableChunkSize(prompt, options);
+    return packChunksGreedily({ helper: this, prompt, chunks, chunkSize, options });
+  }
+
+  /**
+   * The prompt around the context, for {@link TextPacker.next}'s `frame`: packing with it guarantees the
+   * rendered prompt plus `numOutput` fits the window, whatever BPE does where the chunk meets the template.
+   * Undefined when the template leaves more or fewer than one variable open after `options.variables`.
+   * @example packer.next(helper.getAvailableChunkSize(qa, budget), { frame: helper.createPromptFrame(qa, budget) })
+   */
+  createPromptFrame(prompt: BasePromptTemplate, options: BudgetOptions = {}): PromptFrame | undefined {
+    return createPromptFrame(this, prompt, options);
+  }
+
+  /** A packer over the chunks (joined as in {@link PromptHelper.repack}) with this helper's tokenizer and separator. */
+  createPacker(chunks: readonly string[]): TextPacker {
+    return createTextPacker({ chunks, tokenizer: this.tokenizer, separator: this.separator });
+  }
+}

@@ -1,0 +1,93 @@
+import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import { countPromptTokens, renderPrompt } from "../prompt/render-prompt.js";
+import type { BudgetOptions, PromptHelper } from "./prompt-helper.js";
+import type { PromptFrame } from "./text-packer.js";
+
+// Tokens a cut may cost: up to 3 unused when the next character needs 4 (a byte-level BPE worst case),
+// plus one more when the next chunk's first piece is tokenized again.
+const CUT_MARGIN = 4;
+
+/**
+ * The variable the context goes into: the one variable the template leaves unfilled once partials and the
+ * known `variables` are in. Undefined when there is not exactly one.
+ */
+export function contextVariableOf(
+  prompt: BasePromptTemplate,
+  options: BudgetOptions = {},
+): string | undefined {
+  const template = prompt.kind === "selector" ? prompt.select(options.llm) : prompt;
+  const known = options.variables ?? {};
+  const open = template.variables.filter(
+    (name) => !Object.hasOwn(template.partials, name) && !Object.hasOwn(known, name),
+  );
+  return open.length === 1 ? open[0] : undefined;
+}
+
+// Stands in for the context while the prompt is rendered, to find where the context goes.
+const CONTEXT_MARK = "\uE000ragsynth:context\uE001";
+
+/**
+ * The prompt around the context, as sent, and how many tokens prompt plus context may take
+ * (`contextWindow − numOutput − tokens outside the context's message`). Undefined when the context
+ * variable is ambiguous (see {@link contextVariableOf}).
+ */
+export function createPromptFrame(
+  helper: PromptHelper,
+  prompt: BasePromptTemplate,
+  options: BudgetOptions = {},
+): PromptFrame | undefined {
+  const variable = contextVariableOf(prompt, options);
+  if (variable === undefined) return undefined;
+  const { llm, systemPrompt, responseFormat } = options;
+  const render = (value: string) =>
+    renderPrompt({
+      prompt,
+      variables: { ...options.variables, [variable]: value },
+      llm,
+      systemPrompt,
+      responseFormat,
+      empty: true,
+    });
+  const marked = render(CONTEXT_MARK);
+  const texts =
+    marked.kind === "completion" ? [marked.text] : marked.messages.map((message) => message.content);
+  const holders = texts.filter((text) => text.includes(CONTEXT_MARK));
+  const parts = holders.length === 1 ? (holders[0] as string).split(CONTEXT_MARK) : [];
+  if (parts.length !== 2) return undefined;
+  const [prefix, suffix] = parts as [string, string];
+  const empty = countPromptTokens(render(""), helper.tokenizer, { llm, systemPrompt, responseFormat }).total;
+  const outside = empty - helper.tokenizer.count(prefix + suffix);
+  return { prefix, suffix, maxTokens: helper.contextWindow - helper.numOutput - outside };
+}
+
+/**
+ * Greedy packing at `chunkSize`, each piece checked inside the prompt. Word-boundary cuts are taken while the
+ * pieces left can still hold the rest, so the count stays within one of `ceil(tokens / chunkSize)`.
+ */
+export function packChunksGreedily({
+  helper,
+  prompt,
+  chunks,
+  chunkSize,
+  options,
+}: {
+  helper: PromptHelper;
+  prompt: BasePromptTemplate;
+  chunks: readonly string[];
+  chunkSize: number;
+  options: BudgetOptions;
+}): string[] {
+  const packer = helper.createPacker(chunks);
+  const frame = createPromptFrame(helper, prompt, options);
+  const allowed = Math.ceil(packer.remainingTokens / chunkSize) + 1;
+  const pieces: string[] = [];
+  while (!packer.done) {
+    const later = allowed - pieces.length - 1;
+    const needed = packer.remainingTokens - later * Math.max(1, chunkSize - CUT_MARGIN);
+    const maxWaste = needed <= 0 ? Number.POSITIVE_INFINITY : Math.max(0, chunkSize - needed);
+    const piece = packer.next(chunkSize, { frame, maxWaste });
+    if (piece === undefined) break;
+    pieces.push(piece);
+  }
+  return pieces;
+}

@@ -1,0 +1,202 @@
+import { describeValue } from "../errors/describe-value.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import { isWhitespace } from "../tokenizer/text-boundaries.js";
+import { TokenIndex } from "../tokenizer/token-index.js";
+import type { TokenizerLike } from "../tokenizer/tokenizer.js";
+import { type Cut, TextCutter } from "./text-cutter.js";
+
+/** Takes text off the front of a list of chunks, one budget at a time. */
+export interface TextPacker {
+  /**
+   * The longest prefix of the remaining text that, tokenized on its own, has at most `maxTokens` tokens,
+   * cut at a word (separator) boundary when one fits, else at a token boundary (never inside a character).
+   * Returns `undefined` when the text is used up.
+   * @throws InvalidArgumentError when `maxTokens` is not a positive integer, or is smaller than the next character
+   * @throws RagsynthError (`context_overflow`) when no prefix fits `options.frame` and `options.fits`
+   */
+  next(maxTokens: number, options?: PackOptions): string | undefined;
+  /** True when all the text has been taken. */
+  readonly done: boolean;
+  /** Tokens of the remaining text on its own: exact for the built-in encodings, a word-sum estimate otherwise. */
+  readonly remainingTokens: number;
+}
+
+/** Options of one {@link TextPacker.next} call. */
+export interface PackOptions {
+  /**
+   * The prompt around the chunk: `prefix + chunk + suffix` must also hold at most `maxTokens` tokens. Counted
+   * from the up-front tokenization (exact for the built-in encodings), so it is cheap. See
+   * `PromptHelper.createPromptFrame`.
+   */
+  frame?: PromptFrame | undefined;
+  /**
+   * Any further check of the chosen chunk. A chunk that fails is shortened until it passes.
+   */
+  fits?: ((chunk: string) => boolean) | undefined;
+  /**
+   * The most budget tokens a word-boundary cut may leave unused; when a word cut would waste more, the chunk
+   * is cut inside a word at a token boundary instead.
+   * @default Infinity (always cut at a word boundary when one fits)
+   */
+  maxWaste?: number | undefined;
+}
+
+/** The text around a chunk in its prompt, and the most tokens the three may take together. */
+export interface PromptFrame {
+  prefix: string;
+  suffix: string;
+  maxTokens: number;
+}
+
+/** Options of {@link createTextPacker}. */
+export interface TextPackerOptions {
+  /** The texts, taken in order. They are trimmed, blank ones dropped, and joined with `"\n\n"`. */
+  chunks: readonly string[];
+  /** @default "cl100k_base" */
+  tokenizer?: TokenizerLike | undefined;
+  /** Where a word ends. @default " " */
+  separator?: string | undefined;
+  /** Further boundaries, used like the separator. @default ["\n"] */
+  backupSeparators?: readonly string[] | undefined;
+}
+
+/**
+ * Packs texts into pieces that each fit a token budget, tokenizing the whole input once up front so that
+ * taking many pieces stays cheap. This is LlamaIndex's repack join (`"\n\n".join(stripped chunks)`) with
+ * greedy, just-in-time cutting instead of a splitter.
+ * @example
+ * const packer = createTextPacker({ chunks: ["one two", "three"] });
+ * packer.next(2); // "one two"
+ */
+export function createTextPacker({
+  chunks,
+  tokenizer,
+  separator = " ",
+  backupSeparators = ["\n"],
+}: TextPackerOptions): TextPacker {
+  return new GreedyTextPacker(joinChunks(chunks), tokenizer, [separator, ...backupSeparators]);
+}
+
+/** Throws unless `chunks` is an array of strings, naming the first bad index. */
+export function checkChunks(chunks: readonly string[]): void {
+  if (!Array.isArray(chunks)) {
+    throw new InvalidArgumentError({
+      parameter: "chunks",
+      value: chunks,
+      expected: "be an array of strings",
+    });
+  }
+  for (const [index, chunk] of chunks.entries()) {
+    if (typeof chunk !== "string") {
+      throw new InvalidArgumentError({
+        parameter: `chunks[${index}]`,
+        value: chunk,
+        expected: "be a string",
+        hint: "Pass the text of each chunk (for nodes, node.getContent()).",
+      });
+    }
+  }
+}
+
+/** Trims the chunks, drops blank ones and joins the rest with `"\n\n"`, as LlamaIndex's repack does. */
+export function joinChunks(chunks: readonly string[]): string {
+  checkChunks(chunks);
+  const kept: string[] = [];
+  for (const chunk of chunks) {
+    const trimmed = chunk.trim();
+    if (trimmed !== "") kept.push(trimmed);
+  }
+  return kept.join("\n\n");
+}
+
+class GreedyTextPacker implements TextPacker {
+  private readonly text: string;
+  private readonly index: TokenIndex;
+  private readonly cutter: TextCutter;
+  private position = 0;
+
+  constructor(text: string, tokenizer: TokenizerLike | undefined, separators: string[]) {
+    for (const [index, separator] of separators.entries()) {
+      if (typeof separator !== "string" || separator === "") {
+        throw new InvalidArgumentError({
+          parameter: index === 0 ? "separator" : `backupSeparators[${index - 1}]`,
+          value: separator,
+          expected: "be a non-empty string",
+        });
+      }
+    }
+    this.text = text;
+    this.index = new TokenIndex(resolveTokenizer(tokenizer), text);
+    this.cutter = new TextCutter(this.index, separators);
+  }
+
+  get done(): boolean {
+    return this.position >= this.text.length;
+  }
+
+  get remainingTokens(): number {
+    return this.index.estimate(this.position, this.text.length);
+  }
+
+  next(maxTokens: number, options: PackOptions = {}): string | undefined {
+    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+      throw new InvalidArgumentError({
+        parameter: "maxTokens",
+        value: maxTokens,
+        expected: "be a positive integer",
+        hint: "A budget of 0 or less holds no text: raise contextWindow, lower numOutput, or shorten the prompt.",
+      });
+    }
+    const { fits, frame, maxWaste = Number.POSITIVE_INFINITY } = options;
+    if (typeof maxWaste !== "number" || Number.isNaN(maxWaste) || maxWaste < 0) {
+      throw new InvalidArgumentError({ parameter: "maxWaste", value: maxWaste, expected: "be a number ≥ 0" });
+    }
+    if (this.done) return undefined;
+    // The cut's own count is already exact (or, without a pre-tokenizer, a real count); the frame and the
+    // caller's check see the chunk in its prompt.
+    const passes = (cut: Cut) =>
+      (!frame ||
+        this.index.countFramed(frame.prefix, this.position, cut.end, frame.suffix) <= frame.maxTokens) &&
+      (!fits || fits(this.text.slice(this.position, cut.end)));
+    let best = this.cutter.cut(this.position, maxTokens, maxWaste);
+    if (!passes(best)) best = this.shrink(best, maxWaste, passes);
+    const chunk = this.text.slice(this.position, best.end);
+    this.advance(best.end);
+    return chunk;
+  }
+
+  /** The longest cut below `failed` that passes: gallop down, then bisect between passing and failing. */
+  private shrink(failed: Cut, maxWaste: number, passes: (cut: Cut) => boolean): Cut {
+    let failing = failed.tokens;
+    let passing: Cut | undefined;
+    const minimum = this.cutter.firstCharacter(this.position).tokens;
+    for (let step = 1; !passing; step *= 2) {
+      const limit = Math.max(failing - step, minimum);
+      if (limit >= failing) {
+        const start = this.text.slice(this.position, this.position + 40);
+        throw new RagsynthError({
+          code: "context_overflow",
+          message: `Not even the first character of the next text (${describeValue(start)}) fits in the prompt. Raise contextWindow, lower numOutput, or shorten the prompt.`,
+        });
+      }
+      const cut = this.cutter.cut(this.position, limit, maxWaste);
+      if (passes(cut)) passing = cut;
+      else failing = Math.min(failing, cut.tokens);
+    }
+    while (failing - passing.tokens > 1) {
+      const cut = this.cutter.cut(this.position, (passing.tokens + failing) >>> 1, maxWaste);
+      if (cut.end <= passing.end) break;
+      if (passes(cut)) passing = cut;
+      else failing = Math.min(failing, cut.tokens);
+    }
+    return passing;
+  }
+
+  private advance(end: number): void {
+    let position = end;
+    while (position < this.text.length && isWhitespace(this.text.charCodeAt(position))) position += 1;
+    this.position = position;
+  }
+}
