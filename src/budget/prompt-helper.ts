@@ -219,8 +219,10 @@ export class PromptHelper {
    * word boundaries where that costs no extra piece. Deliberate differences from LlamaIndex: no overlap
    * (repack packs; overlap only sends text twice); `[]` gives `[]`, not `[""]`; no piece exceeds the chunk
    * size re-tokenized on its own, and when the template leaves one variable open, each piece is checked
-   * inside the rendered prompt; the count is `ceil(tokens / chunkSize)`, or one more where word or
-   * character boundaries make that impossible.
+   * inside the rendered prompt; the count is `ceil(tokens / chunkSize)`, or one more where word boundaries
+   * make that impossible. Characters are never split, so where single characters take several tokens (CJK,
+   * emoji) and the chunk size is small, pieces may end short and the count may grow further, but never past
+   * a character-by-character greedy packing.
    * @example helper.repack(DEFAULT_TEXT_QA_PROMPT, texts, { variables: { query_str: query } })
    */
   repack(prompt: BasePromptTemplate, chunks: readonly string[], options: BudgetOptions = {}): string[] {

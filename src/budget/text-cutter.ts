@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
 import { characterBoundary, trimEndOffset } from "../tokenizer/text-boundaries.js";
 import type { TokenIndex } from "../tokenizer/token-index.js";
 
@@ -25,7 +25,7 @@ export class TextCutter {
   /**
    * The longest chunk from `start` within `limit` tokens: at a word boundary, unless that leaves more than
    * `maxWaste` tokens unused and a cut inside a word holds more.
-   * @throws InvalidArgumentError when even the first character needs more than `limit` tokens
+   * @throws RagsynthError (`context_overflow`) when even the first character needs more than `limit` tokens
    */
   cut(start: number, limit: number, maxWaste: number): Cut {
     const { fit, next } = this.index.reach(start, limit);
@@ -39,11 +39,12 @@ export class TextCutter {
     if (token && (!word || token.end > word.end)) return token;
     if (word) return word;
     const { character, tokens } = this.firstCharacter(start);
-    throw new InvalidArgumentError({
-      parameter: "maxTokens",
-      value: limit,
-      expected: `be at least ${tokens}, the tokens of the next character ${JSON.stringify(character)} on its own`,
-      hint: "A chunk cannot split a character. Raise the budget.",
+    throw new RagsynthError({
+      code: "context_overflow",
+      message:
+        `The next character ${JSON.stringify(character)} needs ${tokens} tokens on its own, but only ${limit} ` +
+        `token${limit === 1 ? "" : "s"} of context fit next to the prompt, and a chunk cannot split a character. ` +
+        "Raise contextWindow, lower numOutput, or shorten the query, template or system prompt.",
     });
   }
 

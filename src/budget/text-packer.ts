@@ -13,7 +13,8 @@ export interface TextPacker {
    * The longest prefix of the remaining text that, tokenized on its own, has at most `maxTokens` tokens,
    * cut at a word (separator) boundary when one fits, else at a token boundary (never inside a character).
    * Returns `undefined` when the text is used up.
-   * @throws InvalidArgumentError when `maxTokens` is not a positive integer, or is smaller than the next character
+   * @throws InvalidArgumentError when `maxTokens` is not a positive integer
+   * @throws RagsynthError (`context_overflow`) when `maxTokens` is smaller than the next character's tokens
    * @throws RagsynthError (`context_overflow`) when no prefix fits `options.frame` and `options.fits`
    */
   next(maxTokens: number, options?: PackOptions): string | undefined;
