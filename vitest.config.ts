@@ -1,6 +1,17 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  resolve: {
+    // The examples import the package by name, as users do; tests run them against the sources.
+    alias: [
+      {
+        find: /^ragsynth\/testing$/,
+        replacement: fileURLToPath(new URL("./src/testing/index.ts", import.meta.url)),
+      },
+      { find: /^ragsynth$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    ],
+  },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,

@@ -1,0 +1,45 @@
+import { describe, expect, it, vi } from "vitest";
+import { main as customSynthesizer } from "../examples/library/custom-synthesizer.js";
+import { main as queryEngine } from "../examples/library/query-engine.js";
+import { main as streaming } from "../examples/library/streaming.js";
+import { main as structuredOutput } from "../examples/library/structured-output.js";
+import { main as synthesizer } from "../examples/library/synthesizer.js";
+
+// The README's library examples are these files: running them here keeps the README true.
+describe("README library examples (examples/library)", () => {
+  vi.spyOn(console, "log").mockImplementation(() => undefined);
+  vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+
+  it("synthesizer: answers from the Paris node, with usage", async () => {
+    const response = await synthesizer();
+    // Extractive: it quotes the best-matching sentences, so the Paris sentence must be there.
+    expect(response.toString()).toContain("Paris is the capital of France.");
+    expect(response.usage.llmCalls).toBe(1);
+    expect(response.sourceNodes).toHaveLength(2);
+  });
+
+  it("query engine: tree_summarize with the optimizer answers, offline, with sources", async () => {
+    const response = await queryEngine();
+    expect(response.toString()).toContain("finished in 1889");
+    expect(response.sourceNodes.length).toBeGreaterThan(0);
+    expect(response.sourceNodes[0]?.node.metadata.file_name).toBe("paris.txt");
+  });
+
+  it("streaming: the streamed text equals the final response", async () => {
+    const { streamed, final } = await streaming();
+    expect(streamed).toContain("Seine");
+    expect(final.response).toBe(streamed);
+  });
+
+  it("structured output: a validated object", async () => {
+    const response = await structuredOutput();
+    expect(response.object).toEqual({ answer: expect.stringContaining("Paris") });
+  });
+
+  it("custom synthesizer: its call is counted and evented", async () => {
+    const { response, events } = await customSynthesizer();
+    expect(response.toString()).toContain("William Shakespeare");
+    expect(response.usage.llmCalls).toBe(1);
+    expect(events).toEqual(["synthesize-start", "llm-call-start", "llm-call-end", "synthesize-end"]);
+  });
+});
