@@ -59,6 +59,8 @@ describe("PromptHelper defaults", () => {
     ]);
     const { maxOutputTokens: _unused, ...unstated } = metadata;
     expect(PromptHelper.fromLLMMetadata(unstated).numOutput).toBe(256);
+    // An output limit as large as the window (gpt-4: 8192 of 8192) is capped at a quarter of it.
+    expect(PromptHelper.fromLLMMetadata({ ...metadata, maxOutputTokens: 8192 }).numOutput).toBe(2048);
     const overridden = PromptHelper.fromLLMMetadata(metadata, {
       numOutput: 10,
       tokenizer: MOCK,

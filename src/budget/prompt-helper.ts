@@ -110,7 +110,9 @@ export class PromptHelper {
 
   /**
    * A helper for a model: its context window, its `maxOutputTokens` as `numOutput` when stated (else 256),
-   * and its tokenizer unless one is given.
+   * and its tokenizer unless one is given. A stated output limit is capped at a quarter of the window, so a
+   * model whose output limit equals its window (gpt-4: 8192 of 8192) still leaves room for context; pass
+   * `numOutput` to choose another reservation.
    */
   static fromLLMMetadata(
     metadata: LLMMetadata,
@@ -121,7 +123,11 @@ export class PromptHelper {
     return new PromptHelper({
       ...options,
       contextWindow: metadata.contextWindow,
-      numOutput: options.numOutput ?? metadata.maxOutputTokens ?? DEFAULT_NUM_OUTPUT,
+      numOutput:
+        options.numOutput ??
+        (metadata.maxOutputTokens === undefined
+          ? DEFAULT_NUM_OUTPUT
+          : Math.min(metadata.maxOutputTokens, Math.floor(metadata.contextWindow / 4))),
       tokenizer: options.tokenizer ?? metadata.tokenizer,
     });
   }
