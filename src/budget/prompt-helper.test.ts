@@ -206,6 +206,23 @@ describe("PH-6/PH-8 repack", () => {
     ]);
   });
 
+  it("repackWithTokens gives the same pieces with their exact token counts", () => {
+    const helper = PH(13, 1, 0, undefined, "\n\n");
+    const chunks = ["Hello", "world", "foo", "Hello", "world", "bar"];
+    expect(helper.repackWithTokens(prompt("This is the prompt{text}"), chunks)).toEqual([
+      { text: "Hello\n\nworld\n\nfoo", tokens: 3 },
+      { text: "Hello\n\nworld\n\nbar", tokens: 3 },
+    ]);
+    const cl100k = new PromptHelper({ contextWindow: 60, numOutput: 10 });
+    const text = "In a quaint little village, nestled deep within a lush, green valley, lived Lily. ".repeat(
+      8,
+    );
+    const pieces = cl100k.repackWithTokens(DEFAULT_TEXT_QA_PROMPT, [text, "教育是人类社会发展的基石 😀"]);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) expect(piece.tokens).toBe(cl100k.tokenizer.count(piece.text));
+    expect(cl100k.repackWithTokens(DEFAULT_TEXT_QA_PROMPT, [])).toEqual([]);
+  });
+
   it("gives nothing for nothing (LlamaIndex gives [''])", () => {
     expect(PH(13, 1, 0).repack(prompt("p{text}"), [])).toEqual([]);
     expect(PH(13, 1, 0).repack(prompt("p{text}"), ["  ", "\n"])).toEqual([]);

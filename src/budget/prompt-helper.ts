@@ -18,7 +18,13 @@ import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { checkInteger, checkPrompt } from "./check-arguments.js";
 import { createPromptFrame, packChunksGreedily } from "./repack.js";
-import { checkChunks, createTextPacker, type PromptFrame, type TextPacker } from "./text-packer.js";
+import {
+  checkChunks,
+  createTextPacker,
+  type PackedPiece,
+  type PromptFrame,
+  type TextPacker,
+} from "./text-packer.js";
 
 /** Tokens LlamaIndex keeps free in each chunk for formatting slack. */
 export const DEFAULT_PADDING = 5;
@@ -232,6 +238,19 @@ export class PromptHelper {
    * @example helper.repack(DEFAULT_TEXT_QA_PROMPT, texts, { variables: { query_str: query } })
    */
   repack(prompt: BasePromptTemplate, chunks: readonly string[], options: BudgetOptions = {}): string[] {
+    return this.repackWithTokens(prompt, chunks, options).map((piece) => piece.text);
+  }
+
+  /**
+   * {@link PromptHelper.repack}, with each piece's token count on its own (`tokenizer.count(text)`, exact),
+   * taken from the packer's one up-front tokenization rather than by tokenizing the pieces again.
+   * @example const chunkTokens = helper.repackWithTokens(summaryPrompt, texts).map((piece) => piece.tokens);
+   */
+  repackWithTokens(
+    prompt: BasePromptTemplate,
+    chunks: readonly string[],
+    options: BudgetOptions = {},
+  ): PackedPiece[] {
     const chunkSize = this.getAvailableChunkSize(prompt, options);
     return packChunksGreedily({ helper: this, prompt, chunks, chunkSize, options });
   }

@@ -141,6 +141,18 @@ describe("repack properties (cl100k, random unicode)", () => {
     );
   });
 
+  it("reports each piece's exact token count: repackWithTokens gives repack's pieces and tokenizer.count of each", () => {
+    fc.assert(
+      fc.property(scenario, fc.array(chunkText, { maxLength: 8 }), (setup, chunks) => {
+        const helper = helperFor(setup);
+        const pieces = helper.repackWithTokens(setup.prompt, chunks, setup.options);
+        expect(pieces.map((piece) => piece.text)).toEqual(helper.repack(setup.prompt, chunks, setup.options));
+        for (const piece of pieces) expect(piece.tokens).toBe(tokenizer.count(piece.text));
+      }),
+      { numRuns },
+    );
+  });
+
   it("loses no text: the chunks' non-whitespace characters equal the input's, in order", () => {
     fc.assert(
       fc.property(scenario, fc.array(chunkText, { maxLength: 8 }), (setup, chunks) => {
@@ -182,9 +194,11 @@ describe("repack properties (cl100k, random unicode)", () => {
           const taken: string[] = [];
           for (let round = 0; !packer.done; round++) {
             const budget = budgets[round % budgets.length] as number;
-            const piece = packer.next(budget) as string;
-            expect(tokenizer.count(piece)).toBeLessThanOrEqual(budget);
-            taken.push(piece);
+            const piece = packer.nextPiece(budget, { maxWaste: round % 3 === 0 ? 0 : Infinity });
+            if (piece === undefined) throw new Error("a packer that is not done returned no piece");
+            expect(piece.tokens).toBe(tokenizer.count(piece.text));
+            expect(piece.tokens).toBeLessThanOrEqual(budget);
+            taken.push(piece.text);
           }
           expect(nonWhitespace(taken.join(""))).toBe(nonWhitespace(chunks.join("")));
         },

@@ -1,7 +1,7 @@
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, renderPrompt } from "../prompt/render-prompt.js";
 import type { BudgetOptions, PromptHelper } from "./prompt-helper.js";
-import type { PromptFrame } from "./text-packer.js";
+import type { PackedPiece, PromptFrame } from "./text-packer.js";
 
 // Tokens a cut may cost: up to 3 unused when the next character needs 4 (a byte-level BPE worst case),
 // plus one more when the next chunk's first piece is tokenized again.
@@ -62,7 +62,8 @@ export function createPromptFrame(
 
 /**
  * Greedy packing at `chunkSize`, each piece checked inside the prompt. Word-boundary cuts are taken while the
- * pieces left can still hold the rest, so the count stays within one of `ceil(tokens / chunkSize)`.
+ * pieces left can still hold the rest, so the count stays within one of `ceil(tokens / chunkSize)`. Each
+ * piece comes with its exact token count on its own.
  */
 export function packChunksGreedily({
   helper,
@@ -76,16 +77,16 @@ export function packChunksGreedily({
   chunks: readonly string[];
   chunkSize: number;
   options: BudgetOptions;
-}): string[] {
+}): PackedPiece[] {
   const packer = helper.createPacker(chunks);
   const frame = createPromptFrame(helper, prompt, options);
   const allowed = Math.ceil(packer.remainingTokens / chunkSize) + 1;
-  const pieces: string[] = [];
+  const pieces: PackedPiece[] = [];
   while (!packer.done) {
     const later = allowed - pieces.length - 1;
     const needed = packer.remainingTokens - later * Math.max(1, chunkSize - CUT_MARGIN);
     const maxWaste = needed <= 0 ? Number.POSITIVE_INFINITY : Math.max(0, chunkSize - needed);
-    const piece = packer.next(chunkSize, { frame, maxWaste });
+    const piece = packer.nextPiece(chunkSize, { frame, maxWaste });
     if (piece === undefined) break;
     pieces.push(piece);
   }

@@ -43,6 +43,32 @@ describe("TextPacker", () => {
     expect(packer.next(100)).toBeUndefined();
   });
 
+  it("nextPiece gives next's piece with its exact token count on its own", () => {
+    const chunks = [
+      "In a quaint little village, nestled deep within a lush, green valley, there lived a curious girl.",
+      `教育是人类社会发展的基石，😀👩‍👩‍👧🧬 ${"abcde".repeat(300)} tail words`,
+    ];
+    const tokenizers = [
+      ["cl100k_base", cl100k.count],
+      [MOCK, (text: string) => MOCK(text).length],
+    ] as const;
+    for (const [tokenizer, count] of tokenizers) {
+      for (const budget of [4, 7, 40, 500]) {
+        for (const maxWaste of [0, Number.POSITIVE_INFINITY]) {
+          const texts = createTextPacker({ chunks, tokenizer });
+          const pieces = createTextPacker({ chunks, tokenizer });
+          for (let text = texts.next(budget, { maxWaste }); text !== undefined; ) {
+            const piece = pieces.nextPiece(budget, { maxWaste });
+            expect(piece?.text).toBe(text);
+            expect(piece?.tokens).toBe(count(text));
+            text = texts.next(budget, { maxWaste });
+          }
+          expect(pieces.nextPiece(budget)).toBeUndefined();
+        }
+      }
+    }
+  });
+
   it("reports the remaining tokens of the text on its own", () => {
     const packer = createTextPacker({ chunks: ["alpha beta gamma delta epsilon"] });
     expect(packer.remainingTokens).toBe(cl100k.count("alpha beta gamma delta epsilon"));

@@ -18,10 +18,24 @@ export interface TextPacker {
    * @throws RagsynthError (`context_overflow`) when no prefix fits `options.frame` and `options.fits`
    */
   next(maxTokens: number, options?: PackOptions): string | undefined;
+  /**
+   * Like {@link TextPacker.next}, with the piece's token count on its own, known from the packer's one
+   * up-front tokenization, so the caller need not tokenize the piece again.
+   * @throws the same errors as {@link TextPacker.next}
+   */
+  nextPiece(maxTokens: number, options?: PackOptions): PackedPiece | undefined;
   /** True when all the text has been taken. */
   readonly done: boolean;
   /** Tokens of the remaining text on its own: exact for the built-in encodings, a word-sum estimate otherwise. */
   readonly remainingTokens: number;
+}
+
+/** A piece taken by {@link TextPacker.nextPiece} or `PromptHelper.repackWithTokens`. */
+export interface PackedPiece {
+  /** The piece's text, trimmed. */
+  text: string;
+  /** `tokenizer.count(text)`: the piece tokenized on its own, exactly. */
+  tokens: number;
 }
 
 /** Options of one {@link TextPacker.next} call. */
@@ -142,6 +156,10 @@ class GreedyTextPacker implements TextPacker {
   }
 
   next(maxTokens: number, options: PackOptions = {}): string | undefined {
+    return this.nextPiece(maxTokens, options)?.text;
+  }
+
+  nextPiece(maxTokens: number, options: PackOptions = {}): PackedPiece | undefined {
     if (!Number.isInteger(maxTokens) || maxTokens < 1) {
       throw new InvalidArgumentError({
         parameter: "maxTokens",
@@ -163,9 +181,10 @@ class GreedyTextPacker implements TextPacker {
       (!fits || fits(this.text.slice(this.position, cut.end)));
     let best = this.cutter.cut(this.position, maxTokens, maxWaste);
     if (!passes(best)) best = this.shrink(best, maxWaste, passes);
-    const chunk = this.text.slice(this.position, best.end);
+    // A cut's count is the span's count on its own: exact from the index, or a real count without one.
+    const piece = { text: this.text.slice(this.position, best.end), tokens: best.tokens };
     this.advance(best.end);
-    return chunk;
+    return piece;
   }
 
   /** The longest cut below `failed` that passes: gallop down, then bisect between passing and failing. */

@@ -5,6 +5,7 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { MockLLM, type MockLLMInput } from "../testing/mock-llm.js";
+import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { collect, MOCK_TOKENIZER, nodesOf, ptypeLLM, recordEvents } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
 
@@ -116,6 +117,30 @@ describe("tree_summarize", () => {
       [6, 6],
       [2],
     ]);
+  });
+
+  it("reports each packed chunk's exact token count (cl100k), equal to the count of the context sent", async () => {
+    const { events, onEvent } = recordEvents();
+    const llm = new MockLLM({
+      response: (input) => `Summary ${input.callIndex}: ${"short words ".repeat(3)}`,
+    });
+    const texts = Array.from({ length: 12 }, (_, index) =>
+      `Chunk ${index}: ${"The 教育 reactor coolant loop was 😀 isolated, twice. ".repeat(9)}`.trim(),
+    );
+    await getResponseSynthesizer({
+      llm,
+      responseMode: "tree_summarize",
+      promptHelper: new PromptHelper({ contextWindow: 600, numOutput: 50 }),
+      onEvent,
+    }).synthesize({ query: "What happened?", nodes: nodesOf(...texts) });
+    const tokenizer = resolveTokenizer("cl100k_base");
+    const packs = events.flatMap((event) => (event.type === "pack" ? [event] : []));
+    const contexts = llm.calls.map((call) => call.options.templateVariables?.context_str ?? "");
+    expect(packs.length).toBeGreaterThan(1);
+    expect(packs.flatMap((pack) => pack.chunkTokens)).toEqual(contexts.map((text) => tokenizer.count(text)));
+    for (const pack of packs) {
+      for (const tokens of pack.chunkTokens) expect(tokens).toBeLessThanOrEqual(pack.availableChunkSize);
+    }
   });
 
   it("one failing call aborts the others and rejects with that error; no new call starts", async () => {

@@ -52,12 +52,14 @@ async function runTreeSummarize<T>(
   for (let level = 0; ; level += 1) {
     signal.throwIfAborted();
     const available = helper.getAvailableChunkSize(template, budget);
-    const packed = helper.repack(template, chunks, budget);
+    // The packer knows each piece's exact count, so no piece is tokenized again before the calls go out.
+    const pieces = helper.repackWithTokens(template, chunks, budget);
+    const packed = pieces.map((piece) => piece.text);
     context.emit({
       type: "pack",
       mode,
       round: level,
-      chunkTokens: packed.map((chunk) => helper.tokenizer.count(chunk)),
+      chunkTokens: pieces.map((piece) => piece.tokens),
       availableChunkSize: available,
     });
 
