@@ -90,6 +90,14 @@ export class PromptHelper {
   }: PromptHelperOptions = {}) {
     checkInteger("contextWindow", contextWindow, 1);
     checkInteger("numOutput", numOutput, 0);
+    if (numOutput >= contextWindow) {
+      throw new InvalidArgumentError({
+        parameter: "numOutput",
+        value: numOutput,
+        expected: `be less than contextWindow (${contextWindow})`,
+        hint: "The window holds the prompt and the answer together: lower numOutput or raise contextWindow.",
+      });
+    }
     if (typeof chunkOverlapRatio !== "number" || !(chunkOverlapRatio >= 0 && chunkOverlapRatio <= 1)) {
       throw new InvalidArgumentError({
         parameter: "chunkOverlapRatio",

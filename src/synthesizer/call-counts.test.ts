@@ -43,7 +43,7 @@ const EXPECTED: Record<"short" | "long", Record<ResponseMode, number>> = {
   },
   long: {
     refine: 20,
-    compact: 16,
+    compact: 15,
     tree_summarize: 16,
     simple_summarize: 1,
     generation: 1,

@@ -38,12 +38,13 @@ function numbered() {
 
 describe("compact: just-in-time packing", () => {
   it("packs as much remaining text as fits next to the real prompt, in order", async () => {
-    // QA: 40 − 1 (query) − 4 (output) − 5 (padding) = 30 tokens; refine with a 1-token answer: 29.
+    // QA: 35 − 1 (query) − 4 (output) = 30 tokens; refine with a 1-token answer: 29. No padding: every piece
+    // is checked inside its exact rendered prompt, so a safety margin would only waste room.
     const llm = numbered();
     const synthesizer = getResponseSynthesizer({
       llm,
       responseMode: "compact",
-      promptHelper: mockHelper(40, 4),
+      promptHelper: mockHelper(35, 4),
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
     });
@@ -61,7 +62,7 @@ describe("compact: just-in-time packing", () => {
     const synthesizer = getResponseSynthesizer({
       llm,
       responseMode: "refine",
-      promptHelper: mockHelper(40, 4),
+      promptHelper: mockHelper(35, 4),
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
     });
@@ -80,7 +81,7 @@ describe("compact: just-in-time packing", () => {
     await getResponseSynthesizer({
       llm: refine,
       responseMode: "refine",
-      promptHelper: mockHelper(40, 4),
+      promptHelper: mockHelper(35, 4),
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
     }).synthesize({ query: "q", nodes: nodesOf(...texts) });
@@ -92,7 +93,7 @@ describe("compact: just-in-time packing", () => {
     const synthesizer = getResponseSynthesizer({
       llm,
       responseMode: "compact",
-      promptHelper: mockHelper(40, 4),
+      promptHelper: mockHelper(35, 4),
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
     });
@@ -137,12 +138,12 @@ describe("compact: just-in-time packing", () => {
     await getResponseSynthesizer({
       llm,
       responseMode: "compact",
-      promptHelper: mockHelper(45, 4),
+      promptHelper: mockHelper(40, 4),
       systemPrompt: "be brief now",
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
     }).synthesize({ query: "q", nodes: nodesOf(...letters("a", "b", "c", "d", "e", "f", "g")) });
-    // 45 − 3 (system) − 1 − 4 − 5 = 32: six nodes (30 tokens) and two words of the seventh.
+    // 40 − 3 (system) − 1 − 4 = 32: six nodes (30 tokens) and two words of the seventh.
     const first = `${letters("a", "b", "c", "d", "e", "f").join("\n\n")}\n\ng1 g2`;
     expect(llm.prompts).toEqual([`be brief now\n\n${first}\nq\n`, "be brief now\n\nq\nA1\ng3 g4 g5\n"]);
   });
@@ -152,7 +153,7 @@ describe("compact: just-in-time packing", () => {
     await getResponseSynthesizer({
       llm: numbered(),
       responseMode: "compact",
-      promptHelper: mockHelper(40, 4),
+      promptHelper: mockHelper(35, 4),
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
       onEvent,

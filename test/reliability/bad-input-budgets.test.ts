@@ -107,27 +107,22 @@ describe("bad-input catalogue: budgets", () => {
     },
   );
 
-  it("numOutput ≥ contextWindow: accepted by the constructor, then a context_overflow error before any call", async () => {
+  it("numOutput ≥ contextWindow: invalid_argument from the PromptHelper constructor, before any call", () => {
     for (const numOutput of [100, 250]) {
-      const llm = mock();
-      const promptHelper = new PromptHelper({ contextWindow: 100, numOutput });
-      const error = await rejectionOf(
-        getResponseSynthesizer({ llm, promptHelper }).synthesize({ query: "q", nodes: [node("c")] }),
-      );
       expectTyped(
-        error,
-        "context_overflow",
-        new RegExp(`plus numOutput ${numOutput}, but contextWindow is 100`),
-        /lower numOutput/,
+        thrownBy(() => new PromptHelper({ contextWindow: 100, numOutput })),
+        "invalid_argument",
+        /Expected `numOutput` to be less than contextWindow \(100\)/,
+        /lower numOutput or raise contextWindow/,
       );
-      expect(llm.calls).toHaveLength(0);
     }
-    // The same through a model whose maxOutputTokens fills its window.
+  });
+
+  it("a model whose maxOutputTokens fills its window gets a quarter of it reserved, and still answers", async () => {
     const llm = new MockLLM({ response: "a", contextWindow: 100, maxTokens: 100 });
-    const error = await rejectionOf(
-      getResponseSynthesizer({ llm }).synthesize({ query: "q", nodes: [node("c")] }),
-    );
-    expectTyped(error, "context_overflow", /numOutput 100, but contextWindow is 100/);
+    const response = await getResponseSynthesizer({ llm }).synthesize({ query: "q", nodes: [node("c")] });
+    expect(response.response).toBe("a");
+    expect(llm.calls.map((call) => call.options.maxTokens)).toEqual([25]);
   });
 
   it.each([1.5, -0.1, Number.NaN])(

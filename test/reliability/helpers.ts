@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { RagsynthError } from "../../src/errors/ragsynth-error.js";
 import { OpenAILike } from "../../src/llm/openai-like.js";
 import type { OpenAILikeOptions } from "../../src/llm/openai-like-options.js";
+import { createAbortError } from "../../src/llm/retry.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { type NodeWithScore, TextNode } from "../../src/schema/text-node.js";
 import { RESPONSE_MODES } from "../../src/synthesizer/types.js";
@@ -33,7 +34,7 @@ export function instantSleep() {
   const delays: number[] = [];
   const sleep = (ms: number, signal?: AbortSignal) => {
     delays.push(ms);
-    if (signal?.aborted) return Promise.reject(new DOMException("This operation was aborted", "AbortError"));
+    if (signal?.aborted) return Promise.reject(createAbortError(signal));
     return new Promise<void>((resolve) => setImmediate(resolve));
   };
   return { delays, sleep };

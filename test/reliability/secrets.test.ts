@@ -11,6 +11,8 @@ import { RagsynthError } from "../../src/errors/ragsynth-error.js";
 import type { RagsynthEvent } from "../../src/events/events.js";
 import { OpenAILike } from "../../src/llm/openai-like.js";
 import type { OpenAILikeOptions } from "../../src/llm/openai-like-options.js";
+import { LLMRerank } from "../../src/postprocessor/llm-rerank.js";
+import { SentenceEmbeddingOptimizer } from "../../src/postprocessor/sentence-embedding-optimizer.js";
 import { TextNode } from "../../src/schema/text-node.js";
 import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
 import type { ResponseMode } from "../../src/synthesizer/types.js";
@@ -19,7 +21,7 @@ import {
   type FakeOpenAIServer,
   startFakeOpenAIServer,
 } from "../../src/testing/fake-openai-server.js";
-import { closedPort, collectUnhandledRejections, instantSleep, rejectionOf } from "./helpers.js";
+import { closedPort, collectUnhandledRejections, instantSleep, rejectionOf, thrownBy } from "./helpers.js";
 
 collectUnhandledRejections();
 
@@ -234,6 +236,19 @@ describe("secrets: the API key never appears in errors, events, verbose logs or 
     const error = await rejectionOf(embedder.getTextEmbeddings(["hello"]));
     expect(RagsynthError.isInstance(error, "llm_auth")).toBe(true);
     expectNoKey(everythingAbout(error), "embedding error");
+  });
+
+  it("an options object passed where a model or embedder belongs: invalid_argument, key scrubbed", () => {
+    const options = { model: "gpt-4o-mini", apiKey: KEY, headers: { Authorization: `Bearer ${KEY}` } };
+    for (const build of [
+      () => new LLMRerank({ llm: options as never }),
+      () => new SentenceEmbeddingOptimizer({ embedModel: options as never, percentileCutoff: 0.5 }),
+    ]) {
+      const error = thrownBy(build);
+      expect(RagsynthError.isInstance(error, "invalid_argument")).toBe(true);
+      expect((error as Error).message).toMatch(/"apiKey":"\[REDACTED\]"/);
+      expectNoKey(everythingAbout(error), "invalid_argument error");
+    }
   });
 });
 
