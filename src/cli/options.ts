@@ -117,7 +117,6 @@ export const COMMAND_OPTIONS = {
 } as const satisfies Record<string, readonly OptionName[]>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
-export const COMMANDS = Object.keys(COMMAND_OPTIONS) as CommandName[];
 
 /** The `parseArgs` configuration for one command. */
 export function parseArgsOptions(

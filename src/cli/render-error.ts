@@ -23,6 +23,7 @@ const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: 
   optimizer_zero_sentences: "Lower the --optimizer threshold, or use percentile=… instead.",
   document_read: { hint: "Check that the path exists and is readable.", unless: /Check|Point ragsynth/ },
   index_load: "Run again with --rebuild to rebuild the cached index.",
+  index_save: "Pass --cache-dir with a folder you can write to.",
   unknown_mode: "Run ragsynth ask --help to see the modes.",
 };
 

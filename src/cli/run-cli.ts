@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { createAbortError } from "../llm/retry.js";
 import { helpText } from "./help.js";
 import type { CliIO } from "./io.js";
 import { parseCommand } from "./parse-command.js";
@@ -54,7 +55,7 @@ export async function runCli({
         return await (await import("./index-command.js")).runIndex(parsed.options, { io, signal });
     }
   } catch (caught) {
-    const error = signal.aborted ? new DOMException("Interrupted", "AbortError") : caught;
+    const error = signal.aborted ? createAbortError(signal) : caught;
     const { text, exitCode } = renderError(error, { verbose });
     io.stderr.write(text);
     if (json) {

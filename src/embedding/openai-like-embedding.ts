@@ -1,3 +1,4 @@
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import {
@@ -37,14 +38,6 @@ export interface OpenAILikeEmbeddingOptions extends OpenAIConnectionOptions {
   _internal?: RetryInternals | undefined;
 }
 
-function positiveInteger(parameter: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!(Number.isInteger(value) && value > 0)) {
-    throw new InvalidArgumentError({ parameter, value, expected: "be a positive integer" });
-  }
-  return value;
-}
-
 /**
  * Embeddings from any OpenAI-compatible `/v1/embeddings` endpoint, batched (`batchSize`) with bounded
  * concurrency (`concurrency`), order preserved, each batch under the shared retry policy. The signal
@@ -73,10 +66,13 @@ export class OpenAILikeEmbedding implements Embedder {
         hint: 'For example "text-embedding-3-small" or, with Ollama, "nomic-embed-text".',
       });
     }
-    this.#batchSize = positiveInteger("batchSize", options.batchSize, 100);
-    this.#concurrency = positiveInteger("concurrency", options.concurrency, 4);
-    positiveInteger("dimensions", options.dimensions, 1);
-    positiveInteger("timeoutMs", options.timeoutMs, 1);
+    const { batchSize = 100, concurrency = 4, dimensions, timeoutMs } = options;
+    checkInteger("batchSize", batchSize, 1);
+    checkInteger("concurrency", concurrency, 1);
+    if (dimensions !== undefined) checkInteger("dimensions", dimensions, 1);
+    if (timeoutMs !== undefined) checkInteger("timeoutMs", timeoutMs, 1);
+    this.#batchSize = batchSize;
+    this.#concurrency = concurrency;
     this.#options = options;
     this.#connection = createOpenAIConnection(options, "OpenAILikeEmbedding");
     const prefix = this.#connection.isOpenAI

@@ -1,5 +1,6 @@
 import { describeValue } from "./describe-value.js";
 import { RagsynthError } from "./ragsynth-error.js";
+import { withoutCredentials } from "./scrub-secrets.js";
 
 /**
  * An argument had the wrong type or value. The message says what was expected, what arrived and,
@@ -8,7 +9,7 @@ import { RagsynthError } from "./ragsynth-error.js";
 export class InvalidArgumentError extends RagsynthError {
   /** The parameter's name, as the user wrote it (`chunkOverlapRatio`, `nodes[3].text`). */
   readonly parameter: string;
-  /** The value that arrived. */
+  /** The value that arrived; a scrubbed JSON copy when it held a credential (an options object with its `apiKey`). */
   readonly value: unknown;
 
   constructor({
@@ -30,6 +31,6 @@ export class InvalidArgumentError extends RagsynthError {
     super({ code: "invalid_argument", message, cause });
     this.name = "InvalidArgumentError";
     this.parameter = parameter;
-    this.value = value;
+    this.value = withoutCredentials(value);
   }
 }

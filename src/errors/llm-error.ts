@@ -1,17 +1,4 @@
-import { RagsynthError } from "./ragsynth-error.js";
-
-/** The codes an {@link LLMError} can carry. */
-export type LLMErrorCode =
-  | "missing_api_key"
-  | "llm_auth"
-  | "llm_rate_limit"
-  | "llm_context_length"
-  | "llm_bad_request"
-  | "llm_unreachable"
-  | "llm_server_error"
-  | "llm_timeout"
-  | "llm_stream_interrupted"
-  | "retries_exhausted";
+import { type LLMErrorCode, RagsynthError } from "./ragsynth-error.js";
 
 /**
  * A model or embedding server call failed. `code` says why; the fields say where and how often.

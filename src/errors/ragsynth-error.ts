@@ -1,6 +1,19 @@
 const marker = "ragsynth.error";
 const symbol = Symbol.for(marker);
 
+/** The codes an `LLMError` can carry: a model or embedding server call failed. */
+export type LLMErrorCode =
+  | "missing_api_key"
+  | "llm_auth"
+  | "llm_rate_limit"
+  | "llm_context_length"
+  | "llm_bad_request"
+  | "llm_unreachable"
+  | "llm_server_error"
+  | "llm_timeout"
+  | "llm_stream_interrupted"
+  | "retries_exhausted";
+
 /**
  * Every error code ragsynth throws. Codes are stable; messages may improve.
  */
@@ -12,21 +25,13 @@ export type RagsynthErrorCode =
   | "tree_not_shrinking"
   | "no_object_generated"
   | "empty_model_response"
-  | "missing_api_key"
-  | "llm_auth"
-  | "llm_rate_limit"
-  | "llm_context_length"
-  | "llm_bad_request"
-  | "llm_unreachable"
-  | "llm_server_error"
-  | "llm_timeout"
-  | "llm_stream_interrupted"
-  | "retries_exhausted"
+  | LLMErrorCode
   | "synthesis_failed"
   | "optimizer_zero_sentences"
   | "rerank_parse"
   | "document_read"
   | "index_load"
+  | "index_save"
   | "not_implemented";
 
 /**

@@ -4,6 +4,7 @@ import path from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
+import { IndexSaveError } from "./index-save-error.js";
 
 /** The file an index is persisted to, inside the directory given to `persist` and `load`. */
 export const INDEX_FILE_NAME = "ragsynth-index.json";
@@ -31,7 +32,10 @@ export interface PersistedIndex {
   entries: IndexEntry[];
 }
 
-/** Writes the index to `<dir>/ragsynth-index.json` through a temporary file and a rename, so no reader ever sees half a file. */
+/**
+ * Writes the index to `<dir>/ragsynth-index.json` through a temporary file and a rename, so no reader ever sees half a file.
+ * @throws IndexSaveError (`index_save`) when the folder or file cannot be written; an abort stays an `AbortError`.
+ */
 export async function writeIndexFile(
   dir: string,
   index: PersistedIndex,
@@ -51,30 +55,38 @@ export async function writeIndexFile(
       embedding: encodeVector(embedding),
     })),
   });
-  await mkdir(dir, { recursive: true });
   const temporary = path.join(dir, `.${INDEX_FILE_NAME}.${process.pid}.${randomUUID()}.tmp`);
   try {
-    await writeFile(temporary, json, signal ? { signal } : {});
-    await rename(temporary, file);
+    await mkdir(dir, { recursive: true });
+    try {
+      await writeFile(temporary, json, signal ? { signal } : {});
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true }).catch(() => {});
+      throw error;
+    }
   } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+    if (signal?.aborted) throw error;
+    throw new IndexSaveError({ path: file, dir, cause: error });
   }
   return file;
 }
 
 /**
  * Reads `<dir>/ragsynth-index.json`; `undefined` when there is none.
- * @throws RagsynthError `index_load` for an unreadable, corrupt or incompatible file.
+ * @throws RagsynthError `index_load` for an unreadable, corrupt or incompatible file; an abort stays an `AbortError`.
  */
-export async function readIndexFile(dir: string): Promise<PersistedIndex | undefined> {
+export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<PersistedIndex | undefined> {
   const file = path.join(dir, INDEX_FILE_NAME);
   let json: string;
   try {
-    json = await readFile(file, "utf8");
+    json = await readFile(file, signal ? { encoding: "utf8", signal } : "utf8");
   } catch (error) {
-    if ((error as { code?: unknown }).code === "ENOENT") return undefined;
-    throw loadError(file, `could not be read (${(error as { code?: unknown }).code ?? error})`, error);
+    if (signal?.aborted) throw error;
+    // ENOTDIR: a part of `dir` is a file, so there is no index there either (persisting says what to fix).
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw loadError(file, `could not be read (${code ?? error})`, error);
   }
   let data: unknown;
   try {

@@ -1,6 +1,6 @@
 import { getTopKEmbeddings } from "../embedding/get-top-k-embeddings.js";
 import type { Embedder } from "../embedding/types.js";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkInteger } from "../errors/check-integer.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import type { Retriever } from "./retriever.js";
@@ -20,13 +20,7 @@ export function createVectorIndexRetriever(
   embedder: Embedder,
   { similarityTopK = 2 }: VectorIndexRetrieverOptions = {},
 ): Retriever {
-  if (!Number.isInteger(similarityTopK) || similarityTopK < 1) {
-    throw new InvalidArgumentError({
-      parameter: "similarityTopK",
-      value: similarityTopK,
-      expected: "be a positive integer",
-    });
-  }
+  checkInteger("similarityTopK", similarityTopK, 1);
   const embeddings = entries.map((entry) => entry.embedding);
   return {
     async retrieve({ query, signal }): Promise<NodeWithScore[]> {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -140,70 +140,6 @@ describe("VectorStoreIndex: abort", () => {
     expect(embedder.calls).toEqual([]);
     const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
     await expect(index.asRetriever().retrieve({ query: "a", signal })).rejects.toThrow("already");
-  });
-});
-
-describe("VectorStoreIndex: persistence", () => {
-  it("round-trips nodes, exact vectors and scores through persist and load", async () => {
-    const embedder = new MockEmbedding({ dimensions: 16 });
-    const index = await VectorStoreIndex.fromDocuments(
-      [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")],
-      { embedder, splitter: smallSplitter },
-    );
-    const file = await index.persist(dir);
-    expect(file).toBe(path.join(dir, INDEX_FILE_NAME));
-    expect(await readdir(dir)).toEqual([INDEX_FILE_NAME]);
-    const loaded = await VectorStoreIndex.load(dir, { embedder });
-    expect(loaded.nodes.map((node) => node.toJSON())).toEqual(index.nodes.map((node) => node.toJSON()));
-    expect(loaded.sources).toEqual(index.sources);
-    const query = { query: "Dogs bark at strangers." };
-    expect(await loaded.asRetriever({ similarityTopK: 4 }).retrieve(query)).toEqual(
-      await index.asRetriever({ similarityTopK: 4 }).retrieve(query),
-    );
-  });
-
-  it("throws index_load with a fix for a missing, corrupt, foreign-version or other-embedder index", async () => {
-    const embedder = new MockEmbedding();
-    const loadError = (target: string, other: Embedder = embedder) =>
-      VectorStoreIndex.load(target, { embedder: other }).then(
-        () => new Error("expected load to fail"),
-        (error: unknown) => error as Error,
-      );
-
-    let error = await loadError(dir);
-    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
-    expect(error.message).toMatch(/^No index in .*\. Build one with VectorStoreIndex\.fromDocuments/);
-
-    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
-    const file = await index.persist(dir);
-    const valid = await readFile(file, "utf8");
-
-    error = await loadError(dir, new MockEmbedding({ id: "other" }));
-    expect(error.message).toMatch(/built with embedder "mock-embedding", but got "other"/);
-
-    await writeFile(file, valid.slice(0, valid.length / 2));
-    error = await loadError(dir);
-    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
-    expect(error.message).toMatch(/is not valid JSON .* Delete it to rebuild/);
-    expect(error.cause).toBeInstanceOf(SyntaxError);
-
-    await writeFile(file, valid.replace('"version":1', '"version":99'));
-    error = await loadError(dir);
-    expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 1/);
-
-    await writeFile(file, valid.replace(/"embedding":"[^"]*"/, '"embedding":"AAAA"'));
-    error = await loadError(dir);
-    expect(error.message).toMatch(/malformed embedding at nodes\[0\] \(expected 8 numbers\)/);
-  });
-
-  it("leaves the previous file intact and no temporary file behind when a write fails", async () => {
-    const embedder = new MockEmbedding();
-    const first = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], { embedder });
-    await first.persist(dir);
-    const second = await VectorStoreIndex.fromNodes([new TextNode({ id: "two", text: "two" })], { embedder });
-    await expect(second.persist(dir, { signal: AbortSignal.abort() })).rejects.toThrow();
-    expect(await readdir(dir)).toEqual([INDEX_FILE_NAME]);
-    expect((await VectorStoreIndex.load(dir, { embedder })).nodes.map((node) => node.id)).toEqual(["one"]);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Embedder } from "../embedding/types.js";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkInteger } from "../errors/check-integer.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
@@ -115,13 +115,14 @@ export class VectorStoreIndex {
    * unchanged keep their stored embedding, so unchanged files cost no embedding calls and a changed
    * file costs only its changed chunks. The result is persisted back (atomically). A stored index
    * from a different embedder is ignored and replaced.
-   * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version.
+   * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version;
+   *   IndexSaveError `index_save` when the result cannot be written back.
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
     { cacheDir, rebuild = false, ...options }: FromDocumentsCachedOptions,
   ): Promise<VectorStoreIndex> {
-    const stored = rebuild ? undefined : await readIndexFile(cacheDir);
+    const stored = rebuild ? undefined : await readIndexFile(cacheDir, options.signal);
     const cache = new EmbeddingCache();
     const sameEmbedder = stored?.embedderId === options.embedder.id;
     if (stored && sameEmbedder) {
@@ -141,8 +142,11 @@ export class VectorStoreIndex {
    * @throws RagsynthError `index_load` when there is no index in `dir`, the file is corrupt or of another
    * version, or it was built with a different embedder (its vectors would not compare with the queries').
    */
-  static async load(dir: string, { embedder }: { embedder: Embedder }): Promise<VectorStoreIndex> {
-    const stored = await readIndexFile(dir);
+  static async load(
+    dir: string,
+    { embedder, signal }: { embedder: Embedder; signal?: AbortSignal },
+  ): Promise<VectorStoreIndex> {
+    const stored = await readIndexFile(dir, signal);
     if (!stored) {
       throw new RagsynthError({
         code: "index_load",
@@ -164,7 +168,11 @@ export class VectorStoreIndex {
     return new VectorStoreIndex(embedder, stored.entries, stored.sources, stats);
   }
 
-  /** Writes the index to `<dir>/ragsynth-index.json` atomically (temporary file, then rename). Returns the file's path. */
+  /**
+   * Writes the index to `<dir>/ragsynth-index.json` atomically (temporary file, then rename), creating `dir`
+   * when missing. Returns the file's path.
+   * @throws IndexSaveError (`index_save`, with the file's `path`) when the folder or file cannot be written
+   */
   async persist(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<string> {
     return writeIndexFile(
       dir,
@@ -225,13 +233,7 @@ function embed(
   cache: EmbeddingCache,
 ): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
   const { embedder, embedBatchSize = 256, onProgress, signal } = options;
-  if (!Number.isInteger(embedBatchSize) || embedBatchSize < 1) {
-    throw new InvalidArgumentError({
-      parameter: "embedBatchSize",
-      value: embedBatchSize,
-      expected: "be a positive integer",
-    });
-  }
+  checkInteger("embedBatchSize", embedBatchSize, 1);
   return embedNodes({ nodes, embedder, cache, batchSize: embedBatchSize, signal, onProgress });
 }
 

@@ -127,16 +127,3 @@ function unique(sentences: string[], seen: Set<string>): string[] {
 function dedupeKey(sentence: string): string {
   return sentence.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 }
-
-const CJK_EDGE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
-
-/** Joins sentences with a space, or with nothing between Chinese or Japanese sentences. @internal */
-export function joinSentences(sentences: string[]): string {
-  let text = "";
-  for (const sentence of sentences) {
-    if (text === "") text = sentence;
-    else if (CJK_EDGE.test(text.at(-1) ?? "") && CJK_EDGE.test(sentence[0] ?? "")) text += sentence;
-    else text += ` ${sentence}`;
-  }
-  return text;
-}

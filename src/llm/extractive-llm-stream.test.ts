@@ -1,25 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "../embedding/types.js";
-import { DEFAULT_TEXT_QA_PROMPT, STRUCTURED_REFINE_RESPONSE_SCHEMA } from "../prompt/default-prompts.js";
+import { DEFAULT_TEXT_QA_PROMPT } from "../prompt/default-prompts.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import { CONTEXT, FRANCE, QUERY, qa, structured } from "./extractive-fixtures.test.util.js";
 import { ExtractiveLLM } from "./extractive-llm.js";
-import type { JsonSchemaFormat, LLMCallOptions, LLMUsage } from "./types.js";
-
-const FRANCE = "Paris is the capital of France.";
-const CONTEXT = [
-  "The Eiffel Tower was finished in 1889.",
-  FRANCE,
-  "Bananas are rich in potassium.",
-  "Mount Everest is the highest mountain on Earth.",
-].join(" ");
-const QUERY = "What is the capital of France?";
-const qa = (query_str: string, context_str: string, extra: LLMCallOptions = {}): LLMCallOptions => ({
-  templateVariables: { query_str, context_str },
-  promptType: "text_qa",
-  ...extra,
-});
-const structured = STRUCTURED_REFINE_RESPONSE_SCHEMA as unknown as JsonSchemaFormat;
+import type { LLMUsage } from "./types.js";
 
 async function collect(stream: AsyncIterable<string>): Promise<string[]> {
   const chunks: string[] = [];

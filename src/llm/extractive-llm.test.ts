@@ -4,25 +4,12 @@ import {
   CHAT_REFINE_PROMPT,
   DEFAULT_REFINE_PROMPT,
   DEFAULT_TEXT_QA_PROMPT,
-  STRUCTURED_REFINE_RESPONSE_SCHEMA,
 } from "../prompt/default-prompts.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
+import { CONTEXT, FRANCE, QUERY, qa, structured } from "./extractive-fixtures.test.util.js";
 import { ExtractiveLLM } from "./extractive-llm.js";
 import type { JsonSchemaFormat, LLMCallOptions } from "./types.js";
 
-const FRANCE = "Paris is the capital of France.";
-const CONTEXT = [
-  "The Eiffel Tower was finished in 1889.",
-  FRANCE,
-  "Bananas are rich in potassium.",
-  "Mount Everest is the highest mountain on Earth.",
-].join(" ");
-const QUERY = "What is the capital of France?";
-const qa = (query_str: string, context_str: string, extra: LLMCallOptions = {}): LLMCallOptions => ({
-  templateVariables: { query_str, context_str },
-  promptType: "text_qa",
-  ...extra,
-});
 const refine = (
   query_str: string,
   existing_answer: string,
@@ -33,7 +20,6 @@ const refine = (
   promptType: "refine",
   ...extra,
 });
-const structured = STRUCTURED_REFINE_RESPONSE_SCHEMA as unknown as JsonSchemaFormat;
 
 describe("ExtractiveLLM", () => {
   const llm = new ExtractiveLLM();

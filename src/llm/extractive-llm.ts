@@ -1,9 +1,10 @@
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { joinSentences } from "../splitter/join-sentences.js";
 import { splitSentences } from "../splitter/sentences.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
-import { type ExtractedAnswer, extractAnswer, joinSentences } from "./extractive-answer.js";
+import { type ExtractedAnswer, extractAnswer } from "./extractive-answer.js";
 import {
   type ExtractiveRequest,
   readExtractiveChatRequest,

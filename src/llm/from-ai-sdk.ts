@@ -1,4 +1,5 @@
-import { LLMError, type LLMErrorCode } from "../errors/llm-error.js";
+import { LLMError } from "../errors/llm-error.js";
+import type { LLMErrorCode } from "../errors/ragsynth-error.js";
 import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 import { lookupModelLimits, type ModelLimitsTable } from "./model-context-windows.js";
 import {

@@ -17,8 +17,6 @@ export { OpenAILike } from "./openai-like.js";
 export { OLLAMA_DEFAULT_NUM_CTX, type OpenAILikeOptions } from "./openai-like-options.js";
 export { type ModelSpec, parseModelSpec } from "./parse-model-spec.js";
 export {
-  computeRetryDelay,
-  parseRetryAfter,
   type RetryEvent,
   type RetryInternals,
   type RetryOptions,

@@ -1,7 +1,8 @@
 import OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
-import { redactUrl, scrubSecrets } from "./to-llm-error.js";
+import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { redactUrl } from "./to-llm-error.js";
 
 /** The official endpoint, used when neither `baseURL` nor `OPENAI_BASE_URL` is set. */
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";

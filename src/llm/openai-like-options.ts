@@ -1,3 +1,4 @@
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 import { lookupModelLimits, type ModelLimitsTable } from "./model-context-windows.js";
@@ -47,12 +48,6 @@ export interface OpenAILikeOptions extends OpenAIConnectionOptions {
   _internal?: RetryInternals | undefined;
 }
 
-function positiveInteger(parameter: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
-    throw new InvalidArgumentError({ parameter, value, expected: "be a positive integer" });
-  }
-}
-
 /** Validates the options that can be wrong on their own. */
 export function validateOpenAILikeOptions(options: OpenAILikeOptions): void {
   if (typeof options.model !== "string" || options.model.trim() === "") {
@@ -63,9 +58,10 @@ export function validateOpenAILikeOptions(options: OpenAILikeOptions): void {
       hint: 'For example "gpt-4o-mini" or, with Ollama, "llama3.1:8b".',
     });
   }
-  positiveInteger("contextWindow", options.contextWindow);
-  positiveInteger("maxOutputTokens", options.maxOutputTokens);
-  positiveInteger("timeoutMs", options.timeoutMs);
+  const { contextWindow, maxOutputTokens, timeoutMs } = options;
+  if (contextWindow !== undefined) checkInteger("contextWindow", contextWindow, 1);
+  if (maxOutputTokens !== undefined) checkInteger("maxOutputTokens", maxOutputTokens, 1);
+  if (timeoutMs !== undefined) checkInteger("timeoutMs", timeoutMs, 1);
   if (
     options.maxRetries !== undefined &&
     !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)

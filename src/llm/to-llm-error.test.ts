@@ -1,7 +1,8 @@
 import { APIConnectionError, APIError } from "openai";
 import { describe, expect, it } from "vitest";
 import type { LLMError } from "../errors/llm-error.js";
-import { looksLikeOllama, redactUrl, scrubSecrets, toLLMError } from "./to-llm-error.js";
+import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { looksLikeOllama, redactUrl, toLLMError } from "./to-llm-error.js";
 
 const context = { url: "http://localhost:8000/v1/chat/completions", secrets: ["my-secret-key"] };
 const apiError = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) =>

@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LLMError } from "../errors/llm-error.js";
+import { scrubSecrets } from "../errors/scrub-secrets.js";
 import { parseRetryAfter } from "./retry.js";
 
 /** Where a failing call went and what must never show up in the resulting error. */
@@ -14,21 +15,9 @@ export interface ErrorContext {
   deltasYielded?: number;
 }
 
-const REDACTED = "[REDACTED]";
 const connectionCodes =
   /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_SOCKET|UND_ERR_CLOSED/;
 const droppedMessages = /terminated|socket hang up|other side closed|premature close/i;
-
-/** Replaces every secret, bearer token and `sk-…` key in `text` with `[REDACTED]`. */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join(REDACTED);
-  }
-  return result
-    .replace(/Bearer\s+[^\s"',]+/gi, `Bearer ${REDACTED}`)
-    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED);
-}
 
 /** The URL without user info, query or fragment, which is where keys hide (`?api-key=`, `user:key@`). */
 export function redactUrl(url: string): string {

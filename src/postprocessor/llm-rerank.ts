@@ -1,3 +1,4 @@
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import { DEFAULT_NUM_OUTPUT, type LLM } from "../llm/types.js";
@@ -35,13 +36,6 @@ export interface LLMRerankOptions {
 }
 
 const PROMPT_KEY = "choice_select_prompt";
-
-function positiveInteger(parameter: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new InvalidArgumentError({ parameter, value, expected: "be a positive integer" });
-  }
-  return value;
-}
 
 function checkPrompt(prompt: BasePromptTemplate): BasePromptTemplate {
   const missing = ["context_str", "query_str"].filter((name) => !prompt.variables.includes(name));
@@ -91,10 +85,13 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
         expected: 'be "error" or "keep_order"',
       });
     }
+    checkInteger("topN", topN, 1);
+    checkInteger("choiceBatchSize", choiceBatchSize, 1);
+    checkInteger("maxTokens", maxTokens, 1);
     this.llm = llm;
-    this.topN = positiveInteger("topN", topN);
-    this.choiceBatchSize = positiveInteger("choiceBatchSize", choiceBatchSize);
-    this.maxTokens = positiveInteger("maxTokens", maxTokens);
+    this.topN = topN;
+    this.choiceBatchSize = choiceBatchSize;
+    this.maxTokens = maxTokens;
     this.choiceSelectPrompt = checkPrompt(choiceSelectPrompt);
     this.onParseError = onParseError;
     this.tokenizer = resolveTokenizer(tokenizer ?? llm.metadata.tokenizer);

@@ -3,38 +3,15 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
+import { bySpace, D_TABLE, optimize } from "./optimizer-fixtures.test.util.js";
 import { OptimizerZeroSentencesError } from "./optimizer-zero-sentences-error.js";
-import {
-  SentenceEmbeddingOptimizer,
-  type SentenceEmbeddingOptimizerOptions,
-} from "./sentence-embedding-optimizer.js";
+import { SentenceEmbeddingOptimizer } from "./sentence-embedding-optimizer.js";
 
-const QUERY = "the query";
-const bySpace = (text: string) => text.split(" ");
 const byComma = (text: string) => text.split(",");
 
 // Conformance H: hello=e1, world=e2, foo=e3, bar=e4, abc=e5.
 const unit = (axis: number) => [0, 0, 0, 0, 0].map((_, index) => (index === axis ? 1 : 0));
 const H_TABLE = { hello: unit(0), world: unit(1), foo: unit(2), bar: unit(3), abc: unit(4) };
-// OPT-D: a=(1,0,0), b=(.9,.1,0), c=(0,1,0), d=(.5,.5,0), e=(0,0,1); the query is (1,0,0).
-const D_TABLE = { a: [1, 0, 0], b: [0.9, 0.1, 0], c: [0, 1, 0], d: [0.5, 0.5, 0], e: [0, 0, 1] };
-
-async function optimize(
-  text: string | TextNode,
-  queryVector: number[],
-  table: Record<string, number[]>,
-  options: Omit<SentenceEmbeddingOptimizerOptions, "embedModel">,
-) {
-  const embedModel = new MockEmbedding({ embeddings: { ...table, [QUERY]: queryVector } });
-  const node = typeof text === "string" ? new TextNode({ id: "n", text }) : text;
-  const result = await new SentenceEmbeddingOptimizer({ embedModel, ...options }).postprocessNodes(
-    [{ node }],
-    {
-      query: QUERY,
-    },
-  );
-  return { text: result[0]?.node.text, result, embedModel };
-}
 
 describe("SentenceEmbeddingOptimizer: conformance H (OPT-1..OPT-5)", () => {
   const zero = { contextBefore: 0, contextAfter: 0 };

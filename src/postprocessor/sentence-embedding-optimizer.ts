@@ -2,11 +2,12 @@ import { similarity } from "../embedding/similarity.js";
 import type { Embedder, SimilarityMode } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
+import { joinSentences } from "../splitter/join-sentences.js";
 import { splitSentences } from "../splitter/sentences.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import { countNodeTokens } from "./count-node-tokens.js";
 import { embedSentences, type SentenceEmbeddings } from "./embed-sentences.js";
-import { joinSentences } from "./join-sentences.js";
 import { OptimizerZeroSentencesError } from "./optimizer-zero-sentences-error.js";
 import { expandWindows, passingSentences } from "./select-sentences.js";
 import type { NodePostprocessor, PostprocessOptions } from "./types.js";
@@ -159,8 +160,8 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
           id: item.node.id,
           sentences: text.length,
           kept: kept?.length ?? 0,
-          tokensBefore: this.tokenizer.count(item.node.getContent(MetadataMode.LLM)),
-          tokensAfter: optimized ? this.tokenizer.count(optimized.node.getContent(MetadataMode.LLM)) : 0,
+          tokensBefore: countNodeTokens(item, this.tokenizer),
+          tokensAfter: optimized ? countNodeTokens(optimized, this.tokenizer) : 0,
         };
         if (fallback) report.fallback = fallback;
         reports.push(report);

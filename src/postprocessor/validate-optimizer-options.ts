@@ -1,3 +1,4 @@
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 
 const ON_EMPTY = ["error", "keep_best", "drop_node"];
@@ -64,11 +65,5 @@ export function validateOptimizerOptions(options: {
       expected: `be one of ${ON_EMPTY.map((value) => `"${value}"`).join(", ")}`,
     });
   }
-  if (typeof batchSize !== "number" || !Number.isInteger(batchSize) || batchSize < 1) {
-    throw new InvalidArgumentError({
-      parameter: "batchSize",
-      value: batchSize,
-      expected: "be a positive integer",
-    });
-  }
+  checkInteger("batchSize", batchSize, 1);
 }

@@ -3,8 +3,9 @@ const CJK_END = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u3
 const CJK_START = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
 
 /**
- * Joins kept sentences with one space, as LlamaIndex does, except between two Chinese or Japanese
- * sentences, which are written without one. Each sentence is trimmed first.
+ * Joins sentences with one space, as LlamaIndex does, except between two Chinese or Japanese sentences,
+ * which are written without one. Each sentence is trimmed first and empty ones are dropped. The inverse
+ * of `splitSentences` for the optimizer's kept sentences and the extractive answerer's answer.
  */
 export function joinSentences(sentences: readonly string[]): string {
   let text = "";

@@ -1,3 +1,4 @@
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -69,13 +70,7 @@ export class SentenceSplitter {
     tokenizer,
     includeMetadata = true,
   }: SentenceSplitterOptions = {}) {
-    if (!Number.isInteger(chunkSize) || chunkSize <= 0) {
-      throw new InvalidArgumentError({
-        parameter: "chunkSize",
-        value: chunkSize,
-        expected: "be a positive integer",
-      });
-    }
+    checkInteger("chunkSize", chunkSize, 1);
     if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap > chunkSize) {
       throw new InvalidArgumentError({
         parameter: "chunkOverlap",

@@ -1,3 +1,4 @@
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
@@ -57,20 +58,8 @@ export class TokenTextSplitter {
     keepWhitespaces = false,
     tokenizer,
   }: TokenTextSplitterOptions = {}) {
-    if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-      throw new InvalidArgumentError({
-        parameter: "chunkSize",
-        value: chunkSize,
-        expected: "be a positive integer",
-      });
-    }
-    if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0) {
-      throw new InvalidArgumentError({
-        parameter: "chunkOverlap",
-        value: chunkOverlap,
-        expected: "be an integer ≥ 0",
-      });
-    }
+    checkInteger("chunkSize", chunkSize, 1);
+    checkInteger("chunkOverlap", chunkOverlap, 0);
     if (chunkOverlap > chunkSize) {
       throw new InvalidArgumentError({
         parameter: "chunkOverlap",

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { sleep } from "../llm/retry.js";
 import {
   completionBody,
   echoResponder,
@@ -82,8 +83,6 @@ export interface FakeOpenAIServer {
   /** Stops listening and destroys every open socket. */
   close(): Promise<void>;
 }
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
@@ -169,8 +168,8 @@ export async function startFakeOpenAIServer(
     record.body = body;
     const fault = pickFault(record.index, record.path);
     if (fault) record.fault = fault.kind;
-    if (latencyMs > 0) await wait(latencyMs);
-    if (fault?.kind === "slow-first-byte") await wait(fault.delayMs);
+    if (latencyMs > 0) await sleep(latencyMs);
+    if (fault?.kind === "slow-first-byte") await sleep(fault.delayMs);
     if (record.closedByClient || response.destroyed) return;
     if (fault && sendFault(response, fault)) return;
     if (record.path === "/v1/models")
@@ -222,7 +221,7 @@ export async function startFakeOpenAIServer(
     if (fault?.kind === "never-ending") {
       while (!response.destroyed) {
         await send(streamEvent(record.path, body.model, { delta: "more " }));
-        await wait(fault.intervalMs ?? 50);
+        await sleep(fault.intervalMs ?? 50);
       }
       return;
     }

@@ -1,6 +1,7 @@
 import { hashString } from "../embedding/fnv1a.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder, EmbedOptions, SimilarityMode } from "../embedding/types.js";
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 
 /** One recorded call of a {@link MockEmbedding}. */
@@ -42,13 +43,7 @@ export class MockEmbedding implements Embedder {
   constructor({ embeddings, fallback, dimensions, id = "mock-embedding" }: MockEmbeddingOptions = {}) {
     this.id = id;
     const size = dimensions ?? Object.values(embeddings ?? {})[0]?.length ?? 8;
-    if (!Number.isInteger(size) || size < 1) {
-      throw new InvalidArgumentError({
-        parameter: "dimensions",
-        value: size,
-        expected: "be a positive integer",
-      });
-    }
+    checkInteger("dimensions", size, 1);
     this.#table = embeddings ? new Map(Object.entries(embeddings)) : undefined;
     const derive = (text: string) => derivedVector(text, size);
     this.#fallback = embeddings === undefined || fallback === "derived" ? derive : fallback;

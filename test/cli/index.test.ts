@@ -1,4 +1,4 @@
-import { appendFile, readdir } from "node:fs/promises";
+import { appendFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
@@ -57,6 +57,21 @@ describe("ragsynth index", () => {
       embedded: 6,
       reused: 0,
     });
+  });
+
+  it("exits 1 with index_save, the path and --cache-dir when the cache folder cannot be written", async () => {
+    const blocker = join(dir, "blocker");
+    await writeFile(blocker, "a file, not a folder");
+    const cacheDir = join(blocker, "cache");
+    const { code, stdout, stderr } = await runCli(["index", docs, "--cache-dir", cacheDir]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(
+      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.json")}`,
+    );
+    expect(stderr).toMatch(/Pass --cache-dir with a folder you can write to\.\n$/);
+    const json = await runCli(["index", docs, "--cache-dir", cacheDir, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "index_save", exitCode: 1 } });
   });
 
   describe("with a model embedder", () => {

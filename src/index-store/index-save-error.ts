@@ -1,0 +1,43 @@
+import { RagsynthError } from "../errors/ragsynth-error.js";
+
+/** How to fix a failed write, by Node's error code. */
+function hintFor(systemCode: string | undefined, dir: string): string {
+  switch (systemCode) {
+    case "ENOTDIR":
+    case "EEXIST":
+      return `A part of ${dir} is a file, not a folder: persist to another folder, or move that file away.`;
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return `Persist to a folder you can write to, or fix the permissions of ${dir}.`;
+    case "ENOSPC":
+    case "EDQUOT":
+      return "Free some disk space, or persist to another drive.";
+    default:
+      return `Check that ${dir} is a writable folder, or persist to another one.`;
+  }
+}
+
+/**
+ * {@link VectorStoreIndex.persist} could not write the index file (a part of the path is a file, no
+ * permission, a full disk). Carries the file's `path` and Node's `systemCode`; the file-system error is the `cause`.
+ */
+export class IndexSaveError extends RagsynthError {
+  /** The index file that could not be written (`<dir>/ragsynth-index.json`). */
+  readonly path: string;
+  /** Node's error code (`ENOTDIR`, `EACCES`, `ENOSPC`), when the failure had one. */
+  readonly systemCode: string | undefined;
+
+  constructor({ path, dir, cause }: { path: string; dir: string; cause: unknown }) {
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    const systemCode = typeof code === "string" ? code : undefined;
+    super({
+      code: "index_save",
+      message: `Could not save the index to ${path}${systemCode ? ` (${systemCode})` : ""}. ${hintFor(systemCode, dir)}`,
+      cause,
+    });
+    this.name = "IndexSaveError";
+    this.path = path;
+    this.systemCode = systemCode;
+  }
+}

@@ -1,0 +1,130 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Embedder } from "../embedding/types.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { TextNode } from "../schema/text-node.js";
+import { SentenceSplitter } from "../splitter/sentence-splitter.js";
+import { MockEmbedding } from "../testing/mock-embedding.js";
+import { IndexSaveError } from "./index-save-error.js";
+import { INDEX_FILE_NAME } from "./persistence.js";
+import { VectorStoreIndex } from "./vector-store-index.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "ragsynth-persist-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const PARAGRAPHS = ["Cats purr when content.", "Dogs bark at strangers.", "Fish swim in schools."];
+const document = (id: string, text: string) => new TextNode({ id, text, metadata: { file_path: id } });
+const smallSplitter = new SentenceSplitter({ chunkSize: 12, chunkOverlap: 0 });
+const rejectionOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => new Error("expected a rejection"),
+    (error: unknown) => error as Error,
+  );
+
+describe("VectorStoreIndex: persistence", () => {
+  it("round-trips nodes, exact vectors and scores through persist and load", async () => {
+    const embedder = new MockEmbedding({ dimensions: 16 });
+    const index = await VectorStoreIndex.fromDocuments(
+      [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")],
+      { embedder, splitter: smallSplitter },
+    );
+    const file = await index.persist(dir);
+    expect(file).toBe(path.join(dir, INDEX_FILE_NAME));
+    expect(await readdir(dir)).toEqual([INDEX_FILE_NAME]);
+    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    expect(loaded.nodes.map((node) => node.toJSON())).toEqual(index.nodes.map((node) => node.toJSON()));
+    expect(loaded.sources).toEqual(index.sources);
+    const query = { query: "Dogs bark at strangers." };
+    expect(await loaded.asRetriever({ similarityTopK: 4 }).retrieve(query)).toEqual(
+      await index.asRetriever({ similarityTopK: 4 }).retrieve(query),
+    );
+  });
+
+  it("throws index_load with a fix for a missing, corrupt, foreign-version or other-embedder index", async () => {
+    const embedder = new MockEmbedding();
+    const loadError = (target: string, other: Embedder = embedder) =>
+      VectorStoreIndex.load(target, { embedder: other }).then(
+        () => new Error("expected load to fail"),
+        (error: unknown) => error as Error,
+      );
+
+    let error = await loadError(dir);
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+    expect(error.message).toMatch(/^No index in .*\. Build one with VectorStoreIndex\.fromDocuments/);
+
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
+    const file = await index.persist(dir);
+    const valid = await readFile(file, "utf8");
+
+    error = await loadError(dir, new MockEmbedding({ id: "other" }));
+    expect(error.message).toMatch(/built with embedder "mock-embedding", but got "other"/);
+
+    await writeFile(file, valid.slice(0, valid.length / 2));
+    error = await loadError(dir);
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+    expect(error.message).toMatch(/is not valid JSON .* Delete it to rebuild/);
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+
+    await writeFile(file, valid.replace('"version":1', '"version":99'));
+    error = await loadError(dir);
+    expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 1/);
+
+    await writeFile(file, valid.replace(/"embedding":"[^"]*"/, '"embedding":"AAAA"'));
+    error = await loadError(dir);
+    expect(error.message).toMatch(/malformed embedding at nodes\[0\] \(expected 8 numbers\)/);
+  });
+
+  it("leaves the previous file intact and no temporary file behind when a write fails", async () => {
+    const embedder = new MockEmbedding();
+    const first = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], { embedder });
+    await first.persist(dir);
+    const second = await VectorStoreIndex.fromNodes([new TextNode({ id: "two", text: "two" })], { embedder });
+    const error = await rejectionOf(second.persist(dir, { signal: AbortSignal.abort() }));
+    expect(error.name).toBe("AbortError");
+    expect(await readdir(dir)).toEqual([INDEX_FILE_NAME]);
+    expect((await VectorStoreIndex.load(dir, { embedder })).nodes.map((node) => node.id)).toEqual(["one"]);
+  });
+
+  it("throws index_save with the path and a fix when a part of the folder is a file", async () => {
+    const embedder = new MockEmbedding();
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], { embedder });
+    const blocker = path.join(dir, "not-a-folder");
+    await writeFile(blocker, "a file where a folder should be");
+    const target = path.join(blocker, "index");
+
+    const error = await rejectionOf(index.persist(target));
+    expect(RagsynthError.isInstance(error, "index_save")).toBe(true);
+    expect(error).toBeInstanceOf(IndexSaveError);
+    const saveError = error as IndexSaveError;
+    expect(saveError.path).toBe(path.join(target, INDEX_FILE_NAME));
+    expect(["ENOTDIR", "EEXIST"]).toContain(saveError.systemCode);
+    expect(saveError.message).toContain(
+      `Could not save the index to ${saveError.path} (${saveError.systemCode}).`,
+    );
+    expect(saveError.message).toMatch(/is a file, not a folder: persist to another folder/);
+    expect((saveError.cause as NodeJS.ErrnoException).code).toBe(saveError.systemCode);
+    expect(await readFile(blocker, "utf8")).toBe("a file where a folder should be");
+  });
+
+  it("lets fromDocumentsCached report index_save, and load honour an aborted signal", async () => {
+    const embedder = new MockEmbedding();
+    const blocker = path.join(dir, "file");
+    await writeFile(blocker, "x");
+    const error = await rejectionOf(
+      VectorStoreIndex.fromDocumentsCached([document("a.md", "Alpha.")], { embedder, cacheDir: blocker }),
+    );
+    expect(RagsynthError.isInstance(error, "index_save")).toBe(true);
+
+    await (await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder })).persist(dir);
+    const aborted = await rejectionOf(VectorStoreIndex.load(dir, { embedder, signal: AbortSignal.abort() }));
+    expect(aborted.name).toBe("AbortError");
+    expect(RagsynthError.isInstance(aborted)).toBe(false);
+  });
+});
