@@ -1,21 +1,7 @@
+export { checkInteger } from "../errors/check-integer.js";
+
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-
-/** Throws unless `value` is an integer of at least `minimum`. */
-export function checkInteger(parameter: string, value: unknown, minimum: number): void {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
-    throw new InvalidArgumentError({
-      parameter,
-      value,
-      expected:
-        minimum === 0
-          ? "be an integer ≥ 0"
-          : minimum === 1
-            ? "be a positive integer"
-            : `be an integer ≥ ${minimum}`,
-    });
-  }
-}
 
 /** Throws unless `value` is one of the prompt template classes. */
 export function checkPrompt(parameter: string, value: unknown): asserts value is BasePromptTemplate {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import type { LLM } from "../llm/types.js";
 import { DEFAULT_TEXT_QA_PROMPT_SEL } from "../prompt/default-prompts.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { TextNode } from "../schema/text-node.js";
@@ -133,5 +134,21 @@ describe("getResponseSynthesizer", () => {
       }).synthesize({ query: "q", nodes: nodesOf("a", "b") });
       for (const call of model.calls) expect(call.options.maxTokens).toBe(99);
     }
+  });
+});
+
+describe("getResponseSynthesizer: the llm argument", () => {
+  it("rejects an options object where a model belongs, naming what a model needs, without echoing a key", () => {
+    const options = { model: "gpt-4o-mini", apiKey: "sk-ragsynth-TEST-KEY-0123456789" };
+    let caught: unknown;
+    try {
+      getResponseSynthesizer({ llm: options as unknown as LLM });
+    } catch (error) {
+      caught = error;
+    }
+    expect(RagsynthError.isInstance(caught, "invalid_argument")).toBe(true);
+    expect((caught as Error).message).toMatch(/Expected `llm` to implement LLM/);
+    expect((caught as Error).message).toMatch(/not its options object/);
+    expect((caught as Error).message).not.toContain("sk-ragsynth-TEST-KEY-0123456789");
   });
 });

@@ -1,6 +1,7 @@
 import type { ZodType } from "zod";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import type { LLM } from "../llm/types.js";
 import {
   DEFAULT_REFINE_PROMPT_SEL,
   DEFAULT_SIMPLE_INPUT_PROMPT,
@@ -81,6 +82,15 @@ export function getResponseSynthesizer<T = unknown>(
       hint: "There is no global Settings fallback; only no_text and context_only work without a model.",
     });
   }
+  if (settings.llm !== undefined && !isModel(settings.llm)) {
+    throw new InvalidArgumentError({
+      parameter: "llm",
+      value: settings.llm,
+      expected:
+        "implement LLM: metadata { model, contextWindow, isChatModel } and complete, streamComplete, chat, streamChat",
+      hint: "Pass a model such as new OpenAILike({ model }), not its options object.",
+    });
+  }
   if (structuredAnswerFiltering && responseMode !== "refine" && responseMode !== "compact") {
     throw new InvalidArgumentError({
       parameter: "structuredAnswerFiltering",
@@ -140,4 +150,16 @@ export function getResponseSynthesizer<T = unknown>(
     case "context_only":
       return createContextOnlySynthesizer(settings);
   }
+}
+
+function isModel(value: unknown): boolean {
+  const model = value as Partial<Record<keyof LLM, unknown>> | null;
+  const metadata = model?.metadata as Partial<LLM["metadata"]> | undefined;
+  return (
+    typeof metadata?.contextWindow === "number" &&
+    typeof metadata.isChatModel === "boolean" &&
+    ["complete", "streamComplete", "chat", "streamChat"].every(
+      (method) => typeof model?.[method as keyof LLM] === "function",
+    )
+  );
 }
