@@ -206,7 +206,11 @@ describe("SentenceEmbeddingOptimizer", () => {
     const embedModel = new MockEmbedding({ fallback: "derived" });
     const make = (options: Partial<SentenceEmbeddingOptimizerOptions>) => () =>
       new SentenceEmbeddingOptimizer({ embedModel, ...options } as SentenceEmbeddingOptimizerOptions);
-    expect(make({ embedModel: undefined as unknown as Embedder })).toThrow(/There is no global default/);
+    expect(make({ embedModel: {} as unknown as Embedder })).toThrow(
+      /Expected `embedModel` to be an Embedder \(getTextEmbeddings and getQueryEmbedding\)/,
+    );
+    // Left out, it is the offline HashingEmbedder (a local default, not a global setting).
+    expect(make({ embedModel: undefined as unknown as Embedder })).not.toThrow();
     expect(make({ percentileCutoff: 1.5 })).toThrow(
       /Expected `percentileCutoff` to be a number from 0 to 1, got `1.5`/,
     );

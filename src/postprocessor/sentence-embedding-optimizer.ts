@@ -1,3 +1,4 @@
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder, SimilarityMode } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
@@ -17,8 +18,11 @@ import { validateOptimizerOptions } from "./validate-optimizer-options.js";
 export type OptimizerOnEmpty = "error" | "keep_best" | "drop_node";
 
 export interface SentenceEmbeddingOptimizerOptions {
-  /** Embeds the query and every sentence. Required: there is no global default. */
-  embedModel: Embedder;
+  /**
+   * Embeds the query and every sentence. Pass your index's embedder for semantic scoring.
+   * @default new HashingEmbedder() (lexical and offline, the same default as the CLI; not a global setting)
+   */
+  embedModel?: Embedder;
   /** Keep the best `floor(n × percentileCutoff)` sentences of each node; a result of 0 keeps all, as in LlamaIndex. */
   percentileCutoff?: number;
   /** Keep sentences whose similarity is strictly greater than this. With `percentileCutoff`, both must hold. */
@@ -61,7 +65,7 @@ interface NodeReport {
  * Differs from LlamaIndex: kept sentences stay in document order and appear once even where windows
  * overlap; the caller's nodes are never changed (new nodes keep ids, metadata and scores); sentences of
  * all nodes are embedded together in batches; `onEmpty` offers alternatives to the error.
- * @example new SentenceEmbeddingOptimizer({ embedModel, percentileCutoff: 0.5 })
+ * @example new SentenceEmbeddingOptimizer({ embedModel: index.embedder, percentileCutoff: 0.5 })
  */
 export class SentenceEmbeddingOptimizer implements NodePostprocessor {
   readonly name = "SentenceEmbeddingOptimizer";
@@ -76,9 +80,9 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
   private readonly splitter: (text: string) => string[];
   private readonly tokenizer: Tokenizer;
 
-  constructor(options: SentenceEmbeddingOptimizerOptions) {
+  constructor(options: SentenceEmbeddingOptimizerOptions = {}) {
     const {
-      embedModel,
+      embedModel = new HashingEmbedder(),
       percentileCutoff,
       thresholdCutoff,
       contextBefore = 1,

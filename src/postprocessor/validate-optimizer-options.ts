@@ -21,7 +21,7 @@ export function validateOptimizerOptions(options: {
       parameter: "embedModel",
       value: embedModel,
       expected: "be an Embedder (getTextEmbeddings and getQueryEmbedding)",
-      hint: "There is no global default: pass one, e.g. new HashingEmbedder() for offline use.",
+      hint: "Pass an embedder such as your index's (index.embedder), or leave it out for the offline HashingEmbedder.",
     });
   }
   if (

@@ -216,6 +216,23 @@ describe("done when: a VectorStoreIndex engine with tree_summarize and the optim
     expect(response.sourceNodes).toHaveLength(3);
   });
 
+  it("the issue's exact form: the optimizer with only percentileCutoff (offline default embedder) shortens the context", async () => {
+    const documents = loadFixture();
+    const index = await VectorStoreIndex.fromDocuments(documents, { embedder: new HashingEmbedder() });
+    const events: RagsynthEvent[] = [];
+    const engine = index.asQueryEngine({
+      llm: new ExtractiveLLM(),
+      responseMode: "tree_summarize",
+      nodePostprocessors: [new SentenceEmbeddingOptimizer({ percentileCutoff: 0.5 })],
+      onEvent: (event) => events.push(event),
+    });
+    const response = await engine.query({ query: "What did the watchtowers along the wall send?" });
+    expect(response.response).toContain("smoke by day and fire by night");
+    const optimized = events.find((event) => event.type === "postprocess-end");
+    if (optimized?.type !== "postprocess-end") throw new Error("missing postprocess-end event");
+    expect(optimized.tokensAfter).toBeLessThan(optimized.tokensBefore);
+  });
+
   it("asQueryEngine rejects unknown options, and synthesizer options next to a synthesizer", async () => {
     const embedder = new HashingEmbedder();
     const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
