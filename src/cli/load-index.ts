@@ -57,8 +57,8 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
 /**
  * Reads the documents and opens the index in the cache folder: chunks whose text has not changed keep
  * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back.
- * The offline hashing embedder is used unfitted (no corpus IDF, stop words dropped): an IDF fitted on the
- * documents would change its id, and so re-embed every file, whenever any file changed.
+ * The offline hashing embedder weights queries by the documents' IDF (`applyIdf: "query"`), so rare query
+ * words count for more while document vectors, and so the cache, never depend on the other files.
  * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
  */
 export async function openIndex({
@@ -89,7 +89,7 @@ export async function openIndex({
   const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
   const { documents } = read;
   if (documents.length === 0) throw noDocuments(paths, skipped);
-  const embedder = embed.create();
+  const embedder = embed.create(documents.map((document) => document.text));
   const index = await VectorStoreIndex.fromDocumentsCached(documents, {
     embedder,
     cacheDir: folder,

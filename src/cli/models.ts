@@ -78,13 +78,19 @@ export function chooseLLM(
 
 /** What the CLI was asked to embed with. */
 export interface EmbedChoice {
-  create(): Embedder;
+  /** Builds the embedder; `corpus` (the documents' texts) lets the offline one weight queries by IDF. */
+  create(corpus?: readonly string[]): Embedder;
   label: string;
 }
 
 /** Reads `--embed` / `RAGSYNTH_EMBED`. @throws UsageError for a spec that cannot be read */
 export function chooseEmbedder(spec: string | undefined, env: Env): EmbedChoice {
-  if (isOffline(spec, "hashing")) return { create: () => new HashingEmbedder(), label: "hashing" };
+  if (isOffline(spec, "hashing")) {
+    return {
+      create: (corpus) => new HashingEmbedder(corpus ? { applyIdf: "query", corpus } : {}),
+      label: "hashing",
+    };
+  }
   const parsed = parseSpec("--embed", spec as string, EMBED_FORMS, env);
   const { baseURL, apiKey } = connection(parsed, env);
   return {

@@ -130,3 +130,42 @@ describe("HashingEmbedder", () => {
     }
   });
 });
+
+describe('HashingEmbedder with applyIdf: "query"', () => {
+  const corpus = ["the cat sat", "the dog sat", "the cat ran", "a zebra"];
+
+  it("leaves document vectors and the id (the cache key) as unfitted, so a changed corpus re-embeds nothing else", async () => {
+    const plain = new HashingEmbedder();
+    const fitted = new HashingEmbedder({ applyIdf: "query", corpus });
+    const refitted = new HashingEmbedder({ applyIdf: "query", corpus: [...corpus, "another zebra"] });
+    expect(fitted.id).toBe(plain.id);
+    expect(refitted.id).toBe(plain.id);
+    expect(await fitted.getTextEmbeddings(["the cat sat"])).toEqual(
+      await plain.getTextEmbeddings(["the cat sat"]),
+    );
+  });
+
+  it("weights the query by IDF: the rare query word decides the ranking", async () => {
+    const fitted = new HashingEmbedder({ applyIdf: "query", corpus });
+    const plain = new HashingEmbedder();
+    const documents = ["cat cat", "zebra"];
+    const query = "cat zebra";
+    const scores = async (embedder: HashingEmbedder) => {
+      const [q, vectors] = [
+        await embedder.getQueryEmbedding(query),
+        await embedder.getTextEmbeddings(documents),
+      ];
+      return vectors.map((vector) => embedder.similarity(q, vector));
+    };
+    const [plainCat, plainZebra] = await scores(plain);
+    const [fittedCat, fittedZebra] = await scores(fitted);
+    expect(plainCat).toBeCloseTo(plainZebra as number, 10); // unweighted: a tie
+    expect(fittedZebra).toBeGreaterThan(fittedCat as number); // "zebra" is in 1 of 4 documents, "cat" in 2
+  });
+
+  it("rejects an unknown applyIdf", () => {
+    expect(() => new HashingEmbedder({ applyIdf: "documents" as "both" })).toThrow(
+      /Expected `applyIdf` to be "both" or "query"/,
+    );
+  });
+});

@@ -17,6 +17,13 @@ export interface HashingEmbedderOptions {
   stopWords?: boolean | undefined;
   /** Strip English plural endings before hashing. @default true */
   stemming?: boolean | undefined;
+  /**
+   * Where a fitted IDF applies. `"query"` weights only queries, so document vectors (and the id, the cache
+   * key) do not depend on the corpus: a corpus that changes re-embeds only what changed, while rare query
+   * words still count for more than common ones.
+   * @default "both"
+   */
+  applyIdf?: "both" | "query" | undefined;
 }
 
 /**
@@ -26,8 +33,8 @@ export interface HashingEmbedderOptions {
  * Words come from `Intl.Segmenter`, plus character bigrams for Chinese and Japanese runs. Each term
  * is hashed (FNV-1a) into one of `dimensions` slots with a hash-derived sign, which makes collisions
  * cancel out on average instead of adding up. Weights are `(1 + ln tf) · idf`, with
- * `idf = ln((1 + N) / (1 + df)) + 1` after {@link HashingEmbedder.fit} and `1` before; vectors are
- * L2-normalised. Deterministic, synchronous underneath, and dependency-free.
+ * `idf = ln((1 + N) / (1 + df)) + 1` after {@link HashingEmbedder.fit} and `1` before (for queries only
+ * with `applyIdf: "query"`); vectors are L2-normalised. Deterministic, synchronous underneath, and dependency-free.
  *
  * @example
  * const embedder = new HashingEmbedder().fit(sentences);
@@ -43,7 +50,14 @@ export class HashingEmbedder implements Embedder {
   readonly #documentFrequencies: Map<string, number> | undefined;
 
   constructor(options: HashingEmbedderOptions = {}) {
-    const { dimensions = 1024, corpus, stopWords = true, stemming = true } = options;
+    const { dimensions = 1024, corpus, stopWords = true, stemming = true, applyIdf = "both" } = options;
+    if (applyIdf !== "both" && applyIdf !== "query") {
+      throw new InvalidArgumentError({
+        parameter: "applyIdf",
+        value: applyIdf,
+        expected: 'be "both" or "query"',
+      });
+    }
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
       throw new InvalidArgumentError({
         parameter: "dimensions",
@@ -52,14 +66,15 @@ export class HashingEmbedder implements Embedder {
       });
     }
     this.dimensions = dimensions;
-    this.#options = { dimensions, stopWords, stemming };
+    this.#options = { dimensions, stopWords, stemming, applyIdf };
     let id = `${VERSION}:${dimensions}${stopWords ? "" : ":nostop"}${stemming ? "" : ":nostem"}`;
     if (corpus === undefined) {
       this.documentCount = 0;
     } else {
       this.#documentFrequencies = countDocumentFrequencies(corpus, this.#options);
       this.documentCount = corpus.length;
-      id += `:idf-${fingerprint(this.#documentFrequencies, corpus.length)}`;
+      // Query-side IDF leaves document vectors as they were unfitted, so the id (a cache key) stays too.
+      if (applyIdf === "both") id += `:idf-${fingerprint(this.#documentFrequencies, corpus.length)}`;
     }
     this.id = id;
   }
@@ -69,15 +84,19 @@ export class HashingEmbedder implements Embedder {
     return new HashingEmbedder({ ...this.#options, corpus });
   }
 
-  /** Embeds one text synchronously. */
+  /** Embeds one document text synchronously (with IDF unless `applyIdf` is `"query"`). */
   embed(text: string): number[] {
+    return this.#vector(text, this.#options.applyIdf !== "query");
+  }
+
+  #vector(text: string, withIdf: boolean): number[] {
     const counts = new Map<string, number>();
     for (const term of lexicalTerms(text, this.#options)) counts.set(term, (counts.get(term) ?? 0) + 1);
     const vector: number[] = new Array(this.dimensions).fill(0);
     const slots = new Set<number>();
     for (const [term, count] of counts) {
       const hash = hashString(term);
-      const weight = (1 + Math.log(count)) * this.#idf(term);
+      const weight = (1 + Math.log(count)) * (withIdf ? this.#idf(term) : 1);
       const slot = (hash & 0x7fffffff) % this.dimensions;
       vector[slot] = (vector[slot] as number) + (hash >>> 31 ? -weight : weight);
       slots.add(slot);
@@ -98,7 +117,7 @@ export class HashingEmbedder implements Embedder {
 
   async getQueryEmbedding(query: string, options: EmbedOptions = {}): Promise<number[]> {
     options.signal?.throwIfAborted();
-    return this.embed(checkText(query, "query"));
+    return this.#vector(checkText(query, "query"), true);
   }
 
   /** Compares two embeddings. @default "cosine" */
