@@ -25,6 +25,10 @@ describe("scrubSecrets and redactUrl", () => {
   it("recognizes Ollama URLs", () => {
     expect(looksLikeOllama("http://localhost:11434/v1")).toBe(true);
     expect(looksLikeOllama("http://ollama.internal:80/v1")).toBe(true);
+    // A server named by OLLAMA_HOST on another port is Ollama too (so the hint says "Is Ollama running?").
+    expect(looksLikeOllama("http://gpu-box:8080/v1", "gpu-box:8080")).toBe(true);
+    expect(looksLikeOllama("http://gpu-box:8080/v1", "other-box:8080")).toBe(false);
+    expect(looksLikeOllama("http://gpu-box:8080/v1", "")).toBe(false);
     expect(looksLikeOllama("http://localhost:8000/v1")).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LLMError } from "../errors/llm-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { ollamaBaseURL } from "./parse-model-spec.js";
 import { parseRetryAfter } from "./retry.js";
 
 /** Where a failing call went and what must never show up in the resulting error. */
@@ -33,11 +34,15 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** True for the URL of a local Ollama server (port 11434, or a host named ollama). */
-export function looksLikeOllama(url: string): boolean {
+/** True for the URL of an Ollama server: port 11434, a host named ollama, or the server `OLLAMA_HOST` names. */
+export function looksLikeOllama(
+  url: string,
+  ollamaHost: string | undefined = process.env.OLLAMA_HOST,
+): boolean {
   try {
     const parsed = new URL(url);
-    return parsed.port === "11434" || /ollama/i.test(parsed.hostname);
+    if (parsed.port === "11434" || /ollama/i.test(parsed.hostname)) return true;
+    return Boolean(ollamaHost?.trim()) && new URL(ollamaBaseURL(ollamaHost)).host === parsed.host;
   } catch {
     return false;
   }
