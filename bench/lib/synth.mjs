@@ -6,17 +6,11 @@ import { loadPeer, peerTokenizers, ragsynthExports } from "./libs.mjs";
 /** The modes llamaindex 0.12.1 has (besides `multi_modal`, which is not a text mode). */
 export const PEER_MODES = ["refine", "compact", "tree_summarize"];
 
-export const RAGSYNTH_MODES = [
-  "refine",
-  "compact",
-  "tree_summarize",
-  "simple_summarize",
-  "generation",
-  "accumulate",
-  "compact_accumulate",
-  "no_text",
-  "context_only",
-];
+/** ragsynth's modes, as the built package exports them (`RESPONSE_MODES`); a string when dist/ lacks them. */
+export async function ragsynthModes() {
+  const found = await ragsynthExports(["RESPONSE_MODES"]);
+  return typeof found === "string" ? found : [...found.RESPONSE_MODES];
+}
 
 /**
  * A ragsynth synthesizer over `model`, or a string saying why it cannot be built yet.

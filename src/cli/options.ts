@@ -73,47 +73,26 @@ export const OPTIONS = {
 
 export type OptionName = keyof typeof OPTIONS;
 
+// Retrieval and the budget work the same in `ask` and `plan`, so the two commands share these.
+const RETRIEVAL = [
+  "query",
+  "mode",
+  "top-k",
+  "optimizer",
+  "similarity-cutoff",
+  "llm",
+  "embed",
+  "context-window",
+  "num-output",
+] as const satisfies readonly OptionName[];
+const INDEX = ["cache-dir", "rebuild", "json"] as const satisfies readonly OptionName[];
+const ALWAYS = ["verbose", "help"] as const satisfies readonly OptionName[];
+
 /** The options each command accepts. */
 export const COMMAND_OPTIONS = {
-  ask: [
-    "query",
-    "mode",
-    "top-k",
-    "optimizer",
-    "similarity-cutoff",
-    "llm",
-    "embed",
-    "context-window",
-    "num-output",
-    "concurrency",
-    "stream",
-    "no-stream",
-    "cache-dir",
-    "rebuild",
-    "json",
-    "trace",
-    "verbose",
-    "help",
-  ],
-  plan: [
-    "query",
-    "mode",
-    "top-k",
-    "optimizer",
-    "similarity-cutoff",
-    "llm",
-    "embed",
-    "context-window",
-    "num-output",
-    "price-in",
-    "price-out",
-    "cache-dir",
-    "rebuild",
-    "json",
-    "verbose",
-    "help",
-  ],
-  index: ["embed", "cache-dir", "rebuild", "json", "verbose", "help"],
+  ask: [...RETRIEVAL, "concurrency", "stream", "no-stream", ...INDEX, "trace", ...ALWAYS],
+  plan: [...RETRIEVAL, "price-in", "price-out", ...INDEX, ...ALWAYS],
+  index: ["embed", ...INDEX, ...ALWAYS],
 } as const satisfies Record<string, readonly OptionName[]>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
