@@ -1,27 +1,20 @@
 import { inspect } from "node:util";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLMError } from "../errors/llm-error.js";
 import { fakeEmbedding } from "../testing/fake-openai-replies.js";
-import {
-  type FakeOpenAIServer,
-  type FakeOpenAIServerOptions,
-  startFakeOpenAIServer,
-} from "../testing/fake-openai-server.js";
+import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../testing/fake-openai-server.js";
+import { fakeServersClosedAfterEach } from "../testing/fake-servers-closed-after-each.test.util.js";
 import { OpenAILikeEmbedding, type OpenAILikeEmbeddingOptions } from "./openai-like-embedding.js";
 
+const startServer = fakeServersClosedAfterEach();
 let server: FakeOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  vi.unstubAllEnvs();
-});
 
 async function setup(
   serverOptions?: FakeOpenAIServerOptions,
   options: Partial<OpenAILikeEmbeddingOptions> = {},
 ) {
-  server = await startFakeOpenAIServer(serverOptions);
+  server = await startServer(serverOptions);
   const delays: number[] = [];
   const embedder = new OpenAILikeEmbedding({
     model: "embed-model",

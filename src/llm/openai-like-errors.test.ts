@@ -1,22 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { LLMError } from "../errors/llm-error.js";
-import {
-  type FakeOpenAIServer,
-  type FakeOpenAIServerOptions,
-  startFakeOpenAIServer,
-} from "../testing/fake-openai-server.js";
+import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../testing/fake-openai-server.js";
+import { fakeServersClosedAfterEach } from "../testing/fake-servers-closed-after-each.test.util.js";
 import { OpenAILike } from "./openai-like.js";
 import type { OpenAILikeOptions } from "./openai-like-options.js";
 import type { LLMUsage } from "./types.js";
 
+const startServer = fakeServersClosedAfterEach();
 let server: FakeOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  vi.unstubAllEnvs();
-});
 
 /** Records the delays asked of the retry policy instead of sleeping. */
 function fakeClock() {
@@ -25,7 +18,7 @@ function fakeClock() {
 }
 
 async function setup(serverOptions?: FakeOpenAIServerOptions, options: Partial<OpenAILikeOptions> = {}) {
-  server = await startFakeOpenAIServer(serverOptions);
+  server = await startServer(serverOptions);
   const clock = fakeClock();
   const llm = new OpenAILike({
     model: "fake-model",
@@ -277,7 +270,7 @@ describe("OpenAILike never leaks the API key", () => {
       );
     }
     const echo = `Incorrect API key provided: ${key}. Bearer ${key}`;
-    server = await startFakeOpenAIServer({
+    server = await startServer({
       faults: [
         { kind: "status", status: 401, message: echo, requests: [0] },
         { kind: "status", status: 500, message: echo, requests: [1, 2] },

@@ -1,22 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import {
-  type FakeOpenAIServer,
-  type FakeOpenAIServerOptions,
-  startFakeOpenAIServer,
-} from "../testing/fake-openai-server.js";
+import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../testing/fake-openai-server.js";
+import { fakeServersClosedAfterEach } from "../testing/fake-servers-closed-after-each.test.util.js";
 import { OpenAILike } from "./openai-like.js";
 import type { OpenAILikeOptions } from "./openai-like-options.js";
 import type { LLMUsage } from "./types.js";
 
+const startServer = fakeServersClosedAfterEach();
 let server: FakeOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 async function setup(serverOptions?: FakeOpenAIServerOptions, options: Partial<OpenAILikeOptions> = {}) {
-  server = await startFakeOpenAIServer(serverOptions);
+  server = await startServer(serverOptions);
   const llm = new OpenAILike({ model: "fake-model", baseURL: server.url, apiKey: "sk-local", ...options });
   return { server, llm };
 }
@@ -161,7 +155,7 @@ describe("OpenAILike request shape", () => {
   };
 
   it("sends json_schema and max_completion_tokens to api.openai.com by default", async () => {
-    server = await startFakeOpenAIServer({ handler: () => '{"answer":"42"}' });
+    server = await startServer({ handler: () => '{"answer":"42"}' });
     const llm = new OpenAILike({
       model: "gpt-4o-mini",
       apiKey: "sk-test",
