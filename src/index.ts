@@ -1,9 +1,12 @@
+export * from "./ai-sdk/index.js";
 export * from "./budget/index.js";
 export * from "./embedding/index.js";
 export * from "./errors/index.js";
 export * from "./events/index.js";
+export * from "./extractive/index.js";
 export * from "./index-store/index.js";
 export * from "./llm/index.js";
+export * from "./openai/index.js";
 export * from "./postprocessor/index.js";
 export * from "./prompt/index.js";
 export * from "./query-engine/index.js";
@@ -12,3 +15,4 @@ export * from "./schema/index.js";
 export * from "./splitter/index.js";
 export * from "./synthesizer/index.js";
 export * from "./tokenizer/index.js";
+export * from "./util/index.js";

@@ -1,12 +1,12 @@
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import { OpenAILikeEmbedding } from "../embedding/openai-like-embedding.js";
 import type { Embedder } from "../embedding/types.js";
-import { ExtractiveLLM } from "../llm/extractive-llm.js";
-import { isOpenAIBaseURL, OPENAI_BASE_URL } from "../llm/openai-connection.js";
-import { OpenAILike } from "../llm/openai-like.js";
-import { resolveOpenAILikeMetadata } from "../llm/openai-like-options.js";
-import { type ModelSpec, parseModelSpec } from "../llm/parse-model-spec.js";
+import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
+import { isOpenAIBaseURL, OPENAI_BASE_URL } from "../openai/openai-connection.js";
+import { OpenAILike } from "../openai/openai-like.js";
+import { OpenAILikeEmbedding } from "../openai/openai-like-embedding.js";
+import { resolveOpenAILikeMetadata } from "../openai/openai-like-options.js";
+import { type ModelSpec, parseModelSpec } from "../openai/parse-model-spec.js";
 import { UsageError } from "./usage-error.js";
 
 type Env = Readonly<Record<string, string | undefined>>;

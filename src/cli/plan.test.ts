@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PromptHelper } from "../budget/index.js";
-import { ExtractiveLLM } from "../llm/extractive-llm.js";
+import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import { TextNode } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { RESPONSE_MODES } from "../synthesizer/types.js";

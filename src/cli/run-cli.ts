@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createAbortError } from "../llm/retry.js";
+import { createAbortError } from "../util/abort.js";
 import { helpText } from "./help.js";
 import type { CliIO } from "./io.js";
 import { parseCommand } from "./parse-command.js";

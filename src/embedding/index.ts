@@ -11,6 +11,5 @@ export {
 } from "./get-top-k-embeddings.js";
 export { type GetTopKEmbeddingsMmrOptions, getTopKEmbeddingsMmr } from "./get-top-k-mmr-embeddings.js";
 export { HashingEmbedder, type HashingEmbedderOptions } from "./hashing-embedder.js";
-export { OpenAILikeEmbedding, type OpenAILikeEmbeddingOptions } from "./openai-like-embedding.js";
 export { SIMILARITY_MODES, similarity } from "./similarity.js";
 export * from "./types.js";

@@ -1,4 +1,6 @@
-import type { LLMUsage } from "../llm/types.js";
+import type { LLMUsage, SynthesisUsage } from "../usage/usage.js";
+
+export type { SynthesisUsage };
 
 /** Which step of a synthesis an LLM call is. */
 export type LLMCallStep =
@@ -10,18 +12,6 @@ export type LLMCallStep =
   | { kind: "generation" }
   | { kind: "rerank"; index: number; count: number }
   | { kind: "custom"; name: string };
-
-/** Token and call totals, as carried by responses and end events. */
-export interface SynthesisUsage {
-  /** Model calls made, including calls stopped early (structured answer filtering) and failed ones. */
-  llmCalls: number;
-  /** Prompt tokens: as the server reported them when it did, otherwise as counted by the budget's tokenizer. */
-  promptTokens: number;
-  /** Completion tokens: as reported, otherwise counted from the answer text. */
-  completionTokens: number;
-  /** Attempts retried by the provider (rate limits, 5xx, dropped connections). */
-  retries: number;
-}
 
 /**
  * Everything ragsynth reports while it works. Passed to `onEvent`; the same data goes to OpenTelemetry spans.

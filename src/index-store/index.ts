@@ -2,7 +2,6 @@ export type { EmbedProgress } from "./embed-nodes.js";
 export { contentHash, EmbeddingCache } from "./embedding-cache.js";
 export { IndexSaveError } from "./index-save-error.js";
 export { INDEX_FILE_NAME, type IndexSource } from "./persistence.js";
-export type { RetrieveOptions } from "./retriever.js";
 export type { VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 export {
   type BuildIndexOptions,

@@ -1,9 +1,9 @@
 import { getTopKEmbeddings } from "../embedding/get-top-k-embeddings.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import type { Retriever } from "../query-engine/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
-import type { Retriever } from "./retriever.js";
 
 /** Options of `VectorStoreIndex.asRetriever`. */
 export interface VectorIndexRetrieverOptions {

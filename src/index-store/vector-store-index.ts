@@ -2,13 +2,13 @@ import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
+import type { Retriever } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { type EmbedProgress, embedNodes, type IndexEntry } from "./embed-nodes.js";
 import { contentHash, EmbeddingCache } from "./embedding-cache.js";
 import { type IndexSource, readIndexFile, writeIndexFile } from "./persistence.js";
-import type { Retriever } from "./retriever.js";
 import { createVectorIndexRetriever, type VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 
 /** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */

@@ -1,4 +1,7 @@
 import type { TokenizerName } from "../tokenizer/tokenizer.js";
+import type { LLMUsage } from "../usage/usage.js";
+
+export type { LLMUsage };
 
 export type MessageRole = "system" | "user" | "assistant";
 
@@ -30,14 +33,6 @@ export interface LLMMetadata {
   kind?: "generative" | "extractive";
   /** Values the provider assumed rather than knew (an unknown model's context window); shown in traces. */
   assumptions?: string[];
-}
-
-/** Token usage of one call, as the server reported it. */
-export interface LLMUsage {
-  promptTokens?: number;
-  completionTokens?: number;
-  /** Attempts that failed and were retried before this call succeeded. */
-  retries?: number;
 }
 
 /** A JSON Schema to constrain the answer to. */

@@ -4,8 +4,8 @@ import type { RagsynthEvent } from "../events/events.js";
 import { TextNode } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { MockLLM } from "../testing/mock-llm.js";
+import type { Retriever } from "./retriever.js";
 import { RetrieverQueryEngine } from "./retriever-query-engine.js";
-import type { Retriever } from "./types.js";
 
 const retriever: Retriever = {
   retrieve: async () => [

@@ -8,7 +8,7 @@ import {
 } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseSynthesizer } from "../synthesizer/types.js";
 import type { TokenizerLike } from "../tokenizer/tokenizer.js";
-import type { Retriever } from "./types.js";
+import type { Retriever } from "./retriever.js";
 
 /** Options every engine takes, however its synthesizer is made. */
 export interface QueryEngineSettings {

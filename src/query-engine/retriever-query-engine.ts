@@ -14,8 +14,8 @@ import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { type RetrieverQueryEngineOptions, resolveSynthesizer } from "./engine-options.js";
 import { type ActiveSpan, startSpan } from "./query-trace.js";
+import type { QueryOptions, Retriever } from "./retriever.js";
 import { runPostprocessors } from "./run-postprocessors.js";
-import type { QueryOptions, Retriever } from "./types.js";
 
 /**
  * Answers questions: retrieve, run the postprocessors in list order, synthesize. LlamaIndex's

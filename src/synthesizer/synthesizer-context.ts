@@ -1,12 +1,12 @@
 import type { BudgetOptions, PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
-import { createAbortError } from "../llm/retry.js";
 import type { JsonSchemaFormat, LLM, LLMUsage } from "../llm/types.js";
 import { type PredictOptions, predict, preparePrompt, streamPredict } from "../prompt/predict.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
 import { countPromptTokens, type RenderedPrompt } from "../prompt/render-prompt.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
+import { createAbortError } from "../util/abort.js";
 import type { SynthesisTrace } from "./synthesis-trace.js";
 
 /** Options of one model call made through a {@link SynthesizerContext}. */

@@ -2,12 +2,12 @@ import type { ZodType } from "zod";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import { mapConcurrent } from "../util/map-concurrent.js";
 import {
   createSynthesizer,
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
-import { mapConcurrent } from "./map-concurrent.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
 

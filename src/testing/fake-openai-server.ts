@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { sleep } from "../llm/retry.js";
+import { sleep } from "../util/abort.js";
 import {
   completionBody,
   echoResponder,

@@ -1,9 +1,9 @@
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { createAbortError, sleep as defaultSleep } from "../llm/retry.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
 import { countPromptTokens } from "../prompt/render-prompt.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import { createAbortError, sleep as defaultSleep } from "../util/abort.js";
 
 /** What a {@link MockLLM} response function receives. */
 export interface MockLLMInput {

@@ -5,6 +5,7 @@ import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import type { Embedder } from "../../src/embedding/types.js";
 import { InvalidArgumentError } from "../../src/errors/invalid-argument-error.js";
 import type { RagsynthEvent } from "../../src/events/events.js";
+import { ExtractiveLLM } from "../../src/extractive/extractive-llm.js";
 import {
   type NodeWithScore,
   type Retriever,
@@ -13,7 +14,6 @@ import {
   SimilarityPostprocessor,
 } from "../../src/index.js";
 import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
-import { ExtractiveLLM } from "../../src/llm/extractive-llm.js";
 import { TextNode } from "../../src/schema/text-node.js";
 import { splitSentences } from "../../src/splitter/sentences.js";
 import { MockEmbedding } from "../../src/testing/mock-embedding.js";

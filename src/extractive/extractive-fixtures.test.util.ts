@@ -1,6 +1,7 @@
 // Shared test fixtures (not shipped: the package excludes `*.test.*`).
+
+import type { JsonSchemaFormat, LLMCallOptions } from "../llm/types.js";
 import { STRUCTURED_REFINE_RESPONSE_SCHEMA } from "../prompt/default-prompts.js";
-import type { JsonSchemaFormat, LLMCallOptions } from "./types.js";
 
 export const FRANCE = "Paris is the capital of France.";
 export const CONTEXT = [

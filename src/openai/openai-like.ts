@@ -1,15 +1,16 @@
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
+import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
+import { createAbortError, createCallSignal } from "../util/abort.js";
+import { retryWithBackoff } from "../util/retry.js";
 import { createOpenAIConnection, type OpenAIConnection } from "./openai-connection.js";
 import {
   type OpenAILikeOptions,
   resolveOpenAILikeMetadata,
   validateOpenAILikeOptions,
 } from "./openai-like-options.js";
-import { createAbortError, createCallSignal, retryWithBackoff } from "./retry.js";
 import { toLLMError } from "./to-llm-error.js";
-import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "./types.js";
 
 type Request = { kind: "chat"; messages: ChatMessage[] } | { kind: "completion"; prompt: string };
 /** One piece of a normalized answer: text, usage, or both. */

@@ -1,9 +1,10 @@
 import type { NodeWithScore } from "../schema/text-node.js";
 
-/** Options of one retrieval. */
-export interface RetrieveOptions {
-  /** The text to find nodes for. */
+/** Options of one query or retrieval: the same shape for `Retriever.retrieve` and the engine's `query`/`stream`. */
+export interface QueryOptions {
+  /** The question. Must not be empty. */
   query: string;
+  /** Stops retrieval, every postprocessor (embedding and model calls) and synthesis alike. */
   signal?: AbortSignal;
 }
 
@@ -14,5 +15,5 @@ export interface RetrieveOptions {
  * const retriever: Retriever = { retrieve: async ({ query }) => myStore.search(query) };
  */
 export interface Retriever {
-  retrieve(options: RetrieveOptions): Promise<NodeWithScore[]>;
+  retrieve(options: QueryOptions): Promise<NodeWithScore[]>;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import type { JsonSchemaFormat, LLMCallOptions } from "../llm/types.js";
 import {
   CHAT_REFINE_PROMPT,
   DEFAULT_REFINE_PROMPT,
@@ -8,7 +9,6 @@ import {
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { CONTEXT, FRANCE, QUERY, qa, structured } from "./extractive-fixtures.test.util.js";
 import { ExtractiveLLM } from "./extractive-llm.js";
-import type { JsonSchemaFormat, LLMCallOptions } from "./types.js";
 
 const refine = (
   query_str: string,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LLMError } from "../errors/llm-error.js";
-import { computeRetryDelay, createCallSignal, parseRetryAfter, retryWithBackoff, sleep } from "./retry.js";
+import { createCallSignal, sleep } from "./abort.js";
+import { computeRetryDelay, parseRetryAfter, retryWithBackoff } from "./retry.js";
 
 const headers = (values: Record<string, string>) => new Headers(values);
 const retryable = (extra: Partial<ConstructorParameters<typeof LLMError>[0]> = {}) =>

@@ -1,4 +1,4 @@
-import { createAbortError } from "../llm/retry.js";
+import { createAbortError } from "./abort.js";
 
 /**
  * Maps `items` with at most `concurrency` calls of `task` at once, keeping the results in input order.

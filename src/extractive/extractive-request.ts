@@ -1,4 +1,4 @@
-import type { ChatMessage, LLMCallOptions } from "./types.js";
+import type { ChatMessage, LLMCallOptions } from "../llm/types.js";
 
 /** What the extractive answerer was asked: a query, the context to extract from and, when refining, the previous answer. */
 export interface ExtractiveRequest {

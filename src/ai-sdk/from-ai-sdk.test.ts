@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LLMError } from "../errors/llm-error.js";
+import type { LLMUsage } from "../llm/types.js";
 import { type AiSdkCallArguments, fromAiSdk } from "./from-ai-sdk.js";
-import type { LLMUsage } from "./types.js";
 
 type FakeModel = { modelId: string };
 const model: FakeModel = { modelId: "gpt-4o-mini" };

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "../embedding/types.js";
+import type { LLMUsage } from "../llm/types.js";
 import { DEFAULT_TEXT_QA_PROMPT } from "../prompt/default-prompts.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { CONTEXT, FRANCE, QUERY, qa, structured } from "./extractive-fixtures.test.util.js";
 import { ExtractiveLLM } from "./extractive-llm.js";
-import type { LLMUsage } from "./types.js";
 
 async function collect(stream: AsyncIterable<string>): Promise<string[]> {
   const chunks: string[] = [];

@@ -1,20 +1,15 @@
+import type { Embedder, EmbedOptions } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
+import { createCallSignal } from "../util/abort.js";
+import { type RetryEvent, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
 import {
   createOpenAIConnection,
   type OpenAIConnection,
   type OpenAIConnectionOptions,
-} from "../llm/openai-connection.js";
-import {
-  createCallSignal,
-  type RetryEvent,
-  type RetryInternals,
-  type RetryOptions,
-  retryWithBackoff,
-} from "../llm/retry.js";
-import { toLLMError } from "../llm/to-llm-error.js";
-import type { Embedder, EmbedOptions } from "./types.js";
+} from "./openai-connection.js";
+import { toLLMError } from "./to-llm-error.js";
 
 /** Options of {@link OpenAILikeEmbedding}. Connection fields (`apiKey`, `baseURL`, `fetch`, `headers`) come first. */
 export interface OpenAILikeEmbeddingOptions extends OpenAIConnectionOptions {

@@ -1,11 +1,11 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
+import { DEFAULT_CONTEXT_WINDOW, type LLMMetadata } from "../llm/types.js";
 import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
-import { lookupModelLimits, type ModelLimitsTable } from "./model-context-windows.js";
+import type { RetryEvent, RetryInternals, RetryOptions } from "../util/retry.js";
 import type { OpenAIConnectionOptions } from "./openai-connection.js";
-import type { RetryEvent, RetryInternals, RetryOptions } from "./retry.js";
 import { looksLikeOllama } from "./to-llm-error.js";
-import { DEFAULT_CONTEXT_WINDOW, type LLMMetadata } from "./types.js";
 
 /** The `num_ctx` Ollama runs a model with unless told otherwise (4096 since 0.6; 2048 before). */
 export const OLLAMA_DEFAULT_NUM_CTX = 4096;

@@ -1,15 +1,6 @@
 import { LLMError } from "../errors/llm-error.js";
 import type { LLMErrorCode } from "../errors/ragsynth-error.js";
-import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
-import { lookupModelLimits, type ModelLimitsTable } from "./model-context-windows.js";
-import {
-  createAbortError,
-  createCallSignal,
-  parseRetryAfter,
-  type RetryInternals,
-  type RetryOptions,
-  retryWithBackoff,
-} from "./retry.js";
+import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 import {
   type ChatMessage,
   DEFAULT_CONTEXT_WINDOW,
@@ -17,7 +8,10 @@ import {
   type LLMCallOptions,
   type LLMMetadata,
   type LLMUsage,
-} from "./types.js";
+} from "../llm/types.js";
+import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
+import { createAbortError, createCallSignal } from "../util/abort.js";
+import { parseRetryAfter, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
 
 /** Usage as the AI SDK reports it (v5 `inputTokens`/`outputTokens`, v4 `promptTokens`/`completionTokens`). */
 export interface AiSdkUsage {

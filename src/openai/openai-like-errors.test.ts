@@ -2,11 +2,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it, vi } from "vitest";
 import type { LLMError } from "../errors/llm-error.js";
+import type { LLMUsage } from "../llm/types.js";
 import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../testing/fake-openai-server.js";
 import { fakeServersClosedAfterEach } from "../testing/fake-servers-closed-after-each.test.util.js";
 import { OpenAILike } from "./openai-like.js";
 import type { OpenAILikeOptions } from "./openai-like-options.js";
-import type { LLMUsage } from "./types.js";
 
 const startServer = fakeServersClosedAfterEach();
 let server: FakeOpenAIServer | undefined;

@@ -1,5 +1,6 @@
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
 import { joinSentences } from "../splitter/join-sentences.js";
 import { splitSentences } from "../splitter/sentences.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -11,7 +12,6 @@ import {
   readExtractiveRequest,
 } from "./extractive-request.js";
 import { renderStructuredAnswer } from "./extractive-structured.js";
-import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "./types.js";
 
 /** Options of {@link ExtractiveLLM}. */
 export interface ExtractiveLLMOptions {

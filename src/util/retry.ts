@@ -1,4 +1,5 @@
 import { LLMError } from "../errors/llm-error.js";
+import { createAbortError, sleep } from "./abort.js";
 
 /** Tuning of the one retry policy shared by every model and embedding call. */
 export interface RetryOptions {
@@ -35,29 +36,6 @@ export interface RetryEvent {
 }
 
 const defaults = { initialDelayMs: 500, backoffFactor: 2, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
-
-/** An error named `AbortError`: the signal's own reason when it is one, a `DOMException` otherwise. */
-export function createAbortError(signal?: AbortSignal): Error {
-  const reason: unknown = signal?.reason;
-  if (reason instanceof Error && reason.name === "AbortError") return reason;
-  return new DOMException("This operation was aborted", "AbortError");
-}
-
-/** Waits `ms` milliseconds; rejects with an `AbortError` the moment `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(createAbortError(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(createAbortError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /**
  * The delay a server asked for, from `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an
@@ -152,33 +130,4 @@ export async function retryWithBackoff<T>({
       await wait(delayMs, signal);
     }
   }
-}
-
-/**
- * The one signal of a call: the caller's `signal` merged with a `timeoutMs` deadline (created once, at the
- * entry point). `fail` turns whatever ended the call into what the caller should see: an `AbortError` when
- * the caller aborted, an `llm_timeout` LLMError when the deadline passed, otherwise the error itself.
- */
-export function createCallSignal({
-  signal: userSignal,
-  timeoutMs,
-}: {
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-}): { signal: AbortSignal | undefined; fail: (error: unknown, url: string) => unknown } {
-  const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-  const signals = [userSignal, timeout].filter((item): item is AbortSignal => item !== undefined);
-  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const fail = (error: unknown, url: string): unknown => {
-    if (userSignal?.aborted) return createAbortError(userSignal);
-    if (timeout?.aborted) {
-      return new LLMError({
-        code: "llm_timeout",
-        url,
-        message: `No complete answer from ${url} within timeoutMs ${timeoutMs}. Raise timeoutMs, send less per call, or check the server's load.`,
-      });
-    }
-    return error;
-  };
-  return { signal, fail };
 }

@@ -1,4 +1,4 @@
-import type { JsonSchemaFormat } from "./types.js";
+import type { JsonSchemaFormat } from "../llm/types.js";
 
 /** True for LlamaIndex's `StructuredRefineResponse`, by name or by its two properties. @internal */
 export function isStructuredRefineFormat(format: JsonSchemaFormat): boolean {

@@ -1,8 +1,8 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LLMError } from "../errors/llm-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { parseRetryAfter } from "../util/retry.js";
 import { ollamaBaseURL } from "./parse-model-spec.js";
-import { parseRetryAfter } from "./retry.js";
 
 /** Where a failing call went and what must never show up in the resulting error. */
 export interface ErrorContext {

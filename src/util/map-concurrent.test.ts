@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createTextChannel } from "../synthesizer/text-channel.js";
 import { mapConcurrent } from "./map-concurrent.js";
-import { createTextChannel } from "./text-channel.js";
 
 function deferred<T>() {
   let resolve!: (value: T) => void;

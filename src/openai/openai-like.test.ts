@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { LLMUsage } from "../llm/types.js";
 import type { FakeOpenAIServer, FakeOpenAIServerOptions } from "../testing/fake-openai-server.js";
 import { fakeServersClosedAfterEach } from "../testing/fake-servers-closed-after-each.test.util.js";
 import { OpenAILike } from "./openai-like.js";
 import type { OpenAILikeOptions } from "./openai-like-options.js";
-import type { LLMUsage } from "./types.js";
 
 const startServer = fakeServersClosedAfterEach();
 let server: FakeOpenAIServer | undefined;

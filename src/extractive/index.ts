@@ -1,0 +1,1 @@
+export { ExtractiveLLM, type ExtractiveLLMOptions } from "./extractive-llm.js";

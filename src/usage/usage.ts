@@ -1,0 +1,21 @@
+/** Token usage and call totals: a leaf that the model contract, the events and the synthesizers all stand on. */
+
+/** Token usage of one call, as the server reported it. */
+export interface LLMUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Attempts that failed and were retried before this call succeeded. */
+  retries?: number;
+}
+
+/** Token and call totals, as carried by responses and end events. */
+export interface SynthesisUsage {
+  /** Model calls made, including calls stopped early (structured answer filtering) and failed ones. */
+  llmCalls: number;
+  /** Prompt tokens: as the server reported them when it did, otherwise as counted by the budget's tokenizer. */
+  promptTokens: number;
+  /** Completion tokens: as reported, otherwise counted from the answer text. */
+  completionTokens: number;
+  /** Attempts retried by the provider (rate limits, 5xx, dropped connections). */
+  retries: number;
+}

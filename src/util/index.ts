@@ -1,0 +1,6 @@
+export {
+  type RetryEvent,
+  type RetryInternals,
+  type RetryOptions,
+  retryWithBackoff,
+} from "./retry.js";
