@@ -1,4 +1,5 @@
 export * from "./ai-sdk/index.js";
+export * from "./batch/index.js";
 export * from "./budget/index.js";
 export * from "./embedding/index.js";
 export * from "./errors/index.js";

@@ -32,6 +32,9 @@ export type RagsynthErrorCode =
   | "document_read"
   | "index_load"
   | "index_save"
+  | "batch_input"
+  | "missing_peer_dependency"
+  | "batch_job_failed"
   | "not_implemented";
 
 /**

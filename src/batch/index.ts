@@ -1,0 +1,31 @@
+export { BatchInputError, MissingPeerDependencyError } from "./batch-input-error.js";
+export {
+  type CachedCall,
+  type CachedLLM,
+  type CallCacheKeyParts,
+  type CallCacheStore,
+  callCacheKey,
+  type WithCallCacheOptions,
+  withCallCache,
+} from "./call-cache.js";
+export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-runner.js";
+export { FileCallCache } from "./file-call-cache.js";
+export {
+  type BatchSource,
+  createQuestionProcessor,
+  type QuestionAnswer,
+  type QuestionProcessorOptions,
+} from "./question-processor.js";
+export { parseBatchItems } from "./read-batch-items.js";
+export { RedisCallCache, type RedisKeyValueClient } from "./redis-call-cache.js";
+export type {
+  BatchItem,
+  BatchItemError,
+  BatchItemResult,
+  BatchOutcome,
+  BatchProcessor,
+  BatchProgress,
+  BatchRunner,
+  BatchRunOptions,
+  JsonValue,
+} from "./types.js";

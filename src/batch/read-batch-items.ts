@@ -1,0 +1,66 @@
+import { BatchInputError } from "./batch-input-error.js";
+import type { BatchItem, JsonValue } from "./types.js";
+
+/**
+ * Parses a JSONL batch input: one JSON object per line with a unique `id` (string, or a number turned into
+ * one) and, when `require` names them, string fields such as `query`. Blank lines are skipped.
+ * @throws BatchInputError naming the line for a line that is not an object, a missing or duplicate id, or a
+ *   missing required field
+ * @example parseBatchItems('{"id":"q1","query":"What is compact mode?"}\n', { require: ["query"] })
+ */
+export function parseBatchItems(
+  text: string,
+  { require = [] }: { require?: readonly string[] } = {},
+): BatchItem[] {
+  const items: BatchItem[] = [];
+  const seen = new Map<string, number>();
+  const lines = text.split("\n");
+  for (const [index, raw] of lines.entries()) {
+    const line = index + 1;
+    if (raw.trim() === "") continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch (error) {
+      throw new BatchInputError({
+        line,
+        message: `expected one JSON object per line, got text that is not JSON (${(error as Error).message}). Write each item as {"id": "…", "query": "…"} on its own line.`,
+        cause: error,
+      });
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new BatchInputError({
+        line,
+        message: `expected a JSON object like {"id": "q1", "query": "…"}, got ${Array.isArray(parsed) ? "an array" : JSON.stringify(parsed)}.`,
+      });
+    }
+    const record = parsed as Record<string, JsonValue>;
+    const id = record.id;
+    if (!(typeof id === "string" && id !== "") && !(typeof id === "number" && Number.isFinite(id))) {
+      throw new BatchInputError({
+        line,
+        message: `expected a non-empty string or number \`id\`, got ${id === undefined ? "none" : JSON.stringify(id)}. Every item needs an id unique in the file; results are keyed by it.`,
+      });
+    }
+    const key = String(id);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw new BatchInputError({
+        line,
+        message: `id "${key}" was already used on line ${first}. Ids must be unique: a rerun skips items by id.`,
+      });
+    }
+    seen.set(key, line);
+    for (const field of require) {
+      const value = record[field];
+      if (typeof value !== "string" || value.trim() === "") {
+        throw new BatchInputError({
+          line,
+          message: `item "${key}" needs a non-empty string \`${field}\`, got ${value === undefined ? "none" : JSON.stringify(value)}.`,
+        });
+      }
+    }
+    items.push({ ...record, id: key });
+  }
+  return items;
+}
