@@ -209,10 +209,15 @@ describe("PH-6/PH-8 repack", () => {
   it("repackWithTokens gives the same pieces with their exact token counts", () => {
     const helper = PH(13, 1, 0, undefined, "\n\n");
     const chunks = ["Hello", "world", "foo", "Hello", "world", "bar"];
-    expect(helper.repackWithTokens(prompt("This is the prompt{text}"), chunks)).toEqual([
+    const packed = helper.repackWithTokens(prompt("This is the prompt{text}"), chunks);
+    expect(packed.map(({ text, tokens }) => ({ text, tokens }))).toEqual([
       { text: "Hello\n\nworld\n\nfoo", tokens: 3 },
       { text: "Hello\n\nworld\n\nbar", tokens: 3 },
     ]);
+    // With one open variable the packer knows each whole prompt's count too.
+    for (const piece of packed) {
+      expect(piece.promptTokens).toBe(helper.tokenizer.count(`This is the prompt${piece.text}`));
+    }
     const cl100k = new PromptHelper({ contextWindow: 60, numOutput: 10 });
     const text = "In a quaint little village, nestled deep within a lush, green valley, lived Lily. ".repeat(
       8,

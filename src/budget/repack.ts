@@ -57,7 +57,12 @@ export function createPromptFrame(
   const [prefix, suffix] = parts as [string, string];
   const empty = countPromptTokens(render(""), helper.tokenizer, { llm, systemPrompt, responseFormat }).total;
   const outside = empty - helper.tokenizer.count(prefix + suffix);
-  return { prefix, suffix, maxTokens: helper.contextWindow - helper.numOutput - outside };
+  return {
+    prefix,
+    suffix,
+    maxTokens: helper.contextWindow - helper.numOutput - outside,
+    outsideTokens: outside,
+  };
 }
 
 /**

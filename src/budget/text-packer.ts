@@ -36,6 +36,12 @@ export interface PackedPiece {
   text: string;
   /** `tokenizer.count(text)`: the piece tokenized on its own, exactly. */
   tokens: number;
+  /**
+   * The whole prompt's tokens with this piece as its context (`prefix + text + suffix` plus the frame's
+   * `outsideTokens`), when it was packed against a frame that states them: the count the budget checked,
+   * so a caller need not count the prompt again before sending it.
+   */
+  promptTokens?: number;
 }
 
 /** Options of one {@link TextPacker.next} call. */
@@ -63,6 +69,8 @@ export interface PromptFrame {
   prefix: string;
   suffix: string;
   maxTokens: number;
+  /** Tokens of the prompt outside `prefix + chunk + suffix` (other messages, their overhead, a schema). */
+  outsideTokens?: number;
 }
 
 /** Options of {@link createTextPacker}. */
@@ -175,14 +183,23 @@ class GreedyTextPacker implements TextPacker {
     if (this.done) return undefined;
     // The cut's own count is already exact (or, without a pre-tokenizer, a real count); the frame and the
     // caller's check see the chunk in its prompt.
+    const framed = new Map<number, number>();
+    const framedCount = (end: number) => {
+      let tokens = framed.get(end);
+      if (tokens === undefined && frame) {
+        tokens = this.index.countFramed(frame.prefix, this.position, end, frame.suffix);
+        framed.set(end, tokens);
+      }
+      return tokens ?? 0;
+    };
     const passes = (cut: Cut) =>
-      (!frame ||
-        this.index.countFramed(frame.prefix, this.position, cut.end, frame.suffix) <= frame.maxTokens) &&
+      (!frame || framedCount(cut.end) <= frame.maxTokens) &&
       (!fits || fits(this.text.slice(this.position, cut.end)));
     let best = this.cutter.cut(this.position, maxTokens, maxWaste);
     if (!passes(best)) best = this.shrink(best, maxWaste, passes);
     // A cut's count is the span's count on its own: exact from the index, or a real count without one.
-    const piece = { text: this.text.slice(this.position, best.end), tokens: best.tokens };
+    const piece: PackedPiece = { text: this.text.slice(this.position, best.end), tokens: best.tokens };
+    if (frame?.outsideTokens !== undefined) piece.promptTokens = framedCount(best.end) + frame.outsideTokens;
     this.advance(best.end);
     return piece;
   }

@@ -1,7 +1,8 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { loadOpenAISdk } from "./load-openai-sdk.js";
 import { redactUrl } from "./to-llm-error.js";
 
 /** The official endpoint, used when neither `baseURL` nor `OPENAI_BASE_URL` is set. */
@@ -28,7 +29,8 @@ export interface OpenAIConnectionOptions {
 
 /** A configured client plus what error mapping needs to know. */
 export interface OpenAIConnection {
-  client: OpenAI;
+  /** The client, built on first use (the `openai` SDK loads then, not when ragsynth is imported). */
+  client(): Promise<OpenAI>;
   /** The base URL as configured. */
   baseURL: string;
   /** True for api.openai.com. */
@@ -94,16 +96,22 @@ export function createOpenAIConnection(options: OpenAIConnectionOptions, owner: 
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (/auth|key|token|secret|cookie/i.test(name)) secrets.push(value.replace(/^Bearer\s+/i, ""));
   }
-  const client = new OpenAI({
-    apiKey: apiKey || "not-needed",
-    baseURL,
-    maxRetries: 0,
-    logger: scrubbingLogger(secrets),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.headers ? { defaultHeaders: options.headers } : {}),
-  });
+  let client: Promise<OpenAI> | undefined;
   return {
-    client,
+    client: () => {
+      client ??= loadOpenAISdk().then(
+        ({ default: OpenAI }) =>
+          new OpenAI({
+            apiKey: apiKey || "not-needed",
+            baseURL,
+            maxRetries: 0,
+            logger: scrubbingLogger(secrets),
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+            ...(options.headers ? { defaultHeaders: options.headers } : {}),
+          }),
+      );
+      return client;
+    },
     baseURL,
     isOpenAI,
     secrets,

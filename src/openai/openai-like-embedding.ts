@@ -125,7 +125,7 @@ export class OpenAILikeEmbedding implements Embedder {
     const { value } = await retryWithBackoff({
       run: async () => {
         try {
-          const response = await this.#connection.client.embeddings.create(
+          const response = await (await this.#connection.client()).embeddings.create(
             {
               model: this.#options.model,
               input,

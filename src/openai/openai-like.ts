@@ -151,7 +151,7 @@ export class OpenAILike implements LLM {
     const body = this.#body(request, options);
     const url = this.#endpoint(request);
     const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
-    const client = this.#connection.client;
+    const client = await this.#connection.client();
     try {
       const { value, retries } = await this.#retry(
         async () => {
@@ -176,7 +176,7 @@ export class OpenAILike implements LLM {
   }
 
   async #open(request: Request, body: Record<string, unknown>, signal?: AbortSignal): Promise<PieceStream> {
-    const client = this.#connection.client;
+    const client = await this.#connection.client();
     const streamBody = { ...body, stream: true, stream_options: { include_usage: true } };
     const requestOptions = signal ? { signal } : {};
     if (request.kind === "chat") {

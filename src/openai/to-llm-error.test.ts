@@ -1,8 +1,12 @@
 import { APIConnectionError, APIError } from "openai";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { LLMError } from "../errors/llm-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { loadOpenAISdk } from "./load-openai-sdk.js";
 import { looksLikeOllama, redactUrl, toLLMError } from "./to-llm-error.js";
+
+// Providers load the SDK before their first request; these tests build its errors directly.
+beforeAll(() => loadOpenAISdk());
 
 const context = { url: "http://localhost:8000/v1/chat/completions", secrets: ["my-secret-key"] };
 const apiError = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) =>

@@ -1,7 +1,8 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type { APIError } from "openai";
 import { LLMError } from "../errors/llm-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
 import { parseRetryAfter } from "../util/retry.js";
+import { loadedOpenAISdk } from "./load-openai-sdk.js";
 import { ollamaBaseURL } from "./parse-model-spec.js";
 
 /** Where a failing call went and what must never show up in the resulting error. */
@@ -14,6 +15,17 @@ export interface ErrorContext {
   now?: number;
   /** Set for streams: how many text deltas were already yielded when the error happened. */
   deltasYielded?: number;
+}
+
+type SdkErrorName = "APIError" | "APIConnectionError" | "APIConnectionTimeoutError" | "APIUserAbortError";
+
+/** `error instanceof openai[name]`; false while the SDK is not loaded (then no error can come from it). */
+function isInstance<Name extends SdkErrorName>(
+  error: unknown,
+  name: Name,
+): error is InstanceType<NonNullable<ReturnType<typeof loadedOpenAISdk>>[Name]> {
+  const sdk = loadedOpenAISdk();
+  return sdk !== undefined && error instanceof sdk[name];
 }
 
 const connectionCodes =
@@ -73,7 +85,7 @@ function serverMessage(error: APIError, secrets: readonly string[]): string {
 function safeCause(error: unknown, secrets: readonly string[]): unknown {
   if (!(error instanceof Error)) return undefined;
   let text = causeText(error);
-  if (error instanceof APIError) text += JSON.stringify(error.error ?? null);
+  if (isInstance(error, "APIError")) text += JSON.stringify(error.error ?? null);
   if (scrubSecrets(text, secrets) === text) return error;
   const copy = new Error(scrubSecrets(error.message, secrets));
   copy.name = error.name;
@@ -132,14 +144,14 @@ function fromStatus(error: APIError & { status: number }, context: ErrorContext)
  * Aborts and unknown errors come back unchanged.
  */
 export function toLLMError(error: unknown, context: ErrorContext): unknown {
-  if (LLMError.isInstance(error) || error instanceof APIUserAbortError) return error;
+  if (LLMError.isInstance(error) || isInstance(error, "APIUserAbortError")) return error;
   if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return error;
   const { url, secrets, deltasYielded } = context;
   const cause = safeCause(error, secrets);
-  if (error instanceof APIError && typeof error.status === "number") {
+  if (isInstance(error, "APIError") && typeof error.status === "number") {
     return fromStatus(error as APIError & { status: number }, context);
   }
-  if (error instanceof APIConnectionTimeoutError) {
+  if (isInstance(error, "APIConnectionTimeoutError")) {
     const message = `${url} did not answer in time. Raise timeoutMs or check the server's load.`;
     return new LLMError({ code: "llm_timeout", message, url, retryable: true, cause });
   }
@@ -153,7 +165,7 @@ export function toLLMError(error: unknown, context: ErrorContext): unknown {
     const message = `Could not connect to ${url} (${reason}). ${unreachableHint(url)}`;
     return new LLMError({ code: "llm_unreachable", message, url, retryable: true, cause });
   }
-  if (error instanceof APIConnectionError || connectionCodes.test(text) || droppedMessages.test(text)) {
+  if (isInstance(error, "APIConnectionError") || connectionCodes.test(text) || droppedMessages.test(text)) {
     if (deltasYielded === 0) {
       const message = `The answer stream from ${url} closed before any text arrived.`;
       return new LLMError({ code: "llm_stream_interrupted", message, url, retryable: true, cause });
@@ -165,7 +177,7 @@ export function toLLMError(error: unknown, context: ErrorContext): unknown {
     const message = `${url} sent a response that is not valid JSON. Is baseURL an OpenAI-compatible /v1 endpoint?`;
     return new LLMError({ code: "llm_server_error", message, url, cause });
   }
-  if (error instanceof APIError) {
+  if (isInstance(error, "APIError")) {
     const message = `${url} reported an error in the stream: ${serverMessage(error, secrets)}.`;
     return new LLMError({ code: "llm_server_error", message, url, cause });
   }

@@ -29,6 +29,11 @@ export interface SynthesizerCallOptions {
   describe?: (text: string, stopped: boolean) => { querySatisfied?: boolean };
   /** A signal derived from the context's (a pool's); defaults to the context's signal. */
   signal?: AbortSignal;
+  /**
+   * Exact counts the caller already has (the packer's): the whole prompt and the context on its own. Given,
+   * the call sends at once without counting the prompt again.
+   */
+  tokens?: { prompt: number; context: number } | undefined;
 }
 
 /** What a call returns. */
@@ -231,11 +236,17 @@ async function callModel(
     options.onDelta,
     stopper,
   );
-  // Count while the request is in flight, after the other calls of a concurrent round have been sent:
-  // counting first would hold back every later call of the round by the CPU time of the earlier counts.
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  const counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm }).total;
-  const contextTokens = options.context === undefined ? 0 : tokenizer.count(options.context);
+  let counted: number;
+  let contextTokens: number;
+  if (options.tokens) {
+    ({ prompt: counted, context: contextTokens } = options.tokens);
+  } else {
+    // Count while the request is in flight, after the other calls of a concurrent round have been sent:
+    // counting first would hold back every later call of the round by the CPU time of the earlier counts.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm }).total;
+    contextTokens = options.context === undefined ? 0 : tokenizer.count(options.context);
+  }
   init.emit({ type: "llm-call-start", mode: init.mode, step, promptTokens: counted, contextTokens });
   const span = init.trace.startCall(step, {
     promptTokens: counted,

@@ -55,6 +55,13 @@ async function runTreeSummarize<T>(
     // The packer knows each piece's exact count, so no piece is tokenized again before the calls go out.
     const pieces = helper.repackWithTokens(template, chunks, budget);
     const packed = pieces.map((piece) => piece.text);
+    // The packer's exact counts of each prompt and piece, so no call counts its prompt again.
+    const tokensOf = (index: number) => {
+      const piece = pieces[index];
+      return piece?.promptTokens === undefined
+        ? undefined
+        : { prompt: piece.promptTokens, context: piece.tokens };
+    };
     context.emit({
       type: "pack",
       mode,
@@ -68,7 +75,12 @@ async function runTreeSummarize<T>(
       const { text } = await context.stream(
         template,
         { context_str: piece },
-        { step: { kind: "tree", level, index: 0, count: 1 }, context: piece, responseFormat },
+        {
+          step: { kind: "tree", level, index: 0, count: 1 },
+          context: piece,
+          responseFormat,
+          tokens: tokensOf(0),
+        },
       );
       if (schema) return { text, object: parseObject(text, schema) };
       return { text: text === "" ? context.emptyResponse : text };
@@ -91,6 +103,7 @@ async function runTreeSummarize<T>(
           context: chunk,
           responseFormat,
           signal: taskSignal,
+          tokens: tokensOf(index),
         },
       );
       // Intermediate summaries travel as JSON when the answer is typed, as in LlamaIndex.

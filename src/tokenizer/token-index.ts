@@ -1,3 +1,4 @@
+import { BoundedCache } from "./bounded-cache.js";
 import { characterBoundary, trimEndOffset } from "./text-boundaries.js";
 import type { Tokenizer } from "./tokenizer.js";
 
@@ -8,9 +9,11 @@ const MAX_CACHED_PIECE = 128;
 // BPE libraries take quadratic time on long pieces (a run of letters without spaces), so such pieces are
 // never tokenized again beyond what a budget needs.
 const LONG_PIECE = 1024;
-const MAX_CACHE_ENTRIES = 100_000;
+// Piece counts kept per tokenizer: up to two generations of 50,000 pieces (a few MB), which holds the working
+// vocabulary of real prose and code (~40k distinct pieces per million tokens) without growing with the input.
+const CACHE_GENERATION = 50_000;
 
-const pieceCaches = new WeakMap<Tokenizer, Map<string, number>>();
+const pieceCaches = new WeakMap<Tokenizer, BoundedCache<string, number>>();
 
 /** The pieces a span tokenized on its own starts with, until they line up with the whole text's pieces. */
 interface Head {
@@ -36,7 +39,7 @@ export class TokenIndex {
   /** True when {@link TokenIndex.count} is exact without tokenizing the span again. */
   readonly exact: boolean;
   private readonly pattern: RegExp;
-  private readonly cache: Map<string, number>;
+  private readonly cache: BoundedCache<string, number>;
   private ends: Uint32Array;
   private cumulative: Float64Array;
   private size = 0;
@@ -47,7 +50,7 @@ export class TokenIndex {
     this.tokenizer = tokenizer;
     let cache = pieceCaches.get(tokenizer);
     if (!cache) {
-      cache = new Map();
+      cache = new BoundedCache(CACHE_GENERATION);
       pieceCaches.set(tokenizer, cache);
     }
     this.cache = cache;
@@ -75,7 +78,6 @@ export class TokenIndex {
     let tokens = this.cache.get(piece);
     if (tokens === undefined) {
       tokens = this.tokenizer.count(piece);
-      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
       this.cache.set(piece, tokens);
     }
     return tokens;

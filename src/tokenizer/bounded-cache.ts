@@ -1,0 +1,33 @@
+/**
+ * A size-capped memo with two generations: lookups hit the young map, or promote a hit from the old one;
+ * when the young map is full it becomes the old one and the oldest generation is dropped. Entries in use
+ * stay (each use moves them into the young map), memory stays below `2 × generationSize` entries, and a
+ * full cache never empties at once (that made a warm repack of a large corpus as slow as a cold one).
+ */
+export class BoundedCache<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+
+  constructor(private readonly generationSize: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const aged = this.old.get(key);
+    if (aged !== undefined) this.set(key, aged);
+    return aged;
+  }
+
+  set(key: K, value: V): void {
+    if (this.young.size >= this.generationSize) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, value);
+  }
+
+  /** Entries held, counting a key in both generations twice. */
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+}
