@@ -14,6 +14,8 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Starts (or finds) the redis-server the BullMQ tests use; CI=true without one fails the run.
+    globalSetup: ["test/redis/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

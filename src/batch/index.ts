@@ -1,4 +1,6 @@
 export { BatchInputError, MissingPeerDependencyError } from "./batch-input-error.js";
+export { type BullMQRunnerOptions, createBullMQRunner } from "./bullmq-runner.js";
+export { type BatchWorker, type BatchWorkerOptions, startBatchWorker } from "./bullmq-worker.js";
 export {
   type CachedCall,
   type CachedLLM,
@@ -10,6 +12,7 @@ export {
 } from "./call-cache.js";
 export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-runner.js";
 export { FileCallCache } from "./file-call-cache.js";
+export { type BullMQConnectionOptions, DEFAULT_QUEUE } from "./job-data.js";
 export {
   type BatchSource,
   createQuestionProcessor,

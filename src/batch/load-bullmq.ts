@@ -1,0 +1,45 @@
+import { MissingPeerDependencyError } from "./batch-input-error.js";
+
+type BullMQ = typeof import("bullmq");
+
+let loading: Promise<BullMQ> | undefined;
+
+/**
+ * Loads the optional `bullmq` peer (and checks that `ioredis`, which it connects through, is there) on
+ * first use, so the embedded backend and the rest of ragsynth never need them.
+ * @throws MissingPeerDependencyError naming `npm i bullmq ioredis` when either is missing
+ */
+export function loadBullMQ(): Promise<BullMQ> {
+  loading ??= (async () => {
+    try {
+      await import("ioredis");
+      return await import("bullmq");
+    } catch (error) {
+      loading = undefined;
+      if (isModuleNotFound(error)) {
+        throw new MissingPeerDependencyError({
+          packages: ["bullmq", "ioredis"],
+          feature: "The BullMQ batch backend (a Redis URL was given)",
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  })();
+  return loading;
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+}
+
+/** A Redis client of its own (ioredis) for what BullMQ does not do: the call cache and the token count. */
+export async function openRedis(redisUrl: string): Promise<import("ioredis").Redis> {
+  await loadBullMQ();
+  const { Redis } = await import("ioredis");
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  // Connection errors are retried by the client; the listener keeps them from crashing the process.
+  client.on("error", () => undefined);
+  return client;
+}
