@@ -9,6 +9,10 @@ export default defineConfig({
         find: /^ragsynth\/testing$/,
         replacement: fileURLToPath(new URL("./src/testing/index.ts", import.meta.url)),
       },
+      {
+        find: /^ragsynth\/langchain$/,
+        replacement: fileURLToPath(new URL("./src/langchain/index.ts", import.meta.url)),
+      },
       { find: /^ragsynth$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
     ],
   },

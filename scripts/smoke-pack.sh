@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs ragsynth as npm would publish it, installs the tarball into an empty project, and uses it the way a
-# user does: both entry points, a synthesis with the test fake, and the `ragsynth` bin offline.
+# user does: the entry points (the root before @langchain/core is installed, proving it optional), a synthesis with the test fake, and the `ragsynth` bin offline.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -16,6 +16,16 @@ const response = await ragsynth
   .getResponseSynthesizer({ llm: new MockLLM({ response: "ok" }) })
   .synthesize({ query: "q", nodes: [{ node: new ragsynth.TextNode({ text: "hello" }) }] });
 if (response.toString() !== "ok" || response.usage.llmCalls !== 1) throw new Error("packed synthesis failed");
+'
+# The LangChain subpath with its optional peer installed, as a LangChain user has it.
+npm install --silent --no-audit --no-fund @langchain/core@1 >/dev/null
+node --input-type=module -e '
+const { toLangChainRunnable } = await import("ragsynth/langchain");
+const { getResponseSynthesizer, TextNode } = await import("ragsynth");
+const { MockLLM } = await import("ragsynth/testing");
+const runnable = toLangChainRunnable(getResponseSynthesizer({ llm: new MockLLM({ response: "ok" }) }));
+const answer = await runnable.invoke({ query: "q", nodes: [{ node: new TextNode({ text: "hello" }) }] });
+if (answer !== "ok") throw new Error(`packed ragsynth/langchain answered ${answer}`);
 '
 mkdir docs && echo "Paris is the capital of France." > docs/a.txt
 answer="$(npx --no-install ragsynth ask docs -q "What is the capital of France?" 2>/dev/null)"

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { main as customSynthesizer } from "../examples/library/custom-synthesizer.js";
+import { main as langchainIntoRagsynth } from "../examples/library/langchain-into-ragsynth.js";
 import { main as queryEngine } from "../examples/library/query-engine.js";
+import { main as ragsynthInLangchain } from "../examples/library/ragsynth-in-langchain.js";
 import { main as streaming } from "../examples/library/streaming.js";
 import { main as structuredOutput } from "../examples/library/structured-output.js";
 import { main as synthesizer } from "../examples/library/synthesizer.js";
@@ -41,5 +43,23 @@ describe("README library examples (examples/library)", () => {
     expect(response.toString()).toContain("William Shakespeare");
     expect(response.usage.llmCalls).toBe(1);
     expect(events).toEqual(["synthesize-start", "llm-call-start", "llm-call-end", "synthesize-end"]);
+  });
+
+  it("LangChain into ragsynth: a LangChain model, embeddings and vector store answer with scored sources", async () => {
+    const { response, embedder } = await langchainIntoRagsynth();
+    expect(response.toString()).toBe("The Eiffel Tower was finished in 1889.");
+    // SyntheticEmbeddings are not semantic, so only the set of sources and their scores are checked.
+    const sources = response.sourceNodes.map((source) => source.node.metadata.source).sort();
+    expect(sources).toEqual(["berlin.txt", "paris.txt"]);
+    const scores = response.sourceNodes.map((source) => source.score as number);
+    expect(scores.every((score) => typeof score === "number")).toBe(true);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a)); // best first
+    expect(embedder.id).toBe("langchain:SyntheticEmbeddings");
+  });
+
+  it("ragsynth in LangChain: an LCEL chain answers, and its stream equals the answer", async () => {
+    const { answer, streamed } = await ragsynthInLangchain();
+    expect(answer).toContain("Paris is the capital of France.");
+    expect(streamed).toBe(answer);
   });
 });

@@ -10,7 +10,7 @@ import {
   type LLMUsage,
 } from "../llm/types.js";
 import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
-import { createAbortError, createCallSignal } from "../util/abort.js";
+import { abortable, createAbortError, createCallSignal } from "../util/abort.js";
 import { parseRetryAfter, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
 
 /** Usage as the AI SDK reports it (v5 `inputTokens`/`outputTokens`, v4 `promptTokens`/`completionTokens`). */
@@ -59,19 +59,6 @@ export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model> {
   maxRetries?: number | undefined;
   retry?: RetryOptions | undefined;
   _internal?: RetryInternals | undefined;
-}
-
-/** Settles like `work()`, or rejects with an AbortError as soon as `signal` aborts (even if the work ignores it). */
-function abortable<T>(work: () => PromiseLike<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return Promise.resolve(work());
-  if (signal.aborted) return Promise.reject(createAbortError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(createAbortError(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve(work())
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 function toUsage(usage: AiSdkUsage | undefined): LLMUsage {

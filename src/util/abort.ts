@@ -51,3 +51,16 @@ export function createCallSignal({
   };
   return { signal, fail };
 }
+
+/** Settles like `work()`, or rejects with an AbortError as soon as `signal` aborts (even if the work ignores it). */
+export function abortable<T>(work: () => PromiseLike<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return Promise.resolve(work());
+  if (signal.aborted) return Promise.reject(createAbortError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(createAbortError(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(work())
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
