@@ -8,7 +8,7 @@
 //
 // Files are copied into one flat folder per corpus (bench/corpora/out/<name>/, git-ignored) under stable
 // names: the path inside node_modules with "/" replaced by "__". Declarations get a ".txt" ending so that
-// `ragsynth ask <dir>` reads them with its default file endings. A manifest beside the files records the
+// `ragsynth ask <dir>` reads them with its default file endings. A manifest beside the folder (out/<name>.json) records the
 // lock files' hash; a second call with unchanged locks returns at once without touching the disk.
 //
 // `node bench/lib/corpus.mjs [small|large]` builds and prints the figures, including the cl100k token
@@ -29,11 +29,10 @@ import { fileURLToPath } from "node:url";
 
 const CORPORA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "corpora");
 const OUT_DIR = join(CORPORA_DIR, "out");
-const MANIFEST = "corpus-manifest.json";
 /** The large corpus stops adding aws-sdk declarations once it holds this many bytes. */
 export const LARGE_TARGET_BYTES = 30_000_000;
 
-const isMarkdown = (path) => /\.(md|markdown)$/i.test(path) && !/(^|\/)licen[cs]e[^/]*$/i.test(path);
+const isMarkdown = (path) => /\.md$/i.test(path) && !/(^|\/)licen[cs]e[^/]*$/i.test(path);
 const isDeclaration = (path) => path.endsWith(".d.ts");
 
 /** The package sets each corpus is made of, in order. `files(list)` picks and orders node_modules paths. */
@@ -105,7 +104,7 @@ function setSources(set) {
 
 function readManifest(dir) {
   try {
-    return JSON.parse(readFileSync(join(dir, MANIFEST), "utf8"));
+    return JSON.parse(readFileSync(`${dir}.json`, "utf8"));
   } catch {
     return null;
   }
@@ -153,7 +152,7 @@ export async function ensureCorpus(name, { log = (line) => process.stderr.write(
     }
   }
   const sources = sets.map(setSources);
-  writeFileSync(join(dir, MANIFEST), `${JSON.stringify({ key, name, bytes, sources, files }, null, 1)}\n`);
+  writeFileSync(`${dir}.json`, `${JSON.stringify({ key, name, bytes, sources, files }, null, 1)}\n`);
   log(`corpus: built ${name}: ${files.length} files, ${(bytes / 1e6).toFixed(2)} MB in ${dir}`);
   return { name, dir, files: files.map((f) => join(dir, f)), bytes, sources };
 }

@@ -1,3 +1,5 @@
+import { textWindowSlices } from "../util/text-windows.js";
+
 /** Options of {@link lexicalTerms}. */
 export interface LexicalTermsOptions {
   /** Drop common English, Chinese and Japanese function words. @default true */
@@ -39,17 +41,30 @@ const LATIN_WORD = /^[a-z]+$/;
  * The lexical terms of a text: lowercased words from `Intl.Segmenter` (so Chinese and Japanese are
  * split into words too), plus character bigrams of CJK runs (skipping those with a particle such as 的), which keep Chinese matching robust when
  * the segmenter splits a query and a passage differently. Bigrams start with {@link BIGRAM_PREFIX}.
+ * Linear time: the text is segmented in windows of at most 2,048 characters cut at whitespace or CJK
+ * punctuation; a longer run without either is cut anyway, losing the word across the cut.
  */
 export function lexicalTerms(text: string, { stopWords = true, stemming = true }: LexicalTermsOptions = {}) {
-  const normalized = text.normalize("NFKC").toLowerCase();
   const terms: string[] = [];
-  for (const { segment, isWordLike } of WORD_SEGMENTER.segment(normalized)) {
+  // Windows cut at whitespace or CJK punctuation keep the segmenter linear (see splitter/sentences.ts).
+  for (const window of textWindowSlices(text.normalize("NFKC").toLowerCase())) {
+    pushWords(terms, window, stopWords, stemming);
+    pushBigrams(terms, window, stopWords);
+  }
+  return terms;
+}
+
+function pushWords(terms: string[], text: string, stopWords: boolean, stemming: boolean): void {
+  for (const { segment, isWordLike } of WORD_SEGMENTER.segment(text)) {
     if (!isWordLike) continue;
     const word = stemming ? stem(segment) : segment;
     if (stopWords && (STOP_WORDS.has(word) || STOP_WORDS.has(segment))) continue;
     terms.push(word);
   }
-  for (const [run] of normalized.matchAll(CJK_RUN)) {
+}
+
+function pushBigrams(terms: string[], text: string, stopWords: boolean): void {
+  for (const [run] of text.matchAll(CJK_RUN)) {
     const characters = Array.from(run);
     for (let i = 0; i + 1 < characters.length; i++) {
       const first = characters[i] as string;
@@ -59,7 +74,6 @@ export function lexicalTerms(text: string, { stopWords = true, stemming = true }
       terms.push(BIGRAM_PREFIX + bigram);
     }
   }
-  return terms;
 }
 
 function stem(word: string): string {

@@ -5,6 +5,7 @@ import { joinSentences } from "../splitter/join-sentences.js";
 import { splitSentences } from "../splitter/sentences.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import { textWindowSlices } from "../util/text-windows.js";
 import { type ExtractedAnswer, extractAnswer } from "./extractive-answer.js";
 import {
   type ExtractiveRequest,
@@ -184,18 +185,23 @@ function defaultSplitSentences(text: string): string[] {
   return splitSentences(text, { trim: true });
 }
 
-/** Splits text into word-ish chunks (a word and the spaces or punctuation after it); they join back exactly. */
+/**
+ * Splits text into word-ish chunks (a word and the spaces or punctuation after it); they join back exactly.
+ * Segmented in bounded windows cut after whitespace, so the cost stays linear in the answer's length.
+ */
 function wordChunks(text: string): string[] {
   const chunks: string[] = [];
   let current = "";
   let hasWord = false;
-  for (const { segment, isWordLike } of WORD_SEGMENTER.segment(text)) {
-    if (isWordLike && hasWord) {
-      chunks.push(current);
-      current = "";
+  for (const window of textWindowSlices(text)) {
+    for (const { segment, isWordLike } of WORD_SEGMENTER.segment(window)) {
+      if (isWordLike && hasWord) {
+        chunks.push(current);
+        current = "";
+      }
+      current += segment;
+      hasWord ||= Boolean(isWordLike);
     }
-    current += segment;
-    hasWord ||= Boolean(isWordLike);
   }
   if (current !== "") chunks.push(current);
   return chunks;

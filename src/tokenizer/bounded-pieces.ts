@@ -1,0 +1,47 @@
+import { type CutRule, textWindows } from "../util/text-windows.js";
+import { characterBoundary, isWhitespace } from "./text-boundaries.js";
+
+/** The most characters one BPE call receives. */
+export const BPE_WINDOW = 2048;
+/** The longest run without whitespace that is tokenized whole; longer runs are cut (counting up, not down). */
+export const MAX_RUN = 512;
+
+// Before a single space between two non-space characters: a tiktoken-style pre-tokenizer (cl100k, o200k,
+// r50k) always starts a piece there (" word", " 12", " ("), so counting both sides apart is exact.
+const beforeSingleSpace: CutRule = (text, index) =>
+  text.charCodeAt(index) === 32 &&
+  !isWhitespace(text.charCodeAt(index - 1)) &&
+  index + 1 < text.length &&
+  !isWhitespace(text.charCodeAt(index + 1));
+
+/**
+ * Cuts text for a BPE tokenizer whose cost grows with the square of a piece's length: windows of at most
+ * {@link BPE_WINDOW} characters cut where the pre-tokenizer would cut anyway (so the sum of the counts is
+ * exact), then any run of more than {@link MAX_RUN} characters without whitespace (base64, minified code)
+ * cut into runs of that length. Such a cut can only add tokens, which is the safe side for a budget.
+ */
+export function boundedPieces(text: string): string[] {
+  if (text.length <= MAX_RUN) return [text];
+  const pieces: string[] = [];
+  const windows =
+    text.length <= BPE_WINDOW ? [[0, text.length]] : textWindows(text, BPE_WINDOW, beforeSingleSpace);
+  for (const [start, end] of windows as Array<[number, number]>) pushRuns(pieces, text, start, end);
+  return pieces;
+}
+
+function pushRuns(pieces: string[], text: string, start: number, end: number): void {
+  let pieceStart = start;
+  let run = 0;
+  for (let index = start; index < end; index++) {
+    run = isWhitespace(text.charCodeAt(index)) ? 0 : run + 1;
+    if (run > MAX_RUN) {
+      const cut = characterBoundary(text, index);
+      if (cut > pieceStart) {
+        pieces.push(text.slice(pieceStart, cut));
+        pieceStart = cut;
+      }
+      run = index - cut + 1;
+    }
+  }
+  pieces.push(text.slice(pieceStart, end));
+}
