@@ -1,4 +1,11 @@
+export {
+  type ChatBudgetOptions,
+  ChatPromptHelper,
+  type ChatPromptHelperOptions,
+} from "./chat-prompt-helper.js";
+export type { ContentChunk, ContentPacker } from "./content-packer.js";
 export { type GetBiggestPromptOptions, getBiggestPrompt } from "./get-biggest-prompt.js";
+export { countImageTokens, type ImageTokenCount, openAIHighDetailTokens } from "./image-tokens.js";
 export {
   type BudgetOptions,
   DEFAULT_CHUNK_OVERLAP_RATIO,

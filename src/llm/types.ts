@@ -1,3 +1,4 @@
+import type { ContentBlock } from "../schema/content-block.js";
 import type { TokenizerName } from "../tokenizer/tokenizer.js";
 import type { LLMUsage } from "../usage/usage.js";
 
@@ -8,8 +9,21 @@ export type MessageRole = "system" | "user" | "assistant";
 /** One chat message. */
 export interface ChatMessage {
   role: MessageRole;
+  /** The text; for a multimodal message, its blocks flattened to text (images as `[image: alt]`). */
   content: string;
+  /**
+   * A multimodal message's text and image blocks, in order. When set, models that take images send these
+   * instead of `content`; models that read text only may keep using `content`.
+   */
+  blocks?: readonly ContentBlock[] | undefined;
 }
+
+/**
+ * How many prompt tokens an image costs on a model. `openai` is OpenAI's published rule for its vision
+ * models (low detail: 85; high: fit 2048×2048, shortest side to 768, 85 + 170 per 512-pixel tile);
+ * `fixed` is a count per image, for servers that state one.
+ */
+export type ImageTokenRule = { kind: "openai" } | { kind: "fixed"; tokensPerImage: number };
 
 /** What a model says about itself. The budget reads `contextWindow` and `maxOutputTokens`. */
 export interface LLMMetadata {
@@ -31,6 +45,13 @@ export interface LLMMetadata {
   structuredOutput?: "json_schema" | "instructions";
   /** `extractive` for answerers that copy sentences rather than generate text. @default "generative" */
   kind?: "generative" | "extractive";
+  /**
+   * How the model takes images: `pixels` (a vision model: images are sent as image parts) or `captions`
+   * (it reads only their captions and alt text). Absent: no images; multimodal synthesis is an error.
+   */
+  imageInput?: "pixels" | "captions" | undefined;
+  /** What an image costs in prompt tokens. @default { kind: "openai" } (and stated in `assumptions` when not given) */
+  imageTokens?: ImageTokenRule | undefined;
   /** Values the provider assumed rather than knew (an unknown model's context window); shown in traces. */
   assumptions?: string[];
 }

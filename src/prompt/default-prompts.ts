@@ -116,3 +116,51 @@ export const STRUCTURED_REFINE_RESPONSE_SCHEMA = {
  */
 export const JSON_SCHEMA_INSTRUCTIONS_TMPL =
   "\n\nHere's a JSON schema to follow:\n{schema}\n\nOutput a valid JSON object but do not repeat the schema.\n";
+
+/** The user message of the multimodal QA prompt: the blocks go where `{context_str}` is. */
+export const CHAT_CONTENT_QA_PROMPT_TMPL =
+  "Context information is below.\n---------------------\n{context_str}\n---------------------\n" +
+  "Given the context information and not prior knowledge, answer the query.\nQuery: {query_str}\nAnswer: ";
+/** The user message of the multimodal tree-summarize prompt. */
+export const CHAT_CONTENT_TREE_SUMMARIZE_PROMPT_TMPL =
+  "Context information from multiple sources is below.\n---------------------\n{context_str}\n---------------------\n" +
+  "Given the information from multiple sources and not prior knowledge, answer the query.\nQuery: {query_str}\nAnswer: ";
+/** The system message of the multimodal refine prompt (upstream splits refine into system + user here). */
+export const CHAT_CONTENT_REFINE_SYSTEM_PROMPT =
+  "You are an expert Q&A system that strictly operates in two modes when refining existing answers:\n" +
+  "1. **Rewrite** an original answer using the new context.\n" +
+  "2. **Repeat** the original answer if the new context isn't useful.\n" +
+  "Never reference the original answer or context directly in your answer.\n" +
+  "When in doubt, just repeat the original answer.";
+/** The user message of the multimodal refine prompt: the blocks go where `{context_msg}` is. */
+export const CHAT_CONTENT_REFINE_PROMPT_TMPL =
+  "New Context:\n---------------------\n{context_msg}\n---------------------\n" +
+  "Query: {query_str}\nOriginal Answer: {existing_answer}\nNew Answer: ";
+
+/**
+ * Multimodal QA (LlamaIndex's `CHAT_CONTENT_QA_PROMPT`): used when the nodes hold images; the text and image
+ * blocks replace `{context_str}` as content parts of the user message.
+ */
+export const CHAT_CONTENT_QA_PROMPT = new ChatPromptTemplate({
+  messages: [
+    { role: "system", content: TEXT_QA_SYSTEM_PROMPT },
+    { role: "user", content: CHAT_CONTENT_QA_PROMPT_TMPL },
+  ],
+  promptType: "text_qa",
+});
+/** Multimodal tree summarize (LlamaIndex's `CHAT_CONTENT_TREE_SUMMARIZE_PROMPT`). */
+export const CHAT_CONTENT_TREE_SUMMARIZE_PROMPT = new ChatPromptTemplate({
+  messages: [
+    { role: "system", content: TEXT_QA_SYSTEM_PROMPT },
+    { role: "user", content: CHAT_CONTENT_TREE_SUMMARIZE_PROMPT_TMPL },
+  ],
+  promptType: "summary",
+});
+/** Multimodal refine (LlamaIndex's `CHAT_CONTENT_REFINE_PROMPT`): blocks replace `{context_msg}`. */
+export const CHAT_CONTENT_REFINE_PROMPT = new ChatPromptTemplate({
+  messages: [
+    { role: "system", content: CHAT_CONTENT_REFINE_SYSTEM_PROMPT },
+    { role: "user", content: CHAT_CONTENT_REFINE_PROMPT_TMPL },
+  ],
+  promptType: "refine",
+});

@@ -24,6 +24,7 @@ export {
   CHAT_TOKENS_PER_MESSAGE,
   CHAT_TOKENS_REPLY_PRIMING,
   countPromptTokens,
+  type PromptContent,
   type PromptTokenCount,
   type RenderedPrompt,
   type RenderPromptOptions,

@@ -1,8 +1,9 @@
 import type { ZodType } from "zod";
 import { NoObjectGeneratedError } from "../errors/no-object-generated-error.js";
 import type { JsonSchemaFormat, LLM, LLMCallOptions, LLMUsage } from "../llm/types.js";
+import { blocksToText } from "../schema/content-block.js";
 import type { BasePromptTemplate, TemplateVariables } from "./prompt-template.js";
-import { type RenderedPrompt, renderPrompt } from "./render-prompt.js";
+import { type PromptContent, type RenderedPrompt, renderPrompt } from "./render-prompt.js";
 
 export interface PredictOptions {
   llm: LLM;
@@ -15,6 +16,8 @@ export interface PredictOptions {
   signal?: AbortSignal | undefined;
   responseFormat?: JsonSchemaFormat | undefined;
   onUsage?: ((usage: LLMUsage) => void) | undefined;
+  /** Text and image blocks for one template variable (a multimodal prompt). */
+  content?: PromptContent | undefined;
 }
 
 export interface PredictResult {
@@ -29,6 +32,7 @@ function callOptions(options: PredictOptions): LLMCallOptions {
   const template = prompt.kind === "selector" ? prompt.select(llm) : prompt;
   const templateVariables: Record<string, string> = { ...template.partials };
   for (const [key, value] of Object.entries(variables)) templateVariables[key] = String(value);
+  if (options.content) templateVariables[options.content.variable] = blocksToText(options.content.blocks);
   const call: LLMCallOptions = { templateVariables, promptType: template.promptType };
   if (options.maxTokens !== undefined) call.maxTokens = options.maxTokens;
   if (options.signal) call.signal = options.signal;
@@ -47,6 +51,7 @@ export function preparePrompt(
     llm: options.llm,
     systemPrompt: options.systemPrompt,
     responseFormat: options.responseFormat,
+    content: options.content,
   });
 }
 

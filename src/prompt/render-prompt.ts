@@ -1,5 +1,7 @@
 import type { PromptTokenParts } from "../errors/context-overflow-error.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { ChatMessage, JsonSchemaFormat, LLMMetadata } from "../llm/types.js";
+import { blocksToText, type ContentBlock, describeImage, type ImageBlock } from "../schema/content-block.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { JSON_SCHEMA_INSTRUCTIONS_TMPL } from "./default-prompts.js";
 import type { BasePromptTemplate, TemplateVariables } from "./prompt-template.js";
@@ -23,6 +25,45 @@ export interface RenderPromptOptions {
   responseFormat?: JsonSchemaFormat | undefined;
   /** Fill every variable without a value with `""` instead of throwing: the prompt's fixed part. */
   empty?: boolean;
+  /**
+   * Content blocks (text and images) placed where `variable` is in the template. For a chat model the message
+   * holding the variable gets `blocks`: the text before it, these blocks, the text after it, each its own
+   * block, so each is counted on its own. A completion model gets the blocks flattened to text.
+   */
+  content?: PromptContent | undefined;
+}
+
+/** Blocks for one template variable of a multimodal prompt. */
+export interface PromptContent {
+  /** The variable the blocks replace (`context_str`, `context_msg`). */
+  variable: string;
+  blocks: readonly ContentBlock[];
+}
+
+const CONTENT_MARK = "\u0000ragsynth-content\u0000";
+
+function placeContent(messages: ChatMessage[], content: PromptContent): ChatMessage[] {
+  return messages.map((message) => {
+    const at = message.content.indexOf(CONTENT_MARK);
+    if (at === -1) return message;
+    const before = message.content.slice(0, at);
+    const after = message.content.slice(at + CONTENT_MARK.length);
+    const blocks: ContentBlock[] = [
+      ...(before === "" ? [] : [{ type: "text" as const, text: before }]),
+      ...content.blocks,
+      ...(after === "" ? [] : [{ type: "text" as const, text: after }]),
+    ];
+    return { role: message.role, content: before + blocksToText(content.blocks) + after, blocks };
+  });
+}
+
+function appendText(message: ChatMessage, text: string): ChatMessage {
+  if (!message.blocks) return { role: message.role, content: message.content + text };
+  return {
+    role: message.role,
+    content: message.content + text,
+    blocks: [...message.blocks, { type: "text", text }],
+  };
 }
 
 /** Tokens per chat message for roles and separators, and for priming the reply (OpenAI's accounting). */
@@ -54,7 +95,9 @@ export function renderPrompt({
   systemPrompt,
   responseFormat,
   empty = false,
+  content,
 }: RenderPromptOptions): RenderedPrompt {
+  if (content) variables = { ...variables, [content.variable]: CONTENT_MARK };
   const template = prompt.kind === "selector" ? prompt.select(llm) : prompt;
   const isChat = llm?.metadata.isChatModel ?? false;
   const instructions = sendsSchemaAsInstructions(llm, responseFormat)
@@ -62,24 +105,34 @@ export function renderPrompt({
     : "";
   let messages: ChatMessage[];
   if (template.kind === "completion") {
-    const text = (empty ? template.formatEmpty(variables) : template.format(variables)) + instructions;
-    if (!isChat) return { kind: "completion", text: systemPrompt ? `${systemPrompt}\n\n${text}` : text };
-    messages = [{ role: "user", content: text }];
-  } else {
-    messages = empty ? template.formatMessagesEmpty(variables) : template.formatMessages(variables);
-    if (instructions) {
-      const last = messages[messages.length - 1] as ChatMessage;
-      messages[messages.length - 1] = { role: last.role, content: last.content + instructions };
-    }
+    const formatted = empty ? template.formatEmpty(variables) : template.format(variables);
     if (!isChat) {
-      const text = `${messages.map((message) => `${message.role}: ${message.content}`).join("\n")}\nassistant: `;
+      const text = flatten(formatted, content) + instructions;
       return { kind: "completion", text: systemPrompt ? `${systemPrompt}\n\n${text}` : text };
     }
+    messages = [{ role: "user", content: formatted }];
+  } else {
+    messages = empty ? template.formatMessagesEmpty(variables) : template.formatMessages(variables);
+  }
+  if (content)
+    messages = isChat
+      ? placeContent(messages, content)
+      : messages.map((message) => ({ role: message.role, content: flatten(message.content, content) }));
+  if (instructions) {
+    messages[messages.length - 1] = appendText(messages[messages.length - 1] as ChatMessage, instructions);
+  }
+  if (!isChat) {
+    const text = `${messages.map((message) => `${message.role}: ${message.content}`).join("\n")}\nassistant: `;
+    return { kind: "completion", text: systemPrompt ? `${systemPrompt}\n\n${text}` : text };
   }
   return {
     kind: "chat",
     messages: systemPrompt ? [{ role: "system", content: systemPrompt }, ...messages] : messages,
   };
+}
+
+function flatten(text: string, content: PromptContent | undefined): string {
+  return content ? text.replace(CONTENT_MARK, () => blocksToText(content.blocks)) : text;
 }
 
 /** Every token a rendered prompt costs, and how they divide up. */
@@ -99,7 +152,11 @@ export function countPromptTokens(
     systemPrompt,
     responseFormat,
     llm,
-  }: Pick<RenderPromptOptions, "systemPrompt" | "responseFormat" | "llm"> = {},
+    countImage,
+  }: Pick<RenderPromptOptions, "systemPrompt" | "responseFormat" | "llm"> & {
+    /** The tokens of an image block (the model's image-token rule); required when the prompt has images. */
+    countImage?: ((image: ImageBlock) => number) | undefined;
+  } = {},
 ): PromptTokenCount {
   const nativeSchema =
     responseFormat && !sendsSchemaAsInstructions(llm, responseFormat)
@@ -125,7 +182,9 @@ export function countPromptTokens(
   let content = 0;
   let overhead = CHAT_TOKENS_REPLY_PRIMING;
   for (const message of rendered.messages) {
-    content += tokenizer.count(message.content);
+    content += message.blocks
+      ? countBlocks(message.blocks, tokenizer, countImage)
+      : tokenizer.count(message.content);
     overhead += tokenizer.count(message.role) + CHAT_TOKENS_PER_MESSAGE;
   }
   return {
@@ -137,6 +196,27 @@ export function countPromptTokens(
       schema: nativeSchema + instructionSchema,
     },
   };
+}
+
+function countBlocks(
+  blocks: readonly ContentBlock[],
+  tokenizer: Tokenizer,
+  countImage: ((image: ImageBlock) => number) | undefined,
+): number {
+  let total = 0;
+  for (const block of blocks) {
+    if (block.type === "text") total += tokenizer.count(block.text);
+    else if (countImage) total += countImage(block);
+    else {
+      throw new InvalidArgumentError({
+        parameter: "countImage",
+        value: undefined,
+        expected: `be given to count a prompt with images (${describeImage(block)})`,
+        hint: "Count multimodal prompts with a ChatPromptHelper, which knows the model's image-token rule.",
+      });
+    }
+  }
+  return total;
 }
 
 /** The rendered prompt as one string, for logs and token checks. */

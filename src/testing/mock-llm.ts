@@ -1,3 +1,4 @@
+import { countImageTokens } from "../budget/image-tokens.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
 import { countPromptTokens } from "../prompt/render-prompt.js";
@@ -56,6 +57,10 @@ export interface MockLLMOptions {
   isChatModel?: boolean;
   /** @default "mock" */
   model?: string;
+  /** Reported as `metadata.imageInput`: `"pixels"` makes it a vision model that records image blocks. */
+  imageInput?: LLMMetadata["imageInput"];
+  /** Reported as `metadata.imageTokens`; also how its usage counts images. @default OpenAI's rule */
+  imageTokens?: LLMMetadata["imageTokens"];
   /** Reported as `metadata.structuredOutput`. */
   structuredOutput?: LLMMetadata["structuredOutput"];
   /**
@@ -123,6 +128,8 @@ export class MockLLM implements LLM {
       isChatModel: options.isChatModel ?? false,
       ...(options.maxTokens !== undefined ? { maxOutputTokens: options.maxTokens } : {}),
       ...(options.structuredOutput ? { structuredOutput: options.structuredOutput } : {}),
+      ...(options.imageInput ? { imageInput: options.imageInput } : {}),
+      ...(options.imageTokens ? { imageTokens: options.imageTokens } : {}),
     };
     this.sleep = options._internal?.sleep ?? defaultSleep;
     this.now = options._internal?.now ?? Date.now;
@@ -217,7 +224,9 @@ export class MockLLM implements LLM {
         ? { kind: "completion" as const, text: input.prompt }
         : { kind: "chat" as const, messages: input.messages ?? [] };
     return {
-      promptTokens: countPromptTokens(rendered, tokenizer).total,
+      promptTokens: countPromptTokens(rendered, tokenizer, {
+        countImage: (image) => countImageTokens(image, this.metadata.imageTokens).tokens,
+      }).total,
       completionTokens: tokenizer.count(text),
     };
   }

@@ -1,0 +1,114 @@
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { type ContentBlock, describeImage, type ImageBlock } from "../schema/content-block.js";
+import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { createTextPacker, type TextPacker } from "./text-packer.js";
+
+/** One chunk of a multimodal prompt: blocks in order, and their tokens (text on its own, images by the rule). */
+export interface ContentChunk {
+  blocks: ContentBlock[];
+  tokens: number;
+}
+
+/** Takes blocks off the front of a list, one budget at a time: text may be cut, images never. */
+export interface ContentPacker {
+  /**
+   * The longest run of the remaining blocks that fits in `maxTokens`: whole images while they fit, text cut
+   * where the budget ends (as `TextPacker` cuts it). Undefined when all blocks are taken.
+   * @throws ContextOverflowError when the next image does not fit even in an empty chunk
+   */
+  next(maxTokens: number): ContentChunk | undefined;
+  readonly done: boolean;
+}
+
+/** What a packer needs: the tokenizer for text, the rule for images, and the budget numbers for errors. */
+export interface ContentPackerOptions {
+  blocks: readonly ContentBlock[];
+  tokenizer: Tokenizer;
+  separator: string;
+  countImage: (image: ImageBlock) => number;
+  /** For the overflow message. */
+  limits: { contextWindow: number; numOutput: number };
+}
+
+/** Creates a {@link ContentPacker}. Blank text blocks are dropped. */
+export function createContentPacker({
+  blocks,
+  tokenizer,
+  separator,
+  countImage,
+  limits,
+}: ContentPackerOptions): ContentPacker {
+  let index = 0;
+  let text: TextPacker | undefined;
+  const skipDone = () => {
+    while (index < blocks.length) {
+      const block = blocks[index] as ContentBlock;
+      if (block.type === "image") return;
+      text ??= createTextPacker({ chunks: [block.text], tokenizer, separator });
+      if (!text.done) return;
+      text = undefined;
+      index += 1;
+    }
+  };
+  return {
+    get done() {
+      skipDone();
+      return index >= blocks.length;
+    },
+    next(maxTokens) {
+      skipDone();
+      if (index >= blocks.length) return undefined;
+      const chunk: ContentChunk = { blocks: [], tokens: 0 };
+      while (index < blocks.length) {
+        const block = blocks[index] as ContentBlock;
+        const room = maxTokens - chunk.tokens;
+        if (block.type === "image") {
+          const tokens = countImage(block);
+          if (tokens > room) {
+            if (chunk.blocks.length > 0) break;
+            throw imageOverflow(block, tokens, maxTokens, limits);
+          }
+          chunk.blocks.push(block);
+          chunk.tokens += tokens;
+          index += 1;
+        } else {
+          const packer = text as TextPacker;
+          if (room < 1 && chunk.blocks.length > 0) break;
+          let piece: { text: string; tokens: number } | undefined;
+          try {
+            piece = packer.nextPiece(room);
+          } catch (error) {
+            // The next character does not fit in what is left: end this chunk; in an empty one it is an error.
+            if (chunk.blocks.length > 0 && RagsynthError.isInstance(error, "context_overflow")) break;
+            throw error;
+          }
+          if (piece !== undefined) {
+            chunk.blocks.push({ type: "text", text: piece.text });
+            chunk.tokens += piece.tokens;
+          }
+          if (!packer.done) break;
+        }
+        skipDone();
+      }
+      return chunk;
+    },
+  };
+}
+
+function imageOverflow(
+  image: ImageBlock,
+  tokens: number,
+  maxTokens: number,
+  limits: { contextWindow: number; numOutput: number },
+): ContextOverflowError {
+  return new ContextOverflowError({
+    contextWindow: limits.contextWindow,
+    numOutput: limits.numOutput,
+    promptTokens: limits.contextWindow - limits.numOutput - maxTokens + tokens,
+    what: `The ${describeImage(image)}, ${tokens} tokens, with its prompt`,
+    hint:
+      `Only ${maxTokens} context tokens are left beside the prompt, and an image cannot be cut. ` +
+      'Send it with detail "low" (85 tokens with OpenAI\'s rule), raise contextWindow, or lower numOutput.',
+  });
+}
