@@ -40,6 +40,10 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     let answering = false;
     const onEvent = (event: RagsynthEvent) => {
       log.handler(event);
+      if (event.type === "warning") {
+        progress.clear();
+        io.stderr.write(`ragsynth: warning: ${event.message}\n`);
+      }
       if (!answering) showProgress(event);
     };
     const engine = new RetrieverQueryEngine({

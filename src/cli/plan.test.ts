@@ -78,4 +78,22 @@ describe("planModes", () => {
     });
     expect(plan?.scenarios[1].error?.code).toBe("context_overflow");
   });
+
+  it("lists generation under would-fail when the query alone is over the window", async () => {
+    const longQuery = Array.from({ length: 1000 }, (_, index) => `word${index}`).join(" ");
+    const [plan] = await planModes({
+      modes: ["generation"],
+      nodes,
+      query: longQuery,
+      metadata: llm.metadata,
+      promptHelper: new PromptHelper({ contextWindow: 512, numOutput: 64 }),
+      prices: { input: undefined, output: undefined },
+      signal: new AbortController().signal,
+    });
+    expect(plan?.scenarios.map((scenario) => scenario.error?.code)).toEqual([
+      "context_overflow",
+      "context_overflow",
+    ]);
+    expect(plan?.llmCalls).toEqual({ min: 0, max: 0 });
+  });
 });

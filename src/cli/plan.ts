@@ -1,6 +1,6 @@
 import type { PromptHelper } from "../budget/index.js";
 import type { LLMCallStep, RagsynthEvent } from "../events/events.js";
-import type { LLM, LLMMetadata } from "../llm/types.js";
+import type { LLM, LLMCallOptions, LLMMetadata } from "../llm/types.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseMode } from "../synthesizer/types.js";
@@ -70,10 +70,20 @@ export function textOfTokens(tokenizer: Tokenizer, tokens: number): string {
   return words(low);
 }
 
-/** A model that answers every call with the same text, instantly. It has the real model's metadata, so prompts render (chat or completion) and count exactly as they would. */
-function fixedAnswerModel(metadata: LLMMetadata, answer: string): LLM {
-  const result = async () => ({ text: answer });
-  async function* stream() {
+/**
+ * A model that answers every call with `answerTokens` tokens (fewer when the call's `maxTokens` is lower, as a
+ * server cuts its answer), instantly. It has the real model's metadata, so prompts render (chat or completion)
+ * and count exactly as they would.
+ */
+function fixedAnswerModel(metadata: LLMMetadata, tokenizer: Tokenizer, answerTokens: number): LLM {
+  const full = textOfTokens(tokenizer, answerTokens);
+  const answerFor = (options?: LLMCallOptions) =>
+    options?.maxTokens !== undefined && options.maxTokens < answerTokens
+      ? textOfTokens(tokenizer, options.maxTokens)
+      : full;
+  const result = async (_input: unknown, options?: LLMCallOptions) => ({ text: answerFor(options) });
+  async function* stream(_input: unknown, options?: LLMCallOptions) {
+    const answer = answerFor(options);
     if (answer !== "") yield answer;
   }
   return {
@@ -130,7 +140,7 @@ async function simulate({
       });
     }
   };
-  const llm = fixedAnswerModel(metadata, textOfTokens(promptHelper.tokenizer, answerTokens));
+  const llm = fixedAnswerModel(metadata, promptHelper.tokenizer, answerTokens);
   const synthesizer = getResponseSynthesizer({
     responseMode: mode,
     llm,

@@ -32,6 +32,14 @@ export type RagsynthEvent =
       /** Tokens cut from the context to fit (`simple_summarize` truncates by design); absent when nothing was cut. */
       truncatedTokens?: number;
     }
+  | {
+      /** Something that works but may not do what the caller wants; the CLI prints it as a notice. */
+      type: "warning";
+      mode: string;
+      /** `large_num_output`: numOutput is over half the window, so long answers crowd out refine context. */
+      code: "large_num_output" | "template_without_query";
+      message: string;
+    }
   | { type: "llm-call-start"; mode: string; step: LLMCallStep; promptTokens: number; contextTokens: number }
   | {
       type: "llm-call-end";

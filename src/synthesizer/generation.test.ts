@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { PromptHelper } from "../budget/index.js";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { MockLLM } from "../testing/mock-llm.js";
-import { collect, nodesOf } from "./fixtures.test.util.js";
+import { collect, nodesOf, words } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
 
 const generation = (llm: MockLLM) => getResponseSynthesizer({ llm, responseMode: "generation" });
@@ -33,5 +35,31 @@ describe("generation", () => {
     expect((await generation(llm).synthesize({ query: "test", nodes: [] })).response).toBe(
       "user: test\nassistant: ",
     );
+  });
+});
+
+describe("generation: the budget", () => {
+  it("throws ContextOverflowError before any call when the query prompt plus numOutput is over the window", async () => {
+    const llm = new MockLLM({ response: "echo" });
+    const query = words(1000);
+    const synthesizer = getResponseSynthesizer({
+      llm,
+      responseMode: "generation",
+      promptHelper: new PromptHelper({ contextWindow: 512, numOutput: 64 }),
+    });
+    const error = await synthesizer.synthesize({ query, nodes: [] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect((error as ContextOverflowError).contextWindow).toBe(512);
+    expect(llm.calls).toHaveLength(0);
+  });
+
+  it("answers when the query fits", async () => {
+    const llm = new MockLLM({ response: "ok" });
+    const synthesizer = getResponseSynthesizer({
+      llm,
+      responseMode: "generation",
+      promptHelper: new PromptHelper({ contextWindow: 512, numOutput: 64 }),
+    });
+    expect((await synthesizer.synthesize({ query: words(100), nodes: [] })).response).toBe("ok");
   });
 });

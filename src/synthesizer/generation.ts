@@ -12,7 +12,8 @@ export interface GenerationModeOptions<T> {
 
 /**
  * `generation`: answers the query alone (`{query_str}`), ignoring the nodes, in one call. Like
- * LlamaIndex there is no empty-nodes shortcut; the nodes are still returned as sources.
+ * LlamaIndex there is no empty-nodes shortcut; the nodes are still returned as sources. A query whose prompt
+ * plus `numOutput` is over the window throws `ContextOverflowError` before the call.
  */
 export function createGenerationSynthesizer<T>(options: GenerationModeOptions<T>): ResponseSynthesizer<T> {
   const schema = options.outputSchema;
@@ -23,8 +24,19 @@ export function createGenerationSynthesizer<T>(options: GenerationModeOptions<T>
     emptyNodes: "run",
     run: async (context) => {
       const responseFormat = schema ? await toResponseFormat(schema) : undefined;
+      const template = context.prompts.simple_template as BasePromptTemplate;
+      const helper = context.promptHelper;
+      // Before the call, as compact does: the query prompt plus numOutput must fit the window.
+      const { total, parts } = helper.countPrompt(
+        template,
+        context.budget({
+          variables: { query_str: context.query },
+          ...(responseFormat ? { responseFormat } : {}),
+        }),
+      );
+      helper.getAvailableContextSize(total, parts);
       const { text } = await context.stream(
-        context.prompts.simple_template as BasePromptTemplate,
+        template,
         { query_str: context.query },
         { step: { kind: "generation" }, responseFormat },
       );

@@ -6,7 +6,6 @@ export {
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
 export { type GetResponseSynthesizerOptions, getResponseSynthesizer } from "./get-response-synthesizer.js";
-export { MIN_CONTEXT_TOKENS } from "./refine.js";
 export type {
   SynthesizerCallOptions,
   SynthesizerCallResult,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { PromptHelper } from "../budget/index.js";
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import {
   CHAT_REFINE_PROMPT_TMPL,
   DEFAULT_TEXT_QA_PROMPT_TMPL,
@@ -9,7 +9,7 @@ import {
 } from "../prompt/default-prompts.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { MockLLM } from "../testing/mock-llm.js";
-import { collect, MOCK_TOKENIZER, nodesOf, ptypeLLM, recordEvents } from "./fixtures.test.util.js";
+import { collect, MOCK_TOKENIZER, nodesOf, ptypeLLM, recordEvents, words } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
 
 // LlamaIndex's upstream test templates.
@@ -106,32 +106,100 @@ describe("compact: just-in-time packing", () => {
     expect(llm.calls.map((call) => call.stream)).toEqual([false, true]);
   });
 
-  it("raises context_overflow before any call when a refine step could not fit a full answer", async () => {
+  it("starts when the first piece fits; a window with room for the whole text but < 5 spare tokens is not refused", async () => {
     const llm = numbered();
+    // Window 30, numOutput 5, query 1 token: 24 context tokens; the text is 22 (2 spare, less than the padding).
     const synthesizer = getResponseSynthesizer({
       llm,
       responseMode: "compact",
-      // QA alone fits (60 − 1 − 20 − 5 = 34), but a 20-token answer leaves 14 < 16 context tokens.
+      promptHelper: mockHelper(30, 5),
+      textQaTemplate: MOCK_TEXT_QA,
+      refineTemplate: MOCK_REFINE,
+    });
+    const texts = [...letters("a", "b", "c", "d"), "e1 e2"];
+    const result = await synthesizer.synthesize({ query: "q", nodes: nodesOf(...texts) });
+    expect(result.response).toBe("A1");
+    expect(llm.calls).toHaveLength(1);
+  });
+
+  it("stops with ContextOverflowError at the step where the real answer leaves no room, giving its length", async () => {
+    // Window 60, numOutput 20: the QA step takes 39 tokens; a 20-token answer then leaves 60 − 1 − 20 − 20 = 19,
+    // a 39-token one (a model ignoring numOutput) leaves none.
+    const longAnswer = Array.from({ length: 39 }, (_, index) => `x${index}`).join(" ");
+    const llm = new MockLLM({ response: longAnswer });
+    const synthesizer = getResponseSynthesizer({
+      llm,
+      responseMode: "compact",
       promptHelper: mockHelper(60, 20),
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
     });
     const error = await synthesizer
-      .synthesize({ query: "q", nodes: nodesOf(...letters("a", "b", "c", "d", "e", "f", "g", "h")) })
+      .synthesize({
+        query: "q",
+        nodes: nodesOf(...letters("a", "b", "c", "d", "e", "f", "g", "h", "i", "j")),
+      })
       .catch((caught: unknown) => caught);
-    expect(RagsynthError.isInstance(error, "context_overflow")).toBe(true);
-    expect((error as Error).message).toMatch(/refine prompt with an existing answer needs 21 tokens/);
-    expect(llm.calls).toHaveLength(0);
-    // When everything fits in the first call, refine's room does not matter.
-    await getResponseSynthesizer({
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect((error as Error).message).toMatch(/existing answer \(39 tokens\)/);
+    expect((error as Error).message).toMatch(/Lower numOutput/);
+    expect(llm.calls).toHaveLength(1);
+  });
+
+  it("refines with short real answers where a worst-case answer would not fit", async () => {
+    // A 20-token answer would leave 14 context tokens; the real answers are 1 token.
+    const llm = numbered();
+    const { events, onEvent } = recordEvents();
+    const synthesizer = getResponseSynthesizer({
       llm,
       responseMode: "compact",
       promptHelper: mockHelper(60, 20),
       textQaTemplate: MOCK_TEXT_QA,
       refineTemplate: MOCK_REFINE,
-    }).synthesize({ query: "q", nodes: nodesOf(...letters("a", "b")) });
-    expect(llm.calls).toHaveLength(1);
+      onEvent,
+    });
+    const result = await synthesizer.synthesize({
+      query: "q",
+      nodes: nodesOf(...letters("a", "b", "c", "d", "e", "f", "g", "h")),
+    });
+    expect(result.response).toBe("A2");
+    expect(events.some((event) => event.type === "warning")).toBe(false);
   });
+
+  it("warns up front (a warning event) when numOutput is over half the window", async () => {
+    const { events, onEvent } = recordEvents();
+    await getResponseSynthesizer({
+      llm: numbered(),
+      responseMode: "refine",
+      promptHelper: mockHelper(60, 31),
+      textQaTemplate: MOCK_TEXT_QA,
+      refineTemplate: MOCK_REFINE,
+      onEvent,
+    }).synthesize({ query: "q", nodes: nodesOf("a b") });
+    const warning = events.find((event) => event.type === "warning");
+    expect(warning).toMatchObject({ type: "warning", code: "large_num_output" });
+    expect(events.indexOf(warning as (typeof events)[number])).toBeLessThan(
+      events.findIndex((event) => event.type === "llm-call-start"),
+    );
+  });
+
+  for (const [mode, contextWindow, numOutput] of [
+    ["compact", 2048, 1024],
+    ["refine", 4096, 2048],
+  ] as const) {
+    it(`${mode} answers at window ${contextWindow} / numOutput ${numOutput} with five 300-token nodes (as LlamaIndex)`, async () => {
+      const llm = new MockLLM({ response: "A short answer." });
+      const synthesizer = getResponseSynthesizer({
+        llm,
+        responseMode: mode,
+        promptHelper: new PromptHelper({ contextWindow, numOutput }),
+      });
+      const nodes = nodesOf(...Array.from({ length: 5 }, (_, index) => words(300, `n${index}w`)));
+      const result = await synthesizer.synthesize({ query: "What do the nodes say?", nodes });
+      expect(result.response).toBe("A short answer.");
+      expect(llm.calls.length).toBeGreaterThan(1);
+    });
+  }
 
   it("counts the system prompt and sends it", async () => {
     const llm = numbered();

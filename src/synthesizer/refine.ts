@@ -1,6 +1,7 @@
 import type { ZodType } from "zod";
-import { type BudgetOptions, DEFAULT_PADDING } from "../budget/index.js";
+import type { BudgetOptions, PromptFrame } from "../budget/index.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { LLMCallStep } from "../events/events.js";
 import type { JsonSchemaFormat } from "../llm/types.js";
 import { STRUCTURED_REFINE_RESPONSE_SCHEMA } from "../prompt/default-prompts.js";
@@ -14,9 +15,6 @@ import {
 import { createStructuredRefineParser, type StructuredRefineAnswer } from "./structured-refine-parser.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
-
-/** The least context a refine step must be able to take next to its prompt and a full-length answer. */
-export const MIN_CONTEXT_TOKENS = 16;
 
 export interface RefineModeOptions<T> {
   mode: "refine" | "compact";
@@ -42,28 +40,72 @@ export function createRefineSynthesizer<T>(options: RefineModeOptions<T>): Respo
   });
 }
 
-/** Throws unless a step with this prompt, plus `reserve` tokens of existing answer, leaves room for real context. */
-function requireRoom(
+/**
+ * The room the next step has: the QA prompt while there is no answer, else the refine prompt with the real
+ * answer so far. With a frame, each piece is checked inside its exact rendered prompt, so the padding (a margin
+ * for BPE merges at the seams) would only waste room: 5 tokens a step, a whole extra call on long runs.
+ * @throws ContextOverflowError when the prompt leaves no room for one token of context
+ */
+function roomForStep(
   context: SynthesizerContext,
-  prompt: BasePromptTemplate,
-  budget: BudgetOptions,
-  reserve: number,
-  what: string,
-) {
+  answer: string | undefined,
+  budgetFor: (variables: TemplateVariables) => BudgetOptions,
+): { available: number; frame: PromptFrame | undefined } {
   const helper = context.promptHelper;
-  const { total, parts } = helper.countPrompt(prompt, budget);
-  const room = helper.contextWindow - total - reserve - helper.numOutput - DEFAULT_PADDING;
-  if (room >= MIN_CONTEXT_TOKENS) return;
-  throw new ContextOverflowError({
+  const { query } = context;
+  const template = (
+    answer === undefined ? context.prompts.text_qa_template : context.prompts.refine_template
+  ) as BasePromptTemplate;
+  const budget = budgetFor(
+    answer === undefined ? { query_str: query } : { query_str: query, existing_answer: answer },
+  );
+  const frame = helper.createPromptFrame(template, budget);
+  try {
+    return {
+      available: helper.getAvailableChunkSize(template, frame ? { ...budget, padding: 0 } : budget),
+      frame,
+    };
+  } catch (error) {
+    throw overflowWithAnswer(context, answer, error);
+  }
+}
+
+/**
+ * Before the first call an overflow is the prompt's own; after it, the real answer so far has taken the room,
+ * and the error says how long it is and to lower numOutput.
+ */
+function overflowWithAnswer(
+  context: SynthesizerContext,
+  answer: string | undefined,
+  error: unknown,
+): unknown {
+  if (answer === undefined || !RagsynthError.isInstance(error, "context_overflow")) return error;
+  const helper = context.promptHelper;
+  const answerTokens = helper.tokenizer.count(answer);
+  const promptTokens = error instanceof ContextOverflowError ? error.promptTokens : undefined;
+  return new ContextOverflowError({
     contextWindow: helper.contextWindow,
     numOutput: helper.numOutput,
-    promptTokens: total + reserve,
-    parts,
-    what,
+    promptTokens: promptTokens ?? helper.contextWindow - helper.numOutput,
+    ...(error instanceof ContextOverflowError && error.parts ? { parts: error.parts } : {}),
+    what: `The refine prompt with the existing answer (${answerTokens} tokens)`,
     hint:
-      `Each step needs its prompt${reserve > 0 ? ", an existing answer of up to numOutput tokens" : ""}, ` +
-      `padding ${DEFAULT_PADDING} and at least ${MIN_CONTEXT_TOKENS} context tokens. ` +
-      "Raise contextWindow, lower numOutput, or shorten the query, template or system prompt.",
+      `The answer so far (${answerTokens} tokens) leaves no room for the next piece of context. ` +
+      "Lower numOutput (answers can be that long), or raise contextWindow.",
+  });
+}
+
+/** Warns up front when answers of up to numOutput tokens could crowd the context out of refine steps. */
+function warnLargeNumOutput(context: SynthesizerContext): void {
+  const { contextWindow, numOutput } = context.promptHelper;
+  if (numOutput * 2 <= contextWindow) return;
+  context.emit({
+    type: "warning",
+    mode: context.mode,
+    code: "large_num_output",
+    message:
+      `numOutput ${numOutput} is over half of contextWindow ${contextWindow}: an answer that long leaves ` +
+      `little room for context in the refine steps, which may then stop with a context overflow. Lower numOutput.`,
   });
 }
 
@@ -85,10 +127,8 @@ async function runRefine<T>(
   context: SynthesizerContext,
   options: RefineModeOptions<T>,
 ): Promise<SynthesizerRunResult<T>> {
-  const { query, signal } = context;
+  const { signal } = context;
   const helper = context.promptHelper;
-  const qa = context.prompts.text_qa_template as BasePromptTemplate;
-  const refine = context.prompts.refine_template as BasePromptTemplate;
   const responseFormat = await responseFormatOf(options);
   const budgetFor = (variables: TemplateVariables) =>
     context.budget({ variables, ...(responseFormat ? { responseFormat } : {}) });
@@ -98,34 +138,23 @@ async function runRefine<T>(
       ? [helper.createPacker([...context.chunks])]
       : context.chunks.map((chunk) => helper.createPacker([chunk]))
   ).filter((packer) => !packer.done);
-  const totalTokens = packers.reduce((sum, packer) => sum + packer.remainingTokens, 0);
-
-  // Up front, before any call: the QA step, and (when more than one step may follow) a refine step with a full-length answer.
-  const qaBudget = budgetFor({ query_str: query });
-  const qaAvailable = helper.getAvailableChunkSize(qa, qaBudget);
-  if (totalTokens > qaAvailable) requireRoom(context, qa, qaBudget, 0, "The question-answering prompt");
-  if (packers.length > 1 || totalTokens > qaAvailable) {
-    const refineBudget = budgetFor({ query_str: query, existing_answer: "" });
-    requireRoom(context, refine, refineBudget, helper.numOutput, "The refine prompt with an existing answer");
-  }
+  warnLargeNumOutput(context);
 
   const state: RefineState<T> = { answer: undefined, object: undefined, step: 0 };
   const ask = (piece: string, isFinal: boolean, available: number) =>
     askStep(context, options, state, { piece, isFinal, available, responseFormat });
-  if (packers.length === 0) await ask("", true, qaAvailable);
+  const room = () => roomForStep(context, state.answer, budgetFor);
+  if (packers.length === 0) await ask("", true, room().available);
   for (const [index, packer] of packers.entries()) {
     while (!packer.done) {
       signal.throwIfAborted();
-      const { answer } = state;
-      const template = answer === undefined ? qa : refine;
-      const budget = budgetFor(
-        answer === undefined ? { query_str: query } : { query_str: query, existing_answer: answer },
-      );
-      // With a frame, each piece is checked inside its exact rendered prompt, so the padding (a margin for
-      // BPE merges at the seams) would only waste room: 5 tokens a step, a whole extra call on long runs.
-      const frame = helper.createPromptFrame(template, budget);
-      const available = helper.getAvailableChunkSize(template, frame ? { ...budget, padding: 0 } : budget);
-      const piece = packer.next(available, { frame });
+      const { available, frame } = room();
+      let piece: string | undefined;
+      try {
+        piece = packer.next(available, { frame });
+      } catch (error) {
+        throw overflowWithAnswer(context, state.answer, error);
+      }
       if (piece === undefined) break;
       await ask(piece, packer.done && index === packers.length - 1, available);
     }

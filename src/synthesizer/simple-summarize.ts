@@ -1,5 +1,5 @@
 import type { ZodType } from "zod";
-import type { PromptHelper } from "../budget/index.js";
+import { DEFAULT_PADDING } from "../budget/index.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import {
@@ -17,11 +17,12 @@ export interface SimpleSummarizeModeOptions<T> {
 }
 
 /**
- * `simple_summarize`: one call over every chunk, each truncated to its share of the context so the
- * prompt fits; the chunks are joined with `"\n"`. Truncation is this mode's documented behaviour and is
- * reported (`truncatedTokens` on the `pack` event). Differs from LlamaIndex: every node keeps a share
- * (LlamaIndex truncates the joined text, dropping later nodes whole), short chunks give their unused share
- * to long ones, the context is plain text (not a list repr), and `outputSchema` is honoured.
+ * `simple_summarize`: one call over the chunks joined with `"\n"` and truncated once to the context the prompt
+ * leaves, as LlamaIndex does: nodes stay in order, later ones are dropped first, and the cut is at a word
+ * boundary unless that wastes more than the 5-token padding (then at a token boundary). Truncation is this
+ * mode's documented behaviour and is reported (`truncatedTokens` on the `pack` event); it throws only when not
+ * even one token of context fits. Differs from LlamaIndex: the context is plain text (not a list repr), the
+ * cut is checked inside the rendered prompt, and `outputSchema` is honoured.
  */
 export function createSimpleSummarizeSynthesizer<T>(
   options: SimpleSummarizeModeOptions<T>,
@@ -34,35 +35,6 @@ export function createSimpleSummarizeSynthesizer<T>(
   });
 }
 
-/** Water-filling: each chunk gets what it needs, up to an equal split of what the others leave. */
-function shares(sizes: readonly number[], total: number): number[] {
-  const order = sizes.map((size, index) => ({ size, index })).sort((a, b) => a.size - b.size);
-  const result = new Array<number>(sizes.length).fill(0);
-  let remaining = total;
-  for (const [rank, { size, index }] of order.entries()) {
-    const fair = Math.floor(remaining / (order.length - rank));
-    result[index] = Math.min(size, fair);
-    remaining -= result[index] as number;
-  }
-  return result;
-}
-
-function truncateChunks(helper: PromptHelper, chunks: readonly string[], share: number) {
-  const trimmed = chunks.map((chunk) => chunk.trim()).filter((chunk) => chunk !== "");
-  const sizes = trimmed.map((chunk) => helper.tokenizer.count(chunk));
-  const allowed = shares(sizes, share * trimmed.length);
-  let truncatedTokens = 0;
-  const pieces = trimmed.map((chunk, index) => {
-    const size = sizes[index] as number;
-    const limit = allowed[index] as number;
-    if (size <= limit) return chunk;
-    const piece = helper.createPacker([chunk]).next(limit) ?? "";
-    truncatedTokens += size - helper.tokenizer.count(piece);
-    return piece;
-  });
-  return { pieces, truncatedTokens };
-}
-
 async function runSimpleSummarize<T>(
   context: SynthesizerContext,
   schema: ZodType<T> | undefined,
@@ -70,25 +42,29 @@ async function runSimpleSummarize<T>(
   const helper = context.promptHelper;
   const template = context.prompts.text_qa_template as BasePromptTemplate;
   const responseFormat = schema ? await toResponseFormat(schema) : undefined;
-  const numChunks = Math.max(1, context.chunks.filter((chunk) => chunk.trim() !== "").length);
-  const share = helper.getAvailableChunkSize(
-    template,
-    context.budget({
-      variables: { query_str: context.query },
-      numChunks,
-      ...(responseFormat ? { responseFormat } : {}),
-    }),
-  );
-  const { pieces, truncatedTokens } = truncateChunks(helper, context.chunks, share);
+  const budget = context.budget({
+    variables: { query_str: context.query },
+    ...(responseFormat ? { responseFormat } : {}),
+  });
+  // With a frame the cut is checked inside the rendered prompt, so the padding is not needed for safety.
+  const frame = helper.createPromptFrame(template, budget);
+  const available = helper.getAvailableChunkSize(template, frame ? { ...budget, padding: 0 } : budget);
+  const joined = context.chunks
+    .map((chunk) => chunk.trim())
+    .filter((chunk) => chunk !== "")
+    .join("\n");
+  const packer = helper.createPacker([joined]);
+  const piece = packer.nextPiece(available, { frame, maxWaste: DEFAULT_PADDING });
+  const truncatedTokens = packer.done ? 0 : packer.remainingTokens;
+  const contextText = piece?.text ?? "";
   context.emit({
     type: "pack",
     mode: context.mode,
     round: 0,
-    chunkTokens: pieces.map((piece) => helper.tokenizer.count(piece)),
-    availableChunkSize: share,
+    chunkTokens: piece ? [piece.tokens] : [],
+    availableChunkSize: available,
     ...(truncatedTokens > 0 ? { truncatedTokens } : {}),
   });
-  const contextText = pieces.join("\n");
   const { text } = await context.stream(
     template,
     { query_str: context.query, context_str: contextText },

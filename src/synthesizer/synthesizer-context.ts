@@ -34,6 +34,11 @@ export interface SynthesizerCallOptions {
    * the call sends at once without counting the prompt again.
    */
   tokens?: { prompt: number; context: number } | undefined;
+  /**
+   * The most tokens the model may answer, at most `numOutput` (tree_summarize's intermediate summaries ask
+   * for less, so two fit one chunk). @default promptHelper.numOutput
+   */
+  maxTokens?: number;
 }
 
 /** What a call returns. */
@@ -215,6 +220,7 @@ async function callModel(
   const { systemPrompt } = init;
   const { responseFormat, step } = options;
   const tokenizer = promptHelper.tokenizer;
+  const maxTokens = Math.min(options.maxTokens ?? promptHelper.numOutput, promptHelper.numOutput);
   const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat });
   init.usage.llmCalls += 1;
   const started = init.now();
@@ -227,7 +233,7 @@ async function callModel(
       variables,
       systemPrompt,
       responseFormat,
-      maxTokens: promptHelper.numOutput,
+      maxTokens,
       signal: AbortSignal.any([runSignal, stopper.signal]),
       onUsage: (usage) => {
         reported = { ...reported, ...usage };
@@ -252,7 +258,7 @@ async function callModel(
     promptTokens: counted,
     contextTokens,
     model: llm.metadata.model,
-    maxTokens: promptHelper.numOutput,
+    maxTokens,
   });
   const outcome = await pending;
   const { text, stopped } = outcome;

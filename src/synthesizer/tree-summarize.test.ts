@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { PromptHelper } from "../budget/index.js";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { MockLLM, type MockLLMInput } from "../testing/mock-llm.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import { collect, MOCK_TOKENIZER, nodesOf, ptypeLLM, recordEvents } from "./fixtures.test.util.js";
+import { collect, MOCK_TOKENIZER, nodesOf, ptypeLLM, recordEvents, words } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
 
 const SUM0 = new PromptTemplate({ template: "{context_str}{query_str}", promptType: "summary" });
@@ -194,5 +195,57 @@ describe("tree_summarize", () => {
     ).rejects.toMatchObject({ name: "AbortError" });
     expect(llm.calls).toHaveLength(2);
     expect(llm.inFlight).toBe(0);
+  });
+});
+
+describe("tree_summarize: the tree always converges", () => {
+  const cl100k = resolveTokenizer("cl100k_base");
+  /** A model whose every answer uses its whole output limit. */
+  const fullLength = () =>
+    new MockLLM({
+      response: ({ options }) => Array.from({ length: options.maxTokens ?? 0 }, () => "text").join(" "),
+    });
+
+  it("caps intermediate summaries so two share a chunk (window 8192, numOutput 2048, 2.7k-token system prompt)", async () => {
+    const llm = fullLength();
+    const { events, onEvent } = recordEvents();
+    const systemPrompt = `You are careful. ${Array.from({ length: 2700 }, () => "ok").join(" ")}`;
+    const synthesizer = getResponseSynthesizer({
+      llm,
+      responseMode: "tree_summarize",
+      promptHelper: new PromptHelper({ contextWindow: 8192, numOutput: 2048 }),
+      systemPrompt,
+      onEvent,
+    });
+    const nodes = nodesOf(...Array.from({ length: 30 }, (_, index) => words(400, `n${index}w`)));
+    const result = await synthesizer.synthesize({ query: "Summarize.", nodes });
+    expect(result.response.startsWith("text")).toBe(true);
+    const pack = events.find((event) => event.type === "pack");
+    const available = pack?.type === "pack" ? pack.availableChunkSize : 0;
+    const cap = Math.min(2048, Math.floor((available - cl100k.count("\n\n")) / 2));
+    expect(cap).toBeLessThan(2048);
+    const limits = llm.calls.map((call) => call.options.maxTokens);
+    expect(limits.slice(0, -1).every((limit) => limit === cap)).toBe(true);
+    expect(limits.at(-1)).toBe(2048);
+    // Each round at most halves (rounded up) the chunks of the one before.
+    const counts = events.flatMap((event) => (event.type === "pack" ? [event.chunkTokens.length] : []));
+    for (let round = 1; round < counts.length; round += 1)
+      expect(counts[round]).toBeLessThanOrEqual(Math.ceil((counts[round - 1] ?? 0) / 2));
+  });
+
+  it("refuses before the first call when two summaries of the useful minimum cannot share a chunk", async () => {
+    const llm = fullLength();
+    const synthesizer = getResponseSynthesizer({
+      llm,
+      responseMode: "tree_summarize",
+      promptHelper: new PromptHelper({ contextWindow: 260, numOutput: 100 }),
+      systemPrompt: Array.from({ length: 100 }, () => "ok").join(" "),
+    });
+    const error = await synthesizer
+      .synthesize({ query: "Summarize.", nodes: nodesOf(words(200, "a"), words(200, "b")) })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect((error as Error).message).toMatch(/useful minimum of 16/);
+    expect(llm.calls).toHaveLength(0);
   });
 });

@@ -1,4 +1,5 @@
 import type { ZodType } from "zod";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
@@ -11,18 +12,27 @@ import {
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
 
+// How repack joins chunks (and so summaries) before cutting them.
+const SUMMARY_SEPARATOR = "\n\n";
+
 export interface TreeSummarizeModeOptions<T> {
   settings: SynthesizerSettings;
   summaryTemplate: BasePromptTemplate;
   outputSchema: ZodType<T> | undefined;
 }
 
+/** Below this many tokens an intermediate summary says too little to be worth the calls: refuse up front. */
+export const MIN_SUMMARY_TOKENS = 16;
+
 /**
  * `tree_summarize`: pack the chunks against the summary prompt (query filled in), summarize each packed
  * chunk (at most `concurrency` calls at once), and repeat on the summaries until one chunk is left; that
- * last call streams. Every round must pack into fewer chunks than the one before, or it stops with a
- * `tree_not_shrinking` error. Differs from LlamaIndex: bounded concurrency, and a typed error instead of
- * unbounded recursion when summaries do not shrink.
+ * last call streams. The tree always converges: summaries of every round but the last are asked for at most
+ * `min(numOutput, ⌊(chunk size − separator) / 2⌋)` tokens, so two of them share a chunk; the last call may
+ * use numOutput. When that bound is below {@link MIN_SUMMARY_TOKENS} it throws `ContextOverflowError` before
+ * the first call (numOutput 0, LlamaIndex's test setting, reserves nothing and caps nothing). A round that still packs into no fewer chunks (a model ignoring its output limit) stops
+ * with `tree_not_shrinking`. Differs from LlamaIndex: bounded concurrency, capped intermediate summaries, and a
+ * typed error instead of unbounded recursion.
  */
 export function createTreeSummarizeSynthesizer<T>(
   options: TreeSummarizeModeOptions<T>,
@@ -48,13 +58,36 @@ async function runTreeSummarize<T>(
   const budget = context.budget(responseFormat ? { responseFormat } : {});
   let chunks: readonly string[] = context.chunks;
   let previousCount = Number.POSITIVE_INFINITY;
+  const available = helper.getAvailableChunkSize(template, budget);
+  // numOutput 0 reserves nothing (LlamaIndex's test setting): there is no output limit to share out.
+  const summaryTokens =
+    helper.numOutput === 0
+      ? undefined
+      : Math.min(helper.numOutput, Math.floor((available - helper.tokenizer.count(SUMMARY_SEPARATOR)) / 2));
 
   for (let level = 0; ; level += 1) {
     signal.throwIfAborted();
-    const available = helper.getAvailableChunkSize(template, budget);
     // The packer knows each piece's exact count, so no piece is tokenized again before the calls go out.
     const pieces = helper.repackWithTokens(template, chunks, budget);
     const packed = pieces.map((piece) => piece.text);
+    if (
+      level === 0 &&
+      packed.length > 1 &&
+      summaryTokens !== undefined &&
+      summaryTokens < MIN_SUMMARY_TOKENS
+    ) {
+      const { total, parts } = helper.countPrompt(template, budget);
+      throw new ContextOverflowError({
+        contextWindow: helper.contextWindow,
+        numOutput: helper.numOutput,
+        promptTokens: total,
+        parts,
+        what: "The summary prompt",
+        hint:
+          `That leaves chunks of ${available} tokens, so two intermediate summaries may take at most ${summaryTokens} tokens each, ` +
+          `below the useful minimum of ${MIN_SUMMARY_TOKENS}. Raise contextWindow, or shorten the query, template or system prompt.`,
+      });
+    }
     // The packer's exact counts of each prompt and piece, so no call counts its prompt again.
     const tokensOf = (index: number) => {
       const piece = pieces[index];
@@ -91,7 +124,10 @@ async function runTreeSummarize<T>(
         message:
           `tree_summarize level ${level} packed ${chunks.length} summaries into ${packed.length} chunks, ` +
           `no fewer than the ${previousCount} chunks of level ${level - 1}, so the tree would never reach one chunk. ` +
-          "The summaries are as long as their inputs (does the model echo its prompt?). Lower numOutput or raise contextWindow.",
+          (summaryTokens === undefined
+            ? "The summaries are as long as their inputs (does the model echo its prompt?). Set numOutput so summaries are capped."
+            : `Each summary was asked for at most ${summaryTokens} tokens so that two fit a ${available}-token chunk: ` +
+              "does the model ignore its output limit (max_tokens) or echo its prompt?"),
       });
     }
     chunks = await mapConcurrent(packed, context.concurrency, signal, async (chunk, index, taskSignal) => {
@@ -102,6 +138,7 @@ async function runTreeSummarize<T>(
           step: { kind: "tree", level, index, count: packed.length },
           context: chunk,
           responseFormat,
+          ...(summaryTokens === undefined ? {} : { maxTokens: summaryTokens }),
           signal: taskSignal,
           tokens: tokensOf(index),
         },
