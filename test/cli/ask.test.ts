@@ -34,6 +34,24 @@ describe("ragsynth ask (offline defaults)", () => {
     );
   });
 
+  it("prints a warning notice when --num-output is over half the window (refine, compact)", async () => {
+    const { code, stderr } = await runCli([
+      "ask",
+      docs,
+      "-q",
+      QUESTION,
+      "--mode",
+      "refine",
+      "--context-window",
+      "4096",
+      "--num-output",
+      "3000",
+      "--json",
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/ragsynth: warning: numOutput 3000 is over half of contextWindow 4096/);
+  });
+
   it("takes the question after `--` too", async () => {
     const { code, stdout } = await runCli([
       "ask",
