@@ -34,12 +34,23 @@ const STOP_WORDS = new Set([
 const PARTICLES = new Set(["的", "了", "是", "吗", "呢", "吧", "啊", "呀", "は", "の", "が", "を", "に", "で", "と", "も", "へ", "か"]);
 
 const WORD_SEGMENTER = new Intl.Segmenter("en", { granularity: "word" });
+// Words as Unicode's word-boundary rules (UAX #29, which Intl.Segmenter follows) find them in text with spaces:
+// letters, digits and "_", joined by "." "'" "’" ":" between letters and "." "," ";" "'" between digits
+// ("e.g", "don't", "v2.9.1", "1,234"). About 7× faster than the segmenter, which only gets the runs below.
+const WORD_PART = String.raw`[\p{L}\p{N}_][\p{L}\p{M}\p{N}_]*`;
+const WORD = new RegExp(
+  String.raw`${WORD_PART}(?:(?:(?<=[\p{L}\p{M}])[.'’:](?=\p{L})|(?<=\p{N})[.,;'’](?=\p{N}))${WORD_PART})*`,
+  "gu",
+);
+const ONLY_UNDERSCORES = /^_+$/;
+const DICTIONARY_SCRIPT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 const LATIN_WORD = /^[a-z]+$/;
 
 /**
- * The lexical terms of a text: lowercased words from `Intl.Segmenter` (so Chinese and Japanese are
- * split into words too), plus character bigrams of CJK runs (skipping those with a particle such as 的), which keep Chinese matching robust when
+ * The lexical terms of a text: lowercased words as `Intl.Segmenter` finds them (it splits the Chinese,
+ * Japanese and Thai runs; a UAX #29 pattern finds the rest, the same words, faster), plus character bigrams of CJK runs (skipping those with a particle such as 的), which keep Chinese matching robust when
  * the segmenter splits a query and a passage differently. Bigrams start with {@link BIGRAM_PREFIX}.
  * Linear time: the text is segmented in windows of at most 2,048 characters cut at whitespace or CJK
  * punctuation; a longer run without either is cut anyway, losing the word across the cut.
@@ -55,11 +66,19 @@ export function lexicalTerms(text: string, { stopWords = true, stemming = true }
 }
 
 function pushWords(terms: string[], text: string, stopWords: boolean, stemming: boolean): void {
-  for (const { segment, isWordLike } of WORD_SEGMENTER.segment(text)) {
-    if (!isWordLike) continue;
+  const push = (segment: string) => {
     const word = stemming ? stem(segment) : segment;
-    if (stopWords && (STOP_WORDS.has(word) || STOP_WORDS.has(segment))) continue;
+    if (stopWords && (STOP_WORDS.has(word) || STOP_WORDS.has(segment))) return;
     terms.push(word);
+  };
+  for (const [match] of text.matchAll(WORD)) {
+    if (ONLY_UNDERSCORES.test(match)) continue;
+    if (!DICTIONARY_SCRIPT.test(match)) {
+      push(match);
+      continue;
+    }
+    // Scripts written without spaces need ICU's dictionary to find their words.
+    for (const { segment, isWordLike } of WORD_SEGMENTER.segment(match)) if (isWordLike) push(segment);
   }
 }
 
