@@ -36,7 +36,10 @@ export type RagsynthEvent =
       /** Something that works but may not do what the caller wants; the CLI prints it as a notice. */
       type: "warning";
       mode: string;
-      /** `large_num_output`: numOutput is over half the window, so long answers crowd out refine context. */
+      /**
+       * `large_num_output`: numOutput is over half the window, so long answers crowd out refine context.
+       * `template_without_query`: a template has no `{query_str}`, so the model never sees the question.
+       */
       code: "large_num_output" | "template_without_query";
       message: string;
     }

@@ -45,6 +45,18 @@ describe("PromptTemplate formatting is a single pass", () => {
     );
   });
 
+  it("reads {{ and }} as literal braces, as LlamaIndex's (Python) templates do", () => {
+    const template = new PromptTemplate({
+      template:
+        'Answer as {{"answer": "...", "n": {{"k": 1}}}} or {{answer}} to {query_str}; {{{query_str}}}',
+    });
+    expect(template.variables).toEqual(["query_str"]);
+    expect(template.format({ query_str: "why" })).toBe(
+      'Answer as {"answer": "...", "n": {"k": 1}} or {answer} to why; {why}',
+    );
+    expect(template.formatEmpty()).toBe('Answer as {"answer": "...", "n": {"k": 1}} or {answer} to ; {}');
+  });
+
   it("names every missing variable in a typed error", () => {
     const format = () => qa.format({ query_str: "q" });
     expect(format).toThrow(MissingTemplateVariableError);

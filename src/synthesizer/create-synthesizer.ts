@@ -9,7 +9,7 @@ import { type Metadata, MetadataMode, type NodeWithScore } from "../schema/text-
 import { createAbortError } from "../util/abort.js";
 import { defaultTracer, startSynthesisTrace } from "./synthesis-trace.js";
 import { createSynthesizerContext, type SynthesizerContext } from "./synthesizer-context.js";
-import { checkTemplateSlots } from "./template-slots.js";
+import { checkTemplateSlots, templateWarnings } from "./template-slots.js";
 import { createTextChannel } from "./text-channel.js";
 import {
   RESPONSE_MODES,
@@ -183,6 +183,12 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
       write(text);
     };
     emit({ type: "synthesize-start", mode, query, nodeCount: nodes.length });
+    if ((RESPONSE_MODES as readonly string[]).includes(mode)) {
+      for (const [key, prompt] of Object.entries(prompts)) {
+        for (const message of templateWarnings(key, prompt))
+          emit({ type: "warning", mode, code: "template_without_query", message });
+      }
+    }
     try {
       signal.throwIfAborted();
       let result: SynthesizerRunResult<T>;

@@ -7,7 +7,7 @@ import { DEFAULT_TEXT_QA_PROMPT_SEL } from "../prompt/default-prompts.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { TextNode } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
-import { collect, nodesOf } from "./fixtures.test.util.js";
+import { collect, nodesOf, recordEvents } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
 import { RESPONSE_MODES } from "./types.js";
 
@@ -150,5 +150,47 @@ describe("getResponseSynthesizer: the llm argument", () => {
     expect((caught as Error).message).toMatch(/Expected `llm` to implement LLM/);
     expect((caught as Error).message).toMatch(/not its options object/);
     expect((caught as Error).message).not.toContain("sk-ragsynth-TEST-KEY-0123456789");
+  });
+});
+
+describe("getResponseSynthesizer: templates", () => {
+  it("warns (a warning event) when a text-QA template has no {query_str}, and still answers", async () => {
+    const { events, onEvent } = recordEvents();
+    const llm = new MockLLM({ response: "answer" });
+    const result = await getResponseSynthesizer({
+      llm,
+      responseMode: "compact",
+      textQaTemplate: new PromptTemplate({ template: "Context: {context_str}\nAnswer:" }),
+      onEvent,
+    }).synthesize({ query: "Why?", nodes: nodesOf("text") });
+    expect(result.response).toBe("answer");
+    const warnings = events.filter((event) => event.type === "warning");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ code: "template_without_query" });
+    expect(warnings[0]?.type === "warning" && warnings[0].message).toMatch(
+      /textQaTemplate has no \{query_str\}/,
+    );
+  });
+
+  it("refuses a generation template without {query_str}, where the query is the whole prompt", () => {
+    expect(() =>
+      getResponseSynthesizer({
+        llm: new MockLLM({ response: "answer" }),
+        responseMode: "generation",
+        simpleTemplate: new PromptTemplate({ template: "Say something." }),
+      }),
+    ).toThrow(/query_str/);
+  });
+
+  it("accepts templates copied from LlamaIndex with {{ }} escapes: literal braces, not variables", async () => {
+    const llm = new MockLLM({ response: "answer" });
+    await getResponseSynthesizer({
+      llm,
+      responseMode: "simple_summarize",
+      textQaTemplate: new PromptTemplate({
+        template: 'Context: {context_str}\nReply as {{"answer": "..."}} to {query_str}',
+      }),
+    }).synthesize({ query: "Why?", nodes: nodesOf("text") });
+    expect(llm.prompts).toEqual(['Context: text\nReply as {"answer": "..."} to Why?']);
   });
 });

@@ -8,6 +8,8 @@ interface SlotRule {
   filled: readonly string[];
   /** Variables the template must have, or text would be silently left out of the prompt. */
   required: readonly string[];
+  /** Variables a template should have: without them it works, with a warning event (the question is not sent). */
+  recommended?: readonly string[];
 }
 
 /** The variables each built-in prompt key is formatted with, by `getPrompts()` key. */
@@ -16,16 +18,19 @@ export const TEMPLATE_SLOTS: Readonly<Record<string, SlotRule>> = {
     option: "textQaTemplate",
     filled: ["context_str", "query_str"],
     required: ["context_str"],
+    recommended: ["query_str"],
   },
   refine_template: {
     option: "refineTemplate",
     filled: ["query_str", "existing_answer", "context_msg"],
     required: ["existing_answer", "context_msg"],
+    recommended: ["query_str"],
   },
   summary_template: {
     option: "summaryTemplate",
     filled: ["context_str", "query_str"],
     required: ["context_str"],
+    recommended: ["query_str"],
   },
   simple_template: { option: "simpleTemplate", filled: ["query_str"], required: ["query_str"] },
 };
@@ -74,4 +79,25 @@ export function checkTemplateSlots(key: string, template: BasePromptTemplate): v
       });
     }
   }
+}
+
+/**
+ * Warnings for a template that works but leaves out what it should send: a text-QA, refine or summary
+ * template without `{query_str}` never shows the model the question. (generation's `simple_template` needs
+ * the query and is refused by {@link checkTemplateSlots} instead.)
+ */
+export function templateWarnings(key: string, template: BasePromptTemplate): string[] {
+  const rule = TEMPLATE_SLOTS[key];
+  if (!rule?.recommended) return [];
+  const missing = new Set<string>();
+  for (const form of forms(template)) {
+    for (const name of rule.recommended) {
+      if (!form.variables.includes(name) && !Object.hasOwn(form.partials, name)) missing.add(name);
+    }
+  }
+  return [...missing].map(
+    (name) =>
+      `${rule.option} has no {${name}}, so the question is not in the prompt and the model answers without it. ` +
+      `Add {${name}} to the template (LlamaIndex's defaults have it).`,
+  );
 }
