@@ -109,8 +109,13 @@ function toTypedError(error: unknown, modelId: string): unknown {
 export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>): LLM {
   const modelId = options.modelId ?? String((model as { modelId?: unknown })?.modelId ?? "ai-sdk-model");
   const limits = lookupModelLimits(modelId, options.modelLimits);
+  const provider = (model as { provider?: unknown })?.provider;
   const metadata: LLMMetadata = {
     model: modelId,
+    // AI SDK providers are named `openai.chat`, `anthropic.messages`: the part before the dot.
+    ...(typeof provider === "string" && provider !== ""
+      ? { provider: provider.split(".")[0] as string }
+      : {}),
     contextWindow: options.contextWindow ?? limits?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
     isChatModel: true,
     tokenizer: tokenizerNameForModel(modelId),

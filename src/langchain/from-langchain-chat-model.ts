@@ -16,6 +16,8 @@ export interface LangChainAIMessageLike {
   content: unknown;
   /** Token usage, as LangChain standardises it across providers. */
   usage_metadata?: { input_tokens?: number; output_tokens?: number } | undefined;
+  /** Provider details; `finish_reason` (OpenAI) or `stop_reason` (Anthropic) say why the model stopped. */
+  response_metadata?: Record<string, unknown> | undefined;
 }
 
 /** A message as LangChain accepts it on input: `[role, content]` is one of its message-like forms. */
@@ -37,7 +39,11 @@ export interface LangChainChatModelLike {
   /** LangChain's model profile (`maxInputTokens`, `maxOutputTokens`), filled in by provider packages. */
   readonly profile?: { maxInputTokens?: number | undefined; maxOutputTokens?: number | undefined };
   /** LangSmith parameters: the model name and the configured `maxTokens`. */
-  getLsParams?(options: Record<string, unknown>): { ls_model_name?: string; ls_max_tokens?: number };
+  getLsParams?(options: Record<string, unknown>): {
+    ls_provider?: string;
+    ls_model_name?: string;
+    ls_max_tokens?: number;
+  };
   getName?(): string;
 }
 
@@ -71,6 +77,8 @@ function messageText(message: LangChainAIMessageLike): string {
 }
 
 function addUsage(total: LLMUsage, message: LangChainAIMessageLike): void {
+  const reason = message.response_metadata?.finish_reason ?? message.response_metadata?.stop_reason;
+  if (typeof reason === "string" && reason !== "") total.finishReason = reason;
   const usage = message.usage_metadata;
   if (typeof usage?.input_tokens === "number")
     total.promptTokens = (total.promptTokens ?? 0) + usage.input_tokens;
@@ -78,7 +86,9 @@ function addUsage(total: LLMUsage, message: LangChainAIMessageLike): void {
     total.completionTokens = (total.completionTokens ?? 0) + usage.output_tokens;
 }
 
-function lsParams(model: LangChainChatModelLike): { ls_model_name?: string; ls_max_tokens?: number } {
+function lsParams(
+  model: LangChainChatModelLike,
+): ReturnType<NonNullable<LangChainChatModelLike["getLsParams"]>> {
   try {
     return model.getLsParams?.({}) ?? {};
   } catch {
@@ -99,6 +109,7 @@ function describeModel(model: LangChainChatModelLike, options: FromLangChainChat
   const known = options.contextWindow ?? positive(profile.maxInputTokens) ?? table?.contextWindow;
   const metadata: LLMMetadata = {
     model: modelId,
+    ...(params.ls_provider ? { provider: params.ls_provider } : {}),
     contextWindow: known ?? DEFAULT_CONTEXT_WINDOW,
     isChatModel: true,
     tokenizer: tokenizerNameForModel(modelId),

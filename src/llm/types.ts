@@ -29,6 +29,11 @@ export type ImageTokenRule = { kind: "openai" } | { kind: "fixed"; tokensPerImag
 export interface LLMMetadata {
   /** The model id sent to the server (`gpt-4o-mini`, `llama3.1:8b`). */
   model: string;
+  /**
+   * Who serves the model, as the OpenTelemetry GenAI conventions name it (`gen_ai.provider.name`: `openai`,
+   * `anthropic`, `ollama`, …); traces say `unknown` when absent.
+   */
+  provider?: string;
   /** Total tokens the model accepts: prompt plus output. */
   contextWindow: number;
   /** The most tokens the model may generate in one call, when known. */

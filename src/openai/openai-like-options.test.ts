@@ -11,6 +11,7 @@ describe("OpenAILike metadata", () => {
     const llm = new OpenAILike({ model: "gpt-4o-mini", apiKey: "k", baseURL: "https://api.openai.com/v1" });
     expect(llm.metadata).toEqual({
       model: "gpt-4o-mini",
+      provider: "openai",
       contextWindow: 128_000,
       maxOutputTokens: 16_384,
       isChatModel: true,

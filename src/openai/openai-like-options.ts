@@ -112,6 +112,8 @@ export function resolveOpenAILikeMetadata(
   }
   const metadata: LLMMetadata = {
     model,
+    // The OpenAI API flavor, whoever serves it (the GenAI conventions' discriminator for the telemetry format).
+    provider: "openai",
     contextWindow,
     isChatModel: options.isChatModel ?? true,
     tokenizer,

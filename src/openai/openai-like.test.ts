@@ -40,7 +40,7 @@ describe("OpenAILike answers", () => {
     });
     expect(result).toEqual({
       text: "You said: hi there",
-      usage: { promptTokens: 3, completionTokens: 4, retries: 0 },
+      usage: { promptTokens: 3, completionTokens: 4, finishReason: "stop", retries: 0 },
     });
     expect(usages).toEqual([result.usage]);
     expect(server.requests[0]?.body).toEqual({
@@ -83,7 +83,7 @@ describe("OpenAILike answers", () => {
       "The ",
       "answer ",
       "is 42.",
-      'usage {"promptTokens":1,"completionTokens":3,"retries":0}',
+      'usage {"promptTokens":1,"completionTokens":3,"finishReason":"stop","retries":0}',
     ]);
     expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
@@ -92,7 +92,7 @@ describe("OpenAILike answers", () => {
     const { llm } = await setup({ handler: () => ({ text: "ok", usage: null }) });
     const usages: LLMUsage[] = [];
     await collect(llm.streamComplete("q", { onUsage: (usage) => usages.push(usage) }));
-    expect(usages).toEqual([{ retries: 0 }]);
+    expect(usages).toEqual([{ finishReason: "stop", retries: 0 }]);
   });
 
   it("aborts mid-stream with an AbortError and closes the connection", async () => {

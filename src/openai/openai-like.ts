@@ -14,12 +14,17 @@ import { toLLMError } from "./to-llm-error.js";
 
 type Request = { kind: "chat"; messages: ChatMessage[] } | { kind: "completion"; prompt: string };
 /** One piece of a normalized answer: text, usage, or both. */
-type Piece = { text?: string | undefined; usage?: LLMUsage | undefined };
+type Piece = { text?: string | undefined; usage?: LLMUsage | undefined; finishReason?: string | undefined };
 type PieceStream = { pieces: AsyncIterator<Piece>; close(): void };
 
-function toUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined) {
-  if (!usage) return undefined;
+function toUsage(
+  usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined,
+  finishReason?: string | null,
+) {
+  if (!usage && !finishReason) return undefined;
   const result: LLMUsage = {};
+  if (finishReason) result.finishReason = finishReason;
+  if (!usage) return result;
   if (typeof usage.prompt_tokens === "number") result.promptTokens = usage.prompt_tokens;
   if (typeof usage.completion_tokens === "number") result.completionTokens = usage.completion_tokens;
   return result;
@@ -158,11 +163,16 @@ export class OpenAILike implements LLM {
           if (request.kind === "chat") {
             const params = body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
             const response = await client.chat.completions.create(params, signal ? { signal } : {});
-            return { text: response.choices[0]?.message?.content ?? "", usage: toUsage(response.usage) };
+            const choice = response.choices[0];
+            return {
+              text: choice?.message?.content ?? "",
+              usage: toUsage(response.usage, choice?.finish_reason),
+            };
           }
           const params = body as unknown as OpenAI.CompletionCreateParamsNonStreaming;
           const response = await client.completions.create(params, signal ? { signal } : {});
-          return { text: response.choices[0]?.text ?? "", usage: toUsage(response.usage) };
+          const choice = response.choices[0];
+          return { text: choice?.text ?? "", usage: toUsage(response.usage, choice?.finish_reason) };
         },
         url,
         signal,
@@ -184,7 +194,12 @@ export class OpenAILike implements LLM {
       const stream = await client.chat.completions.create(params, requestOptions);
       const pieces = (async function* () {
         for await (const chunk of stream) {
-          yield { text: chunk.choices[0]?.delta?.content ?? undefined, usage: toUsage(chunk.usage) };
+          const choice = chunk.choices[0];
+          yield {
+            text: choice?.delta?.content ?? undefined,
+            usage: toUsage(chunk.usage),
+            finishReason: choice?.finish_reason ?? undefined,
+          };
         }
       })();
       return { pieces, close: () => stream.controller.abort() };
@@ -192,7 +207,14 @@ export class OpenAILike implements LLM {
     const params = streamBody as unknown as OpenAI.CompletionCreateParamsStreaming;
     const stream = await client.completions.create(params, requestOptions);
     const pieces = (async function* () {
-      for await (const chunk of stream) yield { text: chunk.choices[0]?.text, usage: toUsage(chunk.usage) };
+      for await (const chunk of stream) {
+        const choice = chunk.choices[0];
+        yield {
+          text: choice?.text,
+          usage: toUsage(chunk.usage),
+          finishReason: choice?.finish_reason ?? undefined,
+        };
+      }
     })();
     return { pieces, close: () => stream.controller.abort() };
   }
@@ -203,6 +225,7 @@ export class OpenAILike implements LLM {
     const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
     let stream: PieceStream | undefined;
     let usage: LLMUsage | undefined;
+    let finishReason: string | undefined;
     let deltas = 0;
     let finished = false;
     // Reads up to the next text delta, noting usage on the way. Reaching the first delta is part of the
@@ -213,6 +236,7 @@ export class OpenAILike implements LLM {
         const { value, done } = await stream.pieces.next();
         if (done) return undefined;
         if (value.usage) usage = value.usage;
+        if (value.finishReason) finishReason = value.finishReason;
         if (value.text) return value.text;
       }
     };
@@ -239,7 +263,7 @@ export class OpenAILike implements LLM {
       }
       if (signal?.aborted) throw createAbortError(signal);
       finished = true;
-      options.onUsage?.({ ...usage, retries });
+      options.onUsage?.({ ...usage, ...(finishReason ? { finishReason } : {}), retries });
     } catch (error) {
       throw fail(error, url);
     } finally {

@@ -69,6 +69,7 @@ const SYNTHESIZER_KEYS = [
   "emptyResponse",
   "concurrency",
   "verbose",
+  "captureContent",
   "_internal",
   "textQaTemplate",
   "refineTemplate",

@@ -1,115 +1,70 @@
-import { type Context, type Span, type SpanOptions, type Tracer, trace } from "@opentelemetry/api";
-import { describe, expect, it } from "vitest";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TextNode } from "../schema/text-node.js";
+import { MockLLM } from "../testing/mock-llm.js";
+import { createInMemoryTracing, type InMemoryTracing } from "../tracing/in-memory-tracing.test.util.js";
 import { createEngineFakes } from "./engine-fakes.test.util.js";
 import { RetrieverQueryEngine } from "./retriever-query-engine.js";
 
-/** A tracer that records each span's name, attributes, parent, status and whether it ended. */
-function recordingTracer() {
-  const spans: {
-    name: string;
-    attributes: Record<string, unknown>;
-    parent?: string;
-    ended: boolean;
-    error: boolean;
-  }[] = [];
-  let nextId = 1;
-  const tracer: Tracer = {
-    startSpan(name: string, options?: SpanOptions, parentContext?: Context): Span {
-      const id = String(nextId++).padStart(16, "0");
-      const parentSpan = parentContext ? trace.getSpan(parentContext) : undefined;
-      const parentName = parentSpan ? spans[Number(parentSpan.spanContext().spanId) - 1]?.name : undefined;
-      const record = {
-        name,
-        attributes: { ...options?.attributes },
-        ended: false,
-        error: false,
-        ...(parentName ? { parent: parentName } : {}),
-      };
-      spans.push(record);
-      const span = {
-        spanContext: () => ({ traceId: "1".repeat(32), spanId: id, traceFlags: 1 }),
-        setAttribute: (key: string, value: unknown) => {
-          record.attributes[key] = value;
-          return span;
-        },
-        setAttributes: (attributes: Record<string, unknown>) => {
-          Object.assign(record.attributes, attributes);
-          return span;
-        },
-        setStatus: () => {
-          record.error = true;
-          return span;
-        },
-        recordException: () => {},
-        end: () => {
-          record.ended = true;
-        },
-      };
-      return span as unknown as Span;
-    },
-    startActiveSpan: () => {
-      throw new Error("not used");
-    },
-  };
-  return { tracer, spans };
-}
+// The real OpenTelemetry SDK with async context: the engine's spans and the synthesizer's under them.
+let tracing: InMemoryTracing;
+beforeEach(() => {
+  tracing = createInMemoryTracing();
+});
+afterEach(() => tracing.shutdown());
 
-describe("RetrieverQueryEngine spans", () => {
-  it("opens a query span with retrieve and postprocess children, all ended", async () => {
+describe("RetrieverQueryEngine spans (real SDK)", () => {
+  it("opens a query span with retrieve and postprocess children, all ended, no query text", async () => {
     const fakes = createEngineFakes();
-    const { tracer, spans } = recordingTracer();
     await new RetrieverQueryEngine({
       retriever: fakes.retriever,
       responseSynthesizer: fakes.synthesizer,
       nodePostprocessors: [fakes.dropLast("only")],
-      tracer,
+      tracer: tracing.tracer,
     }).query({ query: "secret question" });
-    expect(spans).toEqual([
-      {
-        name: "ragsynth.query",
-        attributes: {
-          "ragsynth.mode": "fake",
-          "ragsynth.streaming": false,
-          "ragsynth.postprocessors": ["only"],
-        },
-        ended: true,
-        error: false,
-      },
-      {
-        name: "ragsynth.retrieve",
-        attributes: { "ragsynth.node_count": 3, "ragsynth.tokens": 0 },
-        parent: "ragsynth.query",
-        ended: true,
-        error: false,
-      },
-      {
-        name: "ragsynth.postprocess",
-        attributes: {
-          "ragsynth.postprocessor": "only",
-          "ragsynth.nodes_before": 3,
-          "ragsynth.nodes_after": 2,
-        },
-        parent: "ragsynth.query",
-        ended: true,
-        error: false,
-      },
+    const root = tracing.byName("ragsynth.query");
+    expect(root.parentSpanContext).toBeUndefined();
+    expect(root.attributes).toEqual({
+      "ragsynth.mode": "fake",
+      "ragsynth.streaming": false,
+      "ragsynth.postprocessors": ["only"],
+    });
+    expect(tracing.childrenOf(root).map((span) => [span.name, span.attributes])).toEqual([
+      ["ragsynth.retrieve", { "ragsynth.node_count": 3, "ragsynth.tokens": 0 }],
+      [
+        "ragsynth.postprocess",
+        { "ragsynth.postprocessor": "only", "ragsynth.nodes_before": 3, "ragsynth.nodes_after": 2 },
+      ],
     ]);
-    expect(JSON.stringify(spans)).not.toContain("secret");
+    expect(JSON.stringify(tracing.spans().map((span) => span.attributes))).not.toContain("secret");
+  });
+
+  it("nests the synthesis and its model calls under the query span", async () => {
+    const engine = new RetrieverQueryEngine({
+      retriever: { retrieve: async () => [{ node: new TextNode({ text: "Paris is in France." }) }] },
+      llm: new MockLLM({ response: "Paris.", model: "mock-model" }),
+      tracer: tracing.tracer,
+    });
+    await engine.query({ query: "Where is Paris?" });
+    const root = tracing.byName("ragsynth.query");
+    const synthesize = tracing.byName("ragsynth.synthesize");
+    expect(synthesize.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+    expect(synthesize.spanContext().traceId).toBe(root.spanContext().traceId);
+    expect(tracing.childrenOf(synthesize).map((span) => span.name)).toEqual(["text_completion mock-model"]);
   });
 
   it("marks the spans of a failed query as errors and still ends them", async () => {
-    const { tracer, spans } = recordingTracer();
     const fakes = createEngineFakes();
     await expect(
       new RetrieverQueryEngine({
         retriever: { retrieve: async () => Promise.reject(new Error("down")) },
         responseSynthesizer: fakes.synthesizer,
-        tracer,
+        tracer: tracing.tracer,
       }).query({ query: "q" }),
     ).rejects.toThrow("down");
-    expect(spans.map(({ name, ended, error }) => ({ name, ended, error }))).toEqual([
-      { name: "ragsynth.query", ended: true, error: true },
-      { name: "ragsynth.retrieve", ended: true, error: true },
+    expect(tracing.spans().map((span) => [span.name, span.status.code, span.ended])).toEqual([
+      ["ragsynth.retrieve", SpanStatusCode.ERROR, true],
+      ["ragsynth.query", SpanStatusCode.ERROR, true],
     ]);
   });
 });

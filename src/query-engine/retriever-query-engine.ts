@@ -1,5 +1,4 @@
 import type { Tracer } from "@opentelemetry/api";
-import { trace } from "@opentelemetry/api";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
 import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
@@ -12,8 +11,8 @@ import type {
 } from "../synthesizer/types.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { type ActiveSpan, defaultTracer, startSpan } from "../tracing/start-span.js";
 import { type RetrieverQueryEngineOptions, resolveSynthesizer } from "./engine-options.js";
-import { type ActiveSpan, startSpan } from "./query-trace.js";
 import type { QueryOptions, Retriever } from "./retriever.js";
 import { runPostprocessors } from "./run-postprocessors.js";
 
@@ -87,7 +86,7 @@ export class RetrieverQueryEngine<T = unknown> {
   /** The nodes the synthesizer would read: retrieved, then postprocessed (as LlamaIndex's `retrieve`). */
   async retrieve({ query, signal }: QueryOptions): Promise<NodeWithScore[]> {
     checkQuery(query);
-    const root = startSpan(this.tracer(), "ragsynth.query_retrieve", {});
+    const root = startSpan(this.tracer(), "ragsynth.query_retrieve");
     try {
       const nodes = await this.retrieveAndPostprocess(query, signal, root);
       root.end();
@@ -188,9 +187,11 @@ export class RetrieverQueryEngine<T = unknown> {
 
   private startQuery(query: string, streaming: boolean): ActiveSpan & { started: number } {
     const span = startSpan(this.tracer(), "ragsynth.query", {
-      "ragsynth.mode": this.responseSynthesizer.mode,
-      "ragsynth.streaming": streaming,
-      "ragsynth.postprocessors": this.nodePostprocessors.map((postprocessor) => postprocessor.name),
+      attributes: {
+        "ragsynth.mode": this.responseSynthesizer.mode,
+        "ragsynth.streaming": streaming,
+        "ragsynth.postprocessors": this.nodePostprocessors.map((postprocessor) => postprocessor.name),
+      },
     });
     this.emit({ type: "query-start", query });
     return { ...span, started: performance.now() };
@@ -211,7 +212,7 @@ export class RetrieverQueryEngine<T = unknown> {
   }
 
   private tracer(): Tracer {
-    return this.options.tracer ?? trace.getTracer("ragsynth");
+    return this.options.tracer ?? defaultTracer();
   }
 }
 

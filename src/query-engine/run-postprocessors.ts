@@ -5,7 +5,7 @@ import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
-import { startSpan } from "./query-trace.js";
+import { startSpan } from "../tracing/start-span.js";
 
 type PostprocessEnd = Extract<RagsynthEvent, { type: "postprocess-end" }>;
 
@@ -38,7 +38,9 @@ export async function runPostprocessors({
     const span = startSpan(
       tracer,
       "ragsynth.postprocess",
-      { "ragsynth.postprocessor": postprocessor.name, "ragsynth.nodes_before": current.length },
+      {
+        attributes: { "ragsynth.postprocessor": postprocessor.name, "ragsynth.nodes_before": current.length },
+      },
       parent,
     );
     const started = performance.now();

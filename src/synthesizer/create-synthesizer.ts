@@ -6,8 +6,10 @@ import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../eve
 import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { type Metadata, MetadataMode, type NodeWithScore } from "../schema/text-node.js";
+import { captureContentFromEnv } from "../tracing/gen-ai.js";
+import { defaultTracer } from "../tracing/start-span.js";
 import { createAbortError } from "../util/abort.js";
-import { defaultTracer, startSynthesisTrace } from "./synthesis-trace.js";
+import { startSynthesisTrace } from "./synthesis-trace.js";
 import { createSynthesizerContext, type SynthesizerContext } from "./synthesizer-context.js";
 import { checkTemplateSlots, templateWarnings } from "./template-slots.js";
 import { createTextChannel } from "./text-channel.js";
@@ -37,6 +39,12 @@ export interface SynthesizerSettings {
   verbose?: boolean | undefined;
   /** The OpenTelemetry tracer. @default trace.getTracer("ragsynth") (a no-op until an SDK is registered) */
   tracer?: Tracer | undefined;
+  /**
+   * Record each call's prompt and answer on its span (`gen_ai.input.messages`, `gen_ai.output.messages`),
+   * scrubbed of secrets. Off by default, as the OpenTelemetry GenAI conventions require.
+   * @default true only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is `true`
+   */
+  captureContent?: boolean | undefined;
   /** Test seams. */
   _internal?: { now?: () => number } | undefined;
 }
@@ -151,6 +159,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
   }
   const promptHelper = options.promptHelper ?? (llm ? PromptHelper.fromLLMMetadata(llm.metadata) : undefined);
   const tracer = options.tracer ?? defaultTracer();
+  const captureContent = options.captureContent ?? captureContentFromEnv();
   const now = options._internal?.now ?? (() => performance.now());
   const prompts: Record<string, BasePromptTemplate> = { ...options.prompts };
 
@@ -174,7 +183,12 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     const sourceNodes = [...nodes, ...additionalSourceNodes];
     const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
     const started = now();
-    const trace = startSynthesisTrace(tracer, { mode, nodeCount: nodes.length, streaming });
+    const trace = startSynthesisTrace(tracer, {
+      mode,
+      nodeCount: nodes.length,
+      streaming,
+      captureContent,
+    });
     const counter = { succeeded: 0 };
     let written = "";
     const writeOut = (text: string) => {

@@ -1,94 +1,100 @@
-import { type Attributes, context, type Span, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import type { Attributes, Tracer } from "@opentelemetry/api";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
+import {
+  type GenAiInput,
+  type GenAiRequest,
+  genAiResponseAttributes,
+  inputMessagesAttribute,
+  outputMessagesAttribute,
+  startGenAiSpan,
+} from "../tracing/gen-ai.js";
+import { startSpan } from "../tracing/start-span.js";
 
 type PackEvent = Extract<RagsynthEvent, { type: "pack" }>;
 type CallEnd = Omit<Extract<RagsynthEvent, { type: "llm-call-end" }>, "type" | "mode" | "step">;
 
-/** One LLM call's span. */
+/** One model call's span, started when the request is sent. */
 export interface CallTrace {
-  end(result: CallEnd): void;
+  /** The prompt's token counts (known once counted, while the request is in flight), and the prompt itself. */
+  counted(counts: { promptTokens: number; contextTokens: number; input: GenAiInput }): void;
+  end(result: CallEnd & { text: string }): void;
 }
 
 /**
- * The OpenTelemetry side of a synthesis: a `ragsynth.synthesize` span with one `ragsynth.llm_call` child
- * per call and a `ragsynth.pack` span event per packing round. Spans carry modes, steps, token counts and
- * latencies, never prompt text or credentials. Without a registered SDK every call is a no-op.
+ * The OpenTelemetry side of a synthesis: a `ragsynth.synthesize` span with one inference span per model call,
+ * named and attributed by the OpenTelemetry GenAI conventions (`chat gpt-4o-mini`, kind CLIENT, `gen_ai.*`),
+ * ragsynth's own detail under `ragsynth.*`, and a `ragsynth.pack` span event per packing round. Prompt and
+ * answer text are recorded only with `captureContent` (scrubbed of secrets). Without an SDK all is a no-op.
  */
 export interface SynthesisTrace {
-  startCall(
-    step: LLMCallStep,
-    attributes: { promptTokens: number; contextTokens: number; model: string; maxTokens: number },
-  ): CallTrace;
+  startCall(step: LLMCallStep, request: GenAiRequest): CallTrace;
   pack(event: PackEvent): void;
   end(usage: SynthesisUsage, error?: unknown): void;
 }
 
-/** The tracer used when none is injected: `trace.getTracer("ragsynth")`, resolved at each span. */
-export function defaultTracer(): Tracer {
-  return trace.getTracer("ragsynth");
-}
-
+/** Where a call sits in its synthesis: `round` is the tree level or refine step, `chunk.index` its chunk in it. */
 function stepAttributes(step: LLMCallStep): Attributes {
   const attributes: Attributes = { "ragsynth.step.kind": step.kind };
-  if ("index" in step) attributes["ragsynth.step.index"] = step.index;
-  if ("level" in step) attributes["ragsynth.step.level"] = step.level;
+  if ("level" in step) attributes["ragsynth.round"] = step.level;
+  else if (step.kind === "refine" || step.kind === "answer") attributes["ragsynth.round"] = step.index;
+  if ("index" in step) attributes["ragsynth.chunk.index"] = step.index;
   if ("count" in step) attributes["ragsynth.step.count"] = step.count;
   if ("name" in step) attributes["ragsynth.step.name"] = step.name;
   return attributes;
 }
 
-function fail(span: Span, error: unknown) {
-  span.recordException(error instanceof Error ? error : String(error));
-  span.setStatus({
-    code: SpanStatusCode.ERROR,
-    message: error instanceof Error ? error.message : String(error),
-  });
-}
-
 /** Starts the spans of one synthesis. */
 export function startSynthesisTrace(
   tracer: Tracer,
-  { mode, nodeCount, streaming }: { mode: string; nodeCount: number; streaming: boolean },
+  {
+    mode,
+    nodeCount,
+    streaming,
+    captureContent,
+  }: { mode: string; nodeCount: number; streaming: boolean; captureContent: boolean },
 ): SynthesisTrace {
-  const root = tracer.startSpan("ragsynth.synthesize", {
+  const root = startSpan(tracer, "ragsynth.synthesize", {
     attributes: { "ragsynth.mode": mode, "ragsynth.node_count": nodeCount, "ragsynth.streaming": streaming },
   });
-  const parent = trace.setSpan(context.active(), root);
   return {
-    startCall(step, { promptTokens, contextTokens, model, maxTokens }) {
-      const span = tracer.startSpan(
-        "ragsynth.llm_call",
-        {
-          attributes: {
-            ...stepAttributes(step),
-            "ragsynth.mode": mode,
-            "gen_ai.request.model": model,
-            "gen_ai.request.max_tokens": maxTokens,
-            "ragsynth.prompt_tokens": promptTokens,
-            "ragsynth.context_tokens": contextTokens,
-          },
-        },
-        parent,
+    startCall(step, request) {
+      const call = startGenAiSpan(
+        tracer,
+        request,
+        { "ragsynth.mode": mode, ...stepAttributes(step) },
+        root.context,
       );
       return {
-        end(result) {
-          span.setAttributes({
-            "gen_ai.usage.input_tokens": result.promptTokens,
-            "gen_ai.usage.output_tokens": result.completionTokens,
-            "ragsynth.latency_ms": result.latencyMs,
+        counted({ promptTokens, contextTokens, input }) {
+          call.span.setAttributes({
+            "ragsynth.prompt_tokens": promptTokens,
+            "ragsynth.context_tokens": contextTokens,
+            ...(captureContent ? inputMessagesAttribute(input) : {}),
           });
-          if (result.usage?.retries !== undefined)
-            span.setAttribute("ragsynth.retries", result.usage.retries);
-          if (result.querySatisfied !== undefined) {
-            span.setAttribute("ragsynth.query_satisfied", result.querySatisfied);
-          }
-          if (result.error !== undefined) fail(span, result.error);
-          span.end();
+        },
+        end(result) {
+          const finishReason = result.usage?.finishReason;
+          call.span.setAttributes({
+            ...genAiResponseAttributes({
+              inputTokens: result.promptTokens,
+              outputTokens: result.completionTokens,
+              finishReason,
+            }),
+            "ragsynth.latency_ms": result.latencyMs,
+            "ragsynth.retries": result.usage?.retries ?? 0,
+            ...(result.querySatisfied === undefined
+              ? {}
+              : { "ragsynth.query_satisfied": result.querySatisfied }),
+            ...(captureContent && result.error === undefined
+              ? outputMessagesAttribute(result.text, finishReason)
+              : {}),
+          });
+          call.end(result.error);
         },
       };
     },
     pack(event) {
-      root.addEvent("ragsynth.pack", {
+      root.span.addEvent("ragsynth.pack", {
         "ragsynth.round": event.round,
         "ragsynth.chunk_tokens": event.chunkTokens,
         "ragsynth.available_chunk_size": event.availableChunkSize,
@@ -98,14 +104,13 @@ export function startSynthesisTrace(
       });
     },
     end(usage, error) {
-      root.setAttributes({
+      root.span.setAttributes({
         "ragsynth.usage.llm_calls": usage.llmCalls,
         "ragsynth.usage.prompt_tokens": usage.promptTokens,
         "ragsynth.usage.completion_tokens": usage.completionTokens,
         "ragsynth.usage.retries": usage.retries,
       });
-      if (error !== undefined) fail(root, error);
-      root.end();
+      root.end(error);
     },
   };
 }

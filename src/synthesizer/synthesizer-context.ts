@@ -224,6 +224,12 @@ async function callModel(
   const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat });
   init.usage.llmCalls += 1;
   const started = init.now();
+  const span = init.trace.startCall(step, {
+    operation: rendered.kind === "chat" ? "chat" : "text_completion",
+    provider: llm.metadata.provider ?? "unknown",
+    model: llm.metadata.model,
+    maxTokens,
+  });
   const stopper = new AbortController();
   let reported: LLMUsage | undefined;
   const pending = send(
@@ -254,12 +260,7 @@ async function callModel(
     contextTokens = options.context === undefined ? 0 : tokenizer.count(options.context);
   }
   init.emit({ type: "llm-call-start", mode: init.mode, step, promptTokens: counted, contextTokens });
-  const span = init.trace.startCall(step, {
-    promptTokens: counted,
-    contextTokens,
-    model: llm.metadata.model,
-    maxTokens,
-  });
+  span.counted({ promptTokens: counted, contextTokens, input: rendered });
   const outcome = await pending;
   const { text, stopped } = outcome;
   if (outcome.usage) reported = { ...outcome.usage, ...reported };
@@ -286,7 +287,7 @@ async function callModel(
     ...described,
     ...(error === undefined ? {} : { error }),
   };
-  span.end(end);
+  span.end({ ...end, text });
   init.emit({ type: "llm-call-end", mode: init.mode, step, ...end });
   if (error !== undefined) throw error;
   return { text, stopped, promptTokens, completionTokens, rendered };

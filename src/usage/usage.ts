@@ -6,6 +6,8 @@ export interface LLMUsage {
   completionTokens?: number;
   /** Attempts that failed and were retried before this call succeeded. */
   retries?: number;
+  /** Why the model stopped (`stop`, `length`, …), when the server said; traced as `gen_ai.response.finish_reasons`. */
+  finishReason?: string;
 }
 
 /** Token and call totals, as carried by responses and end events. */
