@@ -25,7 +25,7 @@ describe("parseCommand", () => {
         query: "What?",
         mode: "compact",
         topK: 4,
-        concurrency: 4,
+        concurrency: "adaptive",
         stream: undefined,
         json: false,
         trace: false,

@@ -36,7 +36,7 @@ export interface QueryOptions extends CommonOptions {
 
 export interface AskOptions extends QueryOptions {
   mode: ResponseMode;
-  concurrency: number;
+  concurrency: number | "adaptive";
   /** `--stream`/`--no-stream`; undefined means "when stdout is a terminal". */
   stream: boolean | undefined;
   trace: boolean;
@@ -61,7 +61,8 @@ export type ParsedCommand =
 
 export const DEFAULT_MODE: ResponseMode = "compact";
 export const DEFAULT_TOP_K = 4;
-export const DEFAULT_CONCURRENCY = 4;
+/** Adaptive: the model's shared limiter grows while the server keeps up and halves on 429/503. */
+export const DEFAULT_CONCURRENCY = "adaptive";
 
 const COMMAND_LIST = "ask, plan, index";
 
@@ -175,7 +176,10 @@ function parseCommandArgs(
       options: {
         ...queryOptions,
         mode: modes[0] ?? DEFAULT_MODE,
-        concurrency: positiveInteger("--concurrency", stringValue(values.concurrency)) ?? DEFAULT_CONCURRENCY,
+        concurrency:
+          stringValue(values.concurrency) === "adaptive"
+            ? "adaptive"
+            : (positiveInteger("--concurrency", stringValue(values.concurrency)) ?? DEFAULT_CONCURRENCY),
         stream: streamFlag(tokens),
         trace: values.trace === true,
       },

@@ -82,6 +82,12 @@ export interface LLMCallOptions {
    */
   templateVariables?: Readonly<Record<string, string>>;
   promptType?: string;
+  /**
+   * Called before each retry of a failed attempt (429, 5xx, a dropped connection), with the error and the
+   * backoff; the retry waits until the returned promise settles as well. A concurrency limiter gives up its
+   * slot here and takes one again before the retry. Models without retries of their own ignore it.
+   */
+  onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => Promise<void> | void;
 }
 
 /** The answer to one non-streaming call. */

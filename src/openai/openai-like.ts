@@ -140,7 +140,13 @@ export class OpenAILike implements LLM {
     return deltasYielded === undefined ? context : { ...context, deltasYielded };
   }
 
-  #retry<T>(run: () => Promise<T>, url: string, signal: AbortSignal | undefined, deltas?: number) {
+  #retry<T>(
+    run: () => Promise<T>,
+    url: string,
+    signal: AbortSignal | undefined,
+    call: LLMCallOptions,
+    deltas?: number,
+  ) {
     return retryWithBackoff({
       run: () =>
         run().catch((error: unknown) => Promise.reject(toLLMError(error, this.#errorContext(url, deltas)))),
@@ -148,6 +154,7 @@ export class OpenAILike implements LLM {
       retry: this.#options.retry,
       signal,
       onRetry: this.#options.onRetry,
+      beforeRetry: call.onRetry,
       _internal: this.#options._internal,
     });
   }
@@ -176,6 +183,7 @@ export class OpenAILike implements LLM {
         },
         url,
         signal,
+        options,
       );
       const usage: LLMUsage = { ...value.usage, retries };
       options.onUsage?.(usage);
@@ -250,6 +258,7 @@ export class OpenAILike implements LLM {
         },
         url,
         signal,
+        options,
         0,
       );
       let text = first;

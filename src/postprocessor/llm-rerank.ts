@@ -8,6 +8,7 @@ import { countPromptTokens } from "../prompt/render-prompt.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import { limiterForModel } from "../util/concurrency-limiter.js";
 import { DEFAULT_CHOICE_SELECT_PROMPT, formatNodeBatch } from "./choice-select-prompt.js";
 import { countNodesTokens } from "./count-node-tokens.js";
 import { parseChoiceSelectAnswer } from "./parse-choice-select-answer.js";
@@ -201,6 +202,8 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
         variables,
         maxTokens: this.maxTokens,
         signal,
+        // The model's shared limiter: reranking and synthesis with one model share its slots.
+        limiter: limiterForModel(this.llm),
       });
       onEvent?.({
         type: "llm-call-end",

@@ -2,6 +2,7 @@ import type { ZodType } from "zod";
 import { NoObjectGeneratedError } from "../errors/no-object-generated-error.js";
 import type { JsonSchemaFormat, LLM, LLMCallOptions, LLMUsage } from "../llm/types.js";
 import { blocksToText } from "../schema/content-block.js";
+import type { ConcurrencyLimiter, LimiterLease } from "../util/concurrency-limiter.js";
 import type { BasePromptTemplate, TemplateVariables } from "./prompt-template.js";
 import { type PromptContent, type RenderedPrompt, renderPrompt } from "./render-prompt.js";
 
@@ -18,6 +19,8 @@ export interface PredictOptions {
   onUsage?: ((usage: LLMUsage) => void) | undefined;
   /** Text and image blocks for one template variable (a multimodal prompt). */
   content?: PromptContent | undefined;
+  /** Holds a slot of this limiter for the call (and gives it up while the call waits to retry). */
+  limiter?: ConcurrencyLimiter | undefined;
 }
 
 export interface PredictResult {
@@ -41,6 +44,10 @@ function callOptions(options: PredictOptions): LLMCallOptions {
   return call;
 }
 
+function withLease(call: LLMCallOptions, lease: LimiterLease | undefined): LLMCallOptions {
+  return lease ? { ...call, onRetry: (event) => lease.onRetry(event) } : call;
+}
+
 /** Renders the prompt for this model (chat or completion form, system prompt, schema) without calling it. */
 export function preparePrompt(
   options: Omit<PredictOptions, "maxTokens" | "signal" | "onUsage">,
@@ -62,12 +69,19 @@ export function preparePrompt(
 export async function predict(options: PredictOptions): Promise<PredictResult> {
   options.signal?.throwIfAborted();
   const rendered = preparePrompt(options);
-  const call = callOptions(options);
-  const result =
-    rendered.kind === "chat"
-      ? await options.llm.chat(rendered.messages, call)
-      : await options.llm.complete(rendered.text, call);
-  return { text: result.text, usage: result.usage, rendered };
+  const lease = await options.limiter?.acquire(options.signal);
+  const call = withLease(callOptions(options), lease);
+  try {
+    const result =
+      rendered.kind === "chat"
+        ? await options.llm.chat(rendered.messages, call)
+        : await options.llm.complete(rendered.text, call);
+    lease?.release({});
+    return { text: result.text, usage: result.usage, rendered };
+  } catch (error) {
+    lease?.release({ error });
+    throw error;
+  }
 }
 
 /** Like {@link predict}, streaming the answer's text deltas. Rendering errors throw at once. */
@@ -77,12 +91,31 @@ export function streamPredict(options: PredictOptions): {
 } {
   options.signal?.throwIfAborted();
   const rendered = preparePrompt(options);
-  const call = callOptions(options);
-  const textStream =
+  const open = (call: LLMCallOptions) =>
     rendered.kind === "chat"
       ? options.llm.streamChat(rendered.messages, call)
       : options.llm.streamComplete(rendered.text, call);
-  return { rendered, textStream };
+  const { limiter } = options;
+  const call = callOptions(options);
+  return { rendered, textStream: limiter ? limitedStream(limiter, call, open) : open(call) };
+}
+
+/** The stream opened once a slot is free; the slot is held until the stream ends, fails or is closed. */
+async function* limitedStream(
+  limiter: ConcurrencyLimiter,
+  call: LLMCallOptions,
+  open: (call: LLMCallOptions) => AsyncIterable<string>,
+): AsyncGenerator<string> {
+  const lease = await limiter.acquire(call.signal);
+  let error: unknown;
+  try {
+    yield* open(withLease(call, lease));
+  } catch (caught) {
+    error = caught;
+    throw caught;
+  } finally {
+    lease.release(error === undefined ? {} : { error });
+  }
 }
 
 /** Converts a zod schema to the JSON Schema sent to the model. zod is loaded only when used. */

@@ -9,6 +9,7 @@ import { type Metadata, MetadataMode, type NodeWithScore } from "../schema/text-
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
 import { defaultTracer } from "../tracing/start-span.js";
 import { createAbortError } from "../util/abort.js";
+import { limiterForModel } from "../util/concurrency-limiter.js";
 import { startSynthesisTrace } from "./synthesis-trace.js";
 import { createSynthesizerContext, type SynthesizerContext } from "./synthesizer-context.js";
 import { checkTemplateSlots, templateWarnings } from "./template-slots.js";
@@ -31,8 +32,13 @@ export interface SynthesizerSettings {
   systemPrompt?: string | undefined;
   /** The answer when there are no nodes, or when the model's answer is empty. @default "Empty Response" */
   emptyResponse?: string | undefined;
-  /** The most model calls at once (tree_summarize, accumulate). @default 4 */
-  concurrency?: number | undefined;
+  /**
+   * How many model calls run at once (tree_summarize, accumulate). `"adaptive"`: the model's shared limiter
+   * starts at 8, grows while calls succeed and latency holds, halves on 429/503/`Retry-After`, never above 64;
+   * every synthesizer and postprocessor using the same model object shares it. A number fixes the limit.
+   * @default "adaptive"
+   */
+  concurrency?: number | "adaptive" | undefined;
   /** Receives every event: synthesize start/end, pack rounds, each LLM call. */
   onEvent?: RagsynthEventHandler | undefined;
   /** Logs every event with `console.info`. @default false */
@@ -149,14 +155,15 @@ function combineSignals(signals: Array<AbortSignal | undefined>): AbortSignal {
 export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
   const { mode, run, llm, systemPrompt, onEvent, verbose = false, emptyNodes = "empty-response" } = options;
   const emptyResponse = options.emptyResponse ?? DEFAULT_EMPTY_RESPONSE;
-  const concurrency = options.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
+  const concurrency = options.concurrency ?? "adaptive";
+  if (concurrency !== "adaptive" && (!Number.isInteger(concurrency) || concurrency < 1)) {
     throw new InvalidArgumentError({
       parameter: "concurrency",
       value: concurrency,
-      expected: "be a positive integer",
+      expected: 'be a positive integer or "adaptive"',
     });
   }
+  const limiter = concurrency === "adaptive" && llm ? limiterForModel(llm) : undefined;
   const promptHelper = options.promptHelper ?? (llm ? PromptHelper.fromLLMMetadata(llm.metadata) : undefined);
   const tracer = options.tracer ?? defaultTracer();
   const captureContent = options.captureContent ?? captureContentFromEnv();
@@ -219,7 +226,8 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
           prompts: { ...prompts },
           signal,
           streaming,
-          concurrency,
+          concurrency: typeof concurrency === "number" ? concurrency : (limiter?.maxLimit ?? 1),
+          limiter,
           emptyResponse,
           usage,
           trace,

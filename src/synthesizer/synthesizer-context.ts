@@ -7,6 +7,7 @@ import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-tem
 import { countPromptTokens, type RenderedPrompt } from "../prompt/render-prompt.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import { createAbortError } from "../util/abort.js";
+import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import type { SynthesisTrace } from "./synthesis-trace.js";
 
 /** Options of one model call made through a {@link SynthesizerContext}. */
@@ -73,7 +74,7 @@ export interface SynthesizerContext {
   readonly signal: AbortSignal;
   /** True inside `stream()`: text given to {@link write} or {@link stream} reaches the caller as it comes. */
   readonly streaming: boolean;
-  /** The most model calls to run at once. */
+  /** The most model calls to run at once (with an adaptive limiter: its cap; the limiter gates each call). */
   readonly concurrency: number;
   /** The text of an answer that came back empty. */
   readonly emptyResponse: string;
@@ -108,6 +109,8 @@ export interface ContextInit {
   signal: AbortSignal;
   streaming: boolean;
   concurrency: number;
+  /** The model's shared adaptive limiter; undefined when `concurrency` is a fixed number. */
+  limiter: ConcurrencyLimiter | undefined;
   emptyResponse: string;
   usage: SynthesisUsage;
   trace: SynthesisTrace;
@@ -241,6 +244,7 @@ async function callModel(
       responseFormat,
       maxTokens,
       signal: AbortSignal.any([runSignal, stopper.signal]),
+      limiter: init.limiter,
       onUsage: (usage) => {
         reported = { ...reported, ...usage };
       },

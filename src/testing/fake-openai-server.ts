@@ -68,6 +68,11 @@ export interface FakeOpenAIServerOptions {
   embed?: (text: string) => number[];
   /** Delay before every answer, in milliseconds (to make concurrency observable). @default 0 */
   latencyMs?: number;
+  /**
+   * Accept at most this many chat and completion requests at once, like a server with a concurrency limit:
+   * one more gets a 429 at once (no `Retry-After`), counted in `stats.rejected`. @default unlimited
+   */
+  maxConcurrent?: number;
 }
 
 /** A running fake server. */
@@ -76,8 +81,11 @@ export interface FakeOpenAIServer {
   url: string;
   /** Every request, in arrival order. */
   requests: FakeOpenAIRequest[];
-  /** Requests being answered right now, and the most at once so far. */
-  stats: { inFlight: number; maxInFlight: number };
+  /**
+   * Requests being answered right now and the most at once so far; with `maxConcurrent`, the requests turned
+   * away with a 429 and the most accepted at once.
+   */
+  stats: { inFlight: number; maxInFlight: number; rejected: number; maxAccepted: number };
   /** Resolves when request `index` has closed (or rejects after `timeoutMs`). */
   waitForClose(index: number, timeoutMs?: number): Promise<FakeOpenAIRequest>;
   /** Stops listening and destroys every open socket. */
@@ -149,10 +157,12 @@ export async function startFakeOpenAIServer(
     faults = [],
     embed = (text: string) => fakeEmbedding(text),
     latencyMs = 0,
+    maxConcurrent = Number.POSITIVE_INFINITY,
   } = options;
   const random = seededRandom(options.seed ?? 1);
   const requests: FakeOpenAIRequest[] = [];
-  const stats = { inFlight: 0, maxInFlight: 0 };
+  const stats = { inFlight: 0, maxInFlight: 0, rejected: 0, maxAccepted: 0 };
+  let accepted = 0;
   const sockets = new Set<Socket>();
   const closeWaiters = new Map<number, Array<() => void>>();
 
@@ -166,6 +176,17 @@ export async function startFakeOpenAIServer(
   async function answer(request: IncomingMessage, response: ServerResponse, record: FakeOpenAIRequest) {
     const body = await readBody(request);
     record.body = body;
+    const limited = record.path === "/v1/chat/completions" || record.path === "/v1/completions";
+    if (limited && accepted >= maxConcurrent) {
+      stats.rejected++;
+      record.fault = "rate-limit";
+      return sendFault(response, { kind: "rate-limit" });
+    }
+    if (limited) {
+      accepted++;
+      stats.maxAccepted = Math.max(stats.maxAccepted, accepted);
+      response.on("close", () => accepted--);
+    }
     const fault = pickFault(record.index, record.path);
     if (fault) record.fault = fault.kind;
     if (latencyMs > 0) await sleep(latencyMs);

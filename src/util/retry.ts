@@ -88,6 +88,7 @@ export async function retryWithBackoff<T>({
   retry,
   signal,
   onRetry,
+  beforeRetry,
   _internal = {},
 }: {
   /** One attempt; receives the attempt number (1-based). */
@@ -97,6 +98,8 @@ export async function retryWithBackoff<T>({
   retry?: RetryOptions | undefined;
   signal?: AbortSignal | undefined;
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /** Like `onRetry`; the retry also waits for the promise it returns (a limiter regaining its slot). */
+  beforeRetry?: ((event: RetryEvent) => Promise<void> | void) | undefined;
   _internal?: RetryInternals | undefined;
 }): Promise<{ value: T; retries: number }> {
   const { sleep: wait = sleep, random = Math.random } = _internal;
@@ -126,8 +129,10 @@ export async function retryWithBackoff<T>({
         });
       }
       const delayMs = computeRetryDelay({ attempt, retryAfterMs: failure.retryAfterMs, retry, random });
-      onRetry?.({ attempt, delayMs, error: failure });
-      await wait(delayMs, signal);
+      const event = { attempt, delayMs, error: failure };
+      onRetry?.(event);
+      const resumed = beforeRetry?.(event);
+      await Promise.all([wait(delayMs, signal), resumed]);
     }
   }
 }

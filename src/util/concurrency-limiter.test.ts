@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { LLMError } from "../errors/llm-error.js";
+import { AdaptiveConcurrencyLimiter, isCongestion, limiterForModel } from "./concurrency-limiter.js";
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const rateLimited = () =>
+  new LLMError({ code: "llm_rate_limit", message: "429", status: 429, retryable: true });
+
+/**
+ * Runs `calls` tasks through the limiter against a simulated server that accepts `capacity` calls at once:
+ * a call over capacity is rejected (reported through `onRetry`, then retried after 0 ms). Each call takes one
+ * tick. Returns the rejections and the most calls the server ever held.
+ */
+async function drive(
+  limiter: AdaptiveConcurrencyLimiter,
+  calls: number,
+  capacity = Number.POSITIVE_INFINITY,
+) {
+  let atServer = 0;
+  let peak = 0;
+  let rejected = 0;
+  const call = async () => {
+    const lease = await limiter.acquire();
+    for (let attempt = 1; ; attempt++) {
+      if (atServer >= capacity) {
+        rejected++;
+        await lease.onRetry({ attempt, delayMs: 0, error: rateLimited() });
+        continue;
+      }
+      atServer++;
+      peak = Math.max(peak, atServer);
+      await tick();
+      atServer--;
+      lease.release({});
+      return;
+    }
+  };
+  await Promise.all(Array.from({ length: calls }, call));
+  return { rejected, peak };
+}
+
+describe("AdaptiveConcurrencyLimiter", () => {
+  it("starts at `initial`, doubles per round of successes (slow start) and never passes the cap", async () => {
+    const limiter = new AdaptiveConcurrencyLimiter({ initial: 4, max: 32 });
+    expect(limiter.limit).toBe(4);
+    const { peak, rejected } = await drive(limiter, 200);
+    expect(rejected).toBe(0);
+    expect(limiter.limit).toBe(32);
+    expect(limiter.stats.peakInFlight).toBe(32);
+    expect(peak).toBe(32);
+  });
+
+  it("halves once per window on 429s and settles at the server's capacity with a handful of rejections", async () => {
+    const limiter = new AdaptiveConcurrencyLimiter({ initial: 8, max: 64 });
+    const { peak, rejected } = await drive(limiter, 400, 4);
+    expect(peak).toBe(4);
+    // The first window of 8 meets 4 rejections; afterwards only rare probes above 4 are turned away.
+    expect(rejected).toBeLessThanOrEqual(12);
+    expect(limiter.stats.congestionEvents).toBeLessThanOrEqual(8);
+    expect(limiter.limit).toBeLessThanOrEqual(5);
+  });
+
+  it("gives up the slot while a call waits to retry, and the retry goes before calls not started", async () => {
+    const limiter = new AdaptiveConcurrencyLimiter({ initial: 1, max: 1 });
+    const first = await limiter.acquire();
+    const order: string[] = [];
+    const second = limiter.acquire().then((lease) => {
+      order.push("second");
+      lease.release({});
+    });
+    const retried = first.onRetry({ attempt: 1, delayMs: 5, error: new Error("dropped") }).then(() => {
+      order.push("retry");
+      first.release({});
+    });
+    await Promise.all([second, retried]);
+    // The slot went to the waiting call during the backoff, then to the retry.
+    expect(order).toEqual(["second", "retry"]);
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it("rejects a queued acquire when its signal aborts, and validates its options", async () => {
+    const limiter = new AdaptiveConcurrencyLimiter({ initial: 1 });
+    const held = await limiter.acquire();
+    const controller = new AbortController();
+    const waiting = limiter.acquire(controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
+    held.release({});
+    expect(limiter.inFlight).toBe(0);
+    expect(() => new AdaptiveConcurrencyLimiter({ max: 0 })).toThrow(/max/);
+  });
+
+  it("counts 429, 503 and Retry-After as congestion, other errors not; one limiter per model object", () => {
+    expect(isCongestion(rateLimited())).toBe(true);
+    expect(isCongestion(new LLMError({ code: "llm_server_error", message: "x", status: 503 }))).toBe(true);
+    expect(isCongestion(new LLMError({ code: "llm_server_error", message: "x", status: 500 }))).toBe(false);
+    expect(isCongestion(new Error("429"))).toBe(false);
+    const model = {};
+    expect(limiterForModel(model)).toBe(limiterForModel(model));
+    expect(limiterForModel(model)).not.toBe(limiterForModel({}));
+  });
+});
