@@ -90,6 +90,35 @@ describe("fromAiSdk", () => {
     expect((await llm.complete("p")).text).toBe("answer to p");
   });
 
+  it("sends system text as instructions/system by the model's specification, never inside messages", async () => {
+    const conversation = [
+      { role: "system" as const, content: "Be brief." },
+      { role: "user" as const, content: "q" },
+    ];
+    const cases = [
+      [{ modelId: "gpt-4o-mini", specificationVersion: "v4" }, { instructions: "Be brief." }, ["system"]],
+      [{ modelId: "gpt-4o-mini", specificationVersion: "v3" }, { system: "Be brief." }, ["instructions"]],
+      [{ modelId: "gpt-4o-mini" }, { instructions: "Be brief.", system: "Be brief." }, []],
+    ] as const;
+    for (const [caseModel, expected, absent] of cases) {
+      const functions = fakes();
+      const llm = fromAiSdk(caseModel as FakeModel, functions as never);
+      await llm.chat(conversation);
+      for await (const _ of llm.streamChat(conversation)) {
+        // drain
+      }
+      for (const call of functions.calls) {
+        expect(call).toMatchObject({ ...expected, messages: [{ role: "user", content: "q" }] });
+        for (const field of absent) expect(call).not.toHaveProperty(field);
+        expect(call).not.toHaveProperty("prompt");
+      }
+    }
+    const forced = fakes();
+    await fromAiSdk(model, { ...forced, systemField: "system" }).chat(conversation);
+    expect(forced.calls[0]).toMatchObject({ system: "Be brief." });
+    expect(forced.calls[0]).not.toHaveProperty("instructions");
+  });
+
   it("streams text and reports usage at the end", async () => {
     const llm = fromAiSdk(model, fakes());
     const events: string[] = [];

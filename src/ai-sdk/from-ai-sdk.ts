@@ -21,11 +21,20 @@ export interface AiSdkUsage {
   completionTokens?: number | undefined;
 }
 
-/** The arguments ragsynth passes to `generateText` / `streamText`. */
-export interface AiSdkCallArguments<Model> {
+/** A chat message as the AI SDK takes it in `messages` (system text never goes here: see {@link AiSdkCallArguments}). */
+export type AiSdkMessage = { role: "user"; content: string } | { role: "assistant"; content: string };
+
+/**
+ * The arguments ragsynth passes to `generateText` / `streamText`: `prompt` or `messages`, never both, as the AI
+ * SDK's own `Prompt` type requires. System text goes in `instructions` (ai@7) and/or `system` (ai@6), never in
+ * `messages`: ai@6 warns about system messages there and ai@7 rejects them (`AI_InvalidPromptError`).
+ */
+export type AiSdkCallArguments<Model> = {
   model: Model;
-  prompt?: string;
-  messages?: ChatMessage[];
+  /** System text for ai@7 (and later). */
+  instructions?: string;
+  /** System text for ai@6 (ai@7 reads it as a deprecated alias of `instructions`). */
+  system?: string;
   maxOutputTokens?: number;
   temperature?: number;
   abortSignal?: AbortSignal;
@@ -33,7 +42,7 @@ export interface AiSdkCallArguments<Model> {
   maxRetries: number;
   /** streamText only: the AI SDK reports stream errors here instead of throwing. */
   onError?: (event: { error: unknown }) => void;
-}
+} & ({ prompt: string; messages?: never } | { messages: AiSdkMessage[]; prompt?: never });
 
 /** The two AI SDK functions ragsynth needs, passed in so ragsynth never imports `ai`. */
 export interface AiSdkFunctions<Model> {
@@ -44,8 +53,16 @@ export interface AiSdkFunctions<Model> {
   };
 }
 
+/** Where system text goes: ai@7's `instructions`, ai@6's `system`, or both (each major reads its own). */
+export type AiSdkSystemField = "instructions" | "system" | "both";
+
 /** Options of {@link fromAiSdk}. */
 export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model> {
+  /**
+   * Where system text goes. @default from the model's `specificationVersion`: `"v4"` (ai@7 providers) →
+   * `"instructions"`, `"v2"`/`"v3"` (ai@5/ai@6 providers) → `"system"`, anything else (a gateway id string) → `"both"`
+   */
+  systemField?: AiSdkSystemField | undefined;
   /** The model id for metadata and table lookup. @default model.modelId */
   modelId?: string | undefined;
   /** @default from the model table, else 3900 (recorded in metadata.assumptions) */
@@ -59,6 +76,36 @@ export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model> {
   maxRetries?: number | undefined;
   retry?: RetryOptions | undefined;
   _internal?: RetryInternals | undefined;
+}
+
+function systemFieldOf(model: unknown, chosen: AiSdkSystemField | undefined): AiSdkSystemField {
+  if (chosen !== undefined) return chosen;
+  const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
+  if (version === "v4") return "instructions";
+  if (version === "v2" || version === "v3") return "system";
+  return "both";
+}
+
+/** The system messages' text, for `instructions`/`system`, and the other messages. */
+function splitSystem(
+  messages: readonly ChatMessage[],
+  field: AiSdkSystemField,
+): { messages: AiSdkMessage[]; instructions?: string; system?: string } {
+  const system = messages.filter((message) => message.role === "system").map((message) => message.content);
+  const rest: AiSdkMessage[] = messages.flatMap((message): AiSdkMessage[] =>
+    message.role === "user" || message.role === "assistant"
+      ? [{ role: message.role, content: message.content }]
+      : [],
+  );
+  if (system.length === 0) return { messages: rest };
+  const text = system.join("\n\n");
+  // A prompt that is only a system message still needs a message to answer.
+  if (rest.length === 0) return { messages: [{ role: "user", content: text }] };
+  return {
+    messages: rest,
+    ...(field === "system" ? {} : { instructions: text }),
+    ...(field === "instructions" ? {} : { system: text }),
+  };
 }
 
 function toUsage(usage: AiSdkUsage | undefined): LLMUsage {
@@ -99,8 +146,10 @@ function toTypedError(error: unknown, modelId: string): unknown {
 
 /**
  * Adapts a Vercel AI SDK model to ragsynth's {@link LLM} through your own `generateText` and `streamText`
- * (dependency injection: ragsynth does not depend on `ai`). The AI SDK's retries are turned off
- * (`maxRetries: 0`) so ragsynth's retry policy applies; structured output goes as prompt instructions.
+ * (dependency injection: ragsynth does not depend on `ai`). Works with ai@6 and ai@7: system text goes in
+ * `system` / `instructions` (see {@link FromAiSdkOptions.systemField}), never inside `messages`. The AI SDK's
+ * retries are turned off (`maxRetries: 0`) so ragsynth's retry policy applies; structured output goes as prompt
+ * instructions.
  * @example
  * import { generateText, streamText } from "ai";
  * import { openai } from "@ai-sdk/openai";
@@ -130,12 +179,16 @@ export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>)
     ];
   }
 
+  const systemField = systemFieldOf(model, options.systemField);
   const args = (
     input: { prompt: string } | { messages: ChatMessage[] },
     call: LLMCallOptions,
     signal?: AbortSignal,
-  ) => {
-    const result: AiSdkCallArguments<Model> = { model, maxRetries: 0, ...input };
+  ): AiSdkCallArguments<Model> => {
+    const result: AiSdkCallArguments<Model> =
+      "prompt" in input
+        ? { model, maxRetries: 0, prompt: input.prompt }
+        : { model, maxRetries: 0, ...splitSystem(input.messages, systemField) };
     if (call.maxTokens !== undefined) result.maxOutputTokens = call.maxTokens;
     if (options.temperature !== undefined) result.temperature = options.temperature;
     if (signal) result.abortSignal = signal;

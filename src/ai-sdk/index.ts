@@ -1,6 +1,8 @@
 export {
   type AiSdkCallArguments,
   type AiSdkFunctions,
+  type AiSdkMessage,
+  type AiSdkSystemField,
   type AiSdkUsage,
   type FromAiSdkOptions,
   fromAiSdk,
