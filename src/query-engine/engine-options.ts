@@ -71,6 +71,7 @@ const SYNTHESIZER_KEYS = [
   "verbose",
   "captureContent",
   "_internal",
+  "multimodal",
   "textQaTemplate",
   "refineTemplate",
   "summaryTemplate",
@@ -78,6 +79,9 @@ const SYNTHESIZER_KEYS = [
   "structuredAnswerFiltering",
   "outputSchema",
   "separator",
+  "chatContentQaTemplate",
+  "chatContentRefineTemplate",
+  "chatContentSummaryTemplate",
 ] as const satisfies readonly (keyof SynthesizerBuildOptions)[];
 
 // A compile error here means getResponseSynthesizer gained an option that SYNTHESIZER_KEYS lacks.

@@ -1,12 +1,15 @@
 import type { ZodType } from "zod";
+import type { JsonSchemaFormat } from "../llm/types.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
-import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
+import type { PromptContent } from "../prompt/render-prompt.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
 import {
   createSynthesizer,
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
+import { blocksPerNode, checkImagesFit } from "./message-refine.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import { createTextChannel, type TextChannel } from "./text-channel.js";
 import type { ResponseSynthesizer } from "./types.js";
@@ -18,6 +21,8 @@ export interface AccumulateModeOptions<T> {
   mode: "accumulate" | "compact_accumulate";
   settings: SynthesizerSettings;
   textQaTemplate: BasePromptTemplate;
+  /** The multimodal QA prompt (nodes with images). */
+  chatContentQaTemplate: BasePromptTemplate;
   outputSchema: ZodType<T> | undefined;
   separator: string;
 }
@@ -33,8 +38,12 @@ export function createAccumulateSynthesizer<T>(options: AccumulateModeOptions<T>
   return createSynthesizer<T>({
     ...options.settings,
     mode: options.mode,
-    prompts: { text_qa_template: options.textQaTemplate },
+    prompts: {
+      text_qa_template: options.textQaTemplate,
+      chat_content_qa_template: options.chatContentQaTemplate,
+    },
     run: (context) => runAccumulate(context, options),
+    runMessages: (context) => runMessageAccumulate(context, options),
   });
 }
 
@@ -42,8 +51,8 @@ async function runAccumulate<T>(
   context: SynthesizerContext,
   options: AccumulateModeOptions<T>,
 ): Promise<SynthesizerRunResult<T>> {
-  const { query, signal, mode, emptyResponse } = context;
-  const { outputSchema: schema, separator } = options;
+  const { query, mode } = context;
+  const { outputSchema: schema } = options;
   const helper = context.promptHelper;
   const template = context.prompts.text_qa_template as BasePromptTemplate;
   const responseFormat = schema ? await toResponseFormat(schema) : undefined;
@@ -64,21 +73,82 @@ async function runAccumulate<T>(
     availableChunkSize: available,
   });
 
+  return answerEach(
+    context,
+    options,
+    template,
+    responseFormat,
+    pieces.map((piece) => ({ context: piece, variables: { query_str: query, context_str: piece } })),
+  );
+}
+
+/** One accumulate call's input: its variables, and its text context or its blocks. */
+interface AccumulatePiece {
+  variables: TemplateVariables;
+  context?: string;
+  content?: PromptContent;
+}
+
+/** `accumulate` / `compact_accumulate` on the message path: blocks packed per node or across nodes, one call per chunk. */
+export async function runMessageAccumulate<T>(
+  context: SynthesizerContext,
+  options: AccumulateModeOptions<T>,
+): Promise<SynthesizerRunResult<T>> {
+  const { query, mode } = context;
+  const helper = context.chatPromptHelper;
+  const template = context.prompts.chat_content_qa_template as BasePromptTemplate;
+  const responseFormat = options.outputSchema ? await toResponseFormat(options.outputSchema) : undefined;
+  const budget = context.budget({
+    variables: { query_str: query },
+    ...(responseFormat ? { responseFormat } : {}),
+  });
+  const available = helper.getAvailableContextSize(template, budget);
+  checkImagesFit(context, available, context.blocks);
+  const chunks =
+    mode === "compact_accumulate"
+      ? helper.repack(template, context.blocks, budget)
+      : blocksPerNode(context).flatMap((blocks) => helper.repack(template, blocks, budget));
+  context.emit({
+    type: "pack",
+    mode,
+    round: 0,
+    chunkTokens: chunks.map((chunk) => chunk.tokens),
+    availableChunkSize: available,
+  });
+  return answerEach(
+    context,
+    options,
+    template,
+    responseFormat,
+    chunks.map((chunk) => ({
+      variables: { query_str: query },
+      content: { variable: "context_str", blocks: chunk.blocks },
+    })),
+  );
+}
+
+/** One call per piece, at most `concurrency` at once, streamed in order; `Response N: …` joined by the separator. */
+async function answerEach<T>(
+  context: SynthesizerContext,
+  options: AccumulateModeOptions<T>,
+  template: BasePromptTemplate,
+  responseFormat: JsonSchemaFormat | undefined,
+  pieces: readonly AccumulatePiece[],
+): Promise<SynthesizerRunResult<T>> {
+  const { signal, emptyResponse } = context;
+  const { outputSchema: schema, separator } = options;
   const channels: TextChannel[] = context.streaming ? pieces.map(() => createTextChannel("answer")) : [];
   const answers = mapConcurrent(pieces, context.concurrency, signal, async (piece, index, taskSignal) => {
     const channel = channels[index];
     try {
-      const { text } = await context.call(
-        template,
-        { query_str: query, context_str: piece },
-        {
-          step: { kind: "accumulate", index, count: pieces.length },
-          context: piece,
-          responseFormat,
-          signal: taskSignal,
-          ...(channel ? { onDelta: (delta: string) => void channel.push(delta) } : {}),
-        },
-      );
+      const { text } = await context.call(template, piece.variables, {
+        step: { kind: "accumulate", index, count: pieces.length },
+        ...(piece.context === undefined ? {} : { context: piece.context }),
+        ...(piece.content === undefined ? {} : { content: piece.content }),
+        responseFormat,
+        signal: taskSignal,
+        ...(channel ? { onDelta: (delta: string) => void channel.push(delta) } : {}),
+      });
       const object = schema ? parseObject(text, schema) : undefined;
       channel?.close();
       return { text, object };

@@ -1,10 +1,14 @@
 import type { Tracer } from "@opentelemetry/api";
+import { withImageDimensions } from "../budget/image-dimensions.js";
 import { PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import type { ContentBlock } from "../schema/content-block.js";
+import { ImageNode } from "../schema/image-node.js";
+import { hasImageNodes, nodesToBlocks } from "../schema/nodes-to-blocks.js";
 import { type Metadata, MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
 import { defaultTracer } from "../tracing/start-span.js";
@@ -51,6 +55,12 @@ export interface SynthesizerSettings {
    * @default true only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is `true`
    */
   captureContent?: boolean | undefined;
+  /**
+   * Take the message path (text and image blocks, chat content prompts) even when no node is an image.
+   * Nodes that hold images always take it in the modes that send context.
+   * @default false
+   */
+  multimodal?: boolean | undefined;
   /** Test seams. */
   _internal?: { now?: () => number } | undefined;
 }
@@ -59,6 +69,8 @@ export interface SynthesizerSettings {
 export interface SynthesizerRunResult<T = unknown> {
   text: string;
   object?: T;
+  /** What the budget assumed rather than knew (an image's unknown size); shown on the response. */
+  assumptions?: string[];
 }
 
 export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettings {
@@ -71,6 +83,11 @@ export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettin
    * comes; the returned text is the response, and whatever of it was not written yet is sent at the end.
    */
   run: (context: SynthesizerContext) => Promise<string | SynthesizerRunResult<T>>;
+  /**
+   * The message path: used instead of `run` when the nodes hold images (or `multimodal` is set), with
+   * `context.blocks` ready. Without it, `run` handles every run (modes that send no context).
+   */
+  runMessages?: ((context: SynthesizerContext) => Promise<string | SynthesizerRunResult<T>>) | undefined;
   /** With no nodes: answer `emptyResponse` without calling `run` (LlamaIndex), or call `run` anyway. @default "empty-response" */
   emptyNodes?: "empty-response" | "run";
 }
@@ -120,9 +137,45 @@ function checkNodes(nodes: readonly unknown[], parameter: string) {
   }
 }
 
-/** True when no node has any text to send (all empty or whitespace). */
+/** True when no node has anything to send (all text empty or whitespace, no images). */
 function allBlank(nodes: readonly NodeWithScore[]): boolean {
-  return nodes.every((entry) => entry.node.getContent(MetadataMode.LLM).trim() === "");
+  return nodes.every(
+    (entry) => !ImageNode.isInstance(entry.node) && entry.node.getContent(MetadataMode.LLM).trim() === "",
+  );
+}
+
+/**
+ * Throws unless the model takes images (LlamaIndex: "Multimodal synthesis requires a chat LLM").
+ * @throws InvalidArgumentError naming what the metadata must say
+ */
+function checkImageModel(llm: LLM | undefined, mode: string): void {
+  if (llm?.metadata.isChatModel && llm.metadata.imageInput !== undefined) return;
+  throw new InvalidArgumentError({
+    parameter: "llm",
+    value: llm?.metadata.model,
+    expected: `take images for multimodal synthesis in mode "${mode}": a chat model with metadata.imageInput "pixels" or "captions"`,
+    hint: llm
+      ? `Model "${llm.metadata.model}" says isChatModel ${llm.metadata.isChatModel}, imageInput ${llm.metadata.imageInput ?? "unset"}. Use a vision model (new OpenAILike({ model, imageInput: "pixels" })), or pass only text nodes.`
+      : "Multimodal synthesis requires a chat LLM that takes images.",
+  });
+}
+
+/** The nodes as blocks, image sizes and media types read from their headers (never decoding pixels). */
+async function prepareBlocks(nodes: readonly NodeWithScore[]): Promise<ContentBlock[]> {
+  return Promise.all(
+    nodesToBlocks(nodes).map((block) => (block.type === "image" ? withImageDimensions(block) : block)),
+  );
+}
+
+function imageAssumptions(context: SynthesizerContext): string[] {
+  const assumptions = context.chatPromptHelper.assumptionsFor(context.blocks);
+  const hasImage = context.blocks.some((block) => block.type === "image");
+  if (hasImage && context.llm.metadata.imageTokens === undefined) {
+    assumptions.unshift(
+      `image tokens counted by OpenAI's rule: model "${context.llm.metadata.model}" states no rule`,
+    );
+  }
+  return assumptions;
 }
 
 /**
@@ -153,7 +206,8 @@ function combineSignals(signals: Array<AbortSignal | undefined>): AbortSignal {
  * });
  */
 export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
-  const { mode, run, llm, systemPrompt, onEvent, verbose = false, emptyNodes = "empty-response" } = options;
+  const { mode, run, runMessages, llm, systemPrompt, onEvent, verbose = false } = options;
+  const { emptyNodes = "empty-response", multimodal = false } = options;
   const emptyResponse = options.emptyResponse ?? DEFAULT_EMPTY_RESPONSE;
   const concurrency = options.concurrency ?? "adaptive";
   if (concurrency !== "adaptive" && (!Number.isInteger(concurrency) || concurrency < 1)) {
@@ -216,10 +270,14 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
       if (emptyNodes === "empty-response" && (nodes.length === 0 || allBlank(nodes))) {
         result = { text: emptyResponse };
       } else {
+        const messageRun = multimodal || hasImageNodes(nodes) ? runMessages : undefined;
+        const messagePath = messageRun !== undefined;
+        if (messagePath) checkImageModel(llm, mode);
         const context = createSynthesizerContext({
           mode,
           query,
           nodes,
+          blocks: messagePath ? await prepareBlocks(nodes) : undefined,
           llm,
           promptHelper,
           systemPrompt,
@@ -235,8 +293,11 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
           write: writeOut,
           now,
         });
-        const output = await run(context);
+        const output = await (messageRun ?? run)(context);
         result = typeof output === "string" ? { text: output } : output;
+        const assumptions = messagePath ? imageAssumptions(context) : [];
+        if (assumptions.length > 0)
+          result = { ...result, assumptions: [...(result.assumptions ?? []), ...assumptions] };
       }
       if (streaming && result.text.startsWith(written)) writeOut(result.text.slice(written.length));
       trace.end(usage);
@@ -320,6 +381,7 @@ function buildResponse<T>(
   return {
     response: text,
     ...(result.object !== undefined ? { object: result.object } : {}),
+    ...(result.assumptions ? { assumptions: result.assumptions } : {}),
     sourceNodes,
     metadata,
     usage: { ...usage },

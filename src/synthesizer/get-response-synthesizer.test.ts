@@ -41,11 +41,16 @@ describe("getResponseSynthesizer", () => {
   it("defaults to compact with LlamaIndex's prompts, by LlamaIndex's keys", () => {
     const synthesizer = getResponseSynthesizer({ llm: llm() });
     expect(synthesizer.mode).toBe("compact");
-    expect(Object.keys(synthesizer.getPrompts())).toEqual(["text_qa_template", "refine_template"]);
+    expect(Object.keys(synthesizer.getPrompts())).toEqual([
+      "text_qa_template",
+      "refine_template",
+      "chat_content_qa_template",
+      "chat_content_refine_template",
+    ]);
     expect(synthesizer.getPrompts().text_qa_template).toBe(DEFAULT_TEXT_QA_PROMPT_SEL);
     expect(
       Object.keys(getResponseSynthesizer({ llm: llm(), responseMode: "tree_summarize" }).getPrompts()),
-    ).toEqual(["summary_template"]);
+    ).toEqual(["summary_template", "chat_content_summary_template"]);
     expect(getResponseSynthesizer({ responseMode: "no_text" }).getPrompts()).toEqual({});
   });
 

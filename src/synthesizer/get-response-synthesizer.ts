@@ -3,6 +3,9 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { LLM } from "../llm/types.js";
 import {
+  CHAT_CONTENT_QA_PROMPT,
+  CHAT_CONTENT_REFINE_PROMPT,
+  CHAT_CONTENT_TREE_SUMMARIZE_PROMPT,
   DEFAULT_REFINE_PROMPT_SEL,
   DEFAULT_SIMPLE_INPUT_PROMPT,
   DEFAULT_TEXT_QA_PROMPT_SEL,
@@ -28,6 +31,12 @@ export interface GetResponseSynthesizerOptions<T = unknown> extends SynthesizerS
   refineTemplate?: BasePromptTemplate;
   /** The summary prompt (tree_summarize). @default DEFAULT_TREE_SUMMARIZE_PROMPT_SEL */
   summaryTemplate?: BasePromptTemplate;
+  /** The multimodal QA prompt: used instead of `textQaTemplate` when nodes hold images. @default CHAT_CONTENT_QA_PROMPT */
+  chatContentQaTemplate?: BasePromptTemplate;
+  /** The multimodal refine prompt (refine, compact). @default CHAT_CONTENT_REFINE_PROMPT */
+  chatContentRefineTemplate?: BasePromptTemplate;
+  /** The multimodal summary prompt (tree_summarize). @default CHAT_CONTENT_TREE_SUMMARIZE_PROMPT */
+  chatContentSummaryTemplate?: BasePromptTemplate;
   /** The query-only prompt (generation). @default DEFAULT_SIMPLE_INPUT_PROMPT */
   simpleTemplate?: BasePromptTemplate;
   /**
@@ -63,6 +72,9 @@ export function getResponseSynthesizer<T = unknown>(
     refineTemplate = DEFAULT_REFINE_PROMPT_SEL,
     summaryTemplate = DEFAULT_TREE_SUMMARIZE_PROMPT_SEL,
     simpleTemplate = DEFAULT_SIMPLE_INPUT_PROMPT,
+    chatContentQaTemplate = CHAT_CONTENT_QA_PROMPT,
+    chatContentRefineTemplate = CHAT_CONTENT_REFINE_PROMPT,
+    chatContentSummaryTemplate = CHAT_CONTENT_TREE_SUMMARIZE_PROMPT,
     structuredAnswerFiltering = false,
     outputSchema,
     separator = DEFAULT_ACCUMULATE_SEPARATOR,
@@ -107,14 +119,21 @@ export function getResponseSynthesizer<T = unknown>(
     });
   }
 
+  const contentQaRefine = {
+    chat_content_qa_template: chatContentQaTemplate,
+    chat_content_refine_template: chatContentRefineTemplate,
+  };
   const templatesUsed: Partial<Record<ResponseMode, Record<string, BasePromptTemplate>>> = {
-    refine: { text_qa_template: textQaTemplate, refine_template: refineTemplate },
-    compact: { text_qa_template: textQaTemplate, refine_template: refineTemplate },
-    tree_summarize: { summary_template: summaryTemplate },
-    simple_summarize: { text_qa_template: textQaTemplate },
+    refine: { text_qa_template: textQaTemplate, refine_template: refineTemplate, ...contentQaRefine },
+    compact: { text_qa_template: textQaTemplate, refine_template: refineTemplate, ...contentQaRefine },
+    tree_summarize: {
+      summary_template: summaryTemplate,
+      chat_content_summary_template: chatContentSummaryTemplate,
+    },
+    simple_summarize: { text_qa_template: textQaTemplate, chat_content_qa_template: chatContentQaTemplate },
     generation: { simple_template: simpleTemplate },
-    accumulate: { text_qa_template: textQaTemplate },
-    compact_accumulate: { text_qa_template: textQaTemplate },
+    accumulate: { text_qa_template: textQaTemplate, chat_content_qa_template: chatContentQaTemplate },
+    compact_accumulate: { text_qa_template: textQaTemplate, chat_content_qa_template: chatContentQaTemplate },
   };
   for (const [key, template] of Object.entries(templatesUsed[responseMode] ?? {}))
     checkTemplateSlots(key, template);
@@ -127,13 +146,25 @@ export function getResponseSynthesizer<T = unknown>(
         settings,
         textQaTemplate,
         refineTemplate,
+        chatContentQaTemplate,
+        chatContentRefineTemplate,
         structuredAnswerFiltering,
         outputSchema,
       });
     case "tree_summarize":
-      return createTreeSummarizeSynthesizer({ settings, summaryTemplate, outputSchema });
+      return createTreeSummarizeSynthesizer({
+        settings,
+        summaryTemplate,
+        chatContentSummaryTemplate,
+        outputSchema,
+      });
     case "simple_summarize":
-      return createSimpleSummarizeSynthesizer({ settings, textQaTemplate, outputSchema });
+      return createSimpleSummarizeSynthesizer({
+        settings,
+        textQaTemplate,
+        chatContentQaTemplate,
+        outputSchema,
+      });
     case "generation":
       return createGenerationSynthesizer({ settings, simpleTemplate, outputSchema });
     case "accumulate":
@@ -142,6 +173,7 @@ export function getResponseSynthesizer<T = unknown>(
         mode: responseMode,
         settings,
         textQaTemplate,
+        chatContentQaTemplate,
         outputSchema,
         separator,
       });

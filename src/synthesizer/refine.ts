@@ -12,6 +12,7 @@ import {
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
+import { runMessageRefine } from "./message-refine.js";
 import { createStructuredRefineParser, type StructuredRefineAnswer } from "./structured-refine-parser.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
@@ -21,6 +22,9 @@ export interface RefineModeOptions<T> {
   settings: SynthesizerSettings;
   textQaTemplate: BasePromptTemplate;
   refineTemplate: BasePromptTemplate;
+  /** The multimodal QA and refine prompts (nodes with images). */
+  chatContentQaTemplate: BasePromptTemplate;
+  chatContentRefineTemplate: BasePromptTemplate;
   structuredAnswerFiltering: boolean;
   outputSchema: ZodType<T> | undefined;
 }
@@ -35,8 +39,14 @@ export function createRefineSynthesizer<T>(options: RefineModeOptions<T>): Respo
   return createSynthesizer<T>({
     ...options.settings,
     mode: options.mode,
-    prompts: { text_qa_template: options.textQaTemplate, refine_template: options.refineTemplate },
+    prompts: {
+      text_qa_template: options.textQaTemplate,
+      refine_template: options.refineTemplate,
+      chat_content_qa_template: options.chatContentQaTemplate,
+      chat_content_refine_template: options.chatContentRefineTemplate,
+    },
     run: (context) => runRefine(context, options),
+    runMessages: (context) => runMessageRefine(context, options),
   });
 }
 

@@ -7,12 +7,15 @@ import {
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
+import { runMessageSimpleSummarize } from "./message-simple.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
 
 export interface SimpleSummarizeModeOptions<T> {
   settings: SynthesizerSettings;
   textQaTemplate: BasePromptTemplate;
+  /** The multimodal QA prompt (nodes with images). */
+  chatContentQaTemplate: BasePromptTemplate;
   outputSchema: ZodType<T> | undefined;
 }
 
@@ -30,8 +33,12 @@ export function createSimpleSummarizeSynthesizer<T>(
   return createSynthesizer<T>({
     ...options.settings,
     mode: "simple_summarize",
-    prompts: { text_qa_template: options.textQaTemplate },
+    prompts: {
+      text_qa_template: options.textQaTemplate,
+      chat_content_qa_template: options.chatContentQaTemplate,
+    },
     run: (context) => runSimpleSummarize(context, options.outputSchema),
+    runMessages: (context) => runMessageSimpleSummarize(context, options.outputSchema),
   });
 }
 

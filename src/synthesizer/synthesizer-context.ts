@@ -1,10 +1,11 @@
-import type { BudgetOptions, PromptHelper } from "../budget/index.js";
+import { type BudgetOptions, ChatPromptHelper, type PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import type { JsonSchemaFormat, LLM, LLMUsage } from "../llm/types.js";
 import { type PredictOptions, predict, preparePrompt, streamPredict } from "../prompt/predict.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import { countPromptTokens, type RenderedPrompt } from "../prompt/render-prompt.js";
+import { countPromptTokens, type PromptContent, type RenderedPrompt } from "../prompt/render-prompt.js";
+import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import { createAbortError } from "../util/abort.js";
 import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
@@ -40,6 +41,8 @@ export interface SynthesizerCallOptions {
    * for less, so two fit one chunk). @default promptHelper.numOutput
    */
   maxTokens?: number;
+  /** Text and image blocks placed where a template variable is (the message path); counted with the image rule. */
+  content?: PromptContent | undefined;
 }
 
 /** What a call returns. */
@@ -63,10 +66,19 @@ export interface SynthesizerContext {
   readonly nodes: readonly NodeWithScore[];
   /** Each node's text as the LLM sees it (`getContent(MetadataMode.LLM)`), in order. */
   readonly chunks: readonly string[];
+  /**
+   * The nodes as text and image blocks, in order, image sizes read from their headers: what the message
+   * path packs. Empty unless the run is multimodal (see `multimodal`).
+   */
+  readonly blocks: readonly ContentBlock[];
+  /** True when the run takes the message path: the nodes hold images, or the synthesizer was built multimodal. */
+  readonly multimodal: boolean;
   /** The model. Throws an `invalid_argument` error in synthesizers built without one. */
   readonly llm: LLM;
   /** The budget. Throws an `invalid_argument` error in synthesizers built without a model or helper. */
   readonly promptHelper: PromptHelper;
+  /** The multimodal budget: {@link promptHelper} plus the model's image-token rule. */
+  readonly chatPromptHelper: ChatPromptHelper;
   readonly systemPrompt: string | undefined;
   /** The prompts by key, as `getPrompts()` returns them (after any `updatePrompts`). */
   readonly prompts: Readonly<Record<string, BasePromptTemplate>>;
@@ -102,6 +114,7 @@ export interface ContextInit {
   mode: string;
   query: string;
   nodes: readonly NodeWithScore[];
+  blocks?: readonly ContentBlock[] | undefined;
   llm: LLM | undefined;
   promptHelper: PromptHelper | undefined;
   systemPrompt: string | undefined;
@@ -131,16 +144,23 @@ function missing(parameter: "llm" | "promptHelper", mode: string): never {
 /** Builds the context of one synthesis run. */
 export function createSynthesizerContext(init: ContextInit): SynthesizerContext {
   const chunks = init.nodes.map(({ node }) => node.getContent(MetadataMode.LLM));
+  let chatHelper: ChatPromptHelper | undefined;
   const context: SynthesizerContext = {
     mode: init.mode,
     query: init.query,
     nodes: init.nodes,
     chunks,
+    blocks: init.blocks ?? [],
+    multimodal: init.blocks !== undefined,
     get llm() {
       return init.llm ?? missing("llm", init.mode);
     },
     get promptHelper() {
       return init.promptHelper ?? missing("promptHelper", init.mode);
+    },
+    get chatPromptHelper() {
+      chatHelper ??= ChatPromptHelper.fromLLMMetadata(context.llm.metadata, context.promptHelper);
+      return chatHelper;
     },
     systemPrompt: init.systemPrompt,
     prompts: init.prompts,
@@ -221,10 +241,10 @@ async function callModel(
   runSignal.throwIfAborted();
   const { llm, promptHelper } = context;
   const { systemPrompt } = init;
-  const { responseFormat, step } = options;
+  const { responseFormat, step, content } = options;
   const tokenizer = promptHelper.tokenizer;
   const maxTokens = Math.min(options.maxTokens ?? promptHelper.numOutput, promptHelper.numOutput);
-  const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat });
+  const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat, content });
   init.usage.llmCalls += 1;
   const started = init.now();
   const span = init.trace.startCall(step, {
@@ -242,6 +262,7 @@ async function callModel(
       variables,
       systemPrompt,
       responseFormat,
+      content,
       maxTokens,
       signal: AbortSignal.any([runSignal, stopper.signal]),
       limiter: init.limiter,
@@ -260,8 +281,14 @@ async function callModel(
     // Count while the request is in flight, after the other calls of a concurrent round have been sent:
     // counting first would hold back every later call of the round by the CPU time of the earlier counts.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm }).total;
-    contextTokens = options.context === undefined ? 0 : tokenizer.count(options.context);
+    const chatHelper = content ? context.chatPromptHelper : undefined;
+    const countImage = chatHelper ? (image: ImageBlock) => chatHelper.countImage(image) : undefined;
+    counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm, countImage }).total;
+    contextTokens = chatHelper
+      ? chatHelper.countBlocks((content as PromptContent).blocks)
+      : options.context === undefined
+        ? 0
+        : tokenizer.count(options.context);
   }
   init.emit({ type: "llm-call-start", mode: init.mode, step, promptTokens: counted, contextTokens });
   span.counted({ promptTokens: counted, contextTokens, input: rendered });

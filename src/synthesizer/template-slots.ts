@@ -33,6 +33,21 @@ export const TEMPLATE_SLOTS: Readonly<Record<string, SlotRule>> = {
     recommended: ["query_str"],
   },
   simple_template: { option: "simpleTemplate", filled: ["query_str"], required: ["query_str"] },
+  chat_content_qa_template: {
+    option: "chatContentQaTemplate",
+    filled: ["context_str", "query_str"],
+    required: ["context_str"],
+  },
+  chat_content_refine_template: {
+    option: "chatContentRefineTemplate",
+    filled: ["query_str", "existing_answer", "context_msg"],
+    required: ["existing_answer", "context_msg"],
+  },
+  chat_content_summary_template: {
+    option: "chatContentSummaryTemplate",
+    filled: ["context_str", "query_str"],
+    required: ["context_str"],
+  },
 };
 
 function forms(template: BasePromptTemplate): Array<PromptTemplate | ChatPromptTemplate> {

@@ -9,6 +9,7 @@ import {
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
+import { runMessageTree } from "./message-tree.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
 
@@ -18,6 +19,8 @@ const SUMMARY_SEPARATOR = "\n\n";
 export interface TreeSummarizeModeOptions<T> {
   settings: SynthesizerSettings;
   summaryTemplate: BasePromptTemplate;
+  /** The multimodal summary prompt (nodes with images). */
+  chatContentSummaryTemplate: BasePromptTemplate;
   outputSchema: ZodType<T> | undefined;
 }
 
@@ -40,14 +43,45 @@ export function createTreeSummarizeSynthesizer<T>(
   return createSynthesizer<T>({
     ...options.settings,
     mode: "tree_summarize",
-    prompts: { summary_template: options.summaryTemplate },
+    prompts: {
+      summary_template: options.summaryTemplate,
+      chat_content_summary_template: options.chatContentSummaryTemplate,
+    },
     run: (context) => runTreeSummarize(context, options.outputSchema),
+    runMessages: (context) => runMessageTree(context, options.outputSchema),
   });
 }
 
-async function runTreeSummarize<T>(
+function runTreeSummarize<T>(
   context: SynthesizerContext,
   schema: ZodType<T> | undefined,
+): Promise<SynthesizerRunResult<T>> {
+  return summarizeLevels(context, schema, context.chunks, 0);
+}
+
+/**
+ * The most tokens an intermediate summary may take so that two fit a text chunk of `available` tokens;
+ * undefined when numOutput is 0 (LlamaIndex's test setting): there is no output limit to share out.
+ */
+export function intermediateSummaryTokens(
+  context: SynthesizerContext,
+  available: number,
+): number | undefined {
+  const helper = context.promptHelper;
+  if (helper.numOutput === 0) return undefined;
+  return Math.min(helper.numOutput, Math.floor((available - helper.tokenizer.count(SUMMARY_SEPARATOR)) / 2));
+}
+
+/**
+ * The tree's levels from `startLevel` on, over text chunks: pack, summarize each packed chunk, repeat until
+ * one is left. The message path hands its level-0 summaries (text) to this.
+ */
+export async function summarizeLevels<T>(
+  context: SynthesizerContext,
+  schema: ZodType<T> | undefined,
+  startChunks: readonly string[],
+  startLevel: number,
+  startCount = Number.POSITIVE_INFINITY,
 ): Promise<SynthesizerRunResult<T>> {
   const { signal, mode } = context;
   const helper = context.promptHelper;
@@ -56,16 +90,12 @@ async function runTreeSummarize<T>(
   });
   const responseFormat = schema ? await toResponseFormat(schema) : undefined;
   const budget = context.budget(responseFormat ? { responseFormat } : {});
-  let chunks: readonly string[] = context.chunks;
-  let previousCount = Number.POSITIVE_INFINITY;
+  let chunks: readonly string[] = startChunks;
+  let previousCount = startCount;
   const available = helper.getAvailableChunkSize(template, budget);
-  // numOutput 0 reserves nothing (LlamaIndex's test setting): there is no output limit to share out.
-  const summaryTokens =
-    helper.numOutput === 0
-      ? undefined
-      : Math.min(helper.numOutput, Math.floor((available - helper.tokenizer.count(SUMMARY_SEPARATOR)) / 2));
+  const summaryTokens = intermediateSummaryTokens(context, available);
 
-  for (let level = 0; ; level += 1) {
+  for (let level = startLevel; ; level += 1) {
     signal.throwIfAborted();
     // The packer knows each piece's exact count, so no piece is tokenized again before the calls go out.
     const pieces = helper.repackWithTokens(template, chunks, budget);

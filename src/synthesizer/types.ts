@@ -34,6 +34,8 @@ export interface SynthesisResponse<T = unknown> {
   object?: T;
   /** The nodes given, then the additional source nodes, in every mode. */
   sourceNodes: NodeWithScore[];
+  /** What the budget assumed rather than knew (an image of unknown size, a model that states no image rule). */
+  assumptions?: string[];
   /** Each source node's metadata, by node id. */
   metadata: Record<string, Metadata>;
   usage: SynthesisUsage;
