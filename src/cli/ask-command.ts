@@ -47,7 +47,10 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       if (!answering) showProgress(event);
     };
     const engine = new RetrieverQueryEngine({
-      retriever: opened.index.asRetriever({ similarityTopK: options.topK }),
+      retriever: opened.index.asRetriever({
+        similarityTopK: options.topK,
+        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
+      }),
       nodePostprocessors: postprocessors,
       responseMode: options.mode,
       llm,

@@ -13,7 +13,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The one line printed when no model is configured. */
 export const OFFLINE_NOTICE =
-  "ragsynth: no model configured, so running offline (extractive answers that quote your files, hashing embeddings). " +
+  "ragsynth: no model configured, so running offline (BM25 retrieval, extractive answers that quote your files). " +
   "For a real model set RAGSYNTH_LLM=openai:gpt-4o-mini with OPENAI_API_KEY (OPENAI_BASE_URL for another server), " +
   "or RAGSYNTH_LLM=ollama:llama3.1; see --help.";
 

@@ -1,3 +1,4 @@
+import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import { didYouMean, UsageError } from "./usage-error.js";
 
@@ -22,6 +23,19 @@ export function responseModes(raw: unknown): ResponseMode[] {
     if (!modes.includes(mode as ResponseMode)) modes.push(mode as ResponseMode);
   }
   return modes;
+}
+
+/** `--retrieval lexical|dense|hybrid`; undefined when not given (the index picks by embedder). */
+export function retrievalMode(raw: string | undefined): RetrievalMode | undefined {
+  if (raw === undefined) return undefined;
+  const mode = raw.trim().toLowerCase();
+  if (!(RETRIEVAL_MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(
+      `Unknown --retrieval "${raw}".`,
+      `${didYouMean(mode, RETRIEVAL_MODES)}Valid: ${RETRIEVAL_MODES.join(", ")}.`,
+    );
+  }
+  return mode as RetrievalMode;
 }
 
 export function finiteNumber(flag: string, raw: string | undefined): number | undefined {

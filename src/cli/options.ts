@@ -20,6 +20,12 @@ export const OPTIONS = {
     multiple: true,
   },
   "top-k": { type: "string", short: "k", value: "<n>", description: "Chunks to retrieve (default 4)" },
+  retrieval: {
+    type: "string",
+    value: "<mode>",
+    description:
+      "lexical (BM25) | dense (embeddings) | hybrid (both, fused); default lexical offline, hybrid with --embed",
+  },
   optimizer: {
     type: "string",
     value: "<spec>",
@@ -79,6 +85,7 @@ const RETRIEVAL = [
   "query",
   "mode",
   "top-k",
+  "retrieval",
   "optimizer",
   "similarity-cutoff",
   "llm",

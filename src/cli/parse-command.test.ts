@@ -62,6 +62,16 @@ describe("parseCommand", () => {
     });
   });
 
+  it("reads --retrieval, and lists the valid modes for an unknown one", () => {
+    expect(parse(["ask", "docs", "-q", "x"])).toMatchObject({ options: { retrieval: undefined } });
+    expect(parse(["plan", "docs", "-q", "x", "--retrieval", "Hybrid"])).toMatchObject({
+      options: { retrieval: "hybrid" },
+    });
+    const error = usageError(["ask", "docs", "-q", "x", "--retrieval", "bm25"]);
+    expect(error.message).toContain('Unknown --retrieval "bm25"');
+    expect(error.hint).toContain("lexical, dense, hybrid");
+  });
+
   it("reads the optimizer spec", () => {
     expect(parse(["ask", "d", "-q", "x", "--optimizer", "percentile=0.5,threshold=0.2"])).toMatchObject({
       options: { optimizer: { percentileCutoff: 0.5, thresholdCutoff: 0.2 } },

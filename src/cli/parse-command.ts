@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { RetrievalMode } from "../query-engine/retriever.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import {
   finiteNumber,
@@ -7,6 +8,7 @@ import {
   optimizerSpec,
   positiveInteger,
   responseModes,
+  retrievalMode,
 } from "./option-values.js";
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { didYouMean, UsageError } from "./usage-error.js";
@@ -26,6 +28,8 @@ export interface CommonOptions {
 export interface QueryOptions extends CommonOptions {
   query: string;
   topK: number;
+  /** `--retrieval`; undefined means lexical offline, hybrid with an embedding model. */
+  retrieval: RetrievalMode | undefined;
   optimizer: OptimizerSpec | undefined;
   similarityCutoff: number | undefined;
   /** `--llm`, else `RAGSYNTH_LLM`; undefined means the offline default. */
@@ -156,6 +160,7 @@ function parseCommandArgs(
     ...common,
     query,
     topK: positiveInteger("--top-k", stringValue(values["top-k"])) ?? DEFAULT_TOP_K,
+    retrieval: retrievalMode(stringValue(values.retrieval)),
     optimizer: optimizerSpec(stringValue(values.optimizer)),
     similarityCutoff: finiteNumber("--similarity-cutoff", stringValue(values["similarity-cutoff"])),
     llm: stringValue(values.llm) ?? nonEmpty(env.RAGSYNTH_LLM),

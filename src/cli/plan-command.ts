@@ -104,7 +104,10 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
     const showProgress = progressFromEvents(progress);
     // Retrieval and postprocessing as ask runs them; the engine's synthesizer is never called.
     const engine = new RetrieverQueryEngine({
-      retriever: opened.index.asRetriever({ similarityTopK: options.topK }),
+      retriever: opened.index.asRetriever({
+        similarityTopK: options.topK,
+        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
+      }),
       nodePostprocessors: postprocessors,
       responseMode: "no_text",
       onEvent: (event) => {

@@ -12,7 +12,7 @@ export interface LexicalTermsOptions {
 export const BIGRAM_PREFIX = "\u0001";
 
 // biome-ignore format: a word list reads better packed
-const STOP_WORDS = new Set([
+export const STOP_WORDS: ReadonlySet<string> = new Set([
   "a", "about", "above", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be",
   "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did",
   "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have",
@@ -95,7 +95,8 @@ function pushBigrams(terms: string[], text: string, stopWords: boolean): void {
   }
 }
 
-function stem(word: string): string {
+/** Harman's S-stemmer on a lowercase Latin word (possessive `'s` dropped first); other words pass unchanged. */
+export function stem(word: string): string {
   let result = word.replace(/['’]s$/, "");
   if (result.length <= 3 || !LATIN_WORD.test(result)) return result;
   if (result.endsWith("ies") && !result.endsWith("eies") && !result.endsWith("aies")) {

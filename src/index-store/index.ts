@@ -1,5 +1,6 @@
 export type { EmbedProgress } from "./embed-nodes.js";
 export { contentHash, EmbeddingCache } from "./embedding-cache.js";
+export type { AsRetrieverOptions } from "./index-retriever.js";
 export { IndexSaveError } from "./index-save-error.js";
 export { INDEX_FILE_NAME, type IndexSource } from "./persistence.js";
 export type { VectorIndexRetrieverOptions } from "./vector-index-retriever.js";

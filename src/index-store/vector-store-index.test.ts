@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -29,19 +30,64 @@ const embeddedTexts = (embedder: MockEmbedding) =>
   embedder.calls.filter((call) => call.method === "getTextEmbeddings").flatMap((call) => call.texts);
 
 describe("VectorStoreIndex: build and retrieve", () => {
-  it("retrieves the top-k nodes by cosine similarity, best first", async () => {
+  it("retrieves the top-k nodes by cosine similarity, best first, in dense mode", async () => {
     const embedder = new MockEmbedding({
       embeddings: { a: [1, 0, 0], b: [0.8, 0.6, 0], c: [0, 0, 1], "query a": [1, 0, 0] },
     });
     const nodes = ["a", "b", "c"].map((text) => new TextNode({ id: text, text }));
     const index = await VectorStoreIndex.fromNodes(nodes, { embedder });
-    const results = await index.asRetriever({ similarityTopK: 2 }).retrieve({ query: "query a" });
+    const dense = index.asRetriever({ similarityTopK: 2, retrievalMode: "dense" });
+    const results = await dense.retrieve({ query: "query a" });
     expect(results.map(({ node, score }) => [node.id, score])).toEqual([
       ["a", 1],
       ["b", 0.8],
     ]);
-    expect(await index.asRetriever().retrieve({ query: "query a" })).toHaveLength(2);
+    expect(await index.asRetriever({ retrievalMode: "dense" }).retrieve({ query: "query a" })).toHaveLength(
+      2,
+    );
     expect(embedder.calls.filter((call) => call.method === "getQueryEmbedding")).toHaveLength(2);
+  });
+
+  it("fuses BM25 and the embeddings by reciprocal rank by default when a real embedder is used", async () => {
+    // Dense ranks "stripes" first; BM25 ranks the only node naming the flag first and ignores the rest.
+    const embedder = new MockEmbedding({
+      embeddings: {
+        "--zebra flag": [1, 0],
+        "stripes everywhere": [0.9, 0.1],
+        other: [0, 1],
+        "--zebra": [1, 0],
+      },
+    });
+    const nodes = ["--zebra flag", "stripes everywhere", "other"].map(
+      (text) => new TextNode({ id: text, text }),
+    );
+    const index = await VectorStoreIndex.fromNodes(nodes, { embedder });
+    const results = await index.asRetriever({ similarityTopK: 3 }).retrieve({ query: "--zebra" });
+    expect(results.map(({ node }) => node.id)).toEqual(["--zebra flag", "stripes everywhere", "other"]);
+    expect(results[0]?.score).toBeCloseTo(2 / 60, 12);
+    const lexical = await index
+      .asRetriever({ retrievalMode: "lexical", similarityTopK: 3 })
+      .retrieve({ query: "--zebra" });
+    expect(lexical.map(({ node }) => node.id)).toEqual(["--zebra flag"]);
+    expect(() => index.asRetriever({ retrievalMode: "bm25" as never })).toThrow(
+      /Expected `retrievalMode` to be one of "lexical", "dense", "hybrid"/,
+    );
+  });
+
+  it("is lexical by default with the offline HashingEmbedder, and sends no chunk without a query term", async () => {
+    const texts = [
+      "Zebras have striped coats.",
+      "Merge the release branch for v2.9.1.",
+      "Nothing in common.",
+    ];
+    const nodes = texts.map((text, id) => new TextNode({ id: String(id), text }));
+    const index = await VectorStoreIndex.fromNodes(nodes, { embedder: new HashingEmbedder() });
+    const results = await index.asRetriever({ similarityTopK: 3 }).retrieve({ query: "zebras" });
+    expect(results.map(({ node }) => node.id)).toEqual(["0"]);
+    const dense = await index
+      .asRetriever({ similarityTopK: 3, retrievalMode: "dense" })
+      .retrieve({ query: "zebras" });
+    expect(dense).toHaveLength(3);
   });
 
   it("splits documents with SentenceSplitter (1024/200 by default) and embeds their embed content", async () => {

@@ -1,6 +1,7 @@
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
 import type { Retriever } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
@@ -8,8 +9,8 @@ import type { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { type EmbedProgress, embedNodes, type IndexEntry } from "./embed-nodes.js";
 import { contentHash, EmbeddingCache } from "./embedding-cache.js";
+import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
 import { type IndexSource, readIndexFile, writeIndexFile } from "./persistence.js";
-import { createVectorIndexRetriever, type VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 
 /** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
 export interface NodeParser {
@@ -72,6 +73,7 @@ export class VectorStoreIndex {
   /** What the build that made this index cost. */
   readonly buildStats: IndexBuildStats;
   readonly #entries: readonly IndexEntry[];
+  #lexical: LexicalIndex | undefined;
 
   private constructor(
     embedder: Embedder,
@@ -181,19 +183,41 @@ export class VectorStoreIndex {
     );
   }
 
-  /** A retriever over this index: the `similarityTopK` nodes most similar to the query, best first. */
-  asRetriever(options: VectorIndexRetrieverOptions = {}): Retriever {
-    return createVectorIndexRetriever(this.#entries, this.embedder, options);
+  /**
+   * The BM25 index over the nodes (their embed content: text and `file_path`), built on first use.
+   * `toJSON()` it to keep it beside the index; it holds node ids, not texts.
+   */
+  get lexicalIndex(): LexicalIndex {
+    this.#lexical ??= buildLexicalIndex(this.nodes);
+    return this.#lexical;
+  }
+
+  /**
+   * A retriever over this index: the `similarityTopK` best nodes, best first, ranked by BM25 (`"lexical"`,
+   * the default with the offline HashingEmbedder), by the embeddings (`"dense"`), or by both fused
+   * (`"hybrid"`, the default with any other embedder). See {@link AsRetrieverOptions}.
+   */
+  asRetriever(options: AsRetrieverOptions = {}): Retriever {
+    return createIndexRetriever({
+      entries: this.#entries,
+      embedder: this.embedder,
+      lexical: () => this.lexicalIndex,
+      options,
+    });
   }
 
   /**
    * A {@link RetrieverQueryEngine} over {@link VectorStoreIndex.asRetriever}: the engine's options
-   * (a synthesizer, or `llm` and `responseMode`; `nodePostprocessors`; `onEvent`) plus `similarityTopK`.
+   * (a synthesizer, or `llm` and `responseMode`; `nodePostprocessors`; `onEvent`) plus `similarityTopK`
+   * and `retrievalMode`.
    * @example index.asQueryEngine({ llm, responseMode: "tree_summarize", similarityTopK: 3 })
    */
   asQueryEngine<T = unknown>(options: AsQueryEngineOptions<T>): RetrieverQueryEngine<T> {
-    const { similarityTopK, ...engineOptions } = options;
-    const retriever = this.asRetriever(similarityTopK === undefined ? {} : { similarityTopK });
+    const { similarityTopK, retrievalMode, ...engineOptions } = options;
+    const retriever = this.asRetriever({
+      ...(similarityTopK === undefined ? {} : { similarityTopK }),
+      ...(retrievalMode === undefined ? {} : { retrievalMode }),
+    });
     return new RetrieverQueryEngine<T>({ ...engineOptions, retriever } as RetrieverQueryEngineOptions<T>);
   }
 

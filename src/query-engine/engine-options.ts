@@ -8,7 +8,7 @@ import {
 } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseSynthesizer } from "../synthesizer/types.js";
 import type { TokenizerLike } from "../tokenizer/tokenizer.js";
-import type { Retriever } from "./retriever.js";
+import type { RetrievalMode, Retriever } from "./retriever.js";
 
 /** Options every engine takes, however its synthesizer is made. */
 export interface QueryEngineSettings {
@@ -50,6 +50,8 @@ export type AsQueryEngineOptions<T = unknown> = (RetrieverQueryEngineOptions<T> 
   : never) & {
   /** How many nodes the index retrieves. @default 2 (LlamaIndex's default) */
   similarityTopK?: number | undefined;
+  /** How the index ranks nodes. @default "lexical" with the offline HashingEmbedder, else "hybrid" */
+  retrievalMode?: RetrievalMode | undefined;
 };
 
 const ENGINE_KEYS = [

@@ -17,3 +17,12 @@ export interface QueryOptions {
 export interface Retriever {
   retrieve(options: QueryOptions): Promise<NodeWithScore[]>;
 }
+
+/**
+ * How an index ranks nodes: `"lexical"` (BM25 over exact terms), `"dense"` (embedding similarity), or
+ * `"hybrid"` (both, fused by reciprocal rank).
+ */
+export type RetrievalMode = "lexical" | "dense" | "hybrid";
+
+/** Every {@link RetrievalMode}, in the order help lists them. */
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["lexical", "dense", "hybrid"];

@@ -23,7 +23,7 @@ describe("ragsynth ask (offline defaults)", () => {
     expect(code, stderr).toBe(0);
     const [answer, rest] = stdout.split("\nSources:\n");
     expect(answer).toContain("The default response mode is `compact`.");
-    expect(rest).toMatch(/\[1\] +0\.\d{3} +\S*docs\/response-modes\.md/);
+    expect(rest).toMatch(/\[1\] +\d+\.\d{3} +\S*docs\/response-modes\.md/);
     expect(stdout.trimEnd().split("\n").at(-1)).toMatch(
       /^compact · 1 LLM call · [\d,]+ prompt \+ [\d,]+ completion tokens · [\d.]+ m?s · extractive$/,
     );

@@ -1,0 +1,66 @@
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { createFusionRetriever } from "../fusion/fusion-retriever.js";
+import { LexicalIndex } from "../lexical/lexical-index.js";
+import { createLexicalRetriever } from "../lexical/lexical-retriever.js";
+import { RETRIEVAL_MODES, type RetrievalMode, type Retriever } from "../query-engine/retriever.js";
+import { MetadataMode, type TextNode } from "../schema/text-node.js";
+import type { IndexEntry } from "./embed-nodes.js";
+import { createVectorIndexRetriever, type VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
+
+/** Options of `VectorStoreIndex.asRetriever`. */
+export interface AsRetrieverOptions extends VectorIndexRetrieverOptions {
+  /**
+   * How nodes are ranked: BM25 (`"lexical"`), embedding similarity (`"dense"`) or both fused by reciprocal
+   * rank (`"hybrid"`). Deliberate difference from LlamaIndex, whose `as_retriever` is always dense: the
+   * offline HashingEmbedder is lexical and collides words, so BM25 replaces it; a real embedding model is
+   * fused with BM25, which catches the exact names, flags and versions that embeddings blur.
+   * @default "lexical" with a HashingEmbedder, else "hybrid"
+   */
+  retrievalMode?: RetrievalMode | undefined;
+}
+
+/** The mode used when none is given: lexical for the offline hashing embedder, hybrid for a real model. */
+export function defaultRetrievalMode(embedder: Embedder): RetrievalMode {
+  return embedder instanceof HashingEmbedder ? "lexical" : "hybrid";
+}
+
+/** Builds the BM25 index over what each node's embedder would see (its text and `file_path` line). */
+export function buildLexicalIndex(nodes: Iterable<TextNode>): LexicalIndex {
+  const index = new LexicalIndex();
+  for (const node of nodes) index.add(node.id, lexicalContent(node));
+  return index;
+}
+
+/** The text the lexical index holds for a node. */
+export function lexicalContent(node: TextNode): string {
+  return node.getContent(MetadataMode.EMBED);
+}
+
+/** The retriever for one mode over an index's entries. @throws InvalidArgumentError for an unknown mode */
+export function createIndexRetriever({
+  entries,
+  embedder,
+  lexical,
+  options: { retrievalMode = defaultRetrievalMode(embedder), similarityTopK = 2 },
+}: {
+  entries: readonly IndexEntry[];
+  embedder: Embedder;
+  lexical: () => LexicalIndex;
+  options: AsRetrieverOptions;
+}): Retriever {
+  if (!RETRIEVAL_MODES.includes(retrievalMode)) {
+    throw new InvalidArgumentError({
+      parameter: "retrievalMode",
+      value: retrievalMode,
+      expected: `be one of ${RETRIEVAL_MODES.map((mode) => `"${mode}"`).join(", ")}`,
+    });
+  }
+  const dense = () => createVectorIndexRetriever(entries, embedder, { similarityTopK });
+  if (retrievalMode === "dense") return dense();
+  const byId = new Map(entries.map((entry) => [entry.node.id, entry.node]));
+  const bm25 = createLexicalRetriever({ index: lexical(), getNode: (id) => byId.get(id), similarityTopK });
+  if (retrievalMode === "lexical") return bm25;
+  return createFusionRetriever({ retrievers: [bm25, dense()], similarityTopK });
+}

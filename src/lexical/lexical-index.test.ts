@@ -1,0 +1,178 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { TEXT_WINDOW } from "../util/text-windows.js";
+import { LexicalIndex } from "./lexical-index.js";
+import { lexicalTokens } from "./lexical-tokens.js";
+
+const ZEBRA = "Zebras are African equines with black-and-white striped coats.";
+const RELEASE = "Release v2.9.1: merge the release branch, tag it, and push the branch to origin.";
+
+describe("LexicalIndex", () => {
+  it("finds the zebra file for 'zebras', where the hashing embedder's slot 333 collision lost it", async () => {
+    // zebra, branch and v2.9.1 all hash to one of 1024 slots, so hashing similarity mixes them up.
+    const embedder = new HashingEmbedder();
+    const [zebra, release] = await embedder.getTextEmbeddings([ZEBRA, RELEASE]);
+    const query = await embedder.getQueryEmbedding("zebras");
+    const slot = query.findIndex((value) => value !== 0);
+    expect(slot).toBe(333);
+    expect(release?.[slot]).not.toBe(0);
+    expect(zebra?.[slot]).not.toBe(0);
+
+    const index = new LexicalIndex();
+    index.add("release.md", RELEASE);
+    index.add("zebra.md", ZEBRA);
+    expect(index.search("zebras").map((hit) => hit.id)).toEqual(["zebra.md"]);
+    expect(index.search("branch").map((hit) => hit.id)).toEqual(["release.md"]);
+    expect(index.search("v2.9.1").map((hit) => hit.id)).toEqual(["release.md"]);
+  });
+
+  it("never returns a document that shares no term with the query", () => {
+    const index = new LexicalIndex();
+    index.add("a", "apples and pears");
+    index.add("b", "trains and boats");
+    expect(index.search("apple")).toEqual([{ id: "a", score: expect.any(Number) }]);
+    expect(index.search("planes", { topK: 5 })).toEqual([]);
+    expect(index.search("the and of")).toEqual([]);
+  });
+
+  it("ranks by BM25: rare terms weigh more, repeated terms saturate, long documents are normalised", () => {
+    const index = new LexicalIndex();
+    index.add("common", "cat cat cat dog");
+    index.add("rare", "cat axolotl");
+    index.add("other", "dog bird");
+    const [best] = index.search("cat axolotl");
+    expect(best?.id).toBe("rare");
+    // BM25 by hand for the single-term query "axolotl" over 3 documents with average length 8/3.
+    const idf = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
+    const norm = 1.2 * (1 - 0.75 + (0.75 * 2) / (8 / 3));
+    expect(index.search("axolotl")[0]?.score).toBeCloseTo((idf * 1 * 2.2) / (1 + norm), 10);
+  });
+
+  it("adds, replaces and removes documents one at a time", () => {
+    const index = new LexicalIndex();
+    index.add("a", "red fox");
+    index.add("b", "blue whale");
+    index.add("a", "green frog");
+    expect(index.size).toBe(2);
+    expect(index.search("fox")).toEqual([]);
+    expect(index.search("frog").map((hit) => hit.id)).toEqual(["a"]);
+    expect(index.remove("b")).toBe(true);
+    expect(index.remove("b")).toBe(false);
+    expect(index.search("whale")).toEqual([]);
+    expect(index.has("b")).toBe(false);
+    index.add("c", "blue frog");
+    expect(index.search("frog blue").map((hit) => hit.id)).toEqual(["c", "a"]);
+  });
+
+  it("scores the same after removals as an index built without the removed documents", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom("alpha", "beta", "gamma", "delta", "eps"), { maxLength: 6 }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (documents, removals) => {
+          const incremental = new LexicalIndex();
+          for (const [id, words] of documents.entries()) incremental.add(String(id), words.join(" "));
+          const removed = new Set(removals.map((n) => String(n % documents.length)));
+          for (const id of removed) incremental.remove(id);
+          const fresh = new LexicalIndex();
+          documents.forEach((words, id) => {
+            if (!removed.has(String(id))) fresh.add(String(id), words.join(" "));
+          });
+          for (const query of ["alpha", "beta gamma", "eps delta alpha"]) {
+            expect(incremental.search(query, { topK: 20 })).toEqual(fresh.search(query, { topK: 20 }));
+          }
+        },
+      ),
+    );
+  });
+
+  it("round-trips through JSON, with removed documents left out", () => {
+    const index = new LexicalIndex({ k1: 1.5, b: 0.5 });
+    index.add("a", "the quick brown fox");
+    index.add("b", "a lazy dog sleeps");
+    index.add("c", "quick dog");
+    index.remove("b");
+    const restored = LexicalIndex.fromJSON(JSON.parse(JSON.stringify(index)));
+    expect(restored.k1).toBe(1.5);
+    expect(restored.size).toBe(2);
+    expect(restored.search("quick dog")).toEqual(index.search("quick dog"));
+    expect(index.toJSON().ids).toEqual(["a", "c"]);
+  });
+
+  it("rejects a damaged serialization with a typed error that says how to fix it", () => {
+    const good = (() => {
+      const index = new LexicalIndex();
+      index.add("a", "one two");
+      return index.toJSON();
+    })();
+    for (const bad of [
+      null,
+      { ...good, version: 2 },
+      { ...good, lengths: [] },
+      { ...good, postings: [[5, 1]] },
+      { ...good, postings: [[0, 0]] },
+      { ...good, k1: Number.NaN },
+    ]) {
+      expect(() => LexicalIndex.fromJSON(bad)).toThrow(/Rebuild the index/);
+      try {
+        LexicalIndex.fromJSON(bad);
+      } catch (error) {
+        expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+      }
+    }
+  });
+
+  it("rejects bad arguments from plain JavaScript callers", () => {
+    expect(() => new LexicalIndex({ b: 2 })).toThrow(/Expected `b` to be a number between 0 and 1/);
+    const index = new LexicalIndex();
+    expect(() => index.add(1 as unknown as string, "x")).toThrow(/Expected `id` to be a string/);
+    expect(() => index.search("x", { topK: 0 })).toThrow(/Expected `topK` to be a positive integer/);
+  });
+
+  it("finds Chinese by word and by character bigram", () => {
+    const index = new LexicalIndex();
+    index.add("paris", "巴黎是法国的首都，也是最大的城市。");
+    index.add("tokyo", "东京是日本的首都。");
+    expect(index.search("法国首都")[0]?.id).toBe("paris");
+    expect(index.search("日本")[0]?.id).toBe("tokyo");
+  });
+});
+
+describe("lexicalTokens", () => {
+  it("keeps joined words whole and in parts, so a bare name and an exact flag or version both match", () => {
+    expect(lexicalTokens("Set options.timeout in v2.9.1 with --no-color")).toEqual([
+      "set",
+      "option",
+      "timeout",
+      "options.timeout",
+      "v2",
+      "v2.9.1",
+      "color",
+      "no-color",
+    ]);
+    expect(lexicalTokens("Zebras' stripes and the ZEBRA's")).toEqual(["zebra", "stripe", "zebra"]);
+  });
+
+  it("hands the segmenter no more than one window, however long the text", () => {
+    const sizes: number[] = [];
+    const prose = "Zebras graze on the savanna in large herds. ".repeat(5_000);
+    const run = "x".repeat(50_000);
+    const chinese = "巴黎是法国的首都".repeat(2_000);
+    for (const text of [prose, run, chinese]) lexicalTokens(text, (window) => sizes.push(window.length));
+    expect(sizes.length).toBeGreaterThan(100);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(TEXT_WINDOW);
+  });
+
+  it("loses no word when windows end at whitespace", () => {
+    const text = "Zebras graze on the savanna in large herds. ".repeat(200);
+    const terms = lexicalTokens(text);
+    expect(terms.filter((term) => term === "zebra")).toHaveLength(200);
+    expect(terms.filter((term) => term === "herd")).toHaveLength(200);
+    expect(terms).toHaveLength(200 * 5);
+  });
+});

@@ -1,0 +1,238 @@
+import { checkInteger } from "../errors/check-integer.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { lexicalTokens } from "./lexical-tokens.js";
+import { readSerializedLexicalIndex, type SerializedLexicalIndex } from "./serialized-lexical-index.js";
+
+/** Options of {@link LexicalIndex}: the BM25 parameters. */
+export interface LexicalIndexOptions {
+  /** Term-frequency saturation. @default 1.2 */
+  k1?: number | undefined;
+  /** Length normalisation, 0 (none) to 1 (full). @default 0.75 */
+  b?: number | undefined;
+}
+
+/** One search result: a document id and its BM25 score (always > 0). */
+export interface LexicalHit {
+  id: string;
+  score: number;
+}
+
+/**
+ * An inverted index scored with Okapi BM25: exact terms (no hashing, so no collisions), the Lucene
+ * IDF `ln(1 + (N − df + 0.5) / (df + 0.5))`, `k1` 1.2 and `b` 0.75. Documents are added and removed
+ * one at a time (so an index follows its files incrementally) and the index serializes to compact
+ * JSON with {@link LexicalIndex.toJSON} / {@link LexicalIndex.fromJSON}.
+ *
+ * Only documents that share at least one term with the query are ever returned. Terms come from
+ * {@link lexicalTokens}: words (Chinese and Japanese too, through `Intl.Segmenter`, plus CJK character
+ * bigrams), lowercased, stop words dropped and plural `-s` stripped, over bounded windows.
+ * @example
+ * const index = new LexicalIndex();
+ * index.add("zebra.md", "Zebras have black and white stripes.");
+ * index.search("zebra stripes", { topK: 3 }); // [{ id: "zebra.md", score: … }]
+ */
+export class LexicalIndex {
+  readonly k1: number;
+  readonly b: number;
+  // Document slots: ids[slot] is undefined once removed, until the next compaction renumbers slots.
+  #ids: (string | undefined)[] = [];
+  #lengths: number[] = [];
+  #slotOf = new Map<string, number>();
+  // term → [slot, tf, slot, tf, …], slots ascending (documents are only ever appended).
+  #postings = new Map<string, number[]>();
+  #totalLength = 0;
+  #removed = 0;
+
+  constructor({ k1 = 1.2, b = 0.75 }: LexicalIndexOptions = {}) {
+    if (!(typeof k1 === "number" && k1 >= 0 && Number.isFinite(k1))) {
+      throw new InvalidArgumentError({ parameter: "k1", value: k1, expected: "be a finite number ≥ 0" });
+    }
+    if (!(typeof b === "number" && b >= 0 && b <= 1)) {
+      throw new InvalidArgumentError({ parameter: "b", value: b, expected: "be a number between 0 and 1" });
+    }
+    this.k1 = k1;
+    this.b = b;
+  }
+
+  /** Documents in the index. */
+  get size(): number {
+    return this.#slotOf.size;
+  }
+
+  /** Distinct terms in the index (removed documents' terms count until the next search or `toJSON`). */
+  get termCount(): number {
+    return this.#postings.size;
+  }
+
+  has(id: string): boolean {
+    return this.#slotOf.has(id);
+  }
+
+  /** Indexes `text` under `id`, replacing what `id` held before. */
+  add(id: string, text: string): void {
+    if (typeof id !== "string") {
+      throw new InvalidArgumentError({ parameter: "id", value: id, expected: "be a string" });
+    }
+    if (typeof text !== "string") {
+      throw new InvalidArgumentError({ parameter: "text", value: text, expected: "be a string" });
+    }
+    this.remove(id);
+    const terms = lexicalTokens(text);
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const slot = this.#ids.length;
+    this.#ids.push(id);
+    this.#lengths.push(terms.length);
+    this.#slotOf.set(id, slot);
+    this.#totalLength += terms.length;
+    for (const [term, count] of counts) {
+      const postings = this.#postings.get(term);
+      if (postings) postings.push(slot, count);
+      else this.#postings.set(term, [slot, count]);
+    }
+  }
+
+  /** Removes a document; returns whether it was there. Its postings are dropped at the next search. */
+  remove(id: string): boolean {
+    const slot = this.#slotOf.get(id);
+    if (slot === undefined) return false;
+    this.#slotOf.delete(id);
+    this.#ids[slot] = undefined;
+    this.#totalLength -= this.#lengths[slot] as number;
+    this.#removed++;
+    return true;
+  }
+
+  /**
+   * The `topK` documents with the highest BM25 score for `query`, best first (ties in insertion order).
+   * Documents that share no term with the query are never returned, so the result may be shorter.
+   */
+  search(query: string, { topK = 10 }: { topK?: number } = {}): LexicalHit[] {
+    if (typeof query !== "string") {
+      throw new InvalidArgumentError({ parameter: "query", value: query, expected: "be a string" });
+    }
+    checkInteger("topK", topK, 1);
+    this.#compact();
+    const documents = this.#ids.length;
+    if (documents === 0) return [];
+    const averageLength = this.#totalLength / documents || 1;
+    const scores = new Float64Array(documents);
+    const touched: number[] = [];
+    for (const term of new Set(lexicalTokens(query))) {
+      const postings = this.#postings.get(term);
+      if (!postings) continue;
+      const frequency = postings.length / 2;
+      const idf = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+      for (let index = 0; index < postings.length; index += 2) {
+        const slot = postings[index] as number;
+        const tf = postings[index + 1] as number;
+        const norm = this.k1 * (1 - this.b + (this.b * (this.#lengths[slot] as number)) / averageLength);
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot] = (scores[slot] as number) + (idf * tf * (this.k1 + 1)) / (tf + norm);
+      }
+    }
+    return topSlots(touched, scores, topK).map((slot) => ({
+      id: this.#ids[slot] as string,
+      score: scores[slot] as number,
+    }));
+  }
+
+  /** A compact, JSON-safe copy: terms with delta-encoded postings. Restore with {@link LexicalIndex.fromJSON}. */
+  toJSON(): SerializedLexicalIndex {
+    this.#compact();
+    const terms: string[] = [];
+    const postings: number[][] = [];
+    for (const [term, list] of this.#postings) {
+      const encoded = list.slice();
+      for (let index = encoded.length - 2; index >= 2; index -= 2) {
+        encoded[index] = (encoded[index] as number) - (encoded[index - 2] as number);
+      }
+      terms.push(term);
+      postings.push(encoded);
+    }
+    return {
+      format: "ragsynth-bm25",
+      version: 1,
+      k1: this.k1,
+      b: this.b,
+      ids: this.#ids as string[],
+      lengths: this.#lengths.slice(),
+      terms,
+      postings,
+    };
+  }
+
+  /**
+   * Rebuilds an index from {@link LexicalIndex.toJSON}'s output (parsed JSON).
+   * @throws RagsynthError `index_load` when the value is not a serialized index of this version
+   */
+  static fromJSON(value: unknown): LexicalIndex {
+    const data = readSerializedLexicalIndex(value);
+    const index = new LexicalIndex({ k1: data.k1, b: data.b });
+    index.#ids = data.ids.slice();
+    index.#lengths = data.lengths.slice();
+    for (const [slot, id] of data.ids.entries()) index.#slotOf.set(id, slot);
+    for (const length of data.lengths) index.#totalLength += length;
+    data.terms.forEach((term, termIndex) => {
+      const list = (data.postings[termIndex] as number[]).slice();
+      for (let position = 2; position < list.length; position += 2) {
+        list[position] = (list[position] as number) + (list[position - 2] as number);
+      }
+      index.#postings.set(term, list);
+    });
+    return index;
+  }
+
+  // Drops removed documents from the postings and renumbers the slots; O(postings), once per batch of removals.
+  #compact(): void {
+    if (this.#removed === 0) return;
+    const renumbered = new Int32Array(this.#ids.length).fill(-1);
+    const ids: string[] = [];
+    const lengths: number[] = [];
+    this.#ids.forEach((id, slot) => {
+      if (id === undefined) return;
+      renumbered[slot] = ids.length;
+      this.#slotOf.set(id, ids.length);
+      ids.push(id);
+      lengths.push(this.#lengths[slot] as number);
+    });
+    for (const [term, list] of this.#postings) {
+      const kept: number[] = [];
+      for (let index = 0; index < list.length; index += 2) {
+        const slot = renumbered[list[index] as number] as number;
+        if (slot >= 0) kept.push(slot, list[index + 1] as number);
+      }
+      if (kept.length === 0) this.#postings.delete(term);
+      else this.#postings.set(term, kept);
+    }
+    this.#ids = ids;
+    this.#lengths = lengths;
+    this.#removed = 0;
+  }
+}
+
+/** The `k` slots with the highest score, best first, ties by slot; a bounded selection, not a full sort. */
+function topSlots(slots: number[], scores: Float64Array, k: number): number[] {
+  const better = (left: number, right: number) =>
+    (scores[left] as number) > (scores[right] as number) || (scores[left] === scores[right] && left < right);
+  const kept = slots.filter((slot) => (scores[slot] as number) > 0);
+  if (kept.length > k * 4) {
+    // Keep a running top-k so the sort below is over k items, not over every matching document.
+    const best: number[] = [];
+    for (const slot of kept) {
+      if (best.length < k) insertSorted(best, slot, better);
+      else if (better(slot, best[k - 1] as number)) {
+        best.pop();
+        insertSorted(best, slot, better);
+      }
+    }
+    return best;
+  }
+  return kept.sort((left, right) => (better(left, right) ? -1 : better(right, left) ? 1 : 0)).slice(0, k);
+}
+
+function insertSorted(list: number[], slot: number, better: (left: number, right: number) => boolean): void {
+  let index = list.length;
+  while (index > 0 && better(slot, list[index - 1] as number)) index--;
+  list.splice(index, 0, slot);
+}

@@ -1,0 +1,59 @@
+import { lexicalTerms, STOP_WORDS, stem } from "../embedding/lexical-terms.js";
+import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
+
+// Intl.Segmenter is slow (about 1 s per MB of English) and superlinear in its input, so it only ever sees CJK
+// runs, in pieces of at most this many characters.
+const CJK_PIECE = 256;
+
+// A word: letters, marks, digits, `_` and apostrophes, joined by `.`, `-` or `/` (`v2.9.1`, `no-color`, `src/a.ts`).
+const WORD = /[\p{L}\p{M}\p{N}_'’]+(?:[./-][\p{L}\p{M}\p{N}_'’]+)*/gu;
+const JOINER = /[./-]/;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const DIGITS = /^\p{N}+$/u;
+
+/**
+ * The terms BM25 indexes, in order. Text is NFKC-normalised and lowercased. A word joined by `.`, `-` or `/`
+ * gives its parts and the whole (`options.timeout` → `options`, `timeout`, `options.timeout`; `v2.9.1` →
+ * `v2`, `v2.9.1`), so both a bare name and an exact flag or version match. English stop words are dropped and
+ * plural `-s` stripped (as in the hashing embedder). Chinese and Japanese runs go through `Intl.Segmenter`
+ * plus character bigrams (`lexicalTerms`).
+ *
+ * Linear in the text: it is read in windows of at most `TEXT_WINDOW` (2,048) characters cut at whitespace or
+ * CJK punctuation. A run longer than a window without any break (base64, minified code) is cut anyway; a
+ * word across that cut is split in two, which costs recall only on text no one searches by word.
+ * @param onWindow test seam: sees every window and CJK piece a pass receives.
+ */
+export function lexicalTokens(text: string, onWindow?: (window: string) => void): string[] {
+  const terms: string[] = [];
+  for (const window of textWindowSlices(text, TEXT_WINDOW)) {
+    onWindow?.(window);
+    pushWindowTerms(terms, window.normalize("NFKC").toLowerCase(), onWindow);
+  }
+  return terms;
+}
+
+function pushWindowTerms(terms: string[], window: string, onWindow?: (window: string) => void): void {
+  for (const [word] of window.matchAll(WORD)) {
+    if (CJK.test(word)) {
+      for (const piece of textWindowSlices(word, CJK_PIECE)) {
+        onWindow?.(piece);
+        for (const term of lexicalTerms(piece)) terms.push(term);
+      }
+      continue;
+    }
+    if (!JOINER.test(word)) {
+      pushWord(terms, word);
+      continue;
+    }
+    for (const part of word.split(JOINER)) if (!DIGITS.test(part)) pushWord(terms, part);
+    terms.push(word);
+  }
+}
+
+function pushWord(terms: string[], raw: string): void {
+  // Apostrophes at the ends are quotes or plural possessives ('name', zebras'), not part of the word.
+  const word = raw.replace(/^['’]+|['’]+$/g, "");
+  if (word === "" || STOP_WORDS.has(word)) return;
+  const stemmed = stem(word);
+  if (stemmed !== "" && !STOP_WORDS.has(stemmed)) terms.push(stemmed);
+}

@@ -1,0 +1,68 @@
+import { describeValue } from "../errors/describe-value.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+
+/**
+ * What `LexicalIndex.toJSON` writes: document ids and lengths by slot, and per term its postings as
+ * `[slotDelta, tf, slotDelta, tf, …]` (the first slot absolute, then gaps), so the JSON stays small.
+ */
+export interface SerializedLexicalIndex {
+  format: "ragsynth-bm25";
+  version: 1;
+  k1: number;
+  b: number;
+  ids: string[];
+  lengths: number[];
+  terms: string[];
+  postings: number[][];
+}
+
+/**
+ * Checks parsed JSON before it becomes an index, so a damaged file fails with a message rather than with
+ * wrong scores.
+ * @throws RagsynthError `index_load`
+ */
+export function readSerializedLexicalIndex(value: unknown): SerializedLexicalIndex {
+  const data = value as Partial<SerializedLexicalIndex> | null;
+  const fail = (what: string, got: unknown): never => {
+    throw new RagsynthError({
+      code: "index_load",
+      message: `Expected a serialized lexical index (format "ragsynth-bm25", version 1) with ${what}, got ${describeValue(got)}. Rebuild the index (the CLI's --rebuild, or LexicalIndex.toJSON again).`,
+    });
+  };
+  if (typeof data !== "object" || data === null) return fail("an object", data);
+  if (data.format !== "ragsynth-bm25" || data.version !== 1) return fail("that format", data.format);
+  if (!isFiniteNonNegative(data.k1)) return fail("a finite k1 ≥ 0", data.k1);
+  if (!(isFiniteNonNegative(data.b) && (data.b as number) <= 1)) return fail("b between 0 and 1", data.b);
+  const { ids, lengths, terms, postings } = data;
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return fail("string ids", ids);
+  if (new Set(ids).size !== ids.length) return fail("distinct ids", ids.length);
+  if (!Array.isArray(lengths) || lengths.length !== ids.length || !lengths.every(isCount)) {
+    return fail(`${ids.length} integer lengths`, lengths);
+  }
+  if (!Array.isArray(terms) || !terms.every((term) => typeof term === "string"))
+    return fail("string terms", terms);
+  if (!Array.isArray(postings) || postings.length !== terms.length) {
+    return fail(`${terms.length} posting lists`, postings);
+  }
+  postings.forEach((list, index) => {
+    if (!Array.isArray(list) || list.length === 0 || list.length % 2 !== 0 || !list.every(isCount)) {
+      fail(`posting list ${index} as [slotDelta, tf, …] integers`, list);
+    }
+    let slot = -1;
+    for (let position = 0; position < list.length; position += 2) {
+      slot = position === 0 ? (list[0] as number) : slot + (list[position] as number);
+      if (slot >= ids.length || (position > 0 && list[position] === 0) || list[position + 1] === 0) {
+        fail(`posting list ${index} inside ${ids.length} documents`, list);
+      }
+    }
+  });
+  return data as SerializedLexicalIndex;
+}
+
+function isFiniteNonNegative(value: unknown): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
