@@ -3,6 +3,7 @@ import { createAbortError, sleep } from "../util/abort.js";
 import { decodeItemError } from "./item-error-codec.js";
 import {
   type BullMQConnectionOptions,
+  callQueueOf,
   connectionOf,
   DEFAULT_QUEUE,
   type JobData,
@@ -26,8 +27,8 @@ export interface BullMQRunnerOptions extends BullMQConnectionOptions {
   /** Delay before the first retry, doubled for each next one. @default 1000 */
   backoffMs?: number;
   /**
-   * One limit across every worker of the queue, set on the queue itself (BullMQ's global rate limit): jobs
-   * start evenly spaced, at most this many a minute. One job is one question (or one summary call).
+   * One limit on model calls across every worker: each call of an item runs as a job on the call queue
+   * (`<queue>-calls`), whose BullMQ global rate limit starts them evenly spaced, at most this many a minute.
    */
   requestsPerMinute?: number;
   /** Tokens (prompt + completion) a minute across all workers; over it, the queue pauses until the minute ends. */
@@ -81,7 +82,10 @@ export function createBullMQRunner(options: BullMQRunnerOptions): BatchRunner {
       try {
         await events.waitUntilReady();
         if (options.requestsPerMinute !== undefined) {
-          await queue.setGlobalRateLimit(1, Math.ceil(60_000 / options.requestsPerMinute));
+          // The limit counts model calls: they run as jobs on the call queue, spaced evenly.
+          const calls = new Queue(callQueueOf(queueName), { connection });
+          await calls.setGlobalRateLimit(1, Math.ceil(60_000 / options.requestsPerMinute));
+          await calls.close();
         }
         const ids = items.map((item) => jobIdOf(runId, item.id));
         const ours = new Set(ids);
@@ -134,6 +138,7 @@ export function createBullMQRunner(options: BullMQRunnerOptions): BatchRunner {
                 config,
                 item,
                 ...(options.tokensPerMinute ? { tokensPerMinute: options.tokensPerMinute } : {}),
+                ...(options.requestsPerMinute ? { routeCalls: true } : {}),
               };
               return {
                 name: kind,

@@ -1,6 +1,12 @@
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { encodeItemError } from "./item-error-codec.js";
-import { type BullMQConnectionOptions, connectionOf, DEFAULT_QUEUE, type JobData } from "./job-data.js";
+import {
+  type BullMQConnectionOptions,
+  callQueueOf,
+  connectionOf,
+  DEFAULT_QUEUE,
+  type JobData,
+} from "./job-data.js";
 import { loadBullMQ, openRedis } from "./load-bullmq.js";
 import { isRetryableItemError, retryAfterOf } from "./retry-policy.js";
 import type { BatchItemResult, BatchProcessor } from "./types.js";
@@ -9,11 +15,11 @@ import type { BatchItemResult, BatchProcessor } from "./types.js";
 export interface BatchWorkerOptions extends BullMQConnectionOptions {
   /** The processor of each work kind the worker takes (`question`, `llm-call`). */
   processors: Readonly<Record<string, BatchProcessor>>;
-  /** Jobs this process runs at once. @default 4 */
+  /** Jobs this process runs at once, and model-call jobs at once besides. @default 4 */
   concurrency?: number;
   /**
    * How long a job's lock lasts without renewal; a worker killed mid-job is noticed (its job "stalled" and
-   * handed to another worker) within about this long. @default 30000
+   * handed to another worker) within about twice this. @default 30000
    */
   lockDurationMs?: number;
   /** How often stalled jobs are looked for. @default 30000 */
@@ -31,16 +37,16 @@ export interface BatchWorker {
 }
 
 /**
- * Starts a BullMQ worker that takes batch jobs from the queue and runs them with `processors`. Start as many
- * as you like, in any processes on any machines: they share the queue, its rate limit and (through the
- * processors' {@link RedisCallCache}) the calls already paid for. A job whose worker dies is taken over
- * by another once its lock expires. A failure with `Retry-After` pauses the whole queue for that long
- * (BullMQ's manual rate limit) and puts the job back without counting an attempt; other retryable failures
- * are retried with backoff, and the rest fail at once with their typed error's code.
- * Loads the optional `bullmq` peer on first use.
+ * Starts a BullMQ worker that takes batch jobs from the queue, and model-call jobs from its call queue
+ * (`<queue>-calls`), and runs them with `processors`. Start as many as you like, in any processes on any
+ * machines: they share the queues, their rate limits and (through the processors' {@link RedisCallCache})
+ * the calls already paid for. A job whose worker dies is taken over by another once its lock expires.
+ * A failure with `Retry-After` pauses the queue for that long (BullMQ's manual rate limit) and puts the job
+ * back without counting an attempt; other retryable failures are retried with backoff, and the rest fail at
+ * once with their typed error's code. Loads the optional `bullmq` peer on first use.
  */
 export async function startBatchWorker(options: BatchWorkerOptions): Promise<BatchWorker> {
-  const { queueName = DEFAULT_QUEUE, processors, concurrency = 4, onJob } = options;
+  const { queueName = DEFAULT_QUEUE, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new InvalidArgumentError({
       parameter: "concurrency",
@@ -48,11 +54,33 @@ export async function startBatchWorker(options: BatchWorkerOptions): Promise<Bat
       expected: "be a positive integer",
     });
   }
-  const { Queue, Worker, UnrecoverableError, RateLimitError } = await loadBullMQ();
+  const bullmq = await loadBullMQ();
+  const counter = await openRedis(options.redisUrl);
+  const workers = [queueName, callQueueOf(queueName)].map((name) =>
+    startQueueWorker(bullmq, counter, name, options),
+  );
+  return {
+    ready: Promise.all(workers.map((worker) => worker.ready)).then(() => undefined),
+    async close(force = false) {
+      await Promise.all(workers.map((worker) => worker.close(force)));
+      counter.disconnect();
+    },
+  };
+}
+
+function startQueueWorker(
+  { Queue, Worker, UnrecoverableError, RateLimitError }: Awaited<ReturnType<typeof loadBullMQ>>,
+  counter: Awaited<ReturnType<typeof openRedis>>,
+  queueName: string,
+  options: BatchWorkerOptions,
+): BatchWorker {
+  const { processors, concurrency = 4, onJob } = options;
   const connection = connectionOf(options);
   const queue = new Queue(queueName, { connection });
-  const counter = await openRedis(options.redisUrl);
-
+  const callQueue = {
+    redisUrl: options.redisUrl,
+    queueName: callQueueOf(options.queueName ?? DEFAULT_QUEUE),
+  };
   const worker = new Worker<JobData, BatchItemResult>(
     queueName,
     async (job, _token, signal) => {
@@ -68,6 +96,7 @@ export async function startBatchWorker(options: BatchWorkerOptions): Promise<Bat
           config,
           signal: signal ?? new AbortController().signal,
           attempt: job.attemptsMade + 1,
+          ...(job.data.routeCalls ? { callQueue } : {}),
         });
         if (job.data.tokensPerMinute && usage) {
           await chargeTokens(
@@ -105,7 +134,6 @@ export async function startBatchWorker(options: BatchWorkerOptions): Promise<Bat
     async close(force = false) {
       await worker.close(force);
       await queue.close();
-      counter.disconnect();
     },
   };
 }

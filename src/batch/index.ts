@@ -1,4 +1,5 @@
 export { BatchInputError, MissingPeerDependencyError } from "./batch-input-error.js";
+export { type BatchQueueStatus, getBatchStatus } from "./batch-status.js";
 export { type BullMQRunnerOptions, createBullMQRunner } from "./bullmq-runner.js";
 export { type BatchWorker, type BatchWorkerOptions, startBatchWorker } from "./bullmq-worker.js";
 export {
@@ -13,12 +14,14 @@ export {
 export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-runner.js";
 export { FileCallCache } from "./file-call-cache.js";
 export { type BullMQConnectionOptions, DEFAULT_QUEUE } from "./job-data.js";
+export { openRedis } from "./load-bullmq.js";
 export {
   type BatchSource,
   createQuestionProcessor,
   type QuestionAnswer,
   type QuestionProcessorOptions,
 } from "./question-processor.js";
+export { createQueueLLM, type QueueLLM, type QueueLLMOptions } from "./queue-llm.js";
 export { parseBatchItems } from "./read-batch-items.js";
 export { RedisCallCache, type RedisKeyValueClient } from "./redis-call-cache.js";
 export type {
@@ -27,6 +30,7 @@ export type {
   BatchItemResult,
   BatchOutcome,
   BatchProcessor,
+  BatchProcessorContext,
   BatchProgress,
   BatchRunner,
   BatchRunOptions,

@@ -19,6 +19,13 @@ export interface JobData {
   config: JsonValue;
   item: BatchItem;
   tokensPerMinute?: number;
+  /** Send the item's model calls as jobs on the call queue, so the queue's rate limit counts each call. */
+  routeCalls?: boolean;
+}
+
+/** The queue the model calls of a run go to (`<queue>-calls`); its rate limit is the per-request limit. */
+export function callQueueOf(queueName: string): string {
+  return `${queueName}-calls`;
 }
 
 /** A job's id: the run and the item's id (BullMQ ids may not contain `:` nor be integers). */

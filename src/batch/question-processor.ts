@@ -1,5 +1,5 @@
 import type { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import type { BatchItem, BatchProcessor, JsonValue } from "./types.js";
+import type { BatchItem, BatchProcessor, BatchProcessorContext } from "./types.js";
 
 /** One source of an answer, as batch results record it. */
 export type BatchSource = {
@@ -20,9 +20,13 @@ export type QuestionAnswer = {
 export interface QuestionProcessorOptions {
   /**
    * The engine for one item: built from the run's `config` and the item's own overrides (mode, prompts,
-   * model). Called per item, so cache engines you can share.
+   * model); with `context.callQueue`, its model should be a `createQueueLLM` on that queue. Called per item,
+   * so cache engines you can share.
    */
-  engineFor: (item: BatchItem, config: JsonValue) => RetrieverQueryEngine | Promise<RetrieverQueryEngine>;
+  engineFor: (
+    item: BatchItem,
+    context: BatchProcessorContext,
+  ) => RetrieverQueryEngine | Promise<RetrieverQueryEngine>;
 }
 
 /**
@@ -33,8 +37,9 @@ export interface QuestionProcessorOptions {
 export function createQuestionProcessor({
   engineFor,
 }: QuestionProcessorOptions): BatchProcessor<QuestionAnswer> {
-  return async (item, { config, signal }) => {
-    const engine = await engineFor(item, config);
+  return async (item, context) => {
+    const { signal } = context;
+    const engine = await engineFor(item, context);
     const response = await engine.query({ query: String(item.query), signal });
     const sources = response.sourceNodes.map((source, index) => {
       const file = source.node.metadata.file_path ?? source.node.metadata.file_name;

@@ -51,8 +51,22 @@ export interface BatchOutcome<R extends JsonValue = JsonValue> {
 /** Turns one item into its value; throws a typed error when it fails. Receives the run's `config`. */
 export type BatchProcessor<R extends JsonValue = JsonValue> = (
   item: BatchItem,
-  context: { config: JsonValue; signal: AbortSignal; attempt: number },
+  context: BatchProcessorContext,
 ) => Promise<{ value: R; usage?: SynthesisUsage }>;
+
+/** What a processor gets besides its item. */
+export interface BatchProcessorContext {
+  /** The run's shared settings. */
+  config: JsonValue;
+  signal: AbortSignal;
+  /** 1 on the first try. */
+  attempt: number;
+  /**
+   * Set when the run asked for a per-request rate limit (BullMQ backend): make model calls through
+   * `createQueueLLM` on this queue, so that each call is one rate-limited job.
+   */
+  callQueue?: { redisUrl: string; queueName: string };
+}
 
 /**
  * The one interface both backends implement: run every unfinished item of `items` and return all results

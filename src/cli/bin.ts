@@ -9,5 +9,7 @@ process.on("SIGINT", () => {
   if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
   controller.abort();
 });
+// SIGTERM (a process manager stopping a worker) ends the run the same way.
+process.on("SIGTERM", () => controller.abort());
 
 process.exitCode = await runCli({ argv: process.argv.slice(2), io: processIO(), signal: controller.signal });

@@ -26,6 +26,23 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
     summary: "Read, split and embed the files, and keep the index in the cache dir for ask and plan.",
     examples: ["ragsynth index examples/docs", "ragsynth index docs/ --embed openai:text-embedding-3-small"],
   },
+  batch: {
+    usage: "ragsynth batch <questions.jsonl> --index <dir> --out <answers.jsonl> [--redis <url>]",
+    summary:
+      "Answer a JSONL of {id, query} durably: in-process (resumable from --out), or as BullMQ jobs with --redis.",
+    examples: [
+      "ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl",
+      "ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl --redis redis://127.0.0.1:6379",
+      "ragsynth batch --status --redis redis://127.0.0.1:6379",
+    ],
+  },
+  worker: {
+    usage: "ragsynth worker --redis <url> [--queue <name>] [--concurrency <n>]",
+    summary: "Take batch jobs from a Redis queue until stopped (start as many as you like, anywhere).",
+    examples: [
+      "RAGSYNTH_LLM=openai:gpt-4o-mini ragsynth worker --redis redis://127.0.0.1:6379 --concurrency 8",
+    ],
+  },
 };
 
 function optionLines(names: readonly (keyof typeof OPTIONS)[]): string[] {
@@ -73,7 +90,7 @@ export function helpText(topic: CommandName | undefined, version: string): strin
   }
   const { usage, summary, examples } = SUMMARIES[topic];
   const lines = [`Usage: ${usage}`, "", summary, "", "Options:", ...optionLines(COMMAND_OPTIONS[topic])];
-  if (topic !== "index") {
+  if (topic !== "index" && topic !== "worker") {
     lines.push("", `Response modes: ${RESPONSE_MODES.join(", ")} (default compact).`);
   }
   lines.push("", ...ENVIRONMENT, "", "Examples:", ...examples.map((example) => `  ${example}`), "");

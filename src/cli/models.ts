@@ -54,6 +54,8 @@ export interface LLMChoice {
   label: string;
   /** True when nothing was configured and the offline default applies. */
   defaulted: boolean;
+  /** The server the model is on (part of the call cache's key); none for the offline answerer. */
+  baseURL?: string;
 }
 
 /** Reads `--llm` / `RAGSYNTH_LLM`. @throws UsageError for a spec that cannot be read */
@@ -73,6 +75,7 @@ export function chooseLLM(
     metadata: () => resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) }),
     label: spec as string,
     defaulted: false,
+    baseURL,
   };
 }
 

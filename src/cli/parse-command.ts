@@ -11,6 +11,7 @@ import {
   retrievalMode,
 } from "./option-values.js";
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
+import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
 import { didYouMean, UsageError } from "./usage-error.js";
 
 /** Options every command shares. */
@@ -57,6 +58,8 @@ export type IndexOptions = CommonOptions;
 export type { OptimizerSpec };
 
 export type ParsedCommand =
+  | { command: "batch"; options: BatchOptions }
+  | { command: "worker"; options: WorkerOptions }
   | { command: "ask"; options: AskOptions }
   | { command: "plan"; options: PlanOptions }
   | { command: "index"; options: IndexOptions }
@@ -68,7 +71,7 @@ export const DEFAULT_TOP_K = 4;
 /** Adaptive: the model's shared limiter grows while the server keeps up and halves on 429/503. */
 export const DEFAULT_CONCURRENCY = "adaptive";
 
-const COMMAND_LIST = "ask, plan, index";
+const COMMAND_LIST = "ask, plan, index, batch, worker";
 
 /** Turns `process.argv.slice(2)` into a command and its validated options. @throws UsageError */
 export function parseCommand(
@@ -123,6 +126,12 @@ function parseCommandArgs(
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (values.help === true) return { command: "help", topic: command };
+  if (command === "batch" || command === "worker") {
+    const positionals = (parsed.tokens ?? []).flatMap((token) =>
+      token.kind === "positional" ? [token.value] : [],
+    );
+    return parseBatchArgs(command, values, positionals, env);
+  }
 
   // Positionals after `--` are the question; the ones before are paths.
   const tokens = parsed.tokens ?? [];

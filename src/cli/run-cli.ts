@@ -53,6 +53,10 @@ export async function runCli({
         return await (await import("./plan-command.js")).runPlan(parsed.options, { io, signal });
       case "index":
         return await (await import("./index-command.js")).runIndex(parsed.options, { io, signal });
+      case "batch":
+        return await (await import("./batch-command.js")).runBatch(parsed.options, { io, signal });
+      case "worker":
+        return await (await import("./worker-command.js")).runWorker(parsed.options, { io, signal });
     }
   } catch (caught) {
     const error = signal.aborted ? createAbortError(signal) : caught;

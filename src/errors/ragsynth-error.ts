@@ -2,17 +2,21 @@ const marker = "ragsynth.error";
 const symbol = Symbol.for(marker);
 
 /** The codes an `LLMError` can carry: a model or embedding server call failed. */
-export type LLMErrorCode =
-  | "missing_api_key"
-  | "llm_auth"
-  | "llm_rate_limit"
-  | "llm_context_length"
-  | "llm_bad_request"
-  | "llm_unreachable"
-  | "llm_server_error"
-  | "llm_timeout"
-  | "llm_stream_interrupted"
-  | "retries_exhausted";
+export const LLM_ERROR_CODES = [
+  "missing_api_key",
+  "llm_auth",
+  "llm_rate_limit",
+  "llm_context_length",
+  "llm_bad_request",
+  "llm_unreachable",
+  "llm_server_error",
+  "llm_timeout",
+  "llm_stream_interrupted",
+  "retries_exhausted",
+] as const;
+
+/** A code an `LLMError` can carry. */
+export type LLMErrorCode = (typeof LLM_ERROR_CODES)[number];
 
 /**
  * Every error code ragsynth throws. Codes are stable; messages may improve.

@@ -54,6 +54,11 @@ export interface FakeOpenAIRequest {
   closedAt?: number;
   /** The fault applied to this request, if any. */
   fault?: FakeOpenAIFault["kind"];
+  /**
+   * The prompt as the model would see it: chat messages as `role: content` lines, or the completion prompt.
+   * Set for chat and completion requests once the body is read: the server's prompt log.
+   */
+  prompt?: string;
 }
 
 /** Options of {@link startFakeOpenAIServer}. */
@@ -176,6 +181,13 @@ export async function startFakeOpenAIServer(
   async function answer(request: IncomingMessage, response: ServerResponse, record: FakeOpenAIRequest) {
     const body = await readBody(request);
     record.body = body;
+    if (record.path === "/v1/chat/completions" || record.path === "/v1/completions") {
+      const { messages, prompt } = promptOf(record.index, record.path, body);
+      record.prompt =
+        messages.length > 0
+          ? messages.map((message) => `${message.role}: ${message.content}`).join("\n")
+          : prompt;
+    }
     const limited = record.path === "/v1/chat/completions" || record.path === "/v1/completions";
     if (limited && accepted >= maxConcurrent) {
       stats.rejected++;

@@ -1,0 +1,51 @@
+import { openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
+import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
+import { createCliProcessors } from "./batch-processors.js";
+import type { WorkerOptions } from "./parse-batch-command.js";
+import type { CommandContext } from "./run-cli.js";
+import { EXIT_OK } from "./usage-error.js";
+
+/**
+ * `ragsynth worker`: takes batch jobs from the Redis queue until Ctrl-C (or SIGTERM), then finishes the jobs
+ * in hand and exits. Model calls are cached in the same Redis, so a job retried anywhere pays only for
+ * what no worker finished. API keys come from this process's environment and never go to Redis.
+ */
+export async function runWorker(options: WorkerOptions, { io, signal }: CommandContext): Promise<number> {
+  // Loaded before the first job: a first call that waited for the SDK would reach the server late, bunched
+  // with the calls the rate limit had spaced after it.
+  await loadOpenAISdk();
+  const client = await openRedis(options.redis);
+  const store = new RedisCallCache({ client });
+  const cli = createCliProcessors({ env: io.env, store });
+  const worker = await startBatchWorker({
+    redisUrl: options.redis,
+    ...(options.queue ? { queueName: options.queue } : {}),
+    processors: cli.processors,
+    concurrency: options.concurrency,
+    ...(options.lockDurationMs
+      ? { lockDurationMs: options.lockDurationMs, stalledIntervalMs: options.lockDurationMs }
+      : {}),
+    ...(options.verbose
+      ? {
+          onJob: ({ jobId, ok, error }) =>
+            io.stderr.write(`ragsynth worker: ${jobId} ${ok ? "done" : `failed: ${error}`}\n`),
+        }
+      : {}),
+  });
+  try {
+    await worker.ready;
+    io.stderr.write(
+      `ragsynth worker: taking jobs from queue ${options.queue ?? "ragsynth"} (${options.concurrency} at once); Ctrl-C to stop.\n`,
+    );
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    io.stderr.write("ragsynth worker: finishing the jobs in hand…\n");
+  } finally {
+    await worker.close();
+    await cli.close();
+    client.disconnect();
+  }
+  return EXIT_OK;
+}
