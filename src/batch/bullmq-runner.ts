@@ -76,6 +76,9 @@ export function createBullMQRunner(options: BullMQRunnerOptions): BatchRunner {
       const connection = connectionOf(options);
       const queue = new Queue(queueName, { connection });
       const events = new QueueEvents(queueName, { connection });
+      // Connection errors are retried by the client (a Redis restart); the listeners keep them quiet.
+      queue.on("error", () => undefined);
+      events.on("error", () => undefined);
       const started = performance.now();
       const progress = emptyProgress(items.length);
       const report = () => onProgress?.({ ...progress, elapsedMs: performance.now() - started });

@@ -77,6 +77,7 @@ function startQueueWorker(
   const { processors, concurrency = 4, onJob } = options;
   const connection = connectionOf(options);
   const queue = new Queue(queueName, { connection });
+  queue.on("error", () => undefined);
   const callQueue = {
     redisUrl: options.redisUrl,
     queueName: callQueueOf(options.queueName ?? DEFAULT_QUEUE),

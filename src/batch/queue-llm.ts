@@ -3,7 +3,13 @@ import { LLM_ERROR_CODES, type LLMErrorCode, RagsynthError } from "../errors/rag
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
 import { callCacheKey } from "./call-cache.js";
 import { decodeItemError } from "./item-error-codec.js";
-import { type BullMQConnectionOptions, connectionOf, DEFAULT_QUEUE, type JobData } from "./job-data.js";
+import {
+  type BullMQConnectionOptions,
+  callQueueOf,
+  connectionOf,
+  DEFAULT_QUEUE,
+  type JobData,
+} from "./job-data.js";
 import { loadBullMQ } from "./load-bullmq.js";
 import type { BatchItemResult, JsonValue } from "./types.js";
 import { waitForJob } from "./wait-for-job.js";
@@ -29,18 +35,21 @@ export interface QueueLLMOptions extends BullMQConnectionOptions {
 export type QueueLLM = LLM & { close(): Promise<void> };
 
 /**
- * A model whose every call is an `llm-call` job on the queue, run by whichever {@link startBatchWorker} is
- * free, under the queue's shared rate limit. A call's job id is the hash of the call (model, server, prompt,
+ * A model whose every call is an `llm-call` job on the call queue of `queueName` (`<queue>-calls`), run by
+ * whichever {@link startBatchWorker} of that queue is free, under the call queue's shared rate limit. A call's job id is the hash of the call (model, server, prompt,
  * `maxTokens`), so the same call made again (a rerun, a retried parent) joins the job that already ran
  * instead of paying twice. Use it as the `llm` of any synthesizer: `tree_summarize` over it packs each round
  * locally, exactly as it does in one process, while its leaf calls spread over every worker.
  */
 export async function createQueueLLM(options: QueueLLMOptions): Promise<QueueLLM> {
   const { Queue, QueueEvents } = await loadBullMQ();
-  const queueName = options.queueName ?? DEFAULT_QUEUE;
+  const queueName = callQueueOf(options.queueName ?? DEFAULT_QUEUE);
   const connection = connectionOf(options);
   const queue = new Queue(queueName, { connection });
   const events = new QueueEvents(queueName, { connection });
+  // Connection errors are retried by the client (a Redis restart); the listeners keep them quiet.
+  queue.on("error", () => undefined);
+  events.on("error", () => undefined);
   await events.waitUntilReady();
   const { metadata, config, attempts = 3, backoffMs = 1000 } = options;
 

@@ -63,7 +63,7 @@ export interface BatchProcessorContext {
   attempt: number;
   /**
    * Set when the run asked for a per-request rate limit (BullMQ backend): make model calls through
-   * `createQueueLLM` on this queue, so that each call is one rate-limited job.
+   * `createQueueLLM` with these options, so that each call is one rate-limited job on `<queue>-calls`.
    */
   callQueue?: { redisUrl: string; queueName: string };
 }

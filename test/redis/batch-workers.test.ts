@@ -98,7 +98,10 @@ describe.skipIf(!redisUrl)("batch over BullMQ with worker processes (real Redis,
     // No prompt was paid for twice, except calls in flight when the worker died (at most its concurrency).
     const duplicates = duplicatePrompts(server.requests);
     const described = JSON.stringify(
-      duplicates.map((first) => ({ startedAt: first.startedAt - killedAt, closedAt: (first.closedAt ?? 0) - killedAt })),
+      duplicates.map((first) => ({
+        startedAt: first.startedAt - killedAt,
+        closedAt: (first.closedAt ?? 0) - killedAt,
+      })),
     );
     expect(duplicates.length, described).toBeLessThanOrEqual(4);
     for (const first of duplicates) {
