@@ -15,6 +15,10 @@ const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: 
   llm_unreachable:
     "Check that the server is running and that --llm / OPENAI_BASE_URL point at it, or run offline with --llm extractive --embed hashing.",
   llm_rate_limit: "Wait and retry, or lower --concurrency.",
+  llm_bad_response: {
+    hint: "Point --llm (or OPENAI_BASE_URL) at the server's OpenAI-compatible /v1 endpoint.",
+    unless: /\/v1 endpoint/,
+  },
   llm_timeout: "Retry, lower --concurrency, or use a faster model.",
   llm_context_length:
     "The server's window is smaller than ragsynth assumed: pass the real one with --context-window.",

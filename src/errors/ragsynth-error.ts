@@ -10,6 +10,7 @@ export const LLM_ERROR_CODES = [
   "llm_bad_request",
   "llm_unreachable",
   "llm_server_error",
+  "llm_bad_response",
   "llm_timeout",
   "llm_stream_interrupted",
   "retries_exhausted",

@@ -39,8 +39,9 @@ export type RagsynthEvent =
       /**
        * `large_num_output`: numOutput is over half the window, so long answers crowd out refine context.
        * `template_without_query`: a template has no `{query_str}`, so the model never sees the question.
+       * `implausible_usage`: the server reported token counts that cannot be right; the tokenizer's count is used.
        */
-      code: "large_num_output" | "template_without_query";
+      code: "large_num_output" | "template_without_query" | "implausible_usage";
       message: string;
     }
   | { type: "llm-call-start"; mode: string; step: LLMCallStep; promptTokens: number; contextTokens: number }

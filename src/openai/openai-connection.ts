@@ -83,6 +83,16 @@ export function createOpenAIConnection(options: OpenAIConnectionOptions, owner: 
       expected: 'be an http(s) URL such as "http://localhost:11434/v1"',
     });
   }
+  const parsed = new URL(baseURL);
+  if (parsed.username !== "" || parsed.password !== "") {
+    // fetch refuses URLs with credentials, and a URL is printed in errors and traces: never keep them there.
+    throw new InvalidArgumentError({
+      parameter: "baseURL",
+      value: redactUrl(baseURL),
+      expected: "have no user name or password in it (user:password@)",
+      hint: "Pass the key as apiKey (the CLI reads RAGSYNTH_API_KEY or OPENAI_API_KEY), or other credentials as headers, and remove them from the URL.",
+    });
+  }
   const isOpenAI = isOpenAIBaseURL(baseURL);
   const apiKey = options.apiKey ?? (process.env.OPENAI_API_KEY || undefined);
   if (isOpenAI && !apiKey) {

@@ -236,8 +236,8 @@ describe("OpenAILike typed errors", () => {
       status: 422,
       retryable: false,
     });
-    expect(await caught(llm.chat(user("x")))).toMatchObject({ code: "llm_server_error", retryable: false });
-    expect(await caught(collect(llm.streamChat(user("x"))))).toMatchObject({ code: "llm_server_error" });
+    expect(await caught(llm.chat(user("x")))).toMatchObject({ code: "llm_bad_response", retryable: false });
+    expect(await caught(collect(llm.streamChat(user("x"))))).toMatchObject({ code: "llm_bad_response" });
   });
 
   it("requires an API key for api.openai.com only, before any request", () => {
@@ -310,8 +310,8 @@ describe("OpenAILike never leaks the API key", () => {
       "llm_rate_limit",
       "llm_stream_interrupted",
       "llm_context_length",
-      "llm_server_error",
-      "llm_server_error",
+      "llm_bad_response",
+      "llm_bad_response",
       "llm_unreachable",
     ]);
     expect(logged.some((line) => line.includes("sending request"))).toBe(true);

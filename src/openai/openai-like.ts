@@ -4,6 +4,14 @@ import { LLMError } from "../errors/llm-error.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
 import { createAbortError, createCallSignal } from "../util/abort.js";
 import { retryWithBackoff } from "../util/retry.js";
+import {
+  badResponse,
+  checkCompletionBody,
+  checkStreamChunk,
+  checkStreamContentType,
+  type ReplyContext,
+  toUsage,
+} from "./check-response.js";
 import { createOpenAIConnection, type OpenAIConnection } from "./openai-connection.js";
 import {
   type OpenAILikeOptions,
@@ -16,19 +24,6 @@ type Request = { kind: "chat"; messages: ChatMessage[] } | { kind: "completion";
 /** One piece of a normalized answer: text, usage, or both. */
 type Piece = { text?: string | undefined; usage?: LLMUsage | undefined; finishReason?: string | undefined };
 type PieceStream = { pieces: AsyncIterator<Piece>; close(): void };
-
-function toUsage(
-  usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined,
-  finishReason?: string | null,
-) {
-  if (!usage && !finishReason) return undefined;
-  const result: LLMUsage = {};
-  if (finishReason) result.finishReason = finishReason;
-  if (!usage) return result;
-  if (typeof usage.prompt_tokens === "number") result.promptTokens = usage.prompt_tokens;
-  if (typeof usage.completion_tokens === "number") result.completionTokens = usage.completion_tokens;
-  return result;
-}
 
 /**
  * A model behind any OpenAI-compatible server, on the official `openai` client (chat completions, or
@@ -167,19 +162,25 @@ export class OpenAILike implements LLM {
     try {
       const { value, retries } = await this.#retry(
         async () => {
+          const requestOptions = signal ? { signal } : {};
+          const reply = this.#reply(url);
           if (request.kind === "chat") {
             const params = body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
-            const response = await client.chat.completions.create(params, signal ? { signal } : {});
-            const choice = response.choices[0];
+            const { data, response } = await client.chat.completions
+              .create(params, requestOptions)
+              .withResponse();
+            checkCompletionBody(data, response.headers.get("content-type"), reply);
+            const choice = data.choices[0];
             return {
               text: choice?.message?.content ?? "",
-              usage: toUsage(response.usage, choice?.finish_reason),
+              usage: toUsage(data.usage, choice?.finish_reason),
             };
           }
           const params = body as unknown as OpenAI.CompletionCreateParamsNonStreaming;
-          const response = await client.completions.create(params, signal ? { signal } : {});
-          const choice = response.choices[0];
-          return { text: choice?.text ?? "", usage: toUsage(response.usage, choice?.finish_reason) };
+          const { data, response } = await client.completions.create(params, requestOptions).withResponse();
+          checkCompletionBody(data, response.headers.get("content-type"), reply);
+          const choice = data.choices[0];
+          return { text: choice?.text ?? "", usage: toUsage(data.usage, choice?.finish_reason) };
         },
         url,
         signal,
@@ -193,36 +194,52 @@ export class OpenAILike implements LLM {
     }
   }
 
-  async #open(request: Request, body: Record<string, unknown>, signal?: AbortSignal): Promise<PieceStream> {
+  #reply(url: string): ReplyContext {
+    return { url, secrets: this.#connection.secrets };
+  }
+
+  async #open(
+    request: Request,
+    body: Record<string, unknown>,
+    url: string,
+    signal?: AbortSignal,
+  ): Promise<PieceStream> {
     const client = await this.#connection.client();
     const streamBody = { ...body, stream: true, stream_options: { include_usage: true } };
     const requestOptions = signal ? { signal } : {};
-    if (request.kind === "chat") {
-      const params = streamBody as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
-      const stream = await client.chat.completions.create(params, requestOptions);
-      const pieces = (async function* () {
-        for await (const chunk of stream) {
-          const choice = chunk.choices[0];
-          yield {
-            text: choice?.delta?.content ?? undefined,
-            usage: toUsage(chunk.usage),
-            finishReason: choice?.finish_reason ?? undefined,
-          };
-        }
-      })();
-      return { pieces, close: () => stream.controller.abort() };
+    const reply = this.#reply(url);
+    const opened =
+      request.kind === "chat"
+        ? await client.chat.completions
+            .create(streamBody as unknown as OpenAI.ChatCompletionCreateParamsStreaming, requestOptions)
+            .withResponse()
+        : await client.completions
+            .create(streamBody as unknown as OpenAI.CompletionCreateParamsStreaming, requestOptions)
+            .withResponse();
+    const stream = opened.data;
+    try {
+      checkStreamContentType(opened.response.headers.get("content-type"), reply);
+    } catch (error) {
+      stream.controller.abort();
+      throw error;
     }
-    const params = streamBody as unknown as OpenAI.CompletionCreateParamsStreaming;
-    const stream = await client.completions.create(params, requestOptions);
     const pieces = (async function* () {
-      for await (const chunk of stream) {
-        const choice = chunk.choices[0];
+      let chunks = 0;
+      for await (const chunk of stream as AsyncIterable<unknown>) {
+        checkStreamChunk(chunk, reply);
+        chunks++;
+        const typed = chunk as OpenAI.ChatCompletionChunk | OpenAI.Completion;
+        const choice = typed.choices[0] as
+          | (OpenAI.ChatCompletionChunk.Choice & OpenAI.CompletionChoice)
+          | undefined;
         yield {
-          text: choice?.text,
-          usage: toUsage(chunk.usage),
+          text: (request.kind === "chat" ? choice?.delta?.content : choice?.text) ?? undefined,
+          usage: toUsage(typed.usage),
           finishReason: choice?.finish_reason ?? undefined,
         };
       }
+      // A completion stream always ends with a chunk carrying finish_reason; an empty one is not an answer.
+      if (chunks === 0) throw badResponse(reply, "sent an SSE stream with no completion chunks");
     })();
     return { pieces, close: () => stream.controller.abort() };
   }
@@ -253,7 +270,7 @@ export class OpenAILike implements LLM {
         async () => {
           stream?.close();
           usage = undefined;
-          stream = await this.#open(request, body, signal);
+          stream = await this.#open(request, body, url, signal);
           return next();
         },
         url,

@@ -175,7 +175,7 @@ export function toLLMError(error: unknown, context: ErrorContext): unknown {
   }
   if (error instanceof SyntaxError) {
     const message = `${url} sent a response that is not valid JSON. Is baseURL an OpenAI-compatible /v1 endpoint?`;
-    return new LLMError({ code: "llm_server_error", message, url, cause });
+    return new LLMError({ code: "llm_bad_response", message, url, cause });
   }
   if (isInstance(error, "APIError")) {
     const message = `${url} reported an error in the stream: ${serverMessage(error, secrets)}.`;

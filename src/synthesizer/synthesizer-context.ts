@@ -305,6 +305,14 @@ async function callModel(
       error = caught;
     }
   }
+  if (reported?.ignoredUsage) {
+    init.emit({
+      type: "warning",
+      mode: init.mode,
+      code: "implausible_usage",
+      message: `The server reported implausible token usage (${reported.ignoredUsage.join(", ")}); counted with the tokenizer instead.`,
+    });
+  }
   const promptTokens = reported?.promptTokens ?? counted;
   const completionTokens = reported?.completionTokens ?? tokenizer.count(text);
   init.usage.promptTokens += promptTokens;

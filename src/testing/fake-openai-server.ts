@@ -25,7 +25,12 @@ export type FakeOpenAIFault =
   /** Answers 200 with a body (or SSE event data) that is not JSON. */
   | { kind: "malformed-json"; body?: string }
   /** Streams a delta every `intervalMs` and never finishes. @default intervalMs 50 */
-  | { kind: "never-ending"; intervalMs?: number };
+  | { kind: "never-ending"; intervalMs?: number }
+  /**
+   * Answers with exactly this status, content type and body, streamed or not: an HTML page, JSON without
+   * `choices`, SSE whose events are not completion chunks. @default status 200
+   */
+  | { kind: "raw"; status?: number; contentType: string; body: string };
 
 /**
  * When a fault applies: on the listed request indexes, with a probability (seeded RNG), on some paths; all
@@ -231,6 +236,10 @@ export async function startFakeOpenAIServer(
     }
     const prompt = promptOf(record.index, record.path, body);
     const reply = normalizeReply(await handler(prompt), prompt);
+    if (fault?.kind === "raw") {
+      response.writeHead(fault.status ?? 200, { "content-type": fault.contentType });
+      return response.end(fault.body);
+    }
     if (fault?.kind === "malformed-json") {
       response.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" });
       const text = fault.body ?? (body.stream ? "{not json" : '{"id": "fake-1", "choices": [');

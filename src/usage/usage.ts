@@ -8,6 +8,11 @@ export interface LLMUsage {
   retries?: number;
   /** Why the model stopped (`stop`, `length`, …), when the server said; traced as `gen_ai.response.finish_reasons`. */
   finishReason?: string;
+  /**
+   * Reported counts that are not plausible token counts (negative, fractional, over 10^9 for one call), as
+   * `prompt_tokens: -3`. They were left out of `promptTokens`/`completionTokens`, so the tokenizer's count is used.
+   */
+  ignoredUsage?: string[];
 }
 
 /** Token and call totals, as carried by responses and end events. */

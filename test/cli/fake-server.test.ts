@@ -146,3 +146,39 @@ describe("ragsynth ask against an OpenAI-compatible server", () => {
     }
   });
 });
+
+describe("ragsynth ask against a server that answers wrongly", () => {
+  it("an HTML page is an error (exit 1), streamed or not, never an empty answer", async () => {
+    const html = await startFakeOpenAIServer({
+      faults: [
+        { kind: "raw", contentType: "text/html", body: "<html><body>Welcome to nginx!</body></html>" },
+      ],
+    });
+    try {
+      for (const mode of ["--stream", "--json"]) {
+        const result = await runCli(["ask", docs, "-q", QUESTION, "--llm", `${html.url}#m`, mode]);
+        expect(result.code, `${mode}: ${result.stdout}`).toBe(1);
+        expect(result.stderr).toMatch(/OpenAI-compatible \/v1 endpoint/);
+        expect(result.stdout).not.toMatch(/Empty Response/);
+      }
+    } finally {
+      await html.close();
+    }
+  }, 60_000);
+
+  it("credentials in the --llm URL are refused and never printed, even with --verbose", async () => {
+    const result = await runCli([
+      "ask",
+      docs,
+      "-q",
+      QUESTION,
+      "--llm",
+      "http://user:hunter2@127.0.0.1:9/v1#m",
+      "--verbose",
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no user name or password/);
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/hunter2/);
+    expect(result.stderr).not.toMatch(/attempts/);
+  });
+});
