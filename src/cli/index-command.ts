@@ -28,7 +28,7 @@ export function indexSummary(stats: IndexStats, embedderId: string, cwd: string)
   ].filter(Boolean);
   return (
     `Indexed ${plural(stats.files, "file")}${changes.length > 0 ? ` (${changes.join(", ")})` : ""}: ` +
-    `${plural(stats.chunks, "chunk")}, ${stats.embedded} embedded, ${stats.reused} reused, in ${formatDuration(stats.durationMs)}` +
+    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${stats.embedded} embedded, ${stats.reused} reused, ` : ""}in ${formatDuration(stats.durationMs)}` +
     ` · cache ${displayPath(stats.cacheDir, cwd)} · ${embedderId}`
   );
 }

@@ -89,7 +89,7 @@ export async function openIndex({
   const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
   const { documents } = read;
   if (documents.length === 0) throw noDocuments(paths, skipped);
-  const embedder = embed.create(documents.map((document) => document.text));
+  const embedder = embed.create(() => documents.map((document) => document.text));
   const index = await VectorStoreIndex.fromDocumentsCached(documents, {
     embedder,
     cacheDir: folder,

@@ -81,8 +81,11 @@ export function chooseLLM(
 
 /** What the CLI was asked to embed with. */
 export interface EmbedChoice {
-  /** Builds the embedder; `corpus` (the documents' texts) lets the offline one weight queries by IDF. */
-  create(corpus?: readonly string[]): Embedder;
+  /**
+   * Builds the embedder; `corpus` (the documents' texts) lets the offline one weight queries by IDF. It is
+   * read on the first query embedding only, so a lexical search or `index` never pays for the fit.
+   */
+  create(corpus?: () => readonly string[]): Embedder;
   label: string;
 }
 

@@ -71,6 +71,24 @@ export function getTopKEmbeddings<Id extends EmbeddingId = number>({
   return { similarities: heap.map((entry) => entry.score), ids: heap.map((entry) => entry.id) };
 }
 
+/**
+ * The heap selection of {@link getTopKEmbeddings} over scores computed elsewhere (a float32 matrix scan):
+ * the `similarityTopK` best positions, best first, ties in the same order. @internal
+ */
+export function selectTopK(
+  scores: ArrayLike<number>,
+  similarityTopK: number | undefined,
+): { similarities: number[]; ids: number[] } {
+  validateTopK(similarityTopK);
+  const heap: Entry<number>[] = [];
+  for (let i = 0; i < scores.length; i++) {
+    heapPush(heap, { score: scores[i] as number, id: i });
+    if (similarityTopK && heap.length > similarityTopK) heapPop(heap);
+  }
+  heap.sort((left, right) => right.score - left.score);
+  return { similarities: heap.map((entry) => entry.score), ids: heap.map((entry) => entry.id) };
+}
+
 /** The ids to report: the given ones (one per embedding) or the indices. @internal */
 export function resolveEmbeddingIds<Id extends EmbeddingId>(
   embeddings: readonly (readonly number[])[],

@@ -168,4 +168,22 @@ describe('HashingEmbedder with applyIdf: "query"', () => {
       /Expected `applyIdf` to be "both" or "query"/,
     );
   });
+
+  it("reads a lazy corpus on the first query embedding only, and weights that query by its IDF", async () => {
+    const corpus = ["zebras graze", "release notes", "release branch", "release tags"];
+    let reads = 0;
+    const lazy = new HashingEmbedder({ applyIdf: "query", corpus: () => (reads++, corpus) });
+    const eager = new HashingEmbedder({ applyIdf: "query", corpus });
+    expect(lazy.id).toBe(eager.id);
+    await lazy.getTextEmbeddings(corpus);
+    expect(reads).toBe(0);
+    expect(await lazy.getQueryEmbedding("zebras release")).toEqual(
+      await eager.getQueryEmbedding("zebras release"),
+    );
+    await lazy.getQueryEmbedding("again");
+    expect(reads).toBe(1);
+    expect(() => new HashingEmbedder({ corpus: () => corpus })).toThrow(
+      /a function only with applyIdf: "query"/,
+    );
+  });
 });

@@ -11,8 +11,12 @@ const MAX_DIMENSIONS = 1 << 24;
 export interface HashingEmbedderOptions {
   /** Length of every vector. @default 1024 */
   dimensions?: number | undefined;
-  /** Documents to learn inverse document frequencies from; see {@link HashingEmbedder.fit}. */
-  corpus?: readonly string[] | undefined;
+  /**
+   * Documents to learn inverse document frequencies from; see {@link HashingEmbedder.fit}. With
+   * `applyIdf: "query"` it may be a function, called on the first query embedding (never when only
+   * documents are embedded, or no query is ever embedded).
+   */
+  corpus?: readonly string[] | (() => readonly string[]) | undefined;
   /** Drop common English, Chinese and Japanese function words. @default true */
   stopWords?: boolean | undefined;
   /** Strip English plural endings before hashing. @default true */
@@ -44,10 +48,11 @@ export class HashingEmbedder implements Embedder {
   /** `hashing-tfidf-v1:<dimensions>`, plus `:nostop`/`:nostem` and `:idf-<hash>` when fitted. */
   readonly id: string;
   readonly dimensions: number;
-  /** Documents the IDF was fitted on; 0 when not fitted. */
-  readonly documentCount: number;
+  /** Documents the IDF was fitted on; 0 when not fitted (or not yet, for a lazy corpus). */
+  documentCount: number;
   readonly #options: HashingEmbedderOptions;
-  readonly #documentFrequencies: Map<string, number> | undefined;
+  #documentFrequencies: Map<string, number> | undefined;
+  #lazyCorpus: (() => readonly string[]) | undefined;
 
   constructor(options: HashingEmbedderOptions = {}) {
     const { dimensions = 1024, corpus, stopWords = true, stemming = true, applyIdf = "both" } = options;
@@ -70,6 +75,16 @@ export class HashingEmbedder implements Embedder {
     let id = `${VERSION}:${dimensions}${stopWords ? "" : ":nostop"}${stemming ? "" : ":nostem"}`;
     if (corpus === undefined) {
       this.documentCount = 0;
+    } else if (typeof corpus === "function") {
+      if (applyIdf !== "query") {
+        throw new InvalidArgumentError({
+          parameter: "corpus",
+          value: corpus,
+          expected: 'be an array of texts (a function only with applyIdf: "query")',
+        });
+      }
+      this.documentCount = 0;
+      this.#lazyCorpus = corpus;
     } else {
       this.#documentFrequencies = countDocumentFrequencies(corpus, this.#options);
       this.documentCount = corpus.length;
@@ -126,6 +141,12 @@ export class HashingEmbedder implements Embedder {
   }
 
   #idf(term: string): number {
+    if (this.#lazyCorpus) {
+      const corpus = this.#lazyCorpus();
+      this.#lazyCorpus = undefined;
+      this.#documentFrequencies = countDocumentFrequencies(corpus, this.#options);
+      this.documentCount = corpus.length;
+    }
     const frequencies = this.#documentFrequencies;
     if (frequencies === undefined) return 1;
     return Math.log((1 + this.documentCount) / (1 + (frequencies.get(term) ?? 0))) + 1;

@@ -9,10 +9,14 @@ export interface EmbedProgress {
   total: number;
 }
 
-/** A node with its embedding and the hash of the content that was embedded. */
+/**
+ * A node with its embedding (float32) and the hash of the content that was embedded. An index over an
+ * embedder that is cheap to run again (HashingEmbedder) stores no vectors: its entries are embedded on
+ * the first dense search.
+ */
 export interface IndexEntry {
   node: TextNode;
-  embedding: number[];
+  embedding?: Float32Array;
   contentHash: string;
 }
 
@@ -73,11 +77,16 @@ export async function embedNodes({
     batch.forEach(([hash], index) => {
       const vector = vectors[index] as number[];
       dimensions ??= vector.length;
-      if (!Array.isArray(vector) || vector.length !== dimensions || vector.length === 0) {
+      if (
+        !Array.isArray(vector) ||
+        vector.length !== dimensions ||
+        vector.length === 0 ||
+        !allFinite(vector)
+      ) {
         throw new InvalidArgumentError({
           parameter: "embedder",
           value: embedder.id,
-          expected: `return non-empty embeddings of one length (${dimensions}), got length ${Array.isArray(vector) ? vector.length : typeof vector} for text ${start + index}`,
+          expected: `return non-empty embeddings of one length (${dimensions}) holding finite numbers, got ${Array.isArray(vector) ? (allFinite(vector) ? `length ${vector.length}` : "a value that is not a finite number (NaN or Infinity)") : typeof vector} for text ${start + index}`,
         });
       }
       cache.set(embedder.id, hash, vector);
@@ -87,7 +96,12 @@ export async function embedNodes({
 
   const entries = nodes.map((node, index) => {
     const hash = hashes[index] as string;
-    return { node, contentHash: hash, embedding: cache.get(embedder.id, hash) as number[] };
+    return { node, contentHash: hash, embedding: cache.get(embedder.id, hash) as Float32Array };
   });
   return { entries, embedded: pending.length, reused };
+}
+
+function allFinite(vector: readonly number[]): boolean {
+  for (const value of vector) if (!Number.isFinite(value)) return false;
+  return true;
 }

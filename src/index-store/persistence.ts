@@ -1,15 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { IndexSaveError } from "./index-save-error.js";
+import { decodeVectorsFile, encodeVectorsFile, matrixChecksum, type VectorMatrix } from "./vectors-file.js";
 
 /** The file an index is persisted to, inside the directory given to `persist` and `load`. */
 export const INDEX_FILE_NAME = "ragsynth-index.json";
 const FORMAT = "ragsynth-vector-index";
-const VERSION = 1;
+const VERSION = 2;
+const VECTORS_PREFIX = "ragsynth-vectors-";
+// `.<file>.<pid>.<uuid>.tmp`: a save in progress, or left by a save that was killed.
+const TEMPORARY = /^\.(ragsynth-[^/]*)\.(\d+)\.[0-9a-f-]+\.tmp$/;
 
 /** One source document of an index: what its content was when it was indexed, and its nodes. */
 export interface IndexSource {
@@ -25,15 +29,27 @@ export interface IndexSource {
   nodeIds: string[];
 }
 
-/** The decoded content of an index file. */
+/** The decoded content of an index file. Entries have no `embedding` when the index stored no vectors. */
 export interface PersistedIndex {
   embedderId: string;
   sources: IndexSource[];
   entries: IndexEntry[];
+  /** Whether the vectors are stored (false for an embedder cheap enough to run again, such as HashingEmbedder). */
+  storeVectors?: boolean;
+  /** Anything else an index keeps beside its nodes (a lexical index), stored as given. */
+  extra?: Record<string, unknown>;
+}
+
+/** The error code a failed save is reported with, when it is not an abort. */
+function saveError(file: string, dir: string, error: unknown, signal: AbortSignal | undefined): unknown {
+  return signal?.aborted ? error : new IndexSaveError({ path: file, dir, cause: error });
 }
 
 /**
- * Writes the index to `<dir>/ragsynth-index.json` through a temporary file and a rename, so no reader ever sees half a file.
+ * Writes the index to `<dir>/ragsynth-index.json` (nodes, sources, metadata) and, when it stores vectors,
+ * `<dir>/ragsynth-vectors-<checksum>.bin` (float32, with a header and a SHA-256 the JSON names), each through
+ * a temporary file and a rename, so no reader ever sees half a file or a JSON with another save's vectors.
+ * Temporary files of a save that was killed, and vectors files no index names any more, are removed.
  * @throws IndexSaveError (`index_save`) when the folder or file cannot be written; an abort stays an `AbortError`.
  */
 export async function writeIndexFile(
@@ -42,39 +58,88 @@ export async function writeIndexFile(
   signal?: AbortSignal,
 ): Promise<string> {
   const file = path.join(dir, INDEX_FILE_NAME);
-  const dimensions = index.entries[0]?.embedding.length ?? 0;
+  const matrix = index.storeVectors === false ? undefined : toMatrix(index.entries);
+  const checksum = matrix ? matrixChecksum(matrix) : undefined;
+  const vectorsName = checksum ? `${VECTORS_PREFIX}${checksum.slice(0, 16)}.bin` : undefined;
   const json = JSON.stringify({
     format: FORMAT,
     version: VERSION,
     embedderId: index.embedderId,
-    dimensions,
+    dimensions: matrix?.dimensions ?? 0,
+    vectors: matrix ? { file: vectorsName, count: matrix.count, checksum } : null,
     sources: index.sources,
-    nodes: index.entries.map(({ node, contentHash, embedding }) => ({
-      ...node.toJSON(),
-      contentHash,
-      embedding: encodeVector(embedding),
-    })),
+    nodes: index.entries.map(({ node, contentHash }) => ({ ...node.toJSON(), contentHash })),
+    ...(index.extra ? { extra: index.extra } : {}),
   });
-  const temporary = path.join(dir, `.${INDEX_FILE_NAME}.${process.pid}.${randomUUID()}.tmp`);
   try {
     await mkdir(dir, { recursive: true });
-    try {
-      await writeFile(temporary, json, signal ? { signal } : {});
-      await rename(temporary, file);
-    } catch (error) {
-      await rm(temporary, { force: true }).catch(() => {});
-      throw error;
+    await removeStaleFiles(dir, undefined);
+    if (matrix && vectorsName) {
+      await writeAtomically(path.join(dir, vectorsName), encodeVectorsFile(matrix), signal);
     }
+    await writeAtomically(file, json, signal);
+    await removeStaleFiles(dir, vectorsName ?? "");
   } catch (error) {
-    if (signal?.aborted) throw error;
-    throw new IndexSaveError({ path: file, dir, cause: error });
+    throw saveError(file, dir, error, signal);
   }
   return file;
 }
 
+async function writeAtomically(file: string, data: string | Buffer, signal: AbortSignal | undefined) {
+  const temporary = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomUUID()}.tmp`,
+  );
+  try {
+    await writeFile(temporary, data, signal ? { signal } : {});
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
 /**
- * Reads `<dir>/ragsynth-index.json`; `undefined` when there is none.
- * @throws RagsynthError `index_load` for an unreadable, corrupt or incompatible file; an abort stays an `AbortError`.
+ * Removes temporary files whose writer is gone (a killed save) and, when `keepVectors` is given (after a
+ * save), every vectors file but that one.
+ */
+async function removeStaleFiles(dir: string, keepVectors: string | undefined): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const temporary = TEMPORARY.exec(name);
+    const stale =
+      (temporary && !isAlive(Number(temporary[2]))) ||
+      (keepVectors !== undefined &&
+        name.startsWith(VECTORS_PREFIX) &&
+        name.endsWith(".bin") &&
+        name !== keepVectors);
+    if (stale) await rm(path.join(dir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === "EPERM";
+  }
+}
+
+function toMatrix(entries: readonly IndexEntry[]): VectorMatrix | undefined {
+  const dimensions = entries[0]?.embedding?.length ?? 0;
+  if (dimensions === 0) return undefined;
+  const data = new Float32Array(entries.length * dimensions);
+  entries.forEach((entry, row) => {
+    if (entry.embedding) data.set(entry.embedding, row * dimensions);
+  });
+  return { count: entries.length, dimensions, data };
+}
+
+/**
+ * Reads `<dir>/ragsynth-index.json` and its vectors file; `undefined` when there is no index.
+ * @throws RagsynthError `index_load` for an unreadable, corrupt or incompatible file, or vectors that are
+ *   damaged or not finite; an abort stays an `AbortError`.
  */
 export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<PersistedIndex | undefined> {
   const file = path.join(dir, INDEX_FILE_NAME);
@@ -94,7 +159,31 @@ export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<
   } catch (error) {
     throw loadError(file, "is not valid JSON (it may have been cut short or edited)", error);
   }
-  return decode(data, file);
+  const index = decode(data, file);
+  const vectors = (data as { vectors?: unknown }).vectors;
+  if (vectors === null) return { ...index, storeVectors: false };
+  if (!isRecord(vectors) || typeof vectors.file !== "string" || typeof vectors.checksum !== "string") {
+    throw loadError(file, "has no valid vectors entry");
+  }
+  const vectorsFile = path.join(dir, path.basename(vectors.file));
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(vectorsFile, signal ? { signal } : {});
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw loadError(vectorsFile, "could not be read; the index names it for its vectors", error);
+  }
+  const dimensions = (data as { dimensions: number }).dimensions;
+  const matrix = decodeVectorsFile(bytes, {
+    file: vectorsFile,
+    count: index.entries.length,
+    dimensions,
+    checksum: vectors.checksum,
+  });
+  index.entries.forEach((entry, row) => {
+    entry.embedding = matrix.data.subarray(row * dimensions, (row + 1) * dimensions);
+  });
+  return { ...index, storeVectors: true };
 }
 
 function decode(data: unknown, file: string): PersistedIndex {
@@ -124,10 +213,7 @@ function decode(data: unknown, file: string): PersistedIndex {
     ) {
       throw fail(`has a malformed node at nodes[${index}]`);
     }
-    const embedding = typeof raw.embedding === "string" ? decodeVector(raw.embedding) : undefined;
-    if (!embedding || embedding.length !== dimensions || typeof raw.contentHash !== "string") {
-      throw fail(`has a malformed embedding at nodes[${index}] (expected ${dimensions} numbers)`);
-    }
+    if (typeof raw.contentHash !== "string") throw fail(`has no contentHash at nodes[${index}]`);
     const node = new TextNode({
       id: raw.id,
       text: raw.text,
@@ -135,7 +221,7 @@ function decode(data: unknown, file: string): PersistedIndex {
       excludedLlmMetadataKeys: raw.excludedLlmMetadataKeys,
       excludedEmbedMetadataKeys: raw.excludedEmbedMetadataKeys,
     });
-    return { node, embedding, contentHash: raw.contentHash };
+    return { node, contentHash: raw.contentHash };
   });
   for (const [index, source] of sources.entries()) {
     if (!isRecord(source) || typeof source.id !== "string" || typeof source.contentHash !== "string") {
@@ -145,7 +231,8 @@ function decode(data: unknown, file: string): PersistedIndex {
       throw fail(`has a malformed nodeIds list at sources[${index}]`);
     }
   }
-  return { embedderId, sources: sources as IndexSource[], entries };
+  const extra = isRecord(data.extra) ? { extra: data.extra } : {};
+  return { embedderId, sources: sources as IndexSource[], entries, ...extra };
 }
 
 function loadError(file: string, what: string, cause?: unknown, hint?: string): RagsynthError {
@@ -154,22 +241,6 @@ function loadError(file: string, what: string, cause?: unknown, hint?: string): 
     message: `The index file ${file} ${what}. ${hint ?? "Delete it to rebuild the index from the documents."}`,
     cause,
   });
-}
-
-// Vectors are stored as base64 of little-endian float64: exact, and about half the size of JSON numbers.
-function encodeVector(vector: readonly number[]): string {
-  const buffer = Buffer.allocUnsafe(vector.length * 8);
-  for (let index = 0; index < vector.length; index++)
-    buffer.writeDoubleLE(vector[index] as number, index * 8);
-  return buffer.toString("base64");
-}
-
-function decodeVector(encoded: string): number[] | undefined {
-  const buffer = Buffer.from(encoded, "base64");
-  if (buffer.length % 8 !== 0) return undefined;
-  const vector: number[] = new Array(buffer.length / 8);
-  for (let index = 0; index < vector.length; index++) vector[index] = buffer.readDoubleLE(index * 8);
-  return vector;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

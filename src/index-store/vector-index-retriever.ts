@@ -1,8 +1,9 @@
-import { getTopKEmbeddings } from "../embedding/get-top-k-embeddings.js";
+import { selectTopK } from "../embedding/get-top-k-embeddings.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { Retriever } from "../query-engine/retriever.js";
-import type { NodeWithScore } from "../schema/text-node.js";
+import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
 
 /** Options of `VectorStoreIndex.asRetriever`. */
@@ -11,9 +12,22 @@ export interface VectorIndexRetrieverOptions {
   similarityTopK?: number;
 }
 
+/** Rows at a time when entries without vectors are embedded on the first search. */
+const EMBED_BATCH = 256;
+
+/** The entries' vectors as one float32 matrix with each row's norm, built once per entries array. */
+interface DenseMatrix {
+  dimensions: number;
+  data: Float32Array;
+  norms: Float64Array;
+}
+
+const matrices = new WeakMap<readonly IndexEntry[], Promise<DenseMatrix>>();
+
 /**
- * A retriever over in-memory entries: embeds the query once, scores every entry by cosine
- * similarity, and keeps the best `similarityTopK` with a bounded heap. Ties keep LlamaIndex's order.
+ * A retriever over in-memory entries: embeds the query once, scores every entry by cosine similarity in
+ * one pass over a contiguous float32 matrix, and keeps the best `similarityTopK` with a bounded heap. Ties
+ * keep LlamaIndex's order. Entries stored without vectors are embedded on the first search.
  */
 export function createVectorIndexRetriever(
   entries: readonly IndexEntry[],
@@ -21,18 +35,101 @@ export function createVectorIndexRetriever(
   { similarityTopK = 2 }: VectorIndexRetrieverOptions = {},
 ): Retriever {
   checkInteger("similarityTopK", similarityTopK, 1);
-  const embeddings = entries.map((entry) => entry.embedding);
   return {
     async retrieve({ query, signal }): Promise<NodeWithScore[]> {
       signal?.throwIfAborted();
       if (entries.length === 0) return [];
       const queryEmbedding = await embedder.getQueryEmbedding(query, signal ? { signal } : {});
       signal?.throwIfAborted();
-      const { similarities, ids } = getTopKEmbeddings({ queryEmbedding, embeddings, similarityTopK });
+      let pending = matrices.get(entries);
+      if (!pending) {
+        pending = denseMatrix(entries, embedder, signal);
+        matrices.set(entries, pending);
+        pending.catch(() => matrices.delete(entries));
+      }
+      const scores = cosineScores(await pending, queryEmbedding);
+      const { similarities, ids } = selectTopK(scores, similarityTopK);
       return ids.map((id, rank) => ({
         node: (entries[id] as IndexEntry).node,
         score: similarities[rank] as number,
       }));
     },
   };
+}
+
+/** Cosine of the query with every row; 0 for a zero row or query (as `similarity` does). */
+export function cosineScores(
+  { dimensions, data, norms }: DenseMatrix,
+  query: readonly number[],
+): Float64Array {
+  if (query.length !== dimensions) {
+    throw new InvalidArgumentError({
+      parameter: "queryEmbedding",
+      value: `${query.length} dimensions`,
+      expected: `have the index's ${dimensions} dimensions`,
+      hint: "Query with the embedder the index was built with.",
+    });
+  }
+  const q = Float32Array.from(query);
+  let queryNorm = 0;
+  for (let d = 0; d < dimensions; d++) queryNorm += (q[d] as number) * (q[d] as number);
+  queryNorm = Math.sqrt(queryNorm);
+  const scores = new Float64Array(norms.length);
+  for (let row = 0, offset = 0; row < norms.length; row++, offset += dimensions) {
+    let dot = 0;
+    for (let d = 0; d < dimensions; d++) dot += (data[offset + d] as number) * (q[d] as number);
+    const norm = (norms[row] as number) * queryNorm;
+    scores[row] = norm === 0 ? 0 : dot / norm;
+  }
+  return scores;
+}
+
+async function denseMatrix(
+  entries: readonly IndexEntry[],
+  embedder: Embedder,
+  signal: AbortSignal | undefined,
+): Promise<DenseMatrix> {
+  const missing = entries.filter((entry) => entry.embedding === undefined);
+  for (let start = 0; start < missing.length; start += EMBED_BATCH) {
+    signal?.throwIfAborted();
+    const batch = missing.slice(start, start + EMBED_BATCH);
+    const texts = batch.map((entry) => entry.node.getContent(MetadataMode.EMBED));
+    const vectors = await embedder.getTextEmbeddings(texts, signal ? { signal } : {});
+    batch.forEach((entry, index) => {
+      entry.embedding = Float32Array.from(vectors[index] as number[]);
+    });
+  }
+  const dimensions = (entries[0] as IndexEntry).embedding?.length ?? 0;
+  const data = contiguous(entries, dimensions);
+  const norms = new Float64Array(entries.length);
+  for (let row = 0, offset = 0; row < entries.length; row++, offset += dimensions) {
+    let sum = 0;
+    for (let d = 0; d < dimensions; d++) sum += (data[offset + d] as number) ** 2;
+    norms[row] = Math.sqrt(sum);
+  }
+  return { dimensions, data, norms };
+}
+
+/** The rows as one Float32Array: the buffer they already share when they are its consecutive rows. */
+function contiguous(entries: readonly IndexEntry[], dimensions: number): Float32Array {
+  const first = (entries[0] as IndexEntry).embedding as Float32Array;
+  const shared = entries.every(
+    (entry, row) =>
+      entry.embedding?.buffer === first.buffer &&
+      entry.embedding.byteOffset === first.byteOffset + row * dimensions * 4 &&
+      entry.embedding.length === dimensions,
+  );
+  if (shared) return new Float32Array(first.buffer, first.byteOffset, entries.length * dimensions);
+  const data = new Float32Array(entries.length * dimensions);
+  entries.forEach((entry, row) => {
+    if (entry.embedding?.length !== dimensions) {
+      throw new InvalidArgumentError({
+        parameter: "embedder",
+        value: `${entry.embedding?.length} dimensions at entry ${row}`,
+        expected: `return embeddings of one length (${dimensions})`,
+      });
+    }
+    data.set(entry.embedding, row * dimensions);
+  });
+  return data;
 }

@@ -38,10 +38,10 @@ describe("VectorStoreIndex: build and retrieve", () => {
     const index = await VectorStoreIndex.fromNodes(nodes, { embedder });
     const dense = index.asRetriever({ similarityTopK: 2, retrievalMode: "dense" });
     const results = await dense.retrieve({ query: "query a" });
-    expect(results.map(({ node, score }) => [node.id, score])).toEqual([
-      ["a", 1],
-      ["b", 0.8],
-    ]);
+    expect(results.map(({ node }) => node.id)).toEqual(["a", "b"]);
+    // Vectors are kept as float32, so scores are as exact as float32 values allow.
+    expect(results[0]?.score).toBe(1);
+    expect(results[1]?.score).toBeCloseTo(0.8, 6);
     expect(await index.asRetriever({ retrievalMode: "dense" }).retrieve({ query: "query a" })).toHaveLength(
       2,
     );

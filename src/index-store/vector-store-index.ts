@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -5,7 +7,7 @@ import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
 import type { Retriever } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import type { TextNode } from "../schema/text-node.js";
+import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { type EmbedProgress, embedNodes, type IndexEntry } from "./embed-nodes.js";
 import { contentHash, EmbeddingCache } from "./embedding-cache.js";
@@ -26,6 +28,8 @@ export interface BuildIndexOptions {
   embedBatchSize?: number;
   /** Called before the first batch and after each one. */
   onProgress?: (progress: EmbedProgress) => void;
+  /** Called as documents are split (or found unchanged), at most every ~50 ms and after the last. */
+  onSplitProgress?: (progress: { split: number; total: number }) => void;
   signal?: AbortSignal;
 }
 
@@ -102,7 +106,7 @@ export class VectorStoreIndex {
 
   /** Embeds nodes as they are, without splitting. */
   static async fromNodes(nodes: readonly TextNode[], options: BuildIndexOptions): Promise<VectorStoreIndex> {
-    const embedded = await embed(nodes, options, options.cache ?? new EmbeddingCache());
+    const embedded = await embedOrDefer(nodes, options, options.cache ?? new EmbeddingCache());
     const stats = {
       chunks: nodes.length,
       embedded: embedded.embedded,
@@ -128,14 +132,23 @@ export class VectorStoreIndex {
     const cache = new EmbeddingCache();
     const sameEmbedder = stored?.embedderId === options.embedder.id;
     if (stored && sameEmbedder) {
-      for (const entry of stored.entries) cache.set(stored.embedderId, entry.contentHash, entry.embedding);
+      for (const entry of stored.entries) {
+        if (entry.embedding) cache.set(stored.embedderId, entry.contentHash, entry.embedding);
+      }
     }
     const index = await VectorStoreIndex.#build(documents, options, {
       cache,
       ...(stored ? { previous: stored.sources } : {}),
+      ...(stored && sameEmbedder ? { previousEntries: stored.entries } : {}),
       ...(stored && !sameEmbedder ? { previousEmbedderId: stored.embedderId } : {}),
     });
-    await index.persist(cacheDir, options.signal ? { signal: options.signal } : {});
+    // Nothing is written when nothing changed: same embedder, same files (size, time and content).
+    const unchanged =
+      stored !== undefined &&
+      sameEmbedder &&
+      stored.storeVectors === storesVectors(options.embedder) &&
+      sameSources(stored.sources, index.sources);
+    if (!unchanged) await index.persist(cacheDir, options.signal ? { signal: options.signal } : {});
     return index;
   }
 
@@ -178,7 +191,12 @@ export class VectorStoreIndex {
   async persist(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<string> {
     return writeIndexFile(
       dir,
-      { embedderId: this.embedder.id, sources: [...this.sources], entries: [...this.#entries] },
+      {
+        embedderId: this.embedder.id,
+        sources: [...this.sources],
+        entries: [...this.#entries],
+        storeVectors: storesVectors(this.embedder),
+      },
       signal,
     );
   }
@@ -227,19 +245,36 @@ export class VectorStoreIndex {
     {
       cache,
       previous = [],
+      previousEntries = [],
       previousEmbedderId,
-    }: { cache: EmbeddingCache; previous?: readonly IndexSource[]; previousEmbedderId?: string },
+    }: {
+      cache: EmbeddingCache;
+      previous?: readonly IndexSource[];
+      previousEntries?: readonly IndexEntry[];
+      previousEmbedderId?: string;
+    },
   ): Promise<VectorStoreIndex> {
     const splitter = options.splitter ?? new SentenceSplitter();
+    const before = new Map(previous.map((source) => [source.id, source]));
+    const storedNodes = new Map(previousEntries.map((entry) => [entry.node.id, entry.node]));
     const nodes: TextNode[] = [];
     const sources: IndexSource[] = [];
-    for (const document of documents) {
+    let sliceStart = performance.now();
+    for (const [done, document] of documents.entries()) {
+      // Slices of ~50 ms: Ctrl-C (an aborted signal) and progress lines get their turn.
+      if (performance.now() - sliceStart > 50) {
+        options.onSplitProgress?.({ split: done, total: documents.length });
+        await nextTurn();
+        sliceStart = performance.now();
+      }
       options.signal?.throwIfAborted();
-      const documentNodes = splitter.getNodesFromDocuments([document]);
+      const kept = unchangedNodes(document, before.get(document.id), storedNodes);
+      const documentNodes = kept ?? splitter.getNodesFromDocuments([document]);
       nodes.push(...documentNodes);
-      sources.push(describeSource(document, documentNodes));
+      sources.push(describeSource(document, documentNodes, kept ? before.get(document.id) : undefined));
     }
-    const embedded = await embed(nodes, options, cache);
+    options.onSplitProgress?.({ split: documents.length, total: documents.length });
+    const embedded = await embedOrDefer(nodes, options, cache);
     const stats: IndexBuildStats = {
       chunks: nodes.length,
       embedded: embedded.embedded,
@@ -249,6 +284,70 @@ export class VectorStoreIndex {
     };
     return new VectorStoreIndex(options.embedder, embedded.entries, sources, stats);
   }
+}
+
+/**
+ * Whether an index keeps its embedder's vectors on disk. HashingEmbedder vectors are not kept: they cost
+ * less to compute again (only for a dense search) than to store, read and check.
+ */
+function storesVectors(embedder: Embedder): boolean {
+  return !(embedder instanceof HashingEmbedder);
+}
+
+/**
+ * The stored nodes of a file that has not changed since it was indexed: same size and modification time,
+ * so it is neither hashed nor split again. A touched file (new time, same content) is split again, so its
+ * nodes' dates are current, and its vectors come from the cache by content hash.
+ */
+function unchangedNodes(
+  document: TextNode,
+  source: IndexSource | undefined,
+  storedNodes: ReadonlyMap<string, TextNode>,
+): TextNode[] | undefined {
+  if (!source) return undefined;
+  const { file_size: size, last_modified_at: modified } = document.metadata;
+  const sameStat =
+    source.size !== undefined &&
+    source.lastModifiedAt !== undefined &&
+    source.size === size &&
+    source.lastModifiedAt === modified;
+  if (!sameStat) return undefined;
+  const nodes: TextNode[] = [];
+  for (const id of source.nodeIds) {
+    const node = storedNodes.get(id);
+    if (!node) return undefined;
+    nodes.push(node);
+  }
+  return nodes;
+}
+
+function sameSources(before: readonly IndexSource[], after: readonly IndexSource[]): boolean {
+  if (before.length !== after.length) return false;
+  return before.every((source, index) => {
+    const other = after[index] as IndexSource;
+    return (
+      source.id === other.id &&
+      source.contentHash === other.contentHash &&
+      source.size === other.size &&
+      source.lastModifiedAt === other.lastModifiedAt &&
+      source.nodeIds.length === other.nodeIds.length &&
+      source.nodeIds.every((id, position) => id === other.nodeIds[position])
+    );
+  });
+}
+
+/** Embeds the nodes, or (for an embedder whose vectors are not stored) leaves that to the first dense search. */
+async function embedOrDefer(
+  nodes: readonly TextNode[],
+  options: BuildIndexOptions,
+  cache: EmbeddingCache,
+): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
+  if (storesVectors(options.embedder)) return embed(nodes, options, cache);
+  const entries = nodes.map((node) => ({
+    node,
+    contentHash: contentHash(node.getContent(MetadataMode.EMBED)),
+  }));
+  return { entries, embedded: 0, reused: 0 };
 }
 
 function embed(
@@ -261,11 +360,16 @@ function embed(
   return embedNodes({ nodes, embedder, cache, batchSize: embedBatchSize, signal, onProgress });
 }
 
-function describeSource(document: TextNode, nodes: readonly TextNode[]): IndexSource {
+function describeSource(
+  document: TextNode,
+  nodes: readonly TextNode[],
+  kept: IndexSource | undefined,
+): IndexSource {
   const { file_size: size, last_modified_at: lastModifiedAt } = document.metadata;
   return {
     id: document.id,
-    contentHash: contentHash(document.text),
+    // An unchanged file (same size and time) keeps its stored hash: no need to hash it again.
+    contentHash: kept?.contentHash ?? contentHash(document.text),
     ...(typeof size === "number" ? { size } : {}),
     ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
     nodeIds: nodes.map((node) => node.id),

@@ -1,0 +1,134 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import type { Embedder } from "../embedding/types.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { TextNode } from "../schema/text-node.js";
+import { MockEmbedding } from "../testing/mock-embedding.js";
+import { INDEX_FILE_NAME } from "./persistence.js";
+import { VectorStoreIndex } from "./vector-store-index.js";
+import { encodeVectorsFile } from "./vectors-file.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "ragsynth-files-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const rejectionOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => new Error("expected a rejection"),
+    (error: unknown) => error as Error,
+  );
+const file = (id: string, text: string, modified = "2026-01-01T00:00:00.000Z") =>
+  new TextNode({
+    id,
+    text,
+    metadata: { file_path: id, file_size: text.length, last_modified_at: modified },
+    excludedEmbedMetadataKeys: ["file_size", "last_modified_at"],
+  });
+const vectorsFileIn = async (folder: string) =>
+  path.join(folder, (await readdir(folder)).find((name) => name.endsWith(".bin")) as string);
+
+describe("index files: float32 vectors beside the JSON", () => {
+  it("rejects a vectors file holding NaN with a typed index_load error, even with a valid checksum", async () => {
+    const embedder = new MockEmbedding({ dimensions: 4 });
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedder });
+    await index.persist(dir);
+    const vectors = await vectorsFileIn(dir);
+    const poisoned = { count: 1, dimensions: 4, data: Float32Array.from([0.5, Number.NaN, 0, 0]) };
+    await writeFile(vectors, encodeVectorsFile(poisoned));
+    // The JSON names the checksum of the vectors it was saved with: make it name the poisoned ones.
+    const json = await readFile(path.join(dir, INDEX_FILE_NAME), "utf8");
+    const checksum = (await readFile(vectors)).subarray(32, 64).toString("hex");
+    await writeFile(
+      path.join(dir, INDEX_FILE_NAME),
+      json.replace(/"checksum":"[0-9a-f]+"/, `"checksum":"${checksum}"`),
+    );
+    const error = await rejectionOf(VectorStoreIndex.load(dir, { embedder }));
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+    expect(error.message).toMatch(/not a finite number \(NaN\) in vector 0\. Delete the index folder/);
+  });
+
+  it("rejects a damaged or cut vectors file, and an embedder that returns NaN", async () => {
+    const embedder = new MockEmbedding({ dimensions: 4 });
+    await (
+      await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedder })
+    ).persist(dir);
+    const vectors = await vectorsFileIn(dir);
+    const bytes = await readFile(vectors);
+    bytes.writeUInt8((bytes.at(-1) as number) ^ 0xff, bytes.length - 1);
+    await writeFile(vectors, bytes);
+    let error = await rejectionOf(VectorStoreIndex.load(dir, { embedder }));
+    expect(error.message).toMatch(/does not match its checksum/);
+    await writeFile(vectors, bytes.subarray(0, bytes.length - 4));
+    error = await rejectionOf(VectorStoreIndex.load(dir, { embedder }));
+    expect(error.message).toMatch(/cut short/);
+
+    const broken: Embedder = {
+      id: "nan",
+      getTextEmbeddings: async (texts) => texts.map(() => [Number.NaN, 1]),
+      getQueryEmbedding: async () => [1, 0],
+    };
+    error = await rejectionOf(
+      VectorStoreIndex.fromNodes([new TextNode({ text: "x" })], { embedder: broken }),
+    );
+    expect(RagsynthError.isInstance(error, "invalid_argument")).toBe(true);
+    expect(error.message).toMatch(/not a finite number/);
+  });
+
+  it("removes temporary files of a killed save and vectors files no index names", async () => {
+    const embedder = new MockEmbedding({ dimensions: 4 });
+    await (
+      await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedder })
+    ).persist(dir);
+    const deadPid = 2 ** 22 + 17; // above Linux's pid_max default: no such process
+    const stale = [
+      `.${INDEX_FILE_NAME}.${deadPid}.0b9d6f0e-1111-4222-8333-444455556666.tmp`,
+      "ragsynth-vectors-00000000deadbeef.bin",
+    ];
+    for (const name of stale) await writeFile(path.join(dir, name), "left by a killed save");
+    const live = `.${INDEX_FILE_NAME}.${process.pid}.0b9d6f0e-1111-4222-8333-444455556666.tmp`;
+    await writeFile(path.join(dir, live), "a save in progress in a live process");
+    await (await VectorStoreIndex.fromNodes([new TextNode({ id: "b", text: "beta" })], { embedder })).persist(
+      dir,
+    );
+    const names = await readdir(dir);
+    for (const name of stale) expect(names).not.toContain(name);
+    expect(names).toContain(live);
+    expect(names.filter((name) => name.endsWith(".bin"))).toHaveLength(1);
+  });
+
+  it("writes nothing when no file changed, and re-splits nothing it can keep", async () => {
+    const embedder = new MockEmbedding({ dimensions: 4 });
+    const documents = [file("a.md", "Alpha is first."), file("b.md", "Beta is second.")];
+    await VectorStoreIndex.fromDocumentsCached(documents, { embedder, cacheDir: dir });
+    const before = await stat(path.join(dir, INDEX_FILE_NAME));
+    const again = await VectorStoreIndex.fromDocumentsCached(documents, { embedder, cacheDir: dir });
+    expect(again.buildStats.sources.unchanged).toEqual(["a.md", "b.md"]);
+    expect((await stat(path.join(dir, INDEX_FILE_NAME))).mtimeMs).toBe(before.mtimeMs);
+    expect((await stat(path.join(dir, INDEX_FILE_NAME))).ino).toBe(before.ino);
+
+    const touched = [file("a.md", "Alpha is first.", "2026-02-02T00:00:00.000Z"), documents[1] as TextNode];
+    const third = await VectorStoreIndex.fromDocumentsCached(touched, { embedder, cacheDir: dir });
+    expect(third.buildStats.embedded).toBe(0);
+    expect((await stat(path.join(dir, INDEX_FILE_NAME))).ino).not.toBe(before.ino);
+  });
+
+  it("keeps no vectors for the hashing embedder, and embeds on the first dense search instead", async () => {
+    const embedder = new HashingEmbedder();
+    const documents = [file("zebra.md", "Zebras have stripes."), file("git.md", "Release notes for v2.9.1.")];
+    const index = await VectorStoreIndex.fromDocumentsCached(documents, { embedder, cacheDir: dir });
+    expect(index.buildStats.embedded).toBe(0);
+    expect((await readdir(dir)).filter((name) => name.endsWith(".bin"))).toEqual([]);
+    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    const [best] = await loaded
+      .asRetriever({ similarityTopK: 1, retrievalMode: "dense" } as never)
+      .retrieve({ query: "zebras" });
+    expect(best?.node.metadata.file_path).toBe("zebra.md");
+  });
+});
