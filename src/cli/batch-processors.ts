@@ -104,7 +104,9 @@ export function createCliProcessors({ env, store }: { env: Env; store: CallCache
         const index = await VectorStoreIndex.load(dir, { embedder });
         // The offline embedder weights queries by IDF over the indexed chunks, as every worker does alike.
         if (!(embedder instanceof HashingEmbedder)) return index;
-        return VectorStoreIndex.load(dir, { embedder: choice.create(index.nodes.map((node) => node.text)) });
+        return VectorStoreIndex.load(dir, {
+          embedder: choice.create(() => index.nodes.map((node) => node.text)),
+        });
       })();
       indexes.set(key, pending);
     }
