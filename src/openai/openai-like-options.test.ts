@@ -18,7 +18,9 @@ describe("OpenAILike metadata", () => {
       tokenizer: "o200k_base",
       structuredOutput: "json_schema",
       kind: "generative",
+      imageInput: "pixels",
     });
+    expect(new OpenAILike({ model: "gpt-3.5-turbo", apiKey: "k" }).metadata.imageInput).toBeUndefined();
   });
 
   it("assumes 3900 tokens for an unknown model and says so", () => {

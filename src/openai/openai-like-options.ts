@@ -1,7 +1,7 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
-import { DEFAULT_CONTEXT_WINDOW, type LLMMetadata } from "../llm/types.js";
+import { DEFAULT_CONTEXT_WINDOW, type ImageTokenRule, type LLMMetadata } from "../llm/types.js";
 import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 import type { RetryEvent, RetryInternals, RetryOptions } from "../util/retry.js";
 import type { OpenAIConnectionOptions } from "./openai-connection.js";
@@ -28,6 +28,17 @@ export interface OpenAILikeOptions extends OpenAIConnectionOptions {
    * @default "json_schema" for api.openai.com, otherwise "instructions"
    */
   structuredOutput?: "json_schema" | "instructions" | undefined;
+  /**
+   * The model takes images: `pixels` sends them as `image_url` content parts (data URLs for bytes and
+   * files, URLs as given, `detail` passed through). @default "pixels" for OpenAI's vision models on
+   * api.openai.com (gpt-4o, gpt-4.1, gpt-5, o1/o3/o4), otherwise unset (images are an error)
+   */
+  imageInput?: "pixels" | "captions" | undefined;
+  /**
+   * What an image costs in prompt tokens on this server. @default OpenAI's rule (stated in
+   * `metadata.assumptions` for other servers)
+   */
+  imageTokens?: ImageTokenRule | undefined;
   /** Sampling temperature; omitted (server default) when unset, as reasoning models reject other values. */
   temperature?: number | undefined;
   /** Deadline of each call in milliseconds, retries and the whole stream included. */
@@ -120,6 +131,15 @@ export function resolveOpenAILikeMetadata(
     structuredOutput: options.structuredOutput ?? (connection.isOpenAI ? "json_schema" : "instructions"),
     kind: "generative",
   };
+  const openAIVision = connection.isOpenAI && /^(gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|o[134])/.test(model);
+  const imageInput = options.imageInput ?? (openAIVision ? "pixels" : undefined);
+  if (imageInput !== undefined) metadata.imageInput = imageInput;
+  if (options.imageTokens !== undefined) metadata.imageTokens = options.imageTokens;
+  else if (imageInput !== undefined && !connection.isOpenAI) {
+    assumptions.push(
+      `image tokens of ${model} counted by OpenAI's rule; pass imageTokens if the server counts otherwise`,
+    );
+  }
   const maxOutputTokens = options.maxOutputTokens ?? limits?.maxOutputTokens;
   if (maxOutputTokens !== undefined) metadata.maxOutputTokens = Math.min(maxOutputTokens, contextWindow);
   if (assumptions.length > 0) metadata.assumptions = assumptions;

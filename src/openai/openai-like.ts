@@ -19,8 +19,11 @@ import {
   validateOpenAILikeOptions,
 } from "./openai-like-options.js";
 import { toLLMError } from "./to-llm-error.js";
+import { type OpenAIMessage, toOpenAIMessages } from "./to-openai-messages.js";
 
 type Request = { kind: "chat"; messages: ChatMessage[] } | { kind: "completion"; prompt: string };
+/** A request as sent: chat messages converted to OpenAI's form (images as data URLs). */
+type WireRequest = { kind: "chat"; messages: OpenAIMessage[] } | { kind: "completion"; prompt: string };
 /** One piece of a normalized answer: text, usage, or both. */
 type Piece = { text?: string | undefined; usage?: LLMUsage | undefined; finishReason?: string | undefined };
 type PieceStream = { pieces: AsyncIterator<Piece>; close(): void };
@@ -91,7 +94,17 @@ export class OpenAILike implements LLM {
     return this.#connection.endpoint(request.kind === "chat" ? "chat/completions" : "completions");
   }
 
-  #body(request: Request, options: LLMCallOptions): Record<string, unknown> {
+  /** Chat messages in OpenAI's form; images (files read, bytes encoded) only when the model takes pixels. */
+  async #wire(request: Request): Promise<WireRequest> {
+    if (request.kind === "completion") return request;
+    const messages =
+      this.metadata.imageInput === "pixels"
+        ? request.messages
+        : request.messages.map((message) => ({ role: message.role, content: message.content }));
+    return { kind: "chat", messages: await toOpenAIMessages(messages) };
+  }
+
+  #body(request: WireRequest, options: LLMCallOptions): Record<string, unknown> {
     const { maxTokens, responseFormat } = options;
     if (maxTokens !== undefined) {
       const limit = this.metadata.maxOutputTokens;
@@ -155,7 +168,7 @@ export class OpenAILike implements LLM {
   }
 
   async #run(request: Request, options: LLMCallOptions): Promise<LLMResult> {
-    const body = this.#body(request, options);
+    const body = this.#body(await this.#wire(request), options);
     const url = this.#endpoint(request);
     const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
     const client = await this.#connection.client();
@@ -245,7 +258,7 @@ export class OpenAILike implements LLM {
   }
 
   async *#stream(request: Request, options: LLMCallOptions): AsyncGenerator<string> {
-    const body = this.#body(request, options);
+    const body = this.#body(await this.#wire(request), options);
     const url = this.#endpoint(request);
     const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
     let stream: PieceStream | undefined;

@@ -10,6 +10,38 @@ export interface FakeOpenAIPrompt {
   messages: Array<{ role: string; content: string }>;
   /** The last user message (chat) or the prompt (completions). */
   prompt: string;
+  /** Every `image_url` content part of the chat messages, in order, with the media type of data URLs. */
+  images: FakeOpenAIImage[];
+}
+
+/** An image a chat request carried. */
+export interface FakeOpenAIImage {
+  /** The URL as sent (`data:image/png;base64,…` or `https://…`). */
+  url: string;
+  /** `low`, `high` or `auto` when sent. */
+  detail?: string;
+  /** The media type of a data URL. */
+  mediaType?: string;
+  /** The decoded bytes of a base64 data URL. */
+  bytes?: Uint8Array;
+}
+
+function imagesOf(messages: ReadonlyArray<Record<string, unknown>>): FakeOpenAIImage[] {
+  const images: FakeOpenAIImage[] = [];
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content as Array<Record<string, unknown>>) {
+      const imageUrl = part.image_url as { url?: unknown; detail?: unknown } | undefined;
+      if (part.type !== "image_url" || typeof imageUrl?.url !== "string") continue;
+      const data = /^data:([^;,]+);base64,(.*)$/s.exec(imageUrl.url);
+      images.push({
+        url: imageUrl.url,
+        ...(typeof imageUrl.detail === "string" ? { detail: imageUrl.detail } : {}),
+        ...(data ? { mediaType: data[1], bytes: new Uint8Array(Buffer.from(data[2] ?? "", "base64")) } : {}),
+      });
+    }
+  }
+  return images;
 }
 
 /** An answer: its text, split into deltas for streams (by word unless `deltas` is given), and usage. */
@@ -35,7 +67,9 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (part as { text?: unknown }).text)
+      .map((part) =>
+        (part as { type?: unknown }).type === "image_url" ? "[image]" : (part as { text?: unknown }).text,
+      )
       .filter((text) => typeof text === "string")
       .join("");
   }
@@ -51,7 +85,7 @@ export function promptOf(index: number, path: string, body: Record<string, unkno
   }));
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
   const prompt = path.endsWith("/completions") && !path.includes("chat") ? String(body.prompt ?? "") : "";
-  return { index, path, body, messages, prompt: lastUser?.content ?? prompt };
+  return { index, path, body, messages, prompt: lastUser?.content ?? prompt, images: imagesOf(raw) };
 }
 
 function words(text: string): number {

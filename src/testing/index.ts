@@ -1,6 +1,7 @@
 export { convertArrayToAsyncIterable } from "./array-to-async-iterable.js";
 export {
   echoResponder,
+  type FakeOpenAIImage,
   type FakeOpenAIPrompt,
   type FakeOpenAIReply,
   type FakeOpenAIResponder,
