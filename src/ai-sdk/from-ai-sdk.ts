@@ -1,14 +1,17 @@
+import { readFile } from "node:fs/promises";
 import { LLMError } from "../errors/llm-error.js";
 import type { LLMErrorCode } from "../errors/ragsynth-error.js";
 import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 import {
   type ChatMessage,
   DEFAULT_CONTEXT_WINDOW,
+  type ImageTokenRule,
   type LLM,
   type LLMCallOptions,
   type LLMMetadata,
   type LLMUsage,
 } from "../llm/types.js";
+import type { ContentBlock } from "../schema/content-block.js";
 import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 import { abortable, createAbortError, createCallSignal } from "../util/abort.js";
 import { parseRetryAfter, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
@@ -21,8 +24,20 @@ export interface AiSdkUsage {
   completionTokens?: number | undefined;
 }
 
+/** A user message's content part as the AI SDK takes it: text, or an image (bytes, or a URL). */
+export type AiSdkUserPart =
+  | { type: "text"; text: string }
+  | {
+      type: "image";
+      image: Uint8Array | URL | string;
+      mediaType?: string;
+      providerOptions?: { openai: { imageDetail: "low" | "high" | "auto" } };
+    };
+
 /** A chat message as the AI SDK takes it in `messages` (system text never goes here: see {@link AiSdkCallArguments}). */
-export type AiSdkMessage = { role: "user"; content: string } | { role: "assistant"; content: string };
+export type AiSdkMessage =
+  | { role: "user"; content: string | AiSdkUserPart[] }
+  | { role: "assistant"; content: string };
 
 /**
  * The arguments ragsynth passes to `generateText` / `streamText`: `prompt` or `messages`, never both, as the AI
@@ -69,6 +84,10 @@ export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model> {
   contextWindow?: number | undefined;
   maxOutputTokens?: number | undefined;
   modelLimits?: ModelLimitsTable | undefined;
+  /** The model takes images: `pixels` sends them as AI SDK image parts. @default unset (images are an error) */
+  imageInput?: "pixels" | "captions" | undefined;
+  /** What an image costs in prompt tokens. @default OpenAI's rule (stated in `metadata.assumptions`) */
+  imageTokens?: ImageTokenRule | undefined;
   temperature?: number | undefined;
   /** Deadline of each call in milliseconds, the whole stream included. */
   timeoutMs?: number | undefined;
@@ -86,17 +105,49 @@ function systemFieldOf(model: unknown, chosen: AiSdkSystemField | undefined): Ai
   return "both";
 }
 
+/** A block as an AI SDK part: bytes as `image` with `mediaType`, URLs as `URL`, `detail` as OpenAI's provider option. */
+function toPart(block: ContentBlock): AiSdkUserPart {
+  if (block.type === "text") return { type: "text", text: block.text };
+  const image = block.data ?? (block.url?.startsWith("data:") ? block.url : new URL(block.url as string));
+  return {
+    type: "image",
+    image,
+    ...(block.mediaType === undefined ? {} : { mediaType: block.mediaType }),
+    ...(block.detail === undefined ? {} : { providerOptions: { openai: { imageDetail: block.detail } } }),
+  };
+}
+
+/** Messages with file images read into bytes (the AI SDK takes bytes or URLs); text only unless the model takes pixels. */
+async function loadImages(messages: readonly ChatMessage[], pixels: boolean): Promise<ChatMessage[]> {
+  return Promise.all(
+    messages.map(async (message) => {
+      if (!message.blocks) return message;
+      if (!pixels) return { role: message.role, content: message.content };
+      const blocks = await Promise.all(
+        message.blocks.map(async (block) =>
+          block.type === "image" && block.path !== undefined && block.data === undefined
+            ? { ...block, path: undefined, data: new Uint8Array(await readFile(block.path)) }
+            : block,
+        ),
+      );
+      return { ...message, blocks };
+    }),
+  );
+}
+
 /** The system messages' text, for `instructions`/`system`, and the other messages. */
 function splitSystem(
   messages: readonly ChatMessage[],
   field: AiSdkSystemField,
 ): { messages: AiSdkMessage[]; instructions?: string; system?: string } {
   const system = messages.filter((message) => message.role === "system").map((message) => message.content);
-  const rest: AiSdkMessage[] = messages.flatMap((message): AiSdkMessage[] =>
-    message.role === "user" || message.role === "assistant"
+  const rest: AiSdkMessage[] = messages.flatMap((message): AiSdkMessage[] => {
+    if (message.role === "user" && message.blocks)
+      return [{ role: "user", content: message.blocks.map(toPart) }];
+    return message.role === "user" || message.role === "assistant"
       ? [{ role: message.role, content: message.content }]
-      : [],
-  );
+      : [];
+  });
   if (system.length === 0) return { messages: rest };
   const text = system.join("\n\n");
   // A prompt that is only a system message still needs a message to answer.
@@ -173,11 +224,21 @@ export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>)
   };
   const maxOutputTokens = options.maxOutputTokens ?? limits?.maxOutputTokens;
   if (maxOutputTokens !== undefined) metadata.maxOutputTokens = maxOutputTokens;
+  const assumptions: string[] = [];
   if (options.contextWindow === undefined && !limits) {
-    metadata.assumptions = [
+    assumptions.push(
       `contextWindow ${DEFAULT_CONTEXT_WINDOW} assumed for unknown model ${modelId}; pass contextWindow`,
-    ];
+    );
   }
+  if (options.imageInput !== undefined) metadata.imageInput = options.imageInput;
+  if (options.imageTokens !== undefined) metadata.imageTokens = options.imageTokens;
+  else if (options.imageInput !== undefined) {
+    assumptions.push(
+      `image tokens of ${modelId} counted by OpenAI's rule; pass imageTokens if the provider counts otherwise`,
+    );
+  }
+  if (assumptions.length > 0) metadata.assumptions = assumptions;
+  const pixels = options.imageInput === "pixels";
 
   const systemField = systemFieldOf(model, options.systemField);
   const args = (
@@ -263,11 +324,15 @@ export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>)
     }
   }
 
+  async function* streamLoaded(messages: ChatMessage[], call: LLMCallOptions) {
+    yield* stream({ messages: await loadImages(messages, pixels) }, call);
+  }
+
   return {
     metadata,
     complete: (prompt, call = {}) => generate({ prompt }, call),
-    chat: (messages, call = {}) => generate({ messages }, call),
+    chat: async (messages, call = {}) => generate({ messages: await loadImages(messages, pixels) }, call),
     streamComplete: (prompt, call = {}) => stream({ prompt }, call),
-    streamChat: (messages, call = {}) => stream({ messages }, call),
+    streamChat: (messages, call = {}) => streamLoaded(messages, call),
   };
 }

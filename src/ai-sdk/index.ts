@@ -4,6 +4,7 @@ export {
   type AiSdkMessage,
   type AiSdkSystemField,
   type AiSdkUsage,
+  type AiSdkUserPart,
   type FromAiSdkOptions,
   fromAiSdk,
 } from "./from-ai-sdk.js";

@@ -33,6 +33,8 @@ describe("ExtractiveLLM", () => {
       contextWindow: 4096,
       maxOutputTokens: 256,
       structuredOutput: "json_schema",
+      imageInput: "captions",
+      imageTokens: { kind: "fixed", tokensPerImage: 0 },
       tokenizer: "cl100k_base",
     });
     expect(new ExtractiveLLM({ contextWindow: 8192, maxOutputTokens: 512 }).metadata).toMatchObject({

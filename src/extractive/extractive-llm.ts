@@ -45,6 +45,8 @@ export interface ExtractiveLLMOptions {
  * `Query:` line the query. With no matching sentence the answer is empty. A `responseFormat` named
  * `StructuredRefineResponse` gives `{"query_satisfied", "answer"}` JSON; other schemas are filled best
  * effort. Answers are cut to `maxTokens` at word boundaries (JSON answers stay valid). Deterministic.
+ * It cannot see images (`metadata.imageInput` is `"captions"`): it answers from their captions and alt
+ * text only and never describes an image it was not told about.
  *
  * @example
  * const llm = new ExtractiveLLM();
@@ -97,6 +99,9 @@ export class ExtractiveLLM implements LLM {
       contextWindow,
       maxOutputTokens,
       structuredOutput: "json_schema",
+      // It cannot see pixels: images reach it as their captions and alt text (text blocks), which cost their text.
+      imageInput: "captions",
+      imageTokens: { kind: "fixed", tokensPerImage: 0 },
       ...(isTokenizerName(tokenizer) ? { tokenizer } : {}),
     };
   }

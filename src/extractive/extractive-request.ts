@@ -26,7 +26,8 @@ export function readExtractiveRequest(prompt: string, options: LLMCallOptions): 
   ) {
     const request: ExtractiveRequest = {
       query: variables.query_str ?? "",
-      context: variables.context_msg ?? variables.context_str ?? "",
+      // An image is only its placeholder here: the answerer reads captions and alt text, never pixels.
+      context: (variables.context_msg ?? variables.context_str ?? "").replace(/^\[image\]$/gm, ""),
     };
     const existingAnswer = variables.existing_answer;
     if (existingAnswer !== undefined || options.promptType === "refine") {

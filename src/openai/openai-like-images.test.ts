@@ -55,7 +55,7 @@ describe("OpenAILike with images", () => {
     const server = await startServer();
     const llm = new OpenAILike({ model: "text-only", baseURL: server.url, apiKey: "sk-local" });
     await llm.chat([message]);
-    expect((server.requests[0]?.body as { messages: unknown[] }).messages).toEqual([
+    expect((server.requests[0]?.body as { messages?: unknown[] } | undefined)?.messages).toEqual([
       { role: "user", content: "Look\n\n[image]" },
     ]);
   });

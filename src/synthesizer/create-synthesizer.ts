@@ -149,11 +149,12 @@ function allBlank(nodes: readonly NodeWithScore[]): boolean {
  * @throws InvalidArgumentError naming what the metadata must say
  */
 function checkImageModel(llm: LLM | undefined, mode: string): void {
-  if (llm?.metadata.isChatModel && llm.metadata.imageInput !== undefined) return;
+  const input = llm?.metadata.imageInput;
+  if (input === "captions" || (input === "pixels" && llm?.metadata.isChatModel)) return;
   throw new InvalidArgumentError({
     parameter: "llm",
     value: llm?.metadata.model,
-    expected: `take images for multimodal synthesis in mode "${mode}": a chat model with metadata.imageInput "pixels" or "captions"`,
+    expected: `take images for multimodal synthesis in mode "${mode}": a chat model with metadata.imageInput "pixels", or a model with imageInput "captions"`,
     hint: llm
       ? `Model "${llm.metadata.model}" says isChatModel ${llm.metadata.isChatModel}, imageInput ${llm.metadata.imageInput ?? "unset"}. Use a vision model (new OpenAILike({ model, imageInput: "pixels" })), or pass only text nodes.`
       : "Multimodal synthesis requires a chat LLM that takes images.",

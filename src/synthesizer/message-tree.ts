@@ -67,6 +67,7 @@ export async function runMessageTree<T>(
           content: { variable: "context_str", blocks: chunk.blocks },
           responseFormat,
           signal: taskSignal,
+          ...(summaryTokens === undefined ? {} : { maxTokens: summaryTokens }),
         },
       );
       return schema ? JSON.stringify(parseObject(text, schema)) : text;

@@ -169,3 +169,22 @@ describe("the message path", () => {
     expect(start?.type === "llm-call-start" && start.contextTokens).toBe(1445 + 1);
   });
 });
+
+describe("ExtractiveLLM on the message path", () => {
+  it("answers from captions only, says so in its metadata, and invents no description", async () => {
+    const { ExtractiveLLM } = await import("../extractive/extractive-llm.js");
+    const llm = new ExtractiveLLM();
+    expect(llm.metadata.imageInput).toBe("captions");
+    const nodes = [
+      { node: new TextNode({ text: "The report covers 2026." }) },
+      { node: new ImageNode({ image: PNG_1PX, text: "The revenue chart shows growth in every quarter." }) },
+      { node: new ImageNode({ image: PNG_1PX }) },
+    ];
+    const response = await getResponseSynthesizer({ llm, responseMode: "compact" }).synthesize({
+      query: "What does the revenue chart show?",
+      nodes,
+    });
+    expect(String(response)).toContain("The revenue chart shows growth in every quarter.");
+    expect(String(response)).not.toContain("[image]");
+  });
+});
