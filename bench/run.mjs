@@ -24,7 +24,7 @@ function parseArgs(argv) {
     else if (arg === "--runs") options.runs = Number(argv[++i]);
     else if (arg === "--help" || arg === "-h") {
       console.log(
-        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,stream,import,optimizer] [--runs N] [--no-build]",
+        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer] [--runs N] [--no-build]",
       );
       process.exit(0);
     } else {
@@ -76,7 +76,7 @@ function checkInstall() {
     process.exit(1);
   }
   const missing = () =>
-    ["llamaindex", "gpt-tokenizer-4", "js-tiktoken"].filter(
+    ["llamaindex", "@llamaindex/openai", "esbuild", "gpt-tokenizer-4", "js-tiktoken"].filter(
       (name) => !existsSync(join(BENCH_DIR, "node_modules", name, "package.json")),
     );
   if (missing().length === 0) return;
@@ -101,8 +101,10 @@ const FIGURES = {
   repack: () => import("./figures/repack.mjs").then((m) => m.repackFigure),
   calls: () => import("./figures/calls.mjs").then((m) => m.callsFigure),
   tree: () => import("./figures/tree.mjs").then((m) => m.treeFigure),
+  adaptive: () => import("./figures/adaptive.mjs").then((m) => m.adaptiveFigure),
   stream: () => import("./figures/stream.mjs").then((m) => m.streamFigure),
   import: () => import("./figures/import-cost.mjs").then((m) => m.importFigure),
+  size: () => import("./figures/size.mjs").then((m) => m.sizeFigure),
   optimizer: () => import("./figures/optimizer.mjs").then((m) => m.optimizerFigure),
 };
 
