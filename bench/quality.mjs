@@ -1,0 +1,105 @@
+// Retrieval and answer quality on the small real-document corpus (bench/lib/corpus.mjs), offline.
+// bench/quality/questions.json holds labelled questions, written by reading the files: each names the file(s)
+// that answer it and a short phrase a correct answer contains. For each retriever, as the CLI runs it
+// (SentenceSplitter 1024/200, HashingEmbedder with query-side IDF, top 4, compact, ExtractiveLLM):
+//   Recall@1, Recall@4 (a right file among the first 1 / 4 chunks), MRR@10, the share of questions whose
+//   retrieved text holds the phrase, and the share whose answer does (case and whitespace ignored).
+//   node bench/quality.mjs [--json out.json] [--show]
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureCorpus } from "./lib/corpus.mjs";
+import { DIST_INDEX } from "./lib/libs.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const TOP_K = 4;
+const MRR_DEPTH = 10;
+const RETRIEVERS = [
+  { name: "BM25 (new default, `--retrieval lexical`)", mode: "lexical" },
+  { name: "hashing TF-IDF (old default, `--retrieval dense`)", mode: "dense" },
+];
+
+const normalize = (text) => text.toLowerCase().replace(/\s+/g, " ");
+const fileOf = (node) => basename(String(node.metadata.file_path ?? ""));
+
+export async function qualityFigure({ show = false } = {}) {
+  const lib = await import(pathToFileURL(DIST_INDEX).href);
+  const corpus = await ensureCorpus("small");
+  const questions = JSON.parse(readFileSync(join(HERE, "quality", "questions.json"), "utf8"));
+  const { documents } = await lib.readDocuments([corpus.dir]);
+  const embedder = new lib.HashingEmbedder({ applyIdf: "query", corpus: documents.map((d) => d.text) });
+  const index = await lib.VectorStoreIndex.fromDocuments(documents, { embedder });
+  const rows = [];
+  const details = [];
+  for (const { name, mode } of RETRIEVERS) {
+    const deep = index.asRetriever({ similarityTopK: MRR_DEPTH, retrievalMode: mode });
+    const engine = index.asQueryEngine({
+      llm: new lib.ExtractiveLLM(),
+      responseMode: "compact",
+      similarityTopK: TOP_K,
+      retrievalMode: mode,
+    });
+    let at1 = 0;
+    let at4 = 0;
+    let reciprocal = 0;
+    let contextHits = 0;
+    let answerHits = 0;
+    let retrieveMs = 0;
+    for (const question of questions) {
+      const started = performance.now();
+      const ranked = await deep.retrieve({ query: question.question });
+      retrieveMs += performance.now() - started;
+      const rank = ranked.findIndex(({ node }) => question.files.includes(fileOf(node)));
+      if (rank === 0) at1++;
+      if (rank >= 0 && rank < TOP_K) at4++;
+      if (rank >= 0) reciprocal += 1 / (rank + 1);
+      const response = await engine.query({ query: question.question });
+      const phrase = normalize(question.phrase);
+      const context = response.sourceNodes.map(({ node }) => node.text).join("\n");
+      const inContext = normalize(context).includes(phrase);
+      const inAnswer = normalize(response.response).includes(phrase);
+      if (inContext) contextHits++;
+      if (inAnswer) answerHits++;
+      details.push({ mode, id: question.id, rank: rank + 1, inContext, inAnswer, answer: response.response });
+    }
+    const n = questions.length;
+    rows.push({
+      name,
+      recallAt1: at1 / n,
+      recallAt4: at4 / n,
+      mrr: reciprocal / n,
+      contextHit: contextHits / n,
+      answerHit: answerHits / n,
+      retrieveMs: retrieveMs / n,
+    });
+  }
+  if (show) {
+    for (const d of details) {
+      console.log(
+        `${d.mode} ${d.id} rank ${d.rank} context ${d.inContext} answer ${d.inAnswer}\n  ${d.answer.replace(/\n/g, " ").slice(0, 300)}`,
+      );
+    }
+  }
+  return { corpus, questions: questions.length, chunks: index.nodes.length, rows };
+}
+
+const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
+if (isMain) {
+  const { corpus, questions, chunks, rows } = await qualityFigure({ show: process.argv.includes("--show") });
+  const pct = (value) => `${(value * 100).toFixed(0)}%`;
+  console.log(
+    `Quality on the small corpus: ${corpus.files.length} files, ${(corpus.bytes / 1e6).toFixed(2)} MB, ${chunks} chunks; ${questions} labelled questions; offline (ExtractiveLLM, compact, top ${TOP_K})\n`,
+  );
+  console.log(
+    "| retriever | Recall@1 | Recall@4 | MRR@10 | retrieved text holds the phrase | answer holds the phrase | retrieve ms / query |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  for (const row of rows) {
+    console.log(
+      `| ${row.name} | ${row.recallAt1.toFixed(2)} | ${row.recallAt4.toFixed(2)} | ${row.mrr.toFixed(2)} | ${pct(row.contextHit)} | ${pct(row.answerHit)} | ${row.retrieveMs.toFixed(1)} |`,
+    );
+  }
+  const at = process.argv.indexOf("--json");
+  if (at > 0)
+    writeFileSync(process.argv[at + 1], `${JSON.stringify({ questions, chunks, rows }, null, 2)}\n`);
+}
