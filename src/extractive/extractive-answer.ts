@@ -3,7 +3,13 @@ import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { lexicalTerms } from "../embedding/lexical-terms.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
+import { LexicalIndex } from "../lexical/lexical-index.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
+import { type Passage, splitPassages } from "./passages.js";
+
+// A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
+// answer is often its "Default: `72000`" line next to the sentence that names the option.
+const MAX_SECTION = 500;
 
 /** The settings {@link extractAnswer} needs. @internal */
 export interface ExtractAnswerSettings {
@@ -11,27 +17,35 @@ export interface ExtractAnswerSettings {
   maxSentences: number;
   minScore: number;
   satisfiedThreshold: number;
-  splitSentences: (text: string) => string[];
+  splitSentences: ((text: string) => string[]) | undefined;
   signal: AbortSignal | undefined;
 }
 
-/** The extracted answer: its sentences in document order, and whether one covers the query well. @internal */
+/**
+ * The extracted answer: verbatim quotes of the context (or of the existing answer) in document order, and
+ * whether one covers the query well. Each quote is `source.slice(start, end)` of one source. @internal
+ */
 export interface ExtractedAnswer {
   sentences: string[];
+  /** Per quote: whether it holds lines (code, a list item, a table row) rather than prose. */
+  multiline: boolean[];
   querySatisfied: boolean;
 }
 
-interface Candidate {
-  text: string;
+interface Candidate extends Passage {
+  /** 0 for the existing answer, 1 for the context. */
+  source: number;
   position: number;
   score: number;
 }
 
 /**
- * Ranks the sentences of the context (and of the existing answer, when refining) against the query and
- * keeps the best `maxSentences` with a score above `minScore`, in document order, without duplicates.
- * Without a query it ranks by closeness to the centroid of all sentences (an extractive summary).
- * When refining and no new sentence scores, the existing answer is returned unchanged.
+ * Ranks the passages of the context (sentences, code blocks, list items, table rows; see `splitPassages`)
+ * and of the existing answer, when refining, against the query, and keeps the best `maxSentences` scoring
+ * above `minScore`, in document order, without duplicates. Passages next to each other in their source are
+ * quoted as one slice of it, so a quote is always verbatim. Without an embedder the ranking is BM25 over
+ * the passages, each scored with its heading; without a query it is closeness to the centroid of all
+ * passages (an extractive summary). When refining and no new passage scores, the existing answer stays.
  * @internal
  */
 export async function extractAnswer(
@@ -39,53 +53,129 @@ export async function extractAnswer(
   settings: ExtractAnswerSettings,
 ): Promise<ExtractedAnswer> {
   const query = request.query.trim();
-  const existing = unique(settings.splitSentences(request.existingAnswer ?? ""), new Set());
-  const fresh = unique(
-    settings.splitSentences(request.context).filter((sentence) => !isStructural(sentence)),
-    new Set(existing.map(dedupeKey)),
-  );
-  const texts = [...existing, ...fresh];
-  if (texts.length === 0) return { sentences: [], querySatisfied: false };
-  const scores = await score(texts, query, settings);
-  const candidates = texts.map((text, position) => ({ text, position, score: scores[position] as number }));
-  const eligible =
-    query === "" ? candidates : candidates.filter((candidate) => candidate.score > settings.minScore);
-  if (
-    request.existingAnswer !== undefined &&
-    !eligible.some((candidate) => candidate.position >= existing.length)
-  ) {
+  const sources = [request.existingAnswer ?? "", request.context];
+  const seen = new Set<string>();
+  const candidates: Candidate[] = [];
+  sources.forEach((text, source) => {
+    const passages = splitPassages(text, settings.splitSentences);
+    for (const passage of [...passages, ...sections(text, passages)]) {
+      const key = dedupeKey(passage.text);
+      if (key === "" || seen.has(key) || (source === 1 && isStructural(passage.text))) continue;
+      seen.add(key);
+      candidates.push({ ...passage, source, position: candidates.length, score: 0 });
+    }
+  });
+  const existingCount = candidates.filter((candidate) => candidate.source === 0).length;
+  if (candidates.length === 0) return { sentences: [], multiline: [], querySatisfied: false };
+  const scores = await score(candidates, query, settings);
+  candidates.forEach((candidate, index) => {
+    candidate.score = scores[index] as number;
+  });
+  const eligible = query === "" ? candidates : candidates.filter((c) => c.score > settings.minScore);
+  if (request.existingAnswer !== undefined && !eligible.some((c) => c.position >= existingCount)) {
     const unchanged = request.existingAnswer.trim();
     return {
       sentences: unchanged === "" ? [] : [unchanged],
-      querySatisfied: isSatisfied(existing, query, settings.satisfiedThreshold),
+      multiline: [unchanged.includes("\n")],
+      querySatisfied: isSatisfied(
+        candidates.filter((c) => c.source === 0).map((c) => c.text),
+        query,
+        settings.satisfiedThreshold,
+      ),
     };
   }
-  const chosen = [...eligible]
-    .sort((left, right) => right.score - left.score || left.position - right.position)
-    .slice(0, settings.maxSentences)
-    .sort((left, right) => left.position - right.position)
-    .map((candidate: Candidate) => candidate.text);
-  return { sentences: chosen, querySatisfied: isSatisfied(chosen, query, settings.satisfiedThreshold) };
+  const chosen: Candidate[] = [];
+  for (const candidate of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
+    if (chosen.length === settings.maxSentences) break;
+    if (!chosen.some((other) => overlaps(other, candidate))) chosen.push(candidate);
+  }
+  chosen.sort((left, right) => left.source - right.source || left.start - right.start);
+  const quotes = mergeAdjacent(chosen, sources);
+  return {
+    sentences: quotes.map((quote) => quote.text),
+    multiline: quotes.map((quote) => quote.kind === "lines"),
+    querySatisfied: isSatisfied(
+      chosen.map((c) => c.text),
+      query,
+      settings.satisfiedThreshold,
+    ),
+  };
+}
+
+/** The short sections of a text: each heading's passages as one slice, when there are two or more. */
+function sections(text: string, passages: readonly Passage[]): Passage[] {
+  const result: Passage[] = [];
+  let first = 0;
+  for (let index = 1; index <= passages.length; index++) {
+    const start = passages[first] as Passage;
+    const current = passages[index];
+    if (current !== undefined && current.section === start.section) continue;
+    const last = passages[index - 1] as Passage;
+    if (start.section >= 0 && index - first >= 2 && last.end - start.start <= MAX_SECTION) {
+      result.push({ ...start, end: last.end, text: text.slice(start.start, last.end), kind: "lines" });
+    }
+    first = index;
+  }
+  return result;
+}
+
+function overlaps(left: Candidate, right: Candidate): boolean {
+  return left.source === right.source && left.start < right.end && right.start < left.end;
+}
+
+/** Chosen passages with only whitespace between them in their source become one slice of that source. */
+function mergeAdjacent(chosen: readonly Candidate[], sources: readonly string[]): Candidate[] {
+  const merged: Candidate[] = [];
+  for (const candidate of chosen) {
+    const previous = merged[merged.length - 1];
+    const text = sources[candidate.source] as string;
+    if (
+      previous &&
+      previous.source === candidate.source &&
+      previous.kind === candidate.kind &&
+      text.slice(previous.end, candidate.start).trim() === "" &&
+      !text.slice(previous.end, candidate.start).includes("\n\n")
+    ) {
+      previous.end = candidate.end;
+      previous.text = text.slice(previous.start, previous.end);
+    } else {
+      merged.push({ ...candidate });
+    }
+  }
+  return merged;
 }
 
 /**
  * A Markdown heading, or a node's metadata line (`file_path: docs/a.md`, as `getContent(MetadataMode.LLM)`
  * puts it before the text), names a topic but answers nothing, though it often matches the query's words.
  */
-function isStructural(sentence: string): boolean {
-  const line = sentence.trim();
+function isStructural(passage: string): boolean {
+  const line = passage.trim();
   if (line.includes("\n")) return false;
   return /^#{1,6}\s/.test(line) || /^[a-z][a-z0-9]*_[a-z0-9_]*: \S+$/.test(line);
 }
 
-async function score(texts: string[], query: string, settings: ExtractAnswerSettings): Promise<number[]> {
+async function score(
+  candidates: Candidate[],
+  query: string,
+  settings: ExtractAnswerSettings,
+): Promise<number[]> {
+  const texts = candidates.map((candidate) => candidate.text);
+  if (settings.embedder === undefined && query !== "") {
+    // BM25 over the passages: rare query words weigh most, and a passage's heading counts as its words.
+    const index = new LexicalIndex();
+    for (const [id, candidate] of candidates.entries())
+      index.add(String(id), `${candidate.heading}\n${candidate.text}`);
+    const scores = new Array<number>(candidates.length).fill(0);
+    for (const hit of index.search(query, { topK: candidates.length })) scores[Number(hit.id)] = hit.score;
+    return scores;
+  }
   let embeddings: number[][];
   let queryEmbedding: number[] | undefined;
   let compare: (a: number[], b: number[]) => number = (a, b) => similarity(a, b);
   if (settings.embedder === undefined) {
-    const embedder = new HashingEmbedder().fit(query === "" ? texts : [...texts, query]);
+    const embedder = new HashingEmbedder().fit(texts);
     embeddings = texts.map((text) => embedder.embed(text));
-    if (query !== "") queryEmbedding = embedder.embed(query);
   } else {
     const { embedder, signal } = settings;
     const embedOptions = signal ? { signal } : {};
@@ -99,31 +189,19 @@ async function score(texts: string[], query: string, settings: ExtractAnswerSett
   return embeddings.map((embedding) => compare(target, embedding));
 }
 
-// A sentence satisfies the query when it contains at least `threshold` of the query's distinct terms.
-function isSatisfied(sentences: string[], query: string, threshold: number): boolean {
-  if (query === "") return sentences.length > 0;
+// A passage satisfies the query when it contains at least `threshold` of the query's distinct terms.
+function isSatisfied(passages: string[], query: string, threshold: number): boolean {
+  if (query === "") return passages.length > 0;
   const queryTerms = new Set(lexicalTerms(query));
   if (queryTerms.size === 0) return false;
-  return sentences.some((sentence) => {
-    const terms = new Set(lexicalTerms(sentence));
+  return passages.some((passage) => {
+    const terms = new Set(lexicalTerms(passage));
     let shared = 0;
     for (const term of queryTerms) if (terms.has(term)) shared++;
     return shared / queryTerms.size >= threshold;
   });
 }
 
-function unique(sentences: string[], seen: Set<string>): string[] {
-  const result: string[] = [];
-  for (const raw of sentences) {
-    const sentence = raw.trim();
-    const key = dedupeKey(sentence);
-    if (key === "" || seen.has(key)) continue;
-    seen.add(key);
-    result.push(sentence);
-  }
-  return result;
-}
-
-function dedupeKey(sentence: string): string {
-  return sentence.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+function dedupeKey(passage: string): string {
+  return passage.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 }

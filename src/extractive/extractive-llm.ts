@@ -2,7 +2,6 @@ import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
 import { joinSentences } from "../splitter/join-sentences.js";
-import { splitSentences } from "../splitter/sentences.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { textWindowSlices } from "../util/text-windows.js";
@@ -16,15 +15,18 @@ import { renderStructuredAnswer } from "./extractive-structured.js";
 
 /** Options of {@link ExtractiveLLM}. */
 export interface ExtractiveLLMOptions {
-  /** Ranks sentences against the query. @default a `HashingEmbedder` fitted, per call, on the context's sentences and the query */
+  /** Ranks passages against the query by embedding similarity. @default BM25 over the context's passages */
   embedder?: Embedder | undefined;
-  /** The most sentences in an answer. @default 3 */
+  /** The most passages (prose sentences, code blocks, list items, table rows) in an answer. @default 3 */
   maxSentences?: number | undefined;
-  /** Sentences must score strictly above this to be used when there is a query. @default 0 */
+  /** Passages must score strictly above this to be used when there is a query. @default 0 */
   minScore?: number | undefined;
   /** Share of the query's terms one answer sentence must contain for `query_satisfied`. @default 0.5 */
   satisfiedThreshold?: number | undefined;
-  /** Splits context into sentences. @default `splitSentences(text, { trim: true })` */
+  /**
+   * Splits a prose paragraph into sentences; pieces not found verbatim in it are skipped.
+   * @default ICU sentences (`splitSentences`), joined back where a break has no whitespace after it (`commits?author=`)
+   */
   splitSentences?: ((text: string) => string[]) | undefined;
   /** Counts tokens for `maxTokens` and usage. @default "cl100k_base" */
   tokenizer?: TokenizerLike | undefined;
@@ -35,14 +37,17 @@ export interface ExtractiveLLMOptions {
 }
 
 /**
- * The offline default answerer. It is **extractive, not generative**: it copies the sentences of the
- * context most relevant to the query (ranked by an embedder, lexical by default), keeps the best
- * `maxSentences` and returns them in document order. It never writes new text.
+ * The offline default answerer. It is **extractive, not generative**: it quotes the passages of the
+ * context most relevant to the query — prose sentences, and whole code blocks, list items and table rows,
+ * where developer docs keep option names, defaults and examples — ranked by BM25 with each passage's
+ * heading (or by an embedder), keeps the best `maxSentences` and returns them in document order. Every
+ * quote is a verbatim slice of the context (passages next to each other become one slice); it never
+ * writes new text. Quotes are joined by a space, or a blank line around code, lists and tables.
  *
  * It reads `templateVariables` (`query_str`, `context_str`, `context_msg`, `existing_answer`) and
- * `promptType`; a refine call merges the existing answer with the new context's best sentences,
+ * `promptType`; a refine call merges the existing answer with the new context's best passages,
  * without duplicates. Without template variables the prompt itself is the context and its last
- * `Query:` line the query. With no matching sentence the answer is empty. A `responseFormat` named
+ * `Query:` line the query. With no passage sharing a word with the query the answer is empty. A `responseFormat` named
  * `StructuredRefineResponse` gives `{"query_satisfied", "answer"}` JSON; other schemas are filled best
  * effort. Answers are cut to `maxTokens` at word boundaries (JSON answers stay valid). Deterministic.
  * It cannot see images (`metadata.imageInput` is `"captions"`): it answers from their captions and alt
@@ -59,7 +64,7 @@ export class ExtractiveLLM implements LLM {
     maxSentences: number;
     minScore: number;
     satisfiedThreshold: number;
-    splitSentences: (text: string) => string[];
+    splitSentences: ((text: string) => string[]) | undefined;
   };
   readonly #tokenizer: Tokenizer;
 
@@ -68,7 +73,7 @@ export class ExtractiveLLM implements LLM {
     maxSentences = 3,
     minScore = 0,
     satisfiedThreshold = 0.5,
-    splitSentences = defaultSplitSentences,
+    splitSentences,
     tokenizer = "cl100k_base",
     contextWindow = 4096,
     maxOutputTokens = 256,
@@ -138,7 +143,7 @@ export class ExtractiveLLM implements LLM {
     checkInteger("maxTokens", maxTokens, 0);
     const extracted: ExtractedAnswer = await extractAnswer(request, { ...this.#settings, signal });
     signal?.throwIfAborted();
-    const chunks = wordChunks(joinSentences(extracted.sentences));
+    const chunks = wordChunks(joinQuotes(extracted.sentences, extracted.multiline));
     const render = (answer: string) =>
       responseFormat
         ? renderStructuredAnswer(responseFormat, answer, extracted.sentences, extracted.querySatisfied)
@@ -186,8 +191,18 @@ export class ExtractiveLLM implements LLM {
 
 const WORD_SEGMENTER = new Intl.Segmenter("en", { granularity: "word" });
 
-function defaultSplitSentences(text: string): string[] {
-  return splitSentences(text, { trim: true });
+/**
+ * Joins verbatim quotes: prose with one space (none between Chinese or Japanese sentences), and a code block,
+ * list item or table row on its own paragraph, so every quote stays intact in the answer.
+ */
+function joinQuotes(quotes: readonly string[], multiline: readonly boolean[]): string {
+  let text = "";
+  quotes.forEach((quote, index) => {
+    if (index === 0) text = quote;
+    else if (multiline[index] || multiline[index - 1]) text = `${text}\n\n${quote}`;
+    else text = joinSentences([text, quote]);
+  });
+  return text;
 }
 
 /**

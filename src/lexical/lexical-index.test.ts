@@ -156,6 +156,7 @@ describe("lexicalTokens", () => {
       "no-color",
     ]);
     expect(lexicalTokens("Zebras' stripes and the ZEBRA's")).toEqual(["zebra", "stripe", "zebra"]);
+    expect(lexicalTokens("keepAliveTimeout")).toEqual(["keep", "alive", "timeout", "keepalivetimeout"]);
   });
 
   it("hands the segmenter no more than one window, however long the text", () => {

@@ -10,11 +10,14 @@ const WORD = /[\p{L}\p{M}\p{N}_'’]+(?:[./-][\p{L}\p{M}\p{N}_'’]+)*/gu;
 const JOINER = /[./-]/;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const DIGITS = /^\p{N}+$/u;
+// A lowercase letter or digit followed by an uppercase one: the seam of a camelCase identifier.
+const CAMEL_SEAM = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
 
 /**
  * The terms BM25 indexes, in order. Text is NFKC-normalised and lowercased. A word joined by `.`, `-` or `/`
  * gives its parts and the whole (`options.timeout` → `options`, `timeout`, `options.timeout`; `v2.9.1` →
- * `v2`, `v2.9.1`), so both a bare name and an exact flag or version match. English stop words are dropped and
+ * `v2`, `v2.9.1`), so both a bare name and an exact flag or version match; a camelCase word gives its parts
+ * too (`keepAliveTimeout` → `keep`, `alive`, `timeout`, `keepalivetimeout`). English stop words are dropped and
  * plural `-s` stripped (as in the hashing embedder). Chinese and Japanese runs go through `Intl.Segmenter`
  * plus character bigrams (`lexicalTerms`).
  *
@@ -27,13 +30,14 @@ export function lexicalTokens(text: string, onWindow?: (window: string) => void)
   const terms: string[] = [];
   for (const window of textWindowSlices(text, TEXT_WINDOW)) {
     onWindow?.(window);
-    pushWindowTerms(terms, window.normalize("NFKC").toLowerCase(), onWindow);
+    pushWindowTerms(terms, window.normalize("NFKC"), onWindow);
   }
   return terms;
 }
 
 function pushWindowTerms(terms: string[], window: string, onWindow?: (window: string) => void): void {
-  for (const [word] of window.matchAll(WORD)) {
+  for (const [cased] of window.matchAll(WORD)) {
+    const word = cased.toLowerCase();
     if (CJK.test(word)) {
       for (const piece of textWindowSlices(word, CJK_PIECE)) {
         onWindow?.(piece);
@@ -42,12 +46,22 @@ function pushWindowTerms(terms: string[], window: string, onWindow?: (window: st
       continue;
     }
     if (!JOINER.test(word)) {
+      pushCamelParts(terms, cased);
       pushWord(terms, word);
       continue;
     }
-    for (const part of word.split(JOINER)) if (!DIGITS.test(part)) pushWord(terms, part);
+    for (const part of cased.split(JOINER)) {
+      if (DIGITS.test(part)) continue;
+      pushCamelParts(terms, part);
+      pushWord(terms, part.toLowerCase());
+    }
     terms.push(word);
   }
+}
+
+function pushCamelParts(terms: string[], word: string): void {
+  if (!CAMEL_SEAM.test(word)) return;
+  for (const part of word.split(CAMEL_SEAM)) pushWord(terms, part.toLowerCase());
 }
 
 function pushWord(terms: string[], raw: string): void {

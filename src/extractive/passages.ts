@@ -1,0 +1,159 @@
+import { splitSentences } from "../splitter/sentences.js";
+
+/** A quotable span of the context: `text` is exactly `context.slice(start, end)`. @internal */
+export interface Passage {
+  start: number;
+  end: number;
+  text: string;
+  /** A prose sentence, or lines (a code block, list item or table row) that keep their line breaks. */
+  kind: "sentence" | "lines";
+  /** The nearest Markdown heading above it (scored with it, never quoted with it), or "". */
+  heading: string;
+  /** Which heading's section it is in, counting from 0; -1 before the first heading. */
+  section: number;
+}
+
+/** Code blocks, list items and tables longer than this are quoted in runs of whole lines. */
+export const MAX_PASSAGE = 600;
+
+const FENCE = /^\s*(```|~~~)/;
+const HEADING = /^#{1,6}\s+(.*)$/;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
+const TABLE_ROW = /^\s*\|/;
+
+/**
+ * Cuts Markdown or plain text into the passages an extractive answer may quote: the sentences of prose
+ * paragraphs, and whole fenced code blocks, list items and table rows (where option names, defaults and
+ * examples live in developer docs), each with the heading it sits under. Headings are not passages. Code,
+ * lists and tables longer than {@link MAX_PASSAGE} characters are cut into runs of whole lines. Every
+ * passage is a verbatim slice of `text`; one pass over the lines, so linear.
+ * @param split splits a paragraph into sentences (default: ICU sentences, joined back where a break has
+ *   no whitespace after it); pieces that are not found verbatim in the paragraph are skipped.
+ * @internal
+ */
+export function splitPassages(
+  text: string,
+  split: (paragraph: string) => string[] = proseSentences,
+): Passage[] {
+  const passages: Passage[] = [];
+  let heading = "";
+  let section = -1;
+  let block: { start: number; end: number; kind: "prose" | "lines" } | undefined;
+  let fence: string | undefined;
+  const flush = () => {
+    if (block) pushBlock(passages, text, block, { heading, section }, split);
+    block = undefined;
+  };
+  let offset = 0;
+  while (offset < text.length) {
+    const newline = text.indexOf("\n", offset);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const line = text.slice(offset, lineEnd);
+    const next = newline === -1 ? text.length : newline + 1;
+    if (fence !== undefined) {
+      if (block) block.end = lineEnd;
+      if (line.trim().startsWith(fence)) {
+        fence = undefined;
+        flush();
+      }
+    } else if (FENCE.test(line)) {
+      flush();
+      fence = (FENCE.exec(line) as RegExpExecArray)[1] as string;
+      block = { start: offset, end: lineEnd, kind: "lines" };
+    } else if (line.trim() === "") {
+      flush();
+    } else if (HEADING.test(line)) {
+      flush();
+      heading = (HEADING.exec(line) as RegExpExecArray)[1]?.trim() ?? "";
+      section++;
+    } else if (LIST_ITEM.test(line) || TABLE_ROW.test(line)) {
+      flush();
+      block = { start: offset, end: lineEnd, kind: "lines" };
+      // A table row is one passage; a list item runs on over its indented continuation lines.
+      if (TABLE_ROW.test(line)) flush();
+    } else if (block) {
+      block.end = lineEnd;
+    } else {
+      block = { start: offset, end: lineEnd, kind: "prose" };
+    }
+    offset = next;
+  }
+  flush();
+  return passages;
+}
+
+function pushBlock(
+  passages: Passage[],
+  text: string,
+  { start, end, kind }: { start: number; end: number; kind: "prose" | "lines" },
+  { heading, section }: { heading: string; section: number },
+  split: (paragraph: string) => string[],
+): void {
+  const push = (from: number, to: number, passageKind: Passage["kind"]) => {
+    // Trim to the visible text, so a quote never starts or ends in whitespace.
+    while (from < to && /\s/.test(text[from] as string)) from++;
+    while (to > from && /\s/.test(text[to - 1] as string)) to--;
+    if (to > from)
+      passages.push({
+        start: from,
+        end: to,
+        text: text.slice(from, to),
+        kind: passageKind,
+        heading,
+        section,
+      });
+  };
+  if (kind === "prose") {
+    const paragraph = text.slice(start, end);
+    let position = 0;
+    for (const sentence of split(paragraph)) {
+      const trimmed = sentence.trim();
+      const at = trimmed === "" ? -1 : paragraph.indexOf(trimmed, position);
+      if (at === -1) continue;
+      push(start + at, start + at + trimmed.length, "sentence");
+      position = at + trimmed.length;
+    }
+    return;
+  }
+  if (end - start <= MAX_PASSAGE) {
+    push(start, end, "lines");
+    return;
+  }
+  let pieceStart = start;
+  let position = start;
+  while (position < end) {
+    const newline = text.indexOf("\n", position);
+    const lineEnd = newline === -1 || newline >= end ? end : newline + 1;
+    if (lineEnd - pieceStart > MAX_PASSAGE && position > pieceStart) {
+      push(pieceStart, position, "lines");
+      pieceStart = position;
+    }
+    position = lineEnd;
+  }
+  push(pieceStart, end, "lines");
+}
+
+function proseSentences(paragraph: string): string[] {
+  return joinInsideTokens(splitSentences(paragraph));
+}
+
+// Chinese and Japanese end sentences with full-width punctuation and no space after it.
+const CJK_END = /[\u3000-\u303f\uff00-\uffef\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u;
+
+/**
+ * ICU breaks after `?` or `!` even inside a token (`commits?author=x`, `wow!nice`); a break with no
+ * whitespace after it (outside Chinese and Japanese) is not a sentence end, so those pieces are joined
+ * back. Lossless.
+ */
+export function joinInsideTokens(sentences: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (const sentence of sentences) {
+    const previous = joined[joined.length - 1];
+    if (previous !== undefined && !/\s$/.test(previous) && !CJK_END.test(previous) && !/^\s/.test(sentence)) {
+      joined[joined.length - 1] = previous + sentence;
+    } else {
+      joined.push(sentence);
+    }
+  }
+  return joined;
+}
