@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
+import { PromptTemplate } from "../prompt/prompt-template.js";
+import { MockLLM } from "../testing/mock-llm.js";
 import { createEngineFakes, ids } from "./engine-fakes.test.util.js";
 import { RetrieverQueryEngine } from "./retriever-query-engine.js";
 
@@ -255,5 +257,30 @@ describe("RetrieverQueryEngine validation", () => {
     await expect(broken.query({ query: "q" })).rejects.toThrow(
       /return an array of NodeWithScore from postprocessNodes \(broken\)/,
     );
+  });
+});
+
+describe("RetrieverQueryEngine: prompts", () => {
+  it("getPrompts/updatePrompts are keyed response_synthesizer:…, as in LlamaIndex, and reach the synthesizer", async () => {
+    const fakes = createEngineFakes();
+    const llm = new MockLLM({ response: "echo" });
+    const engine = new RetrieverQueryEngine({
+      retriever: fakes.retriever,
+      llm,
+      responseMode: "simple_summarize",
+    });
+    const keys = Object.keys(engine.getPrompts());
+    expect(keys).toContain("response_synthesizer:text_qa_template");
+    expect(keys.every((key) => key.startsWith("response_synthesizer:"))).toBe(true);
+    engine.updatePrompts({
+      "response_synthesizer:text_qa_template": new PromptTemplate({
+        template: "C={context_str} Q={query_str}",
+      }),
+    });
+    await engine.query({ query: "why?" });
+    expect(llm.prompts[0]).toMatch(/^C=.* Q=why\?$/s);
+    expect(() =>
+      engine.updatePrompts({ text_qa_template: new PromptTemplate({ template: "{context_str}" }) }),
+    ).toThrow(/response_synthesizer:text_qa_template/);
   });
 });

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
 import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
+import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type {
   ResponseSynthesizer,
@@ -26,6 +27,8 @@ import { runPostprocessors } from "./run-postprocessors.js";
  *   nodePostprocessors: [new SentenceEmbeddingOptimizer({ embedModel, percentileCutoff: 0.5 })] });
  * const { response, sourceNodes } = await engine.query({ query: "What is ragsynth?" });
  */
+const SYNTHESIZER_PREFIX = "response_synthesizer:";
+
 export class RetrieverQueryEngine<T = unknown> {
   readonly retriever: Retriever;
   readonly responseSynthesizer: ResponseSynthesizer<T>;
@@ -68,6 +71,39 @@ export class RetrieverQueryEngine<T = unknown> {
     this.tokenizer = resolveTokenizer(
       tokenizer ?? ("llm" in options ? options.llm?.metadata.tokenizer : undefined),
     );
+  }
+
+  /**
+   * The synthesizer's prompts keyed `response_synthesizer:<key>`, as LlamaIndex's query engines key them
+   * (`response_synthesizer:text_qa_template`, …).
+   */
+  getPrompts(): Record<string, BasePromptTemplate> {
+    const prompts: Record<string, BasePromptTemplate> = {};
+    for (const [key, prompt] of Object.entries(this.responseSynthesizer.getPrompts()))
+      prompts[`${SYNTHESIZER_PREFIX}${key}`] = prompt;
+    return prompts;
+  }
+
+  /**
+   * Replaces prompts by the keys {@link getPrompts} returns (`response_synthesizer:text_qa_template`).
+   * @throws InvalidArgumentError for a key without the `response_synthesizer:` prefix or one the synthesizer lacks
+   */
+  updatePrompts(updates: Record<string, BasePromptTemplate>): void {
+    const forSynthesizer: Record<string, BasePromptTemplate> = {};
+    for (const [key, prompt] of Object.entries(updates ?? {})) {
+      if (!key.startsWith(SYNTHESIZER_PREFIX)) {
+        throw new InvalidArgumentError({
+          parameter: `prompts.${key}`,
+          value: prompt,
+          expected: `be one of ${Object.keys(this.getPrompts())
+            .map((name) => `\`${name}\``)
+            .join(", ")}`,
+          hint: "A query engine's prompt keys start with `response_synthesizer:`, as in LlamaIndex.",
+        });
+      }
+      forSynthesizer[key.slice(SYNTHESIZER_PREFIX.length)] = prompt;
+    }
+    this.responseSynthesizer.updatePrompts(forSynthesizer);
   }
 
   /** A new engine with another retriever, sharing this one's synthesizer, postprocessors and settings. */

@@ -93,6 +93,8 @@ export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettin
 }
 
 const DEFAULT_EMPTY_RESPONSE = "Empty Response";
+/** Built-in modes whose `object` is one typed answer (accumulate's is an array, shown as labelled answers). */
+const JSON_TEXT_MODES = new Set(["refine", "compact", "tree_summarize", "simple_summarize", "generation"]);
 
 function validate(options: SynthesizeOptions) {
   if (typeof options?.query !== "string") {
@@ -296,6 +298,9 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
         });
         const output = await (messageRun ?? run)(context);
         result = typeof output === "string" ? { text: output } : output;
+        // As LlamaIndex's str(PydanticResponse): one typed answer's text is its JSON, not the model's wording.
+        if (result.object !== undefined && JSON_TEXT_MODES.has(mode))
+          result = { ...result, text: JSON.stringify(result.object) };
         const assumptions = messagePath ? imageAssumptions(context) : [];
         if (assumptions.length > 0)
           result = { ...result, assumptions: [...(result.assumptions ?? []), ...assumptions] };

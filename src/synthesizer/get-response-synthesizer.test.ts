@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -197,5 +198,30 @@ describe("getResponseSynthesizer: templates", () => {
       }),
     }).synthesize({ query: "Why?", nodes: nodesOf("text") });
     expect(llm.prompts).toEqual(['Context: text\nReply as {"answer": "..."} to Why?']);
+  });
+});
+
+describe("getResponseSynthesizer: structured output", () => {
+  it("String(response) with an output schema is JSON.stringify(object), not the model's wording", async () => {
+    const schema = z.object({ answer: z.string() });
+    for (const responseMode of ["compact", "generation", "tree_summarize", "simple_summarize"] as const) {
+      const response = await getResponseSynthesizer({
+        llm: new MockLLM({ response: 'Sure! ```json\n{"answer": "42"}\n```' }),
+        responseMode,
+        outputSchema: schema,
+      }).synthesize({ query: "q", nodes: nodesOf("text") });
+      expect(response.object).toEqual({ answer: "42" });
+      expect(String(response), responseMode).toBe('{"answer":"42"}');
+      expect(response.response, responseMode).toBe('{"answer":"42"}');
+    }
+  });
+
+  it("rejects LlamaIndex's program_factory (and other LlamaIndex-only options) instead of ignoring it", () => {
+    const make = (extra: Record<string, unknown>) => () =>
+      getResponseSynthesizer({ llm: llm(), ...(extra as object) });
+    expect(make({ programFactory: () => ({}) })).toThrow(InvalidArgumentError);
+    expect(make({ programFactory: () => ({}) })).toThrow(/outputSchema .*createSynthesizer/);
+    expect(make({ program_factory: () => ({}) })).toThrow(/program factory/);
+    expect(make({ output_cls: {} })).toThrow(/outputSchema/);
   });
 });

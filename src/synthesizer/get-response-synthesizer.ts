@@ -53,6 +53,33 @@ export interface GetResponseSynthesizerOptions<T = unknown> extends SynthesizerS
 
 const MODEL_FREE_MODES: readonly ResponseMode[] = ["no_text", "context_only"];
 
+/** LlamaIndex options with no counterpart here, and what to use instead: rejected rather than silently ignored. */
+const LLAMAINDEX_ONLY_OPTIONS: Readonly<Record<string, string>> = {
+  programFactory:
+    "ragsynth has no program factory. For typed answers pass outputSchema (a zod schema: the answer is validated JSON); for your own structured-refine algorithm write a mode with createSynthesizer() (see docs/synthesizers.md).",
+  program_factory: "Options are camelCase here, and there is no program factory: see programFactory's hint.",
+  output_cls: "Pass outputSchema (a zod schema) instead.",
+  response_mode: "Options are camelCase: responseMode.",
+  text_qa_template: "Options are camelCase: textQaTemplate.",
+  refine_template: "Options are camelCase: refineTemplate.",
+  summary_template: "Options are camelCase: summaryTemplate.",
+  structured_answer_filtering: "Options are camelCase: structuredAnswerFiltering.",
+  use_async: "Calls already run concurrently where the mode allows: set concurrency.",
+};
+
+function rejectLlamaIndexOnlyOptions(options: Record<string, unknown>): void {
+  if (typeof options !== "object" || options === null) return;
+  for (const [name, hint] of Object.entries(LLAMAINDEX_ONLY_OPTIONS)) {
+    if (options[name] === undefined) continue;
+    throw new InvalidArgumentError({
+      parameter: name,
+      value: typeof options[name] === "function" ? "a function" : options[name],
+      expected: "not be set: it is a LlamaIndex option ragsynth does not have",
+      hint,
+    });
+  }
+}
+
 /**
  * Builds the synthesizer of a response mode. A custom synthesizer (see {@link createSynthesizer}) is used
  * the same way: anything implementing {@link ResponseSynthesizer} can be passed to the query engine.
@@ -80,6 +107,7 @@ export function getResponseSynthesizer<T = unknown>(
     separator = DEFAULT_ACCUMULATE_SEPARATOR,
     ...settings
   } = options;
+  rejectLlamaIndexOnlyOptions(options as unknown as Record<string, unknown>);
   if (!(RESPONSE_MODES as readonly string[]).includes(responseMode)) {
     throw new RagsynthError({
       code: "unknown_mode",

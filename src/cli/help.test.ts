@@ -1,0 +1,19 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { helpText } from "./help.js";
+
+describe("--help and the README tell a new user what they need", () => {
+  it("--help names RAGSYNTH_API_KEY, which the CLI reads before OPENAI_API_KEY", () => {
+    for (const topic of [undefined, "ask"] as const) {
+      expect(helpText(topic, "0.0.0")).toMatch(/RAGSYNTH_API_KEY .*wins over OPENAI_API_KEY/);
+    }
+  });
+
+  it("the README names RAGSYNTH_API_KEY and shows the package.json/tsconfig lines an ESM-only package needs", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    expect(readme).toMatch(/RAGSYNTH_API_KEY/);
+    expect(readme).toMatch(/\*\*ESM-only\*\*/);
+    expect(readme).toContain('{ "type": "module" }');
+    expect(readme).toMatch(/"module": "NodeNext"/);
+  });
+});
