@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
@@ -43,11 +44,11 @@ describe("index files: float32 vectors beside the JSON", () => {
     const poisoned = { count: 1, dimensions: 4, data: Float32Array.from([0.5, Number.NaN, 0, 0]) };
     await writeFile(vectors, encodeVectorsFile(poisoned));
     // The JSON names the checksum of the vectors it was saved with: make it name the poisoned ones.
-    const json = await readFile(path.join(dir, INDEX_FILE_NAME), "utf8");
+    const json = gunzipSync(await readFile(path.join(dir, INDEX_FILE_NAME))).toString("utf8");
     const checksum = (await readFile(vectors)).subarray(32, 64).toString("hex");
     await writeFile(
       path.join(dir, INDEX_FILE_NAME),
-      json.replace(/"checksum":"[0-9a-f]+"/, `"checksum":"${checksum}"`),
+      gzipSync(json.replace(/"checksum":"[0-9a-f]+"/, `"checksum":"${checksum}"`)),
     );
     const error = await rejectionOf(VectorStoreIndex.load(dir, { embedder }));
     expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
@@ -130,5 +131,28 @@ describe("index files: float32 vectors beside the JSON", () => {
       .asRetriever({ similarityTopK: 1, retrievalMode: "dense" } as never)
       .retrieve({ query: "zebras" });
     expect(best?.node.metadata.file_path).toBe("zebra.md");
+  });
+
+  it("keeps the BM25 index in the file and updates it for changed files only", async () => {
+    const embedder = new HashingEmbedder();
+    const zebra = file("zebra.md", "Zebras have stripes.");
+    await VectorStoreIndex.fromDocumentsCached([zebra, file("git.md", "Release notes for v2.9.1.")], {
+      embedder,
+      cacheDir: dir,
+    });
+    const json = JSON.parse(gunzipSync(await readFile(path.join(dir, INDEX_FILE_NAME))).toString("utf8"));
+    expect(json.extra.lexical).toMatchObject({ format: "ragsynth-bm25", ids: expect.any(Array) });
+    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    expect(loaded.lexicalIndex.search("zebras").map((hit) => hit.id)).toEqual([loaded.nodes[0]?.id]);
+
+    const edited = file("git.md", "Branch protection rules.", "2026-03-03T00:00:00.000Z");
+    const updated = await VectorStoreIndex.fromDocumentsCached([zebra, edited], { embedder, cacheDir: dir });
+    expect(updated.lexicalIndex.size).toBe(2);
+    expect(updated.lexicalIndex.search("release")).toEqual([]);
+    expect(updated.lexicalIndex.search("branch")).toHaveLength(1);
+    const reloaded = await VectorStoreIndex.load(dir, { embedder });
+    expect(reloaded.lexicalIndex.search("branch").map((hit) => hit.id)).toEqual(
+      updated.lexicalIndex.search("branch").map((hit) => hit.id),
+    );
   });
 });

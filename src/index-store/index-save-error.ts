@@ -23,7 +23,7 @@ function hintFor(systemCode: string | undefined, dir: string): string {
  * permission, a full disk). Carries the file's `path` and Node's `systemCode`; the file-system error is the `cause`.
  */
 export class IndexSaveError extends RagsynthError {
-  /** The index file that could not be written (`<dir>/ragsynth-index.json`). */
+  /** The index file that could not be written (`<dir>/ragsynth-index.json.gz`). */
   readonly path: string;
   /** Node's error code (`ENOTDIR`, `EACCES`, `ENOSPC`), when the failure had one. */
   readonly systemCode: string | undefined;

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -62,18 +63,18 @@ describe("VectorStoreIndex: persistence", () => {
 
     const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
     const file = await index.persist(dir);
-    const valid = await readFile(file, "utf8");
+    const valid = gunzipSync(await readFile(file)).toString("utf8");
 
     error = await loadError(dir, new MockEmbedding({ id: "other" }));
     expect(error.message).toMatch(/built with embedder "mock-embedding", but got "other"/);
 
-    await writeFile(file, valid.slice(0, valid.length / 2));
+    await writeFile(file, gzipSync(valid.slice(0, valid.length / 2)));
     error = await loadError(dir);
     expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
     expect(error.message).toMatch(/is not valid JSON .* Delete it to rebuild/);
     expect(error.cause).toBeInstanceOf(SyntaxError);
 
-    await writeFile(file, valid.replace('"version":2', '"version":99'));
+    await writeFile(file, gzipSync(valid.replace('"version":2', '"version":99')));
     error = await loadError(dir);
     expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 2/);
   });

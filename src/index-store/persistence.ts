@@ -1,14 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
+import { constants, gunzip, gzip } from "node:zlib";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { IndexSaveError } from "./index-save-error.js";
 import { decodeVectorsFile, encodeVectorsFile, matrixChecksum, type VectorMatrix } from "./vectors-file.js";
 
-/** The file an index is persisted to, inside the directory given to `persist` and `load`. */
-export const INDEX_FILE_NAME = "ragsynth-index.json";
+/** The file an index is persisted to (gzip-compressed JSON), inside the directory given to `persist` and `load`. */
+export const INDEX_FILE_NAME = "ragsynth-index.json.gz";
+// Level 1: most of the size win (text and postings compress ~4×) for a fraction of the time; off the main thread.
+const compress = promisify(gzip);
+const decompress = promisify(gunzip);
 const FORMAT = "ragsynth-vector-index";
 const VERSION = 2;
 const VECTORS_PREFIX = "ragsynth-vectors-";
@@ -46,7 +51,7 @@ function saveError(file: string, dir: string, error: unknown, signal: AbortSigna
 }
 
 /**
- * Writes the index to `<dir>/ragsynth-index.json` (nodes, sources, metadata) and, when it stores vectors,
+ * Writes the index to `<dir>/ragsynth-index.json.gz` (nodes, sources, metadata, lexical index; gzip-compressed JSON) and, when it stores vectors,
  * `<dir>/ragsynth-vectors-<checksum>.bin` (float32, with a header and a SHA-256 the JSON names), each through
  * a temporary file and a rename, so no reader ever sees half a file or a JSON with another save's vectors.
  * Temporary files of a save that was killed, and vectors files no index names any more, are removed.
@@ -77,7 +82,7 @@ export async function writeIndexFile(
     if (matrix && vectorsName) {
       await writeAtomically(path.join(dir, vectorsName), encodeVectorsFile(matrix), signal);
     }
-    await writeAtomically(file, json, signal);
+    await writeAtomically(file, await compress(json, { level: constants.Z_BEST_SPEED }), signal);
     await removeStaleFiles(dir, vectorsName ?? "");
   } catch (error) {
     throw saveError(file, dir, error, signal);
@@ -137,21 +142,27 @@ function toMatrix(entries: readonly IndexEntry[]): VectorMatrix | undefined {
 }
 
 /**
- * Reads `<dir>/ragsynth-index.json` and its vectors file; `undefined` when there is no index.
+ * Reads `<dir>/ragsynth-index.json.gz` and its vectors file; `undefined` when there is no index.
  * @throws RagsynthError `index_load` for an unreadable, corrupt or incompatible file, or vectors that are
  *   damaged or not finite; an abort stays an `AbortError`.
  */
 export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<PersistedIndex | undefined> {
   const file = path.join(dir, INDEX_FILE_NAME);
-  let json: string;
+  let compressed: Buffer;
   try {
-    json = await readFile(file, signal ? { encoding: "utf8", signal } : "utf8");
+    compressed = await readFile(file, signal ? { signal } : {});
   } catch (error) {
     if (signal?.aborted) throw error;
     // ENOTDIR: a part of `dir` is a file, so there is no index there either (persisting says what to fix).
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw loadError(file, `could not be read (${code ?? error})`, error);
+  }
+  let json: string;
+  try {
+    json = (await decompress(compressed)).toString("utf8");
+  } catch (error) {
+    throw loadError(file, "is not a complete gzip file (it may have been cut short or edited)", error);
   }
   let data: unknown;
   try {

@@ -13,6 +13,7 @@ import { type EmbedProgress, embedNodes, type IndexEntry } from "./embed-nodes.j
 import { contentHash, EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
 import { type IndexSource, readIndexFile, writeIndexFile } from "./persistence.js";
+import { type LexicalProgress, storedLexical, updateLexical } from "./stored-lexical.js";
 
 /** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
 export interface NodeParser {
@@ -30,6 +31,8 @@ export interface BuildIndexOptions {
   onProgress?: (progress: EmbedProgress) => void;
   /** Called as documents are split (or found unchanged), at most every ~50 ms and after the last. */
   onSplitProgress?: (progress: { split: number; total: number }) => void;
+  /** Called as nodes enter the BM25 index (fromDocumentsCached), at most every ~50 ms and after the last. */
+  onLexicalProgress?: (progress: LexicalProgress) => void;
   signal?: AbortSignal;
 }
 
@@ -41,7 +44,7 @@ export interface FromDocumentsOptions extends BuildIndexOptions {
 
 /** Options of {@link VectorStoreIndex.fromDocumentsCached}. */
 export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "cache"> {
-  /** Where the index file lives (`<cacheDir>/ragsynth-index.json`); created when missing. */
+  /** Where the index file lives (`<cacheDir>/ragsynth-index.json.gz`); created when missing. */
   cacheDir: string;
   /** Ignore the stored index and embed everything again. @default false */
   rebuild?: boolean;
@@ -84,11 +87,13 @@ export class VectorStoreIndex {
     entries: IndexEntry[],
     sources: IndexSource[],
     stats: IndexBuildStats,
+    lexical?: LexicalIndex,
   ) {
     this.embedder = embedder;
     this.#entries = entries;
     this.sources = sources;
     this.buildStats = stats;
+    this.#lexical = lexical;
   }
 
   /** The indexed nodes, in insertion order. */
@@ -142,8 +147,16 @@ export class VectorStoreIndex {
       ...(stored && sameEmbedder ? { previousEntries: stored.entries } : {}),
       ...(stored && !sameEmbedder ? { previousEmbedderId: stored.embedderId } : {}),
     });
+    // BM25 statistics are kept with the index and brought up to date, never recomputed on a query.
+    const previousLexical = sameEmbedder ? storedLexical(stored) : undefined;
+    index.#lexical = await updateLexical(
+      previousLexical && stored ? { index: previousLexical, entries: stored.entries } : undefined,
+      index.#entries,
+      { signal: options.signal, onProgress: options.onLexicalProgress },
+    );
     // Nothing is written when nothing changed: same embedder, same files (size, time and content).
     const unchanged =
+      previousLexical !== undefined &&
       stored !== undefined &&
       sameEmbedder &&
       stored.storeVectors === storesVectors(options.embedder) &&
@@ -180,11 +193,11 @@ export class VectorStoreIndex {
       reused: stored.entries.length,
       sources: diff([], []),
     };
-    return new VectorStoreIndex(embedder, stored.entries, stored.sources, stats);
+    return new VectorStoreIndex(embedder, stored.entries, stored.sources, stats, storedLexical(stored));
   }
 
   /**
-   * Writes the index to `<dir>/ragsynth-index.json` atomically (temporary file, then rename), creating `dir`
+   * Writes the index to `<dir>/ragsynth-index.json.gz` atomically (temporary file, then rename), creating `dir`
    * when missing. Returns the file's path.
    * @throws IndexSaveError (`index_save`, with the file's `path`) when the folder or file cannot be written
    */
@@ -196,6 +209,7 @@ export class VectorStoreIndex {
         sources: [...this.sources],
         entries: [...this.#entries],
         storeVectors: storesVectors(this.embedder),
+        extra: { lexical: this.lexicalIndex.toJSON() },
       },
       signal,
     );

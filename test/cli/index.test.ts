@@ -30,7 +30,7 @@ describe("ragsynth index", () => {
       reused: 0,
       cacheDir: join(docs, ".ragsynth"),
     });
-    expect(await readdir(join(docs, ".ragsynth"))).toEqual(["ragsynth-index.json"]);
+    expect(await readdir(join(docs, ".ragsynth"))).toEqual(["ragsynth-index.json.gz"]);
 
     const second = await indexJSON([docs]);
     expect(second.sources.unchanged).toHaveLength(6);
@@ -51,7 +51,7 @@ describe("ragsynth index", () => {
     expect(stdout).toMatch(
       /^Indexed 6 files: 6 chunks, in [\d.]+ m?s · cache .*cache · hashing-tfidf-v1:1024\n$/,
     );
-    expect(await readdir(cacheDir)).toEqual(["ragsynth-index.json"]);
+    expect(await readdir(cacheDir)).toEqual(["ragsynth-index.json.gz"]);
     const rebuilt = await indexJSON([docs, "--cache-dir", cacheDir, "--rebuild"]);
     expect(rebuilt.sources.added).toHaveLength(6);
   });
@@ -64,7 +64,7 @@ describe("ragsynth index", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain(
-      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.json")}`,
+      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.json.gz")}`,
     );
     expect(stderr).toMatch(/Pass --cache-dir with a folder you can write to\.\n$/);
     const json = await runCli(["index", docs, "--cache-dir", cacheDir, "--json"]);
