@@ -1,5 +1,6 @@
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { ImageNode } from "../schema/image-node.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { formatSources, formatSummary, sourceName } from "./format.js";
@@ -83,6 +84,12 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     }
     const totalMs = performance.now() - started;
     for (const note of optimizerNotes(log.events)) io.stderr.write(`${note}\n`);
+    const images = response.sourceNodes.filter(({ node }) => ImageNode.isInstance(node)).length;
+    if (images > 0 && llm.metadata.imageInput === "captions") {
+      io.stderr.write(
+        `ragsynth: note: ${images} image${images === 1 ? " was" : "s were"} read by ${images === 1 ? "its" : "their"} alt text and captions only: the offline answerer cannot see pixels.\n`,
+      );
+    }
 
     if (options.json) {
       io.stdout.write(
@@ -93,6 +100,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
             mode: options.mode,
             answer: response.response,
             sources: response.sourceNodes.map(sourceToJSON),
+            images: { count: images, readAs: images > 0 ? (llm.metadata.imageInput ?? null) : null },
+            ...(response.assumptions ? { assumptions: response.assumptions } : {}),
             usage: response.usage,
             timings: {
               ...phaseTimings(log.events),

@@ -61,7 +61,11 @@ export interface LLMChoice {
 /** Reads `--llm` / `RAGSYNTH_LLM`. @throws UsageError for a spec that cannot be read */
 export function chooseLLM(
   spec: string | undefined,
-  { contextWindow, env }: { contextWindow: number | undefined; env: Env },
+  {
+    contextWindow,
+    env,
+    vision = false,
+  }: { contextWindow: number | undefined; env: Env; vision?: boolean | undefined },
 ): LLMChoice {
   if (isOffline(spec, "extractive")) {
     const create = () => new ExtractiveLLM(contextWindow === undefined ? {} : { contextWindow });
@@ -69,7 +73,12 @@ export function chooseLLM(
   }
   const parsed = parseSpec("--llm", spec as string, LLM_FORMS, env);
   const { baseURL, apiKey } = connection(parsed, env);
-  const options = { model: parsed.model, baseURL, ...(contextWindow === undefined ? {} : { contextWindow }) };
+  const options = {
+    model: parsed.model,
+    baseURL,
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(vision ? { imageInput: "pixels" as const } : {}),
+  };
   return {
     create: () => new OpenAILike({ ...options, apiKey }),
     metadata: () => resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) }),

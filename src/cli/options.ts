@@ -46,6 +46,11 @@ export const OPTIONS = {
     value: "<spec>",
     description: "hashing | openai:<model> | ollama:<model> | <baseURL>#<model> (env RAGSYNTH_EMBED)",
   },
+  vision: {
+    type: "boolean",
+    description:
+      "The model takes images: chunks carry the images they reference (default for OpenAI's vision models)",
+  },
   "context-window": {
     type: "string",
     value: "<n>",
@@ -130,6 +135,7 @@ const RETRIEVAL = [
   "similarity-cutoff",
   "llm",
   "embed",
+  "vision",
   "context-window",
   "num-output",
 ] as const satisfies readonly OptionName[];

@@ -35,6 +35,8 @@ export interface QueryOptions extends CommonOptions {
   similarityCutoff: number | undefined;
   /** `--llm`, else `RAGSYNTH_LLM`; undefined means the offline default. */
   llm: string | undefined;
+  /** `--vision`: the model takes images (sent as image parts). */
+  vision: boolean;
   contextWindow: number | undefined;
   numOutput: number | undefined;
 }
@@ -173,6 +175,7 @@ function parseCommandArgs(
     optimizer: optimizerSpec(stringValue(values.optimizer)),
     similarityCutoff: finiteNumber("--similarity-cutoff", stringValue(values["similarity-cutoff"])),
     llm: stringValue(values.llm) ?? nonEmpty(env.RAGSYNTH_LLM),
+    vision: values.vision === true,
     contextWindow: positiveInteger("--context-window", stringValue(values["context-window"])),
     numOutput: positiveInteger("--num-output", stringValue(values["num-output"])),
   };

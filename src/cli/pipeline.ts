@@ -5,6 +5,7 @@ import { DEFAULT_NUM_OUTPUT, type LLMMetadata } from "../llm/types.js";
 import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
+import { referencedImagesPostprocessor } from "../reader/image-references.js";
 import type { TokenizerName } from "../tokenizer/tokenizer.js";
 import { type OpenedIndex, openIndex, reportSkipped } from "./load-index.js";
 import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NOTICE } from "./models.js";
@@ -73,7 +74,11 @@ export interface ModelChoices {
  * @throws UsageError for a spec that cannot be read
  */
 export function chooseModels(options: QueryOptions, io: CommandContext["io"]): ModelChoices {
-  const llmChoice = chooseLLM(options.llm, { contextWindow: options.contextWindow, env: io.env });
+  const llmChoice = chooseLLM(options.llm, {
+    contextWindow: options.contextWindow,
+    env: io.env,
+    vision: options.vision,
+  });
   const embedChoice = chooseEmbedder(options.embed, io.env);
   if (llmChoice.defaulted) io.stderr.write(`${OFFLINE_NOTICE}\n`);
   const metadata = llmChoice.metadata();
@@ -91,7 +96,10 @@ export async function openRetrieval(
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
   reportSkipped(opened.stats, io, options.verbose);
-  return { opened, postprocessors: buildPostprocessors(options, opened.embedder, metadata.tokenizer) };
+  const postprocessors = buildPostprocessors(options, opened.embedder, metadata.tokenizer);
+  // Chunks carry the images they reference only to a model that takes images (pixels, or captions offline).
+  if (metadata.imageInput !== undefined) postprocessors.push(referencedImagesPostprocessor());
+  return { opened, postprocessors };
 }
 
 /** Shows the current step of a query on the progress line, from the events. */

@@ -53,8 +53,10 @@ export function renderPlan(
   { numOutput, style }: { numOutput: number; style: Style },
 ): string {
   const withCost = plans.some((plan) => plan.costUsd !== undefined);
+  const withImages = plans.some((plan) => plan.imageTokens.max > 0);
   const header = ["mode", "LLM calls", "prompt tokens", "completion ≤", "context per call (tokens)"];
-  if (withCost) header.splice(4, 0, "cost (USD)");
+  if (withImages) header.splice(3, 0, "image tokens");
+  if (withCost) header.splice(header.length - 1, 0, "cost (USD)");
   const rows = [header];
   for (const plan of plans) {
     const [fewest, most] = plan.scenarios;
@@ -62,6 +64,7 @@ export function renderPlan(
       plan.mode,
       formatRange(plan.llmCalls),
       formatRange(plan.promptTokens),
+      ...(withImages ? [formatRange(plan.imageTokens)] : []),
       formatCount(plan.completionTokens.max),
     ];
     if (withCost) row.push(plan.costUsd ? formatRange(plan.costUsd, formatUsd) : "");
@@ -78,6 +81,13 @@ export function renderPlan(
     ),
     style.dim("where the packing differs it is shown for both (0 | numOutput). Single numbers are exact."),
   );
+  if (withImages) {
+    lines.push(
+      style.dim(
+        "Image tokens are part of the prompt tokens, counted by the model's image-token rule (see docs/synthesizers.md).",
+      ),
+    );
+  }
   const failures = plans.flatMap((plan) =>
     plan.scenarios
       .filter((scenario) => scenario.error)

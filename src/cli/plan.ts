@@ -1,6 +1,7 @@
+import { countImageTokens } from "../budget/image-tokens.js";
 import type { PromptHelper } from "../budget/index.js";
 import type { LLMCallStep, RagsynthEvent } from "../events/events.js";
-import type { LLM, LLMCallOptions, LLMMetadata } from "../llm/types.js";
+import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata } from "../llm/types.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseMode } from "../synthesizer/types.js";
@@ -28,6 +29,8 @@ export interface PlanScenario {
   promptTokens: number;
   /** Completion tokens at this answer length (`llmCalls × answerTokens`). */
   completionTokens: number;
+  /** Prompt tokens of the images sent (part of `promptTokens`). */
+  imageTokens: number;
   packs: PlannedPack[];
   /** Each call's step and prompt tokens, in order. */
   calls: Array<{ step: LLMCallStep; promptTokens: number; contextTokens: number }>;
@@ -41,6 +44,8 @@ export interface ModePlan {
   llmCalls: Range;
   promptTokens: Range;
   completionTokens: Range;
+  /** Prompt tokens of the images the calls carry (part of `promptTokens`), by the model's image-token rule. */
+  imageTokens: Range;
   /** True when calls and prompt tokens do not depend on the answers. */
   exact: boolean;
   /** Answers of 0 tokens (the fewest calls) and of `numOutput` tokens (the most). */
@@ -75,14 +80,32 @@ export function textOfTokens(tokenizer: Tokenizer, tokens: number): string {
  * server cuts its answer), instantly. It has the real model's metadata, so prompts render (chat or completion)
  * and count exactly as they would.
  */
-function fixedAnswerModel(metadata: LLMMetadata, tokenizer: Tokenizer, answerTokens: number): LLM {
+function fixedAnswerModel(
+  metadata: LLMMetadata,
+  tokenizer: Tokenizer,
+  answerTokens: number,
+  onImages: (tokens: number) => void,
+): LLM {
   const full = textOfTokens(tokenizer, answerTokens);
+  // Counts the images each call carries, by the model's rule, as the budget counted them.
+  const countImages = (input: unknown) => {
+    if (!Array.isArray(input)) return;
+    for (const message of input as ChatMessage[]) {
+      for (const block of message.blocks ?? []) {
+        if (block.type === "image") onImages(countImageTokens(block, metadata.imageTokens).tokens);
+      }
+    }
+  };
   const answerFor = (options?: LLMCallOptions) =>
     options?.maxTokens !== undefined && options.maxTokens < answerTokens
       ? textOfTokens(tokenizer, options.maxTokens)
       : full;
-  const result = async (_input: unknown, options?: LLMCallOptions) => ({ text: answerFor(options) });
-  async function* stream(_input: unknown, options?: LLMCallOptions) {
+  const result = async (input: unknown, options?: LLMCallOptions) => {
+    countImages(input);
+    return { text: answerFor(options) };
+  };
+  async function* stream(input: unknown, options?: LLMCallOptions) {
+    countImages(input);
     const answer = answerFor(options);
     if (answer !== "") yield answer;
   }
@@ -117,6 +140,7 @@ async function simulate({
     llmCalls: 0,
     promptTokens: 0,
     completionTokens: 0,
+    imageTokens: 0,
     packs: [],
     calls: [],
   };
@@ -140,7 +164,9 @@ async function simulate({
       });
     }
   };
-  const llm = fixedAnswerModel(metadata, promptHelper.tokenizer, answerTokens);
+  const llm = fixedAnswerModel(metadata, promptHelper.tokenizer, answerTokens, (tokens) => {
+    scenario.imageTokens += tokens;
+  });
   const synthesizer = getResponseSynthesizer({
     responseMode: mode,
     llm,
@@ -199,6 +225,7 @@ export async function planModes({
       llmCalls: range((scenario) => scenario.llmCalls),
       promptTokens: range((scenario) => scenario.promptTokens),
       completionTokens: range((scenario) => scenario.completionTokens),
+      imageTokens: range((scenario) => scenario.imageTokens),
       exact: fewest.llmCalls === most.llmCalls && fewest.promptTokens === most.promptTokens,
       scenarios: [fewest, most],
     };

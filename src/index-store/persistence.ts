@@ -4,6 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { constants, gunzip, gzip } from "node:zlib";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { ImageNode, type ImageNodeInit } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { IndexSaveError } from "./index-save-error.js";
@@ -225,13 +226,17 @@ function decode(data: unknown, file: string): PersistedIndex {
       throw fail(`has a malformed node at nodes[${index}]`);
     }
     if (typeof raw.contentHash !== "string") throw fail(`has no contentHash at nodes[${index}]`);
-    const node = new TextNode({
+    const fields = {
       id: raw.id,
       text: raw.text,
       metadata: raw.metadata,
       excludedLlmMetadataKeys: raw.excludedLlmMetadataKeys,
       excludedEmbedMetadataKeys: raw.excludedEmbedMetadataKeys,
-    });
+    };
+    // Image documents keep their image (path, URL or bytes) across a save and load.
+    const node = ["imagePath", "imageUrl", "image"].some((key) => typeof raw[key] === "string")
+      ? new ImageNode({ ...(raw as unknown as ImageNodeInit), ...fields })
+      : new TextNode(fields);
     return { node, contentHash: raw.contentHash };
   });
   for (const [index, source] of sources.entries()) {

@@ -1,4 +1,11 @@
 export {
+  findImageReferences,
+  type ImageReference,
+  type ReferencedImagesOptions,
+  referencedImagesPostprocessor,
+  withReferencedImages,
+} from "./image-references.js";
+export {
   type ReadDocumentsOptions,
   type ReadDocumentsResult,
   readDocuments,

@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 
 /** Options of {@link readDocuments}. */
@@ -51,7 +52,7 @@ export interface ReadDocumentsResult {
 const HIDDEN_KEYS = ["file_name", "file_size", "last_modified_at"];
 
 /**
- * Reads text files and folders into documents: `TextNode`s whose id is their `file_path`, with
+ * Reads text and image files and folders into documents: `TextNode`s whose id is their `file_path`, with
  * metadata `file_path`, `file_name`, `file_size` and `last_modified_at` (only `file_path` is shown
  * to the LLM and embedder). Text is decoded as UTF-8 (a BOM is dropped) and `\r\n` becomes `\n`.
  *
@@ -59,6 +60,9 @@ const HIDDEN_KEYS = ["file_name", "file_size", "last_modified_at"];
  * symbolic links to folders; each is reported once in `skipped` (a skipped folder is not entered).
  * Paths named explicitly are always read, hidden or not. Binary files (NUL bytes), invalid UTF-8,
  * unreadable, empty and oversized files are reported in `skipped` as well.
+ *
+ * Image files (`.png`, `.jpg`, … when their endings are in `extensions`, or named explicitly) become
+ * `ImageNode`s captioned with their file name; their pixels are read only when a model is sent them.
  *
  * @throws RagsynthError with code `document_read` when a path does not exist or cannot be examined.
  * @example
@@ -159,6 +163,8 @@ async function readOne(
       `${stats.size} bytes is over maxFileBytes (${maxFileBytes}); raise maxFileBytes to read it`,
     );
   }
+  const extension = path.extname(absolute).slice(1).toLowerCase();
+  if (IMAGE_EXTENSIONS.includes(extension)) return imageDocument(absolute, displayPath, stats);
   let bytes: Buffer;
   try {
     bytes = signal ? await readFile(absolute, { signal }) : await readFile(absolute);
@@ -178,6 +184,27 @@ async function readOne(
   return new TextNode({
     id: displayPath,
     text,
+    metadata: {
+      file_path: displayPath,
+      file_name: path.basename(absolute),
+      file_size: stats.size,
+      last_modified_at: stats.mtime.toISOString(),
+    },
+    excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
+    excludedLlmMetadataKeys: [...HIDDEN_KEYS],
+  });
+}
+
+/**
+ * An image file as a document: an {@link ImageNode} read later by its path (never decoded here), captioned
+ * with its file name (`revenue-chart.png` → `revenue chart`), since a file carries no alt text of its own.
+ */
+function imageDocument(absolute: string, displayPath: string, stats: Stats): ImageNode {
+  const caption = path.basename(absolute, path.extname(absolute)).replace(/[-_]+/g, " ").trim();
+  return new ImageNode({
+    id: displayPath,
+    text: caption,
+    imagePath: absolute,
     metadata: {
       file_path: displayPath,
       file_name: path.basename(absolute),

@@ -1,5 +1,6 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { ImageNode } from "../schema/image-node.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
@@ -163,6 +164,11 @@ export class SentenceSplitter {
   getNodesFromDocuments(documents: readonly TextNode[]): TextNode[] {
     const nodes: TextNode[] = [];
     for (const document of documents) {
+      // An image is one chunk: its caption is not split and the node keeps its image.
+      if (ImageNode.isInstance(document)) {
+        nodes.push(document);
+        continue;
+      }
       const chunks = this.includeMetadata
         ? this.splitTextMetadataAware(document.text, longestMetadataStr(document))
         : this.splitText(document.text);
