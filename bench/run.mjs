@@ -24,7 +24,7 @@ function parseArgs(argv) {
     else if (arg === "--runs") options.runs = Number(argv[++i]);
     else if (arg === "--help" || arg === "-h") {
       console.log(
-        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer] [--runs N] [--no-build]",
+        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer,batch] [--runs N] [--no-build]",
       );
       process.exit(0);
     } else {
@@ -106,6 +106,7 @@ const FIGURES = {
   import: () => import("./figures/import-cost.mjs").then((m) => m.importFigure),
   size: () => import("./figures/size.mjs").then((m) => m.sizeFigure),
   optimizer: () => import("./figures/optimizer.mjs").then((m) => m.optimizerFigure),
+  batch: () => import("./figures/batch.mjs").then((m) => m.batchFigure),
 };
 
 async function main() {

@@ -80,7 +80,7 @@ function startQueueWorker(
   queue.on("error", () => undefined);
   const callQueue = {
     redisUrl: options.redisUrl,
-    queueName: callQueueOf(options.queueName ?? DEFAULT_QUEUE),
+    queueName: options.queueName ?? DEFAULT_QUEUE,
   };
   const worker = new Worker<JobData, BatchItemResult>(
     queueName,

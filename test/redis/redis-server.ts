@@ -30,6 +30,10 @@ export function redisServerBinary(): string | undefined {
   }
 }
 
+const WATCHDOG =
+  '"$@" & r=$!; trap "kill $r; wait $r; exit" TERM; ' +
+  "while kill -0 $PPID 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.3; done; kill $r 2>/dev/null; wait $r";
+
 /** A TCP port nobody listens on right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -55,26 +59,24 @@ export async function startRedisServer({
   if (!binary) throw new Error("redis-server is not installed (apt-get install redis-server).");
   const folder = dir ?? (await mkdtemp(join(tmpdir(), "ragsynth-redis-")));
   const chosenPort = port ?? (await freePort());
-  const child = spawn(
-    binary,
-    [
-      "--port",
-      String(chosenPort),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      folder,
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "always",
-      "--save",
-      "",
-      "--maxmemory-policy",
-      "noeviction",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const args = [
+    "--port",
+    String(chosenPort),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    folder,
+    "--appendonly",
+    "yes",
+    "--appendfsync",
+    "always",
+    "--save",
+    "",
+    "--maxmemory-policy",
+    "noeviction",
+  ];
+  // A small shell watchdog stops redis-server when the test process dies without tearing down (killed).
+  const child = spawn("sh", ["-c", WATCHDOG, "sh", binary, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
