@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
+import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
 import { createAbortError, createCallSignal } from "../util/abort.js";
 import { retryWithBackoff } from "../util/retry.js";
@@ -131,9 +132,14 @@ export class OpenAILike implements LLM {
     if (temperature !== undefined) body.temperature = temperature;
     if (responseFormat && request.kind === "chat" && this.metadata.structuredOutput === "json_schema") {
       const name = responseFormat.name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "Output";
+      // Strict mode needs every property required (optional ones nullable); a schema that cannot be made
+      // strict goes with strict: false rather than being rejected by the server.
+      const strict = toStrictJsonSchema(responseFormat.schema);
       body.response_format = {
         type: "json_schema",
-        json_schema: { name, schema: responseFormat.schema, strict: true },
+        json_schema: strict
+          ? { name, schema: strict, strict: true }
+          : { name, schema: responseFormat.schema, strict: false },
       };
     }
     return body;

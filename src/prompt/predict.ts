@@ -147,7 +147,15 @@ export function parseObject<T>(text: string, schema: ZodType<T>, schemaName?: st
   } catch (cause) {
     throw new NoObjectGeneratedError({ text, cause, ...(schemaName ? { schemaName } : {}) });
   }
-  const parsed = schema.safeParse(value);
+  let parsed = schema.safeParse(value);
+  // OpenAI's strict mode answers null for an optional property it had to list as required: null means absent.
+  if (!parsed.success) {
+    const withoutNulls = dropNullProperties(value);
+    if (withoutNulls !== value) {
+      const retried = schema.safeParse(withoutNulls);
+      if (retried.success) parsed = retried;
+    }
+  }
   if (!parsed.success) {
     throw new NoObjectGeneratedError({
       text,
@@ -157,6 +165,27 @@ export function parseObject<T>(text: string, schema: ZodType<T>, schemaName?: st
     });
   }
   return parsed.data;
+}
+
+/** The value with every `null` object property removed (deeply); the same value when there is none. */
+function dropNullProperties(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(dropNullProperties);
+    return items.some((item, index) => item !== value[index]) ? items : value;
+  }
+  if (typeof value !== "object" || value === null) return value;
+  let changed = false;
+  const result: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item === null) {
+      changed = true;
+      continue;
+    }
+    const next = dropNullProperties(item);
+    if (next !== item) changed = true;
+    result[key] = next;
+  }
+  return changed ? result : value;
 }
 
 /** Calls the model for a typed object: the schema goes natively or as instructions, and the answer is validated. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { ChatPromptTemplate, PromptTemplate, SelectorPromptTemplate } from "./prompt-template.js";
 import {
@@ -122,7 +123,7 @@ describe("countPromptTokens", () => {
     expect(counted.parts.template).toBe(content);
   });
 
-  it("counts a natively sent schema beside the messages", () => {
+  it("counts a natively sent schema beside the messages, in the strict form OpenAILike sends", () => {
     const llm = { metadata: { isChatModel: true, structuredOutput: "json_schema" as const } };
     const options = { prompt: qa, variables: { context_str: "C", query_str: "Q" }, llm };
     const without = countPromptTokens(renderPrompt(options), tokenizer, { llm }).total;
@@ -131,7 +132,8 @@ describe("countPromptTokens", () => {
       responseFormat: schema,
     });
     expect(withSchema.total - without).toBe(
-      tokenizer.count(JSON.stringify(schema.schema)) + tokenizer.count(schema.name),
+      tokenizer.count(JSON.stringify(toStrictJsonSchema(schema.schema) ?? schema.schema)) +
+        tokenizer.count(schema.name),
     );
     expect(withSchema.parts.schema).toBe(withSchema.total - without);
   });

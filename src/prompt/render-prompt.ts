@@ -1,5 +1,6 @@
 import type { PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import type { ChatMessage, JsonSchemaFormat, LLMMetadata } from "../llm/types.js";
 import { blocksToText, type ContentBlock, describeImage, type ImageBlock } from "../schema/content-block.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
@@ -160,7 +161,8 @@ export function countPromptTokens(
 ): PromptTokenCount {
   const nativeSchema =
     responseFormat && !sendsSchemaAsInstructions(llm, responseFormat)
-      ? tokenizer.count(JSON.stringify(responseFormat.schema)) + tokenizer.count(responseFormat.name)
+      ? tokenizer.count(JSON.stringify(toStrictJsonSchema(responseFormat.schema) ?? responseFormat.schema)) +
+        tokenizer.count(responseFormat.name)
       : 0;
   const instructionSchema =
     responseFormat && sendsSchemaAsInstructions(llm, responseFormat)
