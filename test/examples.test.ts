@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { main as customSynthesizer } from "../examples/library/custom-synthesizer.js";
 import { main as langchainIntoRagsynth } from "../examples/library/langchain-into-ragsynth.js";
+import { main as multimodal } from "../examples/library/multimodal.js";
 import { main as queryEngine } from "../examples/library/query-engine.js";
 import { main as ragsynthInLangchain } from "../examples/library/ragsynth-in-langchain.js";
 import { main as streaming } from "../examples/library/streaming.js";
@@ -36,6 +37,13 @@ describe("README library examples (examples/library)", () => {
   it("structured output: a validated object", async () => {
     const response = await structuredOutput();
     expect(response.object).toEqual({ answer: expect.stringContaining("Paris") });
+  });
+
+  it("multimodal: text and an image in one call, and OpenAI's image-token rule", async () => {
+    const { response, sent, tokens } = await multimodal();
+    expect(response.toString()).toBe("Revenue grew everywhere.");
+    expect(sent).toEqual(["text", "text", "text", "image", "text"]);
+    expect(tokens).toBe(765);
   });
 
   it("custom synthesizer: its call is counted and evented", async () => {

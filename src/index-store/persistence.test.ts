@@ -5,6 +5,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
@@ -47,6 +48,30 @@ describe("VectorStoreIndex: persistence", () => {
     expect(await loaded.asRetriever({ similarityTopK: 4 }).retrieve(query)).toEqual(
       await index.asRetriever({ similarityTopK: 4 }).retrieve(query),
     );
+  });
+
+  it("keeps image documents as ImageNodes, with their path, across persist and load", async () => {
+    const embedder = new MockEmbedding({ dimensions: 16 });
+    const image = new ImageNode({
+      id: "chart.png",
+      imagePath: "docs/chart.png",
+      text: "chart",
+      detail: "low",
+    });
+    const index = await VectorStoreIndex.fromDocuments([document("a.md", "Cats purr."), image], {
+      embedder,
+      splitter: smallSplitter,
+    });
+    await index.persist(dir);
+    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    const restored = loaded.nodes.find((node) => node.id === "chart.png");
+    expect(ImageNode.isInstance(restored)).toBe(true);
+    expect(restored).toMatchObject({
+      imagePath: "docs/chart.png",
+      detail: "low",
+      mediaType: "image/png",
+      text: "chart",
+    });
   });
 
   it("throws index_load with a fix for a missing, corrupt, foreign-version or other-embedder index", async () => {
