@@ -43,7 +43,7 @@ describe("withReferencedImages", () => {
     expect(image.imagePath).toBe(join(dir, "img", "chart.png"));
     expect(nodes[1]?.score).toBe(0.5);
     const remote = await withReferencedImages([{ node: chunk }], { remote: true });
-    expect((remote.at(-1)?.node as ImageNode).imageUrl).toBe("https://x/y.png");
+    expect((remote.at(-1)?.node as ImageNode | undefined)?.imageUrl).toBe("https://x/y.png");
   });
 });
 
