@@ -10,6 +10,7 @@ import { type Passage, splitPassages } from "./passages.js";
 // A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
 // answer is often its "Default: `72000`" line next to the sentence that names the option.
 const MAX_SECTION = 500;
+const SECTION_WEIGHT = 0.5;
 
 /** The settings {@link extractAnswer} needs. @internal */
 export interface ExtractAnswerSettings {
@@ -35,6 +36,8 @@ export interface ExtractedAnswer {
 interface Candidate extends Passage {
   /** 0 for the existing answer, 1 for the context. */
   source: number;
+  /** A whole short section (which overlaps the passages it is made of). */
+  whole: boolean;
   position: number;
   score: number;
 }
@@ -58,11 +61,13 @@ export async function extractAnswer(
   const candidates: Candidate[] = [];
   sources.forEach((text, source) => {
     const passages = splitPassages(text, settings.splitSentences);
-    for (const passage of [...passages, ...sections(text, passages)]) {
+    const wholeSections = sections(text, passages);
+    for (const passage of [...passages, ...wholeSections]) {
       const key = dedupeKey(passage.text);
       if (key === "" || seen.has(key) || (source === 1 && isStructural(passage.text))) continue;
       seen.add(key);
-      candidates.push({ ...passage, source, position: candidates.length, score: 0 });
+      const whole = wholeSections.includes(passage);
+      candidates.push({ ...passage, source, whole, position: candidates.length, score: 0 });
     }
   });
   const existingCount = candidates.filter((candidate) => candidate.source === 0).length;
@@ -168,7 +173,7 @@ async function score(
       index.add(String(id), `${candidate.heading}\n${candidate.text}`);
     const scores = new Array<number>(candidates.length).fill(0);
     for (const hit of index.search(query, { topK: candidates.length })) scores[Number(hit.id)] = hit.score;
-    return scores;
+    return withSectionScores(candidates, scores, query);
   }
   let embeddings: number[][];
   let queryEmbedding: number[] | undefined;
@@ -187,6 +192,31 @@ async function score(
   settings.signal?.throwIfAborted();
   const target = queryEmbedding ?? meanAggregate(embeddings);
   return embeddings.map((embedding) => compare(target, embedding));
+}
+
+/**
+ * Adds half the BM25 score of the passage's whole section (heading and all its text) to each passage that
+ * scores on its own, so a terse line ("Default: `'info'`") in the section about the question can beat a
+ * wordier sentence elsewhere.
+ */
+function withSectionScores(candidates: readonly Candidate[], scores: number[], query: string): number[] {
+  const sectionText = new Map<string, string>();
+  for (const candidate of candidates) {
+    if (candidate.section < 0 || candidate.whole) continue;
+    const key = `${candidate.source}:${candidate.section}`;
+    sectionText.set(key, `${sectionText.get(key) ?? candidate.heading}\n${candidate.text}`);
+  }
+  if (sectionText.size < 2) return scores;
+  const index = new LexicalIndex();
+  for (const [key, text] of sectionText) index.add(key, text);
+  const sectionScores = new Map(
+    index.search(query, { topK: sectionText.size }).map((hit) => [hit.id, hit.score]),
+  );
+  return scores.map((own, id) => {
+    const candidate = candidates[id] as Candidate;
+    const section = sectionScores.get(`${candidate.source}:${candidate.section}`) ?? 0;
+    return own > 0 ? own + SECTION_WEIGHT * section : 0;
+  });
 }
 
 // A passage satisfies the query when it contains at least `threshold` of the query's distinct terms.

@@ -150,6 +150,7 @@ describe("lexicalTokens", () => {
       "option",
       "timeout",
       "options.timeout",
+      "2.9.1",
       "v2",
       "v2.9.1",
       "color",
@@ -157,6 +158,7 @@ describe("lexicalTokens", () => {
     ]);
     expect(lexicalTokens("Zebras' stripes and the ZEBRA's")).toEqual(["zebra", "stripe", "zebra"]);
     expect(lexicalTokens("keepAliveTimeout")).toEqual(["keep", "alive", "timeout", "keepalivetimeout"]);
+    expect(lexicalTokens("file_path v5")).toEqual(["file", "path", "file_path", "5", "v5"]);
   });
 
   it("hands the segmenter no more than one window, however long the text", () => {

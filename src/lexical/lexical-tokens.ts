@@ -5,19 +5,23 @@ import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
 // runs, in pieces of at most this many characters.
 const CJK_PIECE = 256;
 
-// A word: letters, marks, digits, `_` and apostrophes, joined by `.`, `-` or `/` (`v2.9.1`, `no-color`, `src/a.ts`).
+// A word: letters, marks, digits, `_` and apostrophes, joined by `.`, `-` or `/` (`v2.9.1`, `no-color`, `src/a.ts`);
+// `_` joins parts too (`file_path` → `file`, `path`, `file_path`).
 const WORD = /[\p{L}\p{M}\p{N}_'’]+(?:[./-][\p{L}\p{M}\p{N}_'’]+)*/gu;
-const JOINER = /[./-]/;
+const JOINER = /[./_-]/;
+// `v2.9.1` is also found as `2.9.1`, and `v5` as `5`.
+const VERSION = /^v\d/;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const DIGITS = /^\p{N}+$/u;
 // A lowercase letter or digit followed by an uppercase one: the seam of a camelCase identifier.
 const CAMEL_SEAM = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
 
 /**
- * The terms BM25 indexes, in order. Text is NFKC-normalised and lowercased. A word joined by `.`, `-` or `/`
+ * The terms BM25 indexes, in order. Text is NFKC-normalised and lowercased. A word joined by `.`, `-`, `/` or `_`
  * gives its parts and the whole (`options.timeout` → `options`, `timeout`, `options.timeout`; `v2.9.1` →
  * `v2`, `v2.9.1`), so both a bare name and an exact flag or version match; a camelCase word gives its parts
- * too (`keepAliveTimeout` → `keep`, `alive`, `timeout`, `keepalivetimeout`). English stop words are dropped and
+ * too (`keepAliveTimeout` → `keep`, `alive`, `timeout`, `keepalivetimeout`), and a version also without its
+ * `v` (`v5` → `5`). English stop words are dropped and
  * plural `-s` stripped (as in the hashing embedder). Chinese and Japanese runs go through `Intl.Segmenter`
  * plus character bigrams (`lexicalTerms`).
  *
@@ -45,6 +49,7 @@ function pushWindowTerms(terms: string[], window: string, onWindow?: (window: st
       }
       continue;
     }
+    if (VERSION.test(word)) terms.push(word.slice(1));
     if (!JOINER.test(word)) {
       pushCamelParts(terms, cased);
       pushWord(terms, word);
