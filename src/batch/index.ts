@@ -1,4 +1,4 @@
-export { BatchInputError, MissingPeerDependencyError } from "./batch-input-error.js";
+export { BatchInputError } from "./batch-input-error.js";
 export { type BatchQueueStatus, getBatchStatus } from "./batch-status.js";
 export { type BullMQRunnerOptions, createBullMQRunner } from "./bullmq-runner.js";
 export { type BatchWorker, type BatchWorkerOptions, startBatchWorker } from "./bullmq-worker.js";
@@ -15,6 +15,7 @@ export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-run
 export { FileCallCache } from "./file-call-cache.js";
 export { type BullMQConnectionOptions, DEFAULT_QUEUE } from "./job-data.js";
 export { openRedis } from "./load-bullmq.js";
+export { MissingPeerDependencyError } from "./missing-peer-dependency-error.js";
 export {
   type BatchSource,
   createQuestionProcessor,

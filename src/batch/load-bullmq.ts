@@ -1,4 +1,4 @@
-import { MissingPeerDependencyError } from "./batch-input-error.js";
+import { MissingPeerDependencyError } from "./missing-peer-dependency-error.js";
 
 type BullMQ = typeof import("bullmq");
 

@@ -30,3 +30,16 @@ describe("parseBatchItems", () => {
     expect((caught as Error).message).toMatch(message);
   });
 });
+
+describe("MissingPeerDependencyError", () => {
+  it("names the packages and the install command", async () => {
+    const { MissingPeerDependencyError } = await import("./missing-peer-dependency-error.js");
+    const error = new MissingPeerDependencyError({
+      packages: ["bullmq", "ioredis"],
+      feature: "The BullMQ backend",
+    });
+    expect(RagsynthError.isInstance(error, "missing_peer_dependency")).toBe(true);
+    expect(error.message).toMatch(/npm i bullmq ioredis/);
+    expect(error.packages).toEqual(["bullmq", "ioredis"]);
+  });
+});

@@ -1,0 +1,17 @@
+import { RagsynthError } from "../errors/ragsynth-error.js";
+
+/** An optional peer package (bullmq, ioredis) is needed for what was asked but is not installed. */
+export class MissingPeerDependencyError extends RagsynthError {
+  /** The packages to install. */
+  readonly packages: readonly string[];
+
+  constructor({ packages, feature, cause }: { packages: string[]; feature: string; cause?: unknown }) {
+    super({
+      code: "missing_peer_dependency",
+      message: `${feature} needs ${packages.join(" and ")}, which ${packages.length > 1 ? "are" : "is"} not installed. Run \`npm i ${packages.join(" ")}\`, or leave out the Redis URL to use the embedded backend.`,
+      cause,
+    });
+    this.name = "MissingPeerDependencyError";
+    this.packages = packages;
+  }
+}
