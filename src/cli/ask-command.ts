@@ -8,6 +8,7 @@ import { colorEnabled, createStyle } from "./io.js";
 import type { AskOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
+import { recordRetryWaits, writeAskReport } from "./report.js";
 import type { CommandContext } from "./run-cli.js";
 import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -32,11 +33,12 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
   const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
   try {
     const models = chooseModels(options, io);
+    const log = createEventLog();
+    const retries = recordRetryWaits(log);
     // Built before the index, so a missing API key fails at once.
-    const llm = models.llmChoice.create();
+    const llm = models.llmChoice.create(options.report ? { onRetry: retries.onRetry } : {});
     const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
     const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
-    const log = createEventLog();
     const showProgress = progressFromEvents(progress);
     let answering = false;
     const onEvent = (event: RagsynthEvent) => {
@@ -89,6 +91,19 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       io.stderr.write(
         `ragsynth: note: ${images} image${images === 1 ? " was" : "s were"} read by ${images === 1 ? "its" : "their"} alt text and captions only: the offline answerer cannot see pixels.\n`,
       );
+    }
+    if (options.report) {
+      await writeAskReport(options.report, {
+        log,
+        waits: retries.waits,
+        sources: response.sourceNodes,
+        query: options.query,
+        answer: response.response,
+        model: llm.metadata.model,
+        contextWindow: promptHelper.contextWindow,
+        numOutput: promptHelper.numOutput,
+      });
+      io.stderr.write(`ragsynth: wrote the trace page to ${options.report}\n`);
     }
 
     if (options.json) {

@@ -7,6 +7,7 @@ import { OpenAILike } from "../openai/openai-like.js";
 import { OpenAILikeEmbedding } from "../openai/openai-like-embedding.js";
 import { resolveOpenAILikeMetadata } from "../openai/openai-like-options.js";
 import { type ModelSpec, parseModelSpec } from "../openai/parse-model-spec.js";
+import type { RetryEvent } from "../util/retry.js";
 import { UsageError } from "./usage-error.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -46,8 +47,8 @@ function connection(spec: ModelSpec, env: Env): { baseURL: string; apiKey: strin
 
 /** What the CLI was asked to answer with: a model, or the offline extractive answerer. */
 export interface LLMChoice {
-  /** Builds the model (may throw `missing_api_key`). */
-  create(): LLM;
+  /** Builds the model (may throw `missing_api_key`); `onRetry` hears each retried attempt and its wait. */
+  create(options?: { onRetry?: (event: RetryEvent) => void }): LLM;
   /** What the model says about itself, without building a client (for `plan`, which calls no model). */
   metadata(): LLMMetadata;
   /** `extractive` or the spec as given. */
@@ -80,7 +81,7 @@ export function chooseLLM(
     ...(vision ? { imageInput: "pixels" as const } : {}),
   };
   return {
-    create: () => new OpenAILike({ ...options, apiKey }),
+    create: ({ onRetry } = {}) => new OpenAILike({ ...options, apiKey, ...(onRetry ? { onRetry } : {}) }),
     metadata: () => resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) }),
     label: spec as string,
     defaulted: false,

@@ -119,6 +119,12 @@ export const OPTIONS = {
   },
   json: { type: "boolean", description: "Machine-readable output on stdout, nothing else" },
   trace: { type: "boolean", description: "Draw the synthesis: steps, tree levels, tokens" },
+  report: {
+    type: "string",
+    value: "<file.html>",
+    description:
+      "Write a self-contained HTML page of the run (timeline, calls, sources; plan: modes as bars)",
+  },
   verbose: { type: "boolean", short: "v", description: "Show stack traces and details on errors" },
   help: { type: "boolean", short: "h", description: "Show this help" },
 } as const satisfies Record<string, OptionSpec>;
@@ -144,8 +150,8 @@ const ALWAYS = ["verbose", "help"] as const satisfies readonly OptionName[];
 
 /** The options each command accepts. */
 export const COMMAND_OPTIONS = {
-  ask: [...RETRIEVAL, "concurrency", "stream", "no-stream", ...INDEX, "trace", ...ALWAYS],
-  plan: [...RETRIEVAL, "price-in", "price-out", ...INDEX, ...ALWAYS],
+  ask: [...RETRIEVAL, "concurrency", "stream", "no-stream", ...INDEX, "trace", "report", ...ALWAYS],
+  plan: [...RETRIEVAL, "price-in", "price-out", ...INDEX, "report", ...ALWAYS],
   index: ["embed", ...INDEX, ...ALWAYS],
   batch: [
     "index",

@@ -39,6 +39,8 @@ export interface QueryOptions extends CommonOptions {
   vision: boolean;
   contextWindow: number | undefined;
   numOutput: number | undefined;
+  /** `--report <file.html>`: where to write the HTML page of the run. */
+  report: string | undefined;
 }
 
 export interface AskOptions extends QueryOptions {
@@ -178,6 +180,7 @@ function parseCommandArgs(
     vision: values.vision === true,
     contextWindow: positiveInteger("--context-window", stringValue(values["context-window"])),
     numOutput: positiveInteger("--num-output", stringValue(values["num-output"])),
+    report: reportPath(stringValue(values.report)),
   };
   const modes = responseModes(values.mode);
 
@@ -211,6 +214,17 @@ function parseCommandArgs(
       priceOut: nonNegativeNumber("--price-out", stringValue(values["price-out"])),
     },
   };
+}
+
+function reportPath(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === "" || value.startsWith("-")) {
+    throw new UsageError(
+      `--report needs a file name, got ${JSON.stringify(value)}.`,
+      "Pass --report trace.html.",
+    );
+  }
+  return value;
 }
 
 function stringValue(value: unknown): string | undefined {

@@ -7,6 +7,7 @@ import type { PlanOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { type ModePlan, type PlanScenario, planModes, type Range } from "./plan.js";
 import { createProgress } from "./progress.js";
+import { writePlanReport } from "./report.js";
 import type { CommandContext } from "./run-cli.js";
 import { createEventLog, eventToJSON, optimizerNotes, retrievalLines } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -141,6 +142,17 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
     });
     progress.clear();
     const nodeTokens = nodes.map((node) => countNodeTokens(node, promptHelper.tokenizer));
+    if (options.report) {
+      await writePlanReport(options.report, {
+        plans,
+        chunks: nodes.map((node, index) => ({ name: sourceName(node.node), tokens: nodeTokens[index] ?? 0 })),
+        query: options.query,
+        model: metadata.model,
+        contextWindow: promptHelper.contextWindow,
+        numOutput: promptHelper.numOutput,
+      });
+      io.stderr.write(`ragsynth: wrote the plan page to ${options.report}\n`);
+    }
     const budget = {
       model: metadata.model,
       contextWindow: promptHelper.contextWindow,

@@ -44,7 +44,15 @@ export type RagsynthEvent =
       code: "large_num_output" | "template_without_query" | "implausible_usage";
       message: string;
     }
-  | { type: "llm-call-start"; mode: string; step: LLMCallStep; promptTokens: number; contextTokens: number }
+  | {
+      type: "llm-call-start";
+      mode: string;
+      step: LLMCallStep;
+      promptTokens: number;
+      contextTokens: number;
+      /** The context this call reads (retrieved text, or the summaries a tree level combines). */
+      context?: string;
+    }
   | {
       type: "llm-call-end";
       mode: string;
@@ -55,6 +63,8 @@ export type RagsynthEvent =
       usage?: LLMUsage;
       /** Structured answer filtering: whether this chunk satisfied the query. */
       querySatisfied?: boolean;
+      /** The call's answer text (what a later call, such as a tree level above, reads). */
+      text?: string;
       error?: unknown;
     }
   | { type: "retrieve-start"; query: string }

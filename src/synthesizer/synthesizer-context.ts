@@ -290,7 +290,14 @@ async function callModel(
         ? 0
         : tokenizer.count(options.context);
   }
-  init.emit({ type: "llm-call-start", mode: init.mode, step, promptTokens: counted, contextTokens });
+  init.emit({
+    type: "llm-call-start",
+    mode: init.mode,
+    step,
+    promptTokens: counted,
+    contextTokens,
+    ...(options.context === undefined ? {} : { context: options.context }),
+  });
   span.counted({ promptTokens: counted, contextTokens, input: rendered });
   const outcome = await pending;
   const { text, stopped } = outcome;
@@ -327,7 +334,7 @@ async function callModel(
     ...(error === undefined ? {} : { error }),
   };
   span.end({ ...end, text });
-  init.emit({ type: "llm-call-end", mode: init.mode, step, ...end });
+  init.emit({ type: "llm-call-end", mode: init.mode, step, ...end, text });
   if (error !== undefined) throw error;
   return { text, stopped, promptTokens, completionTokens, rendered };
 }

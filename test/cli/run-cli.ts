@@ -2,13 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The repository root. */
 export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The example corpus. */
 export const EXAMPLE_DOCS = join(ROOT, "examples", "docs");
 const BIN = join(ROOT, "src", "cli", "bin.ts");
+// tsx's loader by path, so a child started in another folder (cwd) still finds it.
+const TSX_LOADER = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
 
 /** A recognisable fake key: if it shows up in any output, a test fails. */
 export const TEST_API_KEY = "sk-ragsynth-TEST-9f8e7d6c5b4a39281706";
@@ -39,7 +41,7 @@ export function startCli(
   args: string[],
   { env = {}, cwd = ROOT }: { env?: Record<string, string | undefined>; cwd?: string } = {},
 ): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, ...args], {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, BIN, ...args], {
     cwd,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
