@@ -11,7 +11,13 @@ export function checkPrompt(parameter: string, value: unknown): asserts value is
       parameter,
       value,
       expected: "be a PromptTemplate, ChatPromptTemplate or SelectorPromptTemplate",
-      ...(typeof value === "string" ? { hint: "Wrap the text: new PromptTemplate({ template })." } : {}),
+      ...(typeof value === "string"
+        ? { hint: "Wrap the text: new PromptTemplate({ template })." }
+        : typeof value === "function"
+          ? {
+              hint: 'A template is not a function here: write it as text, new PromptTemplate({ template: "… {context_str} … {query_str} …" }).',
+            }
+          : {}),
     });
   }
 }

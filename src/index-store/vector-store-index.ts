@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
@@ -22,7 +23,8 @@ export interface NodeParser {
 
 /** Options shared by every way of building a {@link VectorStoreIndex}. */
 export interface BuildIndexOptions {
-  embedder: Embedder;
+  /** How texts become vectors. @default new HashingEmbedder() (offline, lexical; as the optimizer's default) */
+  embedder?: Embedder | undefined;
   /** Embeddings already computed (by embedder id and content hash); new ones are added to it. @default a new, empty cache */
   cache?: EmbeddingCache;
   /** Most texts per `getTextEmbeddings` call; the embedder may batch further. @default 256 */
@@ -104,13 +106,18 @@ export class VectorStoreIndex {
   /** Splits documents into nodes (SentenceSplitter by default) and embeds them. */
   static async fromDocuments(
     documents: readonly TextNode[],
-    options: FromDocumentsOptions,
+    options: FromDocumentsOptions = {},
   ): Promise<VectorStoreIndex> {
-    return VectorStoreIndex.#build(documents, options, { cache: options.cache ?? new EmbeddingCache() });
+    const resolved = withDefaultEmbedder("documents", documents, options);
+    return VectorStoreIndex.#build(documents, resolved, { cache: resolved.cache ?? new EmbeddingCache() });
   }
 
   /** Embeds nodes as they are, without splitting. */
-  static async fromNodes(nodes: readonly TextNode[], options: BuildIndexOptions): Promise<VectorStoreIndex> {
+  static async fromNodes(
+    nodes: readonly TextNode[],
+    given: BuildIndexOptions = {},
+  ): Promise<VectorStoreIndex> {
+    const options = withDefaultEmbedder("nodes", nodes, given);
     const embedded = await embedOrDefer(nodes, options, options.cache ?? new EmbeddingCache());
     const stats = {
       chunks: nodes.length,
@@ -131,8 +138,9 @@ export class VectorStoreIndex {
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
-    { cacheDir, rebuild = false, ...options }: FromDocumentsCachedOptions,
+    { cacheDir, rebuild = false, ...given }: FromDocumentsCachedOptions,
   ): Promise<VectorStoreIndex> {
+    const options = withDefaultEmbedder("documents", documents, given);
     const stored = rebuild ? undefined : await readIndexFile(cacheDir, options.signal);
     const cache = new EmbeddingCache();
     const sameEmbedder = stored?.embedderId === options.embedder.id;
@@ -244,8 +252,10 @@ export class VectorStoreIndex {
    * and `retrievalMode`.
    * @example index.asQueryEngine({ llm, responseMode: "tree_summarize", similarityTopK: 3 })
    */
-  asQueryEngine<T = unknown>(options: AsQueryEngineOptions<T>): RetrieverQueryEngine<T> {
-    const { similarityTopK, retrievalMode, ...engineOptions } = options;
+  asQueryEngine<T = unknown>(
+    options: AsQueryEngineOptions<T> = {} as AsQueryEngineOptions<T>,
+  ): RetrieverQueryEngine<T> {
+    const { similarityTopK, retrievalMode, ...engineOptions } = options ?? {};
     const retriever = this.asRetriever({
       ...(similarityTopK === undefined ? {} : { similarityTopK }),
       ...(retrievalMode === undefined ? {} : { retrievalMode }),
@@ -255,7 +265,7 @@ export class VectorStoreIndex {
 
   static async #build(
     documents: readonly TextNode[],
-    options: FromDocumentsOptions,
+    options: FromDocumentsOptions & { embedder: Embedder },
     {
       cache,
       previous = [],
@@ -298,6 +308,27 @@ export class VectorStoreIndex {
     };
     return new VectorStoreIndex(options.embedder, embedded.entries, sources, stats);
   }
+}
+
+/**
+ * The options with an embedder (the offline HashingEmbedder when none was given), after checking, for plain
+ * JavaScript callers, that the texts are an array.
+ */
+function withDefaultEmbedder<Options extends BuildIndexOptions>(
+  parameter: string,
+  texts: unknown,
+  options: Options,
+): Options & { embedder: Embedder } {
+  if (!Array.isArray(texts)) {
+    throw new InvalidArgumentError({
+      parameter,
+      value: texts,
+      expected:
+        "be an array of TextNode (documents: readDocuments(...).documents, or new TextNode({ text }))",
+    });
+  }
+  const given = options ?? ({} as Options);
+  return { ...given, embedder: given.embedder ?? new HashingEmbedder() };
 }
 
 /**
@@ -353,7 +384,7 @@ function sameSources(before: readonly IndexSource[], after: readonly IndexSource
 /** Embeds the nodes, or (for an embedder whose vectors are not stored) leaves that to the first dense search. */
 async function embedOrDefer(
   nodes: readonly TextNode[],
-  options: BuildIndexOptions,
+  options: BuildIndexOptions & { embedder: Embedder },
   cache: EmbeddingCache,
 ): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
   if (storesVectors(options.embedder)) return embed(nodes, options, cache);
@@ -366,7 +397,7 @@ async function embedOrDefer(
 
 function embed(
   nodes: readonly TextNode[],
-  options: BuildIndexOptions,
+  options: BuildIndexOptions & { embedder: Embedder },
   cache: EmbeddingCache,
 ): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
   const { embedder, embedBatchSize = 256, onProgress, signal } = options;

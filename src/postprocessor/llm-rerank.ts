@@ -117,8 +117,16 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { query, signal, onEvent }: PostprocessOptions,
+    { query, signal, onEvent }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
+    if (typeof query !== "string" || query.trim() === "") {
+      throw new InvalidArgumentError({
+        parameter: "query",
+        value: query,
+        expected: "be a non-empty string",
+        hint: 'The reranker asks the model which nodes answer the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',
+      });
+    }
     signal?.throwIfAborted();
     const started = performance.now();
     const scored: NodeWithScore[] = [];

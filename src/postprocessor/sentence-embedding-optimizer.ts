@@ -117,14 +117,14 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { query, signal, onEvent }: PostprocessOptions,
+    { query, signal, onEvent }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
     if (typeof query !== "string" || query.trim() === "") {
       throw new InvalidArgumentError({
         parameter: "query",
         value: query,
         expected: "be a non-empty string",
-        hint: "The optimizer keeps the sentences closest to the query, so it needs one.",
+        hint: 'The optimizer keeps the sentences closest to the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',
       });
     }
     signal?.throwIfAborted();

@@ -53,7 +53,7 @@ export class SimilarityPostprocessor implements NodePostprocessor {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { signal, onEvent }: PostprocessOptions,
+    { signal, onEvent }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
     signal?.throwIfAborted();
     const started = performance.now();

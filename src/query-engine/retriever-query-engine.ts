@@ -134,7 +134,9 @@ export class RetrieverQueryEngine<T = unknown> {
   }
 
   /** Retrieves, postprocesses and synthesizes; the response's sources are the nodes that survived postprocessing. */
-  async query({ query, signal }: QueryOptions): Promise<SynthesisResponse<T>> {
+  async query(options: QueryOptions): Promise<SynthesisResponse<T>> {
+    checkNoStreamFlag(options);
+    const { query, signal } = options ?? ({} as QueryOptions);
     checkQuery(query);
     const root = this.startQuery(query, false);
     let response: SynthesisResponse<T>;
@@ -249,6 +251,18 @@ export class RetrieverQueryEngine<T = unknown> {
 
   private tracer(): Tracer {
     return this.options.tracer ?? defaultTracer();
+  }
+}
+
+/** Throws for `query({ stream: true })`: streaming has its own method, and a silently ignored flag hides that. */
+function checkNoStreamFlag(options: unknown): void {
+  if (typeof options === "object" && options !== null && "stream" in options) {
+    throw new InvalidArgumentError({
+      parameter: "stream",
+      value: (options as { stream?: unknown }).stream,
+      expected: "not be passed to query()",
+      hint: "To stream, call engine.stream({ query }) and read its textStream.",
+    });
   }
 }
 

@@ -97,6 +97,14 @@ const DEFAULT_EMPTY_RESPONSE = "Empty Response";
 const JSON_TEXT_MODES = new Set(["refine", "compact", "tree_summarize", "simple_summarize", "generation"]);
 
 function validate(options: SynthesizeOptions) {
+  if (typeof options === "object" && options !== null && "stream" in options) {
+    throw new InvalidArgumentError({
+      parameter: "stream",
+      value: (options as { stream?: unknown }).stream,
+      expected: "not be passed to synthesize()",
+      hint: "To stream, call synthesizer.stream({ query, nodes }) and read its textStream.",
+    });
+  }
   if (typeof options?.query !== "string") {
     throw new InvalidArgumentError({ parameter: "query", value: options?.query, expected: "be a string" });
   }

@@ -1,3 +1,4 @@
+import { checkPrompt } from "../budget/check-arguments.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { BasePromptTemplate, ChatPromptTemplate, PromptTemplate } from "../prompt/prompt-template.js";
 
@@ -71,6 +72,7 @@ function describe(template: PromptTemplate | ChatPromptTemplate): string {
 export function checkTemplateSlots(key: string, template: BasePromptTemplate): void {
   const rule = TEMPLATE_SLOTS[key];
   if (!rule) return;
+  checkPrompt(rule.option, template);
   for (const form of forms(template)) {
     const variables = form.variables;
     const missing = rule.required.filter((name) => !variables.includes(name));
