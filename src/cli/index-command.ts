@@ -37,7 +37,7 @@ export function indexSummary(stats: IndexStats, embedderId: string, cwd: string)
 export async function runIndex(options: IndexOptions, { io, signal }: CommandContext): Promise<number> {
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   try {
-    const embed = chooseEmbedder(options.embed, io.env);
+    const embed = chooseEmbedder(options.embed, io.env, options.timeoutMs);
     const opened = await openIndex({ ...options, embed, io, signal, progress });
     progress.clear();
     reportSkipped(opened.stats, io, options.verbose);

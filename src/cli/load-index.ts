@@ -1,4 +1,6 @@
-import { stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { access, constants, mkdir, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { dirname, join, parse, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -84,20 +86,33 @@ export async function openIndex({
   // Paths go in as the user wrote them, so sources show as `examples/docs/modes.md`.
   const given = io.cwd === process.cwd() ? paths : paths.map((path) => resolve(io.cwd, path));
   const read = await readDocuments(given, { signal });
-  const folder = cacheDir === undefined ? await defaultCacheDir(paths, io.cwd) : resolve(io.cwd, cacheDir);
+  const folder =
+    cacheDir === undefined
+      ? await writableCacheDir(await defaultCacheDir(paths, io.cwd), io)
+      : resolve(io.cwd, cacheDir);
   // Our own cache folder is no news.
   const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
   const { documents } = read;
   if (documents.length === 0) throw noDocuments(paths, skipped);
   const embedder = embed.create(() => documents.map((document) => document.text));
+  progress.start("Splitting into chunks", documents.length);
+  let lexicalStarted = false;
   const index = await VectorStoreIndex.fromDocumentsCached(documents, {
     embedder,
     cacheDir: folder,
     rebuild,
     signal,
+    onSplitProgress: ({ split }) => progress.update(split),
     onProgress: ({ embedded, total }) => {
       if (embedded === 0) progress.start(`Embedding with ${embed.label}`, total);
       progress.update(embedded);
+    },
+    onLexicalProgress: ({ added, total }) => {
+      if (!lexicalStarted) {
+        lexicalStarted = true;
+        progress.start("Indexing words (BM25)", total);
+      }
+      progress.update(added);
     },
   });
   const { chunks, embedded, reused, sources } = index.buildStats;
@@ -122,10 +137,38 @@ async function checkPaths(paths: readonly string[], cwd: string): Promise<void> 
   for (const path of paths) {
     try {
       await stat(resolve(cwd, path));
-    } catch {
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "ELOOP") {
+        throw new UsageError(
+          `${path} is a symbolic link loop: following it leads back to itself.`,
+          "Point ragsynth at the real file or folder, or fix the link (ls -l shows where it points).",
+        );
+      }
       throw new UsageError(`No such file or folder: ${path}.`, `Check the path (relative to ${cwd}).`);
     }
   }
+}
+
+/**
+ * The default cache folder if it can be written, else one in the user's cache directory
+ * (`$XDG_CACHE_HOME/ragsynth/<hash of the folder>`, `~/.cache/...` without it), with a notice: a read-only
+ * documents folder is still answered.
+ */
+async function writableCacheDir(folder: string, io: CliIO): Promise<string> {
+  try {
+    await mkdir(folder, { recursive: true });
+    await access(folder, constants.W_OK);
+    return folder;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return folder;
+  }
+  const base = io.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  const fallback = join(base, "ragsynth", createHash("sha256").update(folder).digest("hex").slice(0, 16));
+  io.stderr.write(
+    `ragsynth: note: ${dirname(folder)} is read-only, so the index is kept in ${fallback} (--cache-dir picks another place).\n`,
+  );
+  return fallback;
 }
 
 function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
@@ -150,7 +193,12 @@ export function reportSkipped(stats: IndexStats, io: CliIO, verbose: boolean): v
   const otherEndings = stats.skipped.filter((entry) => entry.code === "extension");
   for (const entry of stats.skipped) {
     if (entry.code === "extension" || (QUIET_SKIPS.has(entry.code) && !verbose)) continue;
-    io.stderr.write(`ragsynth: skipped ${entry.path}: ${entry.reason}\n`);
+    // The reader's hint names its option (maxFileBytes), which the CLI does not have.
+    const reason =
+      entry.code === "too_large"
+        ? `${entry.reason.replace(/ is over maxFileBytes.*$/, "")} is over the 32 MiB limit for one file; split it into smaller files to read it`
+        : entry.reason;
+    io.stderr.write(`ragsynth: skipped ${entry.path}: ${reason}\n`);
   }
   if (otherEndings.length > 0) {
     const endings = [...new Set(otherEndings.map((entry) => /\.[^./]+$/.exec(entry.path)?.[0] ?? "(none)"))];

@@ -66,7 +66,13 @@ export function chooseLLM(
     contextWindow,
     env,
     vision = false,
-  }: { contextWindow: number | undefined; env: Env; vision?: boolean | undefined },
+    timeoutMs,
+  }: {
+    contextWindow: number | undefined;
+    env: Env;
+    vision?: boolean | undefined;
+    timeoutMs?: number | undefined;
+  },
 ): LLMChoice {
   if (isOffline(spec, "extractive")) {
     const create = () => new ExtractiveLLM(contextWindow === undefined ? {} : { contextWindow });
@@ -79,6 +85,7 @@ export function chooseLLM(
     baseURL,
     ...(contextWindow === undefined ? {} : { contextWindow }),
     ...(vision ? { imageInput: "pixels" as const } : {}),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   };
   return {
     create: ({ onRetry } = {}) => new OpenAILike({ ...options, apiKey, ...(onRetry ? { onRetry } : {}) }),
@@ -100,7 +107,7 @@ export interface EmbedChoice {
 }
 
 /** Reads `--embed` / `RAGSYNTH_EMBED`. @throws UsageError for a spec that cannot be read */
-export function chooseEmbedder(spec: string | undefined, env: Env): EmbedChoice {
+export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: number): EmbedChoice {
   if (isOffline(spec, "hashing")) {
     return {
       create: (corpus) => new HashingEmbedder(corpus ? { applyIdf: "query", corpus } : {}),
@@ -110,7 +117,13 @@ export function chooseEmbedder(spec: string | undefined, env: Env): EmbedChoice 
   const parsed = parseSpec("--embed", spec as string, EMBED_FORMS, env);
   const { baseURL, apiKey } = connection(parsed, env);
   return {
-    create: () => new OpenAILikeEmbedding({ model: parsed.model, baseURL, apiKey }),
+    create: () =>
+      new OpenAILikeEmbedding({
+        model: parsed.model,
+        baseURL,
+        apiKey,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      }),
     label: spec as string,
   };
 }

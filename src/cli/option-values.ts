@@ -95,3 +95,18 @@ export function optimizerSpec(raw: string | undefined): OptimizerSpec | undefine
   }
   return spec;
 }
+
+/** The CLI's default deadline for one model call (retries and the whole stream included). */
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+
+/** `--timeout <seconds>` as milliseconds: a positive number of seconds, fractions allowed. */
+export function timeoutMs(raw: string | undefined): number {
+  const seconds = raw === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(raw.trim() === "" ? Number.NaN : raw);
+  if (!(seconds > 0) || seconds > 86_400) {
+    throw new UsageError(
+      `Expected --timeout to be a number of seconds above 0 (at most 86400), got "${raw}".`,
+      `Example: --timeout ${DEFAULT_TIMEOUT_SECONDS}`,
+    );
+  }
+  return Math.max(1, Math.round(seconds * 1000));
+}

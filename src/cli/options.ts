@@ -77,6 +77,11 @@ export const OPTIONS = {
     description: "Where the index is kept (default .ragsynth/ next to the documents)",
   },
   rebuild: { type: "boolean", description: "Ignore the cached index and build it again" },
+  timeout: {
+    type: "string",
+    value: "<seconds>",
+    description: "Most time one model call may take, retries included (default 120)",
+  },
   out: {
     type: "string",
     short: "o",
@@ -145,7 +150,7 @@ const RETRIEVAL = [
   "context-window",
   "num-output",
 ] as const satisfies readonly OptionName[];
-const INDEX = ["cache-dir", "rebuild", "json"] as const satisfies readonly OptionName[];
+const INDEX = ["cache-dir", "rebuild", "timeout", "json"] as const satisfies readonly OptionName[];
 const ALWAYS = ["verbose", "help"] as const satisfies readonly OptionName[];
 
 /** The options each command accepts. */

@@ -9,6 +9,7 @@ import {
   positiveInteger,
   responseModes,
   retrievalMode,
+  timeoutMs,
 } from "./option-values.js";
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
@@ -21,6 +22,8 @@ export interface CommonOptions {
   /** `--embed`, else `RAGSYNTH_EMBED`; undefined means the offline default. */
   embed: string | undefined;
   rebuild: boolean;
+  /** `--timeout` in milliseconds: the deadline of each model call. */
+  timeoutMs: number;
   json: boolean;
   verbose: boolean;
 }
@@ -111,6 +114,26 @@ function unknownCommand(name: string): UsageError {
   );
 }
 
+/**
+ * `--context-window -5` → `--context-window=-5`: parseArgs reads `-5` as an option, so the user would hear
+ * "needs a value" instead of what is wrong with the number.
+ */
+function attachNegativeValues(args: string[], options: Record<string, { type: string }>): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    const next = args[index + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
+    if (name && options[name]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      index++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
 function parseCommandArgs(
   command: CommandName,
   args: string[],
@@ -119,7 +142,7 @@ function parseCommandArgs(
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args,
+      args: attachNegativeValues(args, parseArgsOptions(command)),
       options: parseArgsOptions(command),
       allowPositionals: true,
       strict: true,
@@ -159,6 +182,7 @@ function parseCommandArgs(
     cacheDir: stringValue(values["cache-dir"]),
     embed: stringValue(values.embed) ?? nonEmpty(env.RAGSYNTH_EMBED),
     rebuild: values.rebuild === true,
+    timeoutMs: timeoutMs(stringValue(values.timeout)),
     json: values.json === true,
     verbose: values.verbose === true,
   };

@@ -12,6 +12,7 @@ import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NO
 import type { QueryOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import type { CommandContext } from "./run-cli.js";
+import { UsageError } from "./usage-error.js";
 
 /**
  * The budget for a model. `numOutput` is `--num-output`, else LlamaIndex's 256, not the model's maximum
@@ -78,10 +79,18 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
     contextWindow: options.contextWindow,
     env: io.env,
     vision: options.vision,
+    timeoutMs: options.timeoutMs,
   });
-  const embedChoice = chooseEmbedder(options.embed, io.env);
+  const embedChoice = chooseEmbedder(options.embed, io.env, options.timeoutMs);
   if (llmChoice.defaulted) io.stderr.write(`${OFFLINE_NOTICE}\n`);
   const metadata = llmChoice.metadata();
+  // Checked before any document is read, and in the CLI's own words.
+  if (options.numOutput !== undefined && options.numOutput >= metadata.contextWindow) {
+    throw new UsageError(
+      `Expected --num-output to be less than the context window (${metadata.contextWindow}${options.contextWindow === undefined ? `, ${metadata.model}'s` : ", from --context-window"}), got ${options.numOutput}.`,
+      "The window holds the prompt and the answer together: lower --num-output or raise --context-window.",
+    );
+  }
   for (const line of assumptionLines(metadata, options.verbose)) io.stderr.write(`${line}\n`);
   return { llmChoice, embedChoice, metadata };
 }

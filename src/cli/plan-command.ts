@@ -183,7 +183,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
 
     const total = nodeTokens.reduce((sum, tokens) => sum + tokens, 0);
     const lines = [
-      `${style.bold("Plan for")} ${JSON.stringify(options.query)}`,
+      `${style.bold("Plan for")} ${shortQuery(options.query)}`,
       `${budget.model} · context window ${formatCount(budget.contextWindow)} · numOutput ${formatCount(budget.numOutput)} · ${budget.tokenizer}` +
         `${budget.isChatModel ? " · chat" : ""} · no model was called`,
       "",
@@ -203,4 +203,15 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
   } finally {
     progress.clear();
   }
+}
+
+const SHOWN_QUERY = 200;
+
+/** The query for the header: quoted, and cut to its first 200 characters with its length when longer. */
+function shortQuery(query: string): string {
+  if (query.length <= SHOWN_QUERY) return JSON.stringify(query);
+  const cut = Array.from(query.slice(0, SHOWN_QUERY + 1))
+    .slice(0, -1)
+    .join("");
+  return `${JSON.stringify(`${cut}…`)} (${query.length.toLocaleString("en-US")} characters)`;
 }

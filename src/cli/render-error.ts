@@ -19,7 +19,7 @@ const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: 
     hint: "Point --llm (or OPENAI_BASE_URL) at the server's OpenAI-compatible /v1 endpoint.",
     unless: /\/v1 endpoint/,
   },
-  llm_timeout: "Retry, lower --concurrency, or use a faster model.",
+  llm_timeout: "Raise --timeout (seconds per model call), lower --concurrency, or use a faster model.",
   llm_context_length:
     "The server's window is smaller than ragsynth assumed: pass the real one with --context-window.",
   context_overflow: "Raise --context-window or lower --num-output.",
@@ -105,7 +105,15 @@ export function renderError(
         : entry.unless.test(error.message)
           ? undefined
           : entry.hint;
-    line = withHint(error.message, hint);
+    // The library names its option; the CLI user knows the flag.
+    const message =
+      error.code === "llm_timeout"
+        ? error.message.replace(
+            /within timeoutMs (\d+)\. Raise timeoutMs, /,
+            (_, ms) => `within --timeout ${Number(ms) / 1000} s. `,
+          )
+        : error.message;
+    line = withHint(message, hint);
   } else if (error instanceof Error && systemErrorMessage(error as NodeJS.ErrnoException)) {
     line = systemErrorMessage(error as NodeJS.ErrnoException) as string;
   } else {

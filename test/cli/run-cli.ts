@@ -39,12 +39,19 @@ function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
 /** Starts `ragsynth <args>` as a child process (TypeScript through tsx's loader: no build step needed). */
 export function startCli(
   args: string[],
-  { env = {}, cwd = ROOT }: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  {
+    env = {},
+    cwd = ROOT,
+    uid,
+    gid,
+  }: { env?: Record<string, string | undefined>; cwd?: string; uid?: number; gid?: number } = {},
 ): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, ["--import", TSX_LOADER, BIN, ...args], {
     cwd,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
+    ...(uid === undefined ? {} : { uid }),
+    ...(gid === undefined ? {} : { gid }),
   });
   let stdout = "";
   let stderr = "";

@@ -1,0 +1,60 @@
+// Ctrl-C in a real terminal: the CLI runs under `script` (a pseudo-terminal, so the progress line is on),
+// and ^C typed into that terminal makes the line discipline send SIGINT, as a user's keyboard does.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "./run-cli.js";
+
+const BIN = join(ROOT, "src", "cli", "bin.ts");
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ragsynth-interrupt-"));
+  const docs = join(dir, "docs");
+  await mkdir(docs);
+  // Enough files that reading them takes a while on any machine.
+  const paragraph = "Zebras graze on the plain while the release notes describe branch protection. ".repeat(
+    60,
+  );
+  await Promise.all(
+    Array.from({ length: 3000 }, (_, index) =>
+      writeFile(join(docs, `doc${index}.md`), `${index} ${paragraph}`),
+    ),
+  );
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe.skipIf(!hasScript && process.env.CI !== "true")("Ctrl-C in a terminal", { timeout: 60_000 }, () => {
+  it.each([
+    ["reading documents", /Reading documents/],
+    // Once splitting has counted a file: the tokenizer's rank table (loaded on the first count) is in.
+    ["splitting them (CPU-bound, in slices)", /Splitting into chunks \[[^\]]*\] [1-9]\d*\/3000/],
+  ])("exits 130 within 1 s of ^C while %s, and leaves the progress line erased", async (_, phase) => {
+    const command = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(BIN)} index ${JSON.stringify(join(dir, "docs"))}`;
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let screen = "";
+    let interruptedAt = 0;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      screen += chunk;
+      if (interruptedAt === 0 && phase.test(screen)) {
+        interruptedAt = performance.now();
+        child.stdin.write("\u0003");
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    const latency = performance.now() - interruptedAt;
+    expect(interruptedAt, screen).toBeGreaterThan(0);
+    expect(code, screen).toBe(130);
+    // The issue's bound for a user at the keyboard; the run itself takes many seconds.
+    expect(latency, `exited ${latency.toFixed(0)} ms after ^C`).toBeLessThan(1000);
+    expect(screen).not.toMatch(/Indexed \d+ files/);
+    // The progress line is erased before the last words.
+    expect(screen).toMatch(/\r\u001b\[2K(ragsynth: interrupted\.\r\n)?$/);
+  });
+});
