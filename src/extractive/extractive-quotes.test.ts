@@ -128,6 +128,11 @@ describe("extractive quotes are verbatim", () => {
 });
 
 describe("splitPassages", () => {
+  it("quotes nothing from a lone fence line left by a chunk cut inside a code block", () => {
+    const cut = "const x = 1;\n```\n\nSome prose.\n\n```ts";
+    expect(splitPassages(cut).map((passage) => passage.text)).toEqual(["const x = 1;", "Some prose."]);
+  });
+
   it("returns verbatim slices with their heading, and does not split a sentence inside a token", () => {
     const text = "# Title\n\nGo to a.com/x?y=1 now. Done!\n\n```\ncode?\n```\n\n| a | b |";
     const passages = splitPassages(text);

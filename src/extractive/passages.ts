@@ -17,6 +17,7 @@ export interface Passage {
 export const MAX_PASSAGE = 600;
 
 const FENCE = /^\s*(```|~~~)/;
+const LONE_FENCE = /^(?:```|~~~)[\w-]*$/;
 const HEADING = /^#{1,6}\s+(.*)$/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
 const TABLE_ROW = /^\s*\|/;
@@ -56,6 +57,9 @@ export function splitPassages(
         fence = undefined;
         flush();
       }
+    } else if (FENCE.test(line) && LONE_FENCE.test(line.trim()) && isBlankAfter(text, next)) {
+      // A bare fence followed by a blank line closes a code block that a chunk cut began inside.
+      flush();
     } else if (FENCE.test(line)) {
       flush();
       fence = (FENCE.exec(line) as RegExpExecArray)[1] as string;
@@ -93,7 +97,8 @@ function pushBlock(
     // Trim to the visible text, so a quote never starts or ends in whitespace.
     while (from < to && /\s/.test(text[from] as string)) from++;
     while (to > from && /\s/.test(text[to - 1] as string)) to--;
-    if (to > from)
+    // A lone fence line (a code block cut by chunking) quotes nothing.
+    if (to > from && !LONE_FENCE.test(text.slice(from, to)))
       passages.push({
         start: from,
         end: to,
@@ -131,6 +136,12 @@ function pushBlock(
     position = lineEnd;
   }
   push(pieceStart, end, "lines");
+}
+
+function isBlankAfter(text: string, offset: number): boolean {
+  if (offset >= text.length) return true;
+  const newline = text.indexOf("\n", offset);
+  return text.slice(offset, newline === -1 ? text.length : newline).trim() === "";
 }
 
 function proseSentences(paragraph: string): string[] {
