@@ -107,6 +107,7 @@ const FIGURES = {
   size: () => import("./figures/size.mjs").then((m) => m.sizeFigure),
   optimizer: () => import("./figures/optimizer.mjs").then((m) => m.optimizerFigure),
   batch: () => import("./figures/batch.mjs").then((m) => m.batchFigure),
+  corpus: () => import("./figures/corpus.mjs").then((m) => m.corpusFigure),
 };
 
 async function main() {
