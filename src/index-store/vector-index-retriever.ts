@@ -36,10 +36,13 @@ export function createVectorIndexRetriever(
 ): Retriever {
   checkInteger("similarityTopK", similarityTopK, 1);
   return {
-    async retrieve({ query, signal }): Promise<NodeWithScore[]> {
+    async retrieve({ query, signal, queryEmbeddings }): Promise<NodeWithScore[]> {
       signal?.throwIfAborted();
       if (entries.length === 0) return [];
-      const queryEmbedding = await embedder.getQueryEmbedding(query, signal ? { signal } : {});
+      const embedOptions = signal ? { signal } : {};
+      const queryEmbedding = await (queryEmbeddings
+        ? queryEmbeddings.get(embedder, query, embedOptions)
+        : embedder.getQueryEmbedding(query, embedOptions));
       signal?.throwIfAborted();
       let pending = matrices.get(entries);
       if (!pending) {

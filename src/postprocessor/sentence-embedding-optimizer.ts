@@ -117,7 +117,7 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { query, signal, onEvent }: Partial<PostprocessOptions> = {},
+    { query, signal, onEvent, queryEmbeddings }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
     if (typeof query !== "string" || query.trim() === "") {
       throw new InvalidArgumentError({
@@ -137,7 +137,10 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
     let embeddings: SentenceEmbeddings | undefined;
     let queryEmbedding: number[] = [];
     if (analysed.some((node) => node.text.length > 0)) {
-      queryEmbedding = await this.embedModel.getQueryEmbedding(query, signal ? { signal } : {});
+      const embedOptions = signal ? { signal } : {};
+      queryEmbedding = await (queryEmbeddings
+        ? queryEmbeddings.get(this.embedModel, query, embedOptions)
+        : this.embedModel.getQueryEmbedding(query, embedOptions));
       embeddings = await embedSentences({
         embedModel: this.embedModel,
         texts: analysed.flatMap((node) => (node.text.length > 0 ? [...node.header, ...node.text] : [])),

@@ -1,3 +1,4 @@
+import type { QueryEmbeddings } from "../embedding/query-embeddings.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 
@@ -9,6 +10,8 @@ export interface PostprocessOptions {
   signal?: AbortSignal;
   /** Receives a `postprocess-end` event when the postprocessor has finished. */
   onEvent?: RagsynthEventHandler;
+  /** The query's embeddings computed so far (by the retriever), reused when the same embedder asks again. */
+  queryEmbeddings?: QueryEmbeddings;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Tracer } from "@opentelemetry/api";
+import { QueryEmbeddings } from "../embedding/query-embeddings.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
 import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
@@ -184,10 +185,12 @@ export class RetrieverQueryEngine<T = unknown> {
     const span = startSpan(this.tracer(), "ragsynth.retrieve", {}, parent.context);
     const started = performance.now();
     this.emit({ type: "retrieve-start", query });
+    // One per query: the retriever and the postprocessors embed the query once per shared model.
+    const queryEmbeddings = new QueryEmbeddings();
     let nodes: NodeWithScore[];
     try {
       const retrieved: unknown = await span.run(() =>
-        this.retriever.retrieve({ query, ...(signal ? { signal } : {}) }),
+        this.retriever.retrieve({ query, queryEmbeddings, ...(signal ? { signal } : {}) }),
       );
       if (!Array.isArray(retrieved)) {
         throw new InvalidArgumentError({
@@ -216,6 +219,7 @@ export class RetrieverQueryEngine<T = unknown> {
       postprocessors: this.nodePostprocessors,
       query,
       signal,
+      queryEmbeddings,
       onEvent: this.onEvent,
       tokenizer: this.tokenizer,
       tracer: this.tracer(),

@@ -1,3 +1,4 @@
+import type { QueryEmbeddings } from "../embedding/query-embeddings.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 
 /** Options of one query or retrieval: the same shape for `Retriever.retrieve` and the engine's `query`/`stream`. */
@@ -6,6 +7,11 @@ export interface QueryOptions {
   query: string;
   /** Stops retrieval, every postprocessor (embedding and model calls) and synthesis alike. */
   signal?: AbortSignal;
+  /**
+   * The query's embeddings so far, shared by the retriever and the postprocessors of one query so a shared model
+   * embeds the query once. The engine passes a fresh one per query; retrievers should use it when given.
+   */
+  queryEmbeddings?: QueryEmbeddings;
 }
 
 /**

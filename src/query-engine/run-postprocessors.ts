@@ -1,4 +1,5 @@
 import type { Context, Tracer } from "@opentelemetry/api";
+import type { QueryEmbeddings } from "../embedding/query-embeddings.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
 import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
@@ -18,6 +19,7 @@ export async function runPostprocessors({
   postprocessors,
   query,
   signal,
+  queryEmbeddings,
   onEvent,
   tokenizer,
   tracer,
@@ -27,6 +29,7 @@ export async function runPostprocessors({
   postprocessors: readonly NodePostprocessor[];
   query: string;
   signal: AbortSignal | undefined;
+  queryEmbeddings?: QueryEmbeddings;
   onEvent: RagsynthEventHandler | undefined;
   tokenizer: Tokenizer;
   tracer: Tracer;
@@ -51,7 +54,12 @@ export async function runPostprocessors({
     };
     const before = current;
     try {
-      const options = { query, ...(signal ? { signal } : {}), ...(onEvent ? { onEvent: forward } : {}) };
+      const options = {
+        query,
+        ...(signal ? { signal } : {}),
+        ...(onEvent ? { onEvent: forward } : {}),
+        ...(queryEmbeddings ? { queryEmbeddings } : {}),
+      };
       const result: unknown = await span.run(() => postprocessor.postprocessNodes(before, options));
       if (!Array.isArray(result)) {
         throw new InvalidArgumentError({
