@@ -3,8 +3,12 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: {
-    // The examples import the package by name, as users do; tests run them against the sources.
+    // The examples and the tests under test/ import the package by name, as users do; they run against the sources.
     alias: [
+      {
+        find: /^ragsynth\/extend$/,
+        replacement: fileURLToPath(new URL("./src/extend/index.ts", import.meta.url)),
+      },
       {
         find: /^ragsynth\/testing$/,
         replacement: fileURLToPath(new URL("./src/testing/index.ts", import.meta.url)),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs ragsynth as npm would publish it, installs the tarball into an empty project, and uses it the way a
-# user does: the entry points (the root before @langchain/core is installed, proving it optional), a synthesis with the test fake, and the `ragsynth` bin offline.
+# user does: every entry point (the root before @langchain/core is installed, proving it optional), a synthesis
+# with the test fake, and the `ragsynth` bin offline.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -12,6 +13,9 @@ npm install --silent --no-audit --no-fund ./ragsynth-*.tgz zod@4 >/dev/null
 node --input-type=module -e '
 const ragsynth = await import("ragsynth");
 const { MockLLM } = await import("ragsynth/testing");
+const { createSynthesizer } = await import("ragsynth/extend");
+if (typeof createSynthesizer !== "function") throw new Error("ragsynth/extend lacks createSynthesizer");
+if ("createSynthesizer" in ragsynth) throw new Error("the root export should not hold extension internals");
 const response = await ragsynth
   .getResponseSynthesizer({ llm: new MockLLM({ response: "ok" }) })
   .synthesize({ query: "q", nodes: [{ node: new ragsynth.TextNode({ text: "hello" }) }] });

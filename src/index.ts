@@ -18,4 +18,3 @@ export * from "./schema/index.js";
 export * from "./splitter/index.js";
 export * from "./synthesizer/index.js";
 export * from "./tokenizer/index.js";
-export * from "./util/index.js";

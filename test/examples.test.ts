@@ -54,7 +54,7 @@ describe("README library examples (examples/library)", () => {
   });
 
   it("LangChain into ragsynth: a LangChain model, embeddings and vector store answer with scored sources", async () => {
-    const { response, embedder } = await langchainIntoRagsynth();
+    const { response, embedModel } = await langchainIntoRagsynth();
     expect(response.toString()).toBe("The Eiffel Tower was finished in 1889.");
     // SyntheticEmbeddings are not semantic, so only the set of sources and their scores are checked.
     const sources = response.sourceNodes.map((source) => source.node.metadata.source).sort();
@@ -62,7 +62,7 @@ describe("README library examples (examples/library)", () => {
     const scores = response.sourceNodes.map((source) => source.score as number);
     expect(scores.every((score) => typeof score === "number")).toBe(true);
     expect(scores).toEqual([...scores].sort((a, b) => b - a)); // best first
-    expect(embedder.id).toBe("langchain:SyntheticEmbeddings");
+    expect(embedModel.id).toBe("langchain:SyntheticEmbeddings");
   });
 
   it("ragsynth in LangChain: an LCEL chain answers, and its stream equals the answer", async () => {

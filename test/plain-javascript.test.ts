@@ -1,6 +1,6 @@
 // What a plain-JavaScript caller (no type checker) writes, often copied from LlamaIndexTS's docs: each call
 // either works with defaults or throws InvalidArgumentError with a hint, never a raw TypeError.
-import { describe, expect, it } from "vitest";
+
 import {
   ExtractiveLLM,
   getResponseSynthesizer,
@@ -9,7 +9,8 @@ import {
   SimilarityPostprocessor,
   TextNode,
   VectorStoreIndex,
-} from "../src/index.js";
+} from "ragsynth";
+import { describe, expect, it } from "vitest";
 
 /** Calls without the type checker, as JavaScript does. */
 const untyped = (value: unknown) => value as never;
@@ -31,10 +32,10 @@ async function failure(run: () => unknown): Promise<unknown> {
 describe("plain JavaScript callers", () => {
   it("VectorStoreIndex.fromDocuments(docs) and fromNodes(nodes) work with the offline embedder", async () => {
     const index = await VectorStoreIndex.fromDocuments(documents);
-    expect(index.embedder.id).toMatch(/hashing/i);
+    expect(index.embedModel.id).toMatch(/hashing/i);
     const retrieved = await index.asRetriever({ similarityTopK: 1 }).retrieve({ query: "capital of France" });
     expect(retrieved[0]?.node.text).toMatch(/Paris/);
-    expect((await VectorStoreIndex.fromNodes(documents)).embedder.id).toBe(index.embedder.id);
+    expect((await VectorStoreIndex.fromNodes(documents)).embedModel.id).toBe(index.embedModel.id);
     const error = await failure(() => VectorStoreIndex.fromDocuments(untyped("not an array")));
     expect(error).toBeInstanceOf(InvalidArgumentError);
   });

@@ -1,5 +1,6 @@
 // Write your own synthesizer: your prompt over the joined chunks, with the budget, events and usage for free.
-import { createSynthesizer, ExtractiveLLM, PromptTemplate, TextNode } from "ragsynth";
+import { ExtractiveLLM, PromptTemplate, TextNode } from "ragsynth";
+import { createSynthesizer } from "ragsynth/extend";
 
 const quotePrompt = new PromptTemplate({
   template:

@@ -33,8 +33,8 @@ export async function main() {
   for (const source of response.sourceNodes)
     console.log(source.score?.toFixed(2), source.node.metadata.source);
 
-  // LangChain embeddings work wherever ragsynth takes an embedder (VectorStoreIndex, SentenceEmbeddingOptimizer).
-  const embedder = fromLangChainEmbeddings(embeddings);
-  console.log(embedder.id); // langchain:SyntheticEmbeddings
-  return { response, embedder };
+  // LangChain embeddings work wherever ragsynth takes an `embedModel` (VectorStoreIndex, SentenceEmbeddingOptimizer).
+  const embedModel = fromLangChainEmbeddings(embeddings);
+  console.log(embedModel.id); // langchain:SyntheticEmbeddings
+  return { response, embedModel };
 }

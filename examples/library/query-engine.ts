@@ -8,7 +8,7 @@ import {
 } from "ragsynth";
 
 export async function main() {
-  const embedder = new HashingEmbedder(); // lexical and offline; use OpenAILikeEmbedding for semantic search
+  const embedModel = new HashingEmbedder(); // lexical and offline; use OpenAILikeEmbedding for semantic search
   const documents = [
     new TextNode({
       text: "The Eiffel Tower is in Paris. It was finished in 1889. Millions of people visit it every year.",
@@ -19,12 +19,12 @@ export async function main() {
       metadata: { file_name: "berlin.txt" },
     }),
   ];
-  const index = await VectorStoreIndex.fromDocuments(documents, { embedder });
+  const index = await VectorStoreIndex.fromDocuments(documents, { embedModel });
   const engine = index.asQueryEngine({
     llm: new ExtractiveLLM(),
     similarityTopK: 2,
     responseMode: "tree_summarize",
-    nodePostprocessors: [new SentenceEmbeddingOptimizer({ embedModel: embedder, percentileCutoff: 0.5 })],
+    nodePostprocessors: [new SentenceEmbeddingOptimizer({ embedModel, percentileCutoff: 0.5 })],
   });
   const response = await engine.query({ query: "When was the Eiffel Tower finished?" });
   console.log(response.toString()); // The Eiffel Tower is in Paris. It was finished in 1889.

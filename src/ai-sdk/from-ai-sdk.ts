@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { LLMError } from "../errors/llm-error.js";
-import type { LLMErrorCode } from "../errors/ragsynth-error.js";
+import { type LLMErrorCode, RagsynthError } from "../errors/ragsynth-error.js";
 import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 import {
   type ChatMessage,
@@ -170,7 +170,7 @@ function toUsage(usage: AiSdkUsage | undefined): LLMUsage {
 
 /** Turns an AI SDK `APICallError`-like error (statusCode, isRetryable, responseHeaders) into an LLMError. */
 function toTypedError(error: unknown, modelId: string): unknown {
-  if (typeof error !== "object" || error === null || LLMError.isInstance(error)) return error;
+  if (typeof error !== "object" || error === null || RagsynthError.isInstance(error)) return error;
   const { statusCode, isRetryable, responseHeaders, url, message } = error as Record<string, unknown>;
   if (typeof statusCode !== "number" && typeof isRetryable !== "boolean") return error;
   const status = typeof statusCode === "number" ? statusCode : undefined;

@@ -1,4 +1,6 @@
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
+
+const batchInputMarker = "ragsynth.error.BatchInputError";
 
 /** A batch input file (JSONL of items) could not be read: says which line, what was expected and how to fix it. */
 export class BatchInputError extends RagsynthError {
@@ -8,6 +10,12 @@ export class BatchInputError extends RagsynthError {
   constructor({ message, line, cause }: { message: string; line?: number; cause?: unknown }) {
     super({ code: "batch_input", message: line === undefined ? message : `Line ${line}: ${message}`, cause });
     this.name = "BatchInputError";
+    markError(this, batchInputMarker);
     this.line = line;
+  }
+
+  /** True when `error` is a {@link BatchInputError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is BatchInputError {
+    return hasErrorMarker(error, batchInputMarker);
   }
 }

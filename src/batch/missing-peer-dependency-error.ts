@@ -1,4 +1,6 @@
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
+
+const marker = "ragsynth.error.MissingPeerDependencyError";
 
 /** An optional peer package (bullmq, ioredis) is needed for what was asked but is not installed. */
 export class MissingPeerDependencyError extends RagsynthError {
@@ -12,6 +14,12 @@ export class MissingPeerDependencyError extends RagsynthError {
       cause,
     });
     this.name = "MissingPeerDependencyError";
+    markError(this, marker);
     this.packages = packages;
+  }
+
+  /** True when `error` is a {@link MissingPeerDependencyError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is MissingPeerDependencyError {
+    return hasErrorMarker(error, marker);
   }
 }

@@ -45,7 +45,7 @@ export function createContentPacker({
     while (index < blocks.length) {
       const block = blocks[index] as ContentBlock;
       if (block.type === "image") return;
-      text ??= createTextPacker({ chunks: [block.text], tokenizer, separator });
+      text ??= createTextPacker({ chunks: [block.text], tokenizer, separator, limits });
       if (!text.done) return;
       text = undefined;
       index += 1;
@@ -102,13 +102,11 @@ function imageOverflow(
   maxTokens: number,
   limits: { contextWindow: number; numOutput: number },
 ): ContextOverflowError {
-  return new ContextOverflowError({
-    contextWindow: limits.contextWindow,
-    numOutput: limits.numOutput,
-    promptTokens: limits.contextWindow - limits.numOutput - maxTokens + tokens,
-    what: `The ${describeImage(image)}, ${tokens} tokens, with its prompt`,
-    hint:
-      `Only ${maxTokens} context tokens are left beside the prompt, and an image cannot be cut. ` +
-      'Send it with detail "low" (85 tokens with OpenAI\'s rule), raise contextWindow, or lower numOutput.',
+  return ContextOverflowError.forPiece({
+    what: `The ${describeImage(image)}, ${tokens} tokens,`,
+    tokens,
+    room: maxTokens,
+    ...limits,
+    hint: 'An image cannot be cut: send it with detail "low" (85 tokens with OpenAI\'s rule), raise contextWindow, or lower numOutput.',
   });
 }

@@ -196,6 +196,8 @@ export class PromptHelper {
         numOutput: this.numOutput,
         promptTokens: total,
         parts,
+        // Tokens missing for every chunk to get one token beside its padding.
+        overBy: numChunks * (padding + 1) - available,
         hint:
           `Shared by ${numChunks} chunk${numChunks === 1 ? "" : "s"} with padding ${padding}, that leaves a chunk size of ${size}, ` +
           "and a chunk needs at least 1 token. Raise contextWindow, lower numOutput or padding, use fewer chunks, or shorten the prompt.",
@@ -231,7 +233,32 @@ export class PromptHelper {
       });
     }
     const splitter = this.getTextSplitterGivenPrompt(prompt, { ...options, numChunks: chunks.length });
-    return chunks.map((chunk) => truncateText(chunk, splitter));
+    return chunks.map((chunk) => {
+      try {
+        return truncateText(chunk, splitter);
+      } catch (error) {
+        throw this.#characterOverflow(error, chunk, splitter.chunkSize);
+      }
+    });
+  }
+
+  /** The splitter's "chunkSize too small for a character" is a window problem here: the caller set no chunkSize. */
+  #characterOverflow(error: unknown, chunk: string, chunkSize: number): unknown {
+    if (!InvalidArgumentError.isInstance(error) || error.parameter !== "chunkSize") return error;
+    for (const character of chunk) {
+      const tokens = this.tokenizer.count(character);
+      if (tokens > chunkSize) {
+        return ContextOverflowError.forPiece({
+          what: `The character ${JSON.stringify(character)} (${tokens} tokens on its own)`,
+          tokens,
+          room: chunkSize,
+          contextWindow: this.contextWindow,
+          numOutput: this.numOutput,
+          hint: "Each chunk gets an equal share and cannot split a character: raise contextWindow, lower numOutput, or pass fewer chunks.",
+        });
+      }
+    }
+    return error;
   }
 
   /**
@@ -275,6 +302,11 @@ export class PromptHelper {
 
   /** A packer over the chunks (joined as in {@link PromptHelper.repack}) with this helper's tokenizer and separator. */
   createPacker(chunks: readonly string[]): TextPacker {
-    return createTextPacker({ chunks, tokenizer: this.tokenizer, separator: this.separator });
+    return createTextPacker({
+      chunks,
+      tokenizer: this.tokenizer,
+      separator: this.separator,
+      limits: { contextWindow: this.contextWindow, numOutput: this.numOutput },
+    });
   }
 }

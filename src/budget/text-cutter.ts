@@ -1,4 +1,4 @@
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { characterBoundary, trimEndOffset } from "../tokenizer/text-boundaries.js";
 import type { TokenIndex } from "../tokenizer/token-index.js";
 
@@ -8,24 +8,32 @@ export interface Cut {
   tokens: number;
 }
 
+/** The window a packer works for, named in its overflow errors. */
+export interface PackLimits {
+  contextWindow: number;
+  numOutput: number;
+}
+
 /** Chooses where the chunk starting at an offset ends, for a token budget. */
 export class TextCutter {
   private readonly text: string;
   private readonly index: TokenIndex;
   private readonly separators: readonly string[];
   private readonly longestSeparator: number;
+  private readonly limits: PackLimits | undefined;
 
-  constructor(index: TokenIndex, separators: readonly string[]) {
+  constructor(index: TokenIndex, separators: readonly string[], limits?: PackLimits) {
     this.text = index.text;
     this.index = index;
     this.separators = separators;
+    this.limits = limits;
     this.longestSeparator = Math.max(...separators.map((separator) => separator.length));
   }
 
   /**
    * The longest chunk from `start` within `limit` tokens: at a word boundary, unless that leaves more than
    * `maxWaste` tokens unused and a cut inside a word holds more.
-   * @throws RagsynthError (`context_overflow`) when even the first character needs more than `limit` tokens
+   * @throws ContextOverflowError when even the first character needs more than `limit` tokens
    */
   cut(start: number, limit: number, maxWaste: number): Cut {
     const { fit, next } = this.index.reach(start, limit);
@@ -39,12 +47,24 @@ export class TextCutter {
     if (token && (!word || token.end > word.end)) return token;
     if (word) return word;
     const { character, tokens } = this.firstCharacter(start);
-    throw new RagsynthError({
-      code: "context_overflow",
-      message:
-        `The next character ${JSON.stringify(character)} needs ${tokens} tokens on its own, but only ${limit} ` +
-        `token${limit === 1 ? "" : "s"} of context fit next to the prompt, and a chunk cannot split a character. ` +
-        "Raise contextWindow, lower numOutput, or shorten the query, template or system prompt.",
+    throw this.overflow(
+      `The character ${JSON.stringify(character)} (${tokens} tokens on its own)`,
+      tokens,
+      limit,
+    );
+  }
+
+  /** The error for a piece of `tokens` that cannot be cut, where only `room` tokens fit. */
+  overflow(what: string, tokens: number, room: number): ContextOverflowError {
+    // Without a window (a packer used on its own) the budget itself is the window.
+    const { contextWindow, numOutput } = this.limits ?? { contextWindow: room, numOutput: 0 };
+    return ContextOverflowError.forPiece({
+      what,
+      tokens,
+      room,
+      contextWindow,
+      numOutput,
+      hint: "A chunk cannot split a character. Raise contextWindow, lower numOutput, or shorten the query, template or system prompt.",
     });
   }
 

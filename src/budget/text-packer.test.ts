@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -158,7 +159,8 @@ describe("TextPacker", () => {
       expect(() => packer.next(bad)).toThrow(InvalidArgumentError);
       expect(() => packer.next(bad)).toThrow("`maxTokens`");
     }
-    expect(() => packer.next(1)).toThrow(/next character "🧬"/);
+    expect(() => packer.next(1)).toThrow(ContextOverflowError);
+    expect(() => packer.next(1)).toThrow(/The character "🧬" \(\d tokens on its own\)/);
     expect(() => packer.next(5, { maxWaste: -1 })).toThrow("`maxWaste`");
   });
 

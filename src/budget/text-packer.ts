@@ -1,11 +1,10 @@
 import { describeValue } from "../errors/describe-value.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { RagsynthError } from "../errors/ragsynth-error.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { isWhitespace } from "../tokenizer/text-boundaries.js";
 import { TokenIndex } from "../tokenizer/token-index.js";
 import type { TokenizerLike } from "../tokenizer/tokenizer.js";
-import { type Cut, TextCutter } from "./text-cutter.js";
+import { type Cut, type PackLimits, TextCutter } from "./text-cutter.js";
 
 /** Takes text off the front of a list of chunks, one budget at a time. */
 export interface TextPacker {
@@ -14,8 +13,8 @@ export interface TextPacker {
    * cut at a word (separator) boundary when one fits, else at a token boundary (never inside a character).
    * Returns `undefined` when the text is used up.
    * @throws InvalidArgumentError when `maxTokens` is not a positive integer
-   * @throws RagsynthError (`context_overflow`) when `maxTokens` is smaller than the next character's tokens
-   * @throws RagsynthError (`context_overflow`) when no prefix fits `options.frame` and `options.fits`
+   * @throws ContextOverflowError when `maxTokens` is smaller than the next character's tokens
+   * @throws ContextOverflowError when no prefix fits `options.frame` and `options.fits`
    */
   next(maxTokens: number, options?: PackOptions): string | undefined;
   /**
@@ -83,6 +82,8 @@ export interface TextPackerOptions {
   separator?: string | undefined;
   /** Further boundaries, used like the separator. @default ["\n"] */
   backupSeparators?: readonly string[] | undefined;
+  /** The window the pieces are for, named in overflow errors (`PromptHelper.createPacker` passes its own). */
+  limits?: PackLimits | undefined;
 }
 
 /**
@@ -98,8 +99,9 @@ export function createTextPacker({
   tokenizer,
   separator = " ",
   backupSeparators = ["\n"],
+  limits,
 }: TextPackerOptions): TextPacker {
-  return new GreedyTextPacker(joinChunks(chunks), tokenizer, [separator, ...backupSeparators]);
+  return new GreedyTextPacker(joinChunks(chunks), tokenizer, [separator, ...backupSeparators], limits);
 }
 
 /** Throws unless `chunks` is an array of strings, naming the first bad index. */
@@ -140,7 +142,12 @@ class GreedyTextPacker implements TextPacker {
   private readonly cutter: TextCutter;
   private position = 0;
 
-  constructor(text: string, tokenizer: TokenizerLike | undefined, separators: string[]) {
+  constructor(
+    text: string,
+    tokenizer: TokenizerLike | undefined,
+    separators: string[],
+    limits: PackLimits | undefined,
+  ) {
     for (const [index, separator] of separators.entries()) {
       if (typeof separator !== "string" || separator === "") {
         throw new InvalidArgumentError({
@@ -152,7 +159,7 @@ class GreedyTextPacker implements TextPacker {
     }
     this.text = text;
     this.index = new TokenIndex(resolveTokenizer(tokenizer), text);
-    this.cutter = new TextCutter(this.index, separators);
+    this.cutter = new TextCutter(this.index, separators, limits);
   }
 
   get done(): boolean {
@@ -196,7 +203,7 @@ class GreedyTextPacker implements TextPacker {
       (!frame || framedCount(cut.end) <= frame.maxTokens) &&
       (!fits || fits(this.text.slice(this.position, cut.end)));
     let best = this.cutter.cut(this.position, maxTokens, maxWaste);
-    if (!passes(best)) best = this.shrink(best, maxWaste, passes);
+    if (!passes(best)) best = this.shrink(best, maxWaste, passes, frame);
     // A cut's count is the span's count on its own: exact from the index, or a real count without one.
     const piece: PackedPiece = { text: this.text.slice(this.position, best.end), tokens: best.tokens };
     if (frame?.outsideTokens !== undefined) piece.promptTokens = framedCount(best.end) + frame.outsideTokens;
@@ -205,19 +212,18 @@ class GreedyTextPacker implements TextPacker {
   }
 
   /** The longest cut below `failed` that passes: gallop down, then bisect between passing and failing. */
-  private shrink(failed: Cut, maxWaste: number, passes: (cut: Cut) => boolean): Cut {
+  private shrink(
+    failed: Cut,
+    maxWaste: number,
+    passes: (cut: Cut) => boolean,
+    frame: PromptFrame | undefined,
+  ): Cut {
     let failing = failed.tokens;
     let passing: Cut | undefined;
     const minimum = this.cutter.firstCharacter(this.position).tokens;
     for (let step = 1; !passing; step *= 2) {
       const limit = Math.max(failing - step, minimum);
-      if (limit >= failing) {
-        const start = this.text.slice(this.position, this.position + 40);
-        throw new RagsynthError({
-          code: "context_overflow",
-          message: `Not even the first character of the next text (${describeValue(start)}) fits in the prompt. Raise contextWindow, lower numOutput, or shorten the prompt.`,
-        });
-      }
+      if (limit >= failing) throw this.firstCharacterOverflow(frame, minimum);
       const cut = this.cutter.cut(this.position, limit, maxWaste);
       if (passes(cut)) passing = cut;
       else failing = Math.min(failing, cut.tokens);
@@ -229,6 +235,16 @@ class GreedyTextPacker implements TextPacker {
       else failing = Math.min(failing, cut.tokens);
     }
     return passing;
+  }
+
+  /** Not even the first character fits in its prompt (`frame`) or passes the caller's check. */
+  private firstCharacterOverflow(frame: PromptFrame | undefined, characterTokens: number): Error {
+    const start = this.text.slice(this.position, this.position + 40);
+    const what = `Even the first character of the next text (${describeValue(start)})`;
+    if (!frame) return this.cutter.overflow(what, characterTokens, 0);
+    const end = this.position + String.fromCodePoint(this.text.codePointAt(this.position) as number).length;
+    const tokens = this.index.countFramed(frame.prefix, this.position, end, frame.suffix);
+    return this.cutter.overflow(what, tokens, frame.maxTokens);
   }
 
   private advance(end: number): void {

@@ -131,7 +131,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
               numOutput: promptHelper.numOutput,
               tokenizer: promptHelper.tokenizer.name,
             },
-            embed: { id: opened.embedder.id },
+            embed: { id: opened.embedModel.id },
             index: opened.stats,
             events: log.events.map(eventToJSON),
           },

@@ -100,12 +100,12 @@ export function createCliProcessors({ env, store }: { env: Env; store: CallCache
     if (!pending) {
       pending = (async () => {
         const choice = chooseEmbedder(embed ?? undefined, env);
-        const embedder = choice.create();
-        const index = await VectorStoreIndex.load(dir, { embedder });
-        // The offline embedder weights queries by IDF over the indexed chunks, as every worker does alike.
-        if (!(embedder instanceof HashingEmbedder)) return index;
+        const embedModel = choice.create();
+        const index = await VectorStoreIndex.load(dir, { embedModel });
+        // The offline embedding model weights queries by IDF over the indexed chunks, as every worker does alike.
+        if (!(embedModel instanceof HashingEmbedder)) return index;
         return VectorStoreIndex.load(dir, {
-          embedder: choice.create(() => index.nodes.map((node) => node.text)),
+          embedModel: choice.create(() => index.nodes.map((node) => node.text)),
         });
       })();
       indexes.set(key, pending);

@@ -17,7 +17,7 @@ export function displayPath(path: string, cwd: string): string {
       : relativePath;
 }
 
-/** "Indexed 6 files (1 changed, 5 unchanged): 8 chunks, 2 embedded, 6 reused, in 0.31 s · cache … · embedder". */
+/** "Indexed 6 files (1 changed, 5 unchanged): 8 chunks, 2 embedded, 6 reused, in 0.31 s · cache … · embedding model". */
 export function indexSummary(stats: IndexStats, embedderId: string, cwd: string): string {
   const { added, changed, unchanged, removed } = stats.sources;
   const changes = [
@@ -43,10 +43,10 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
     reportSkipped(opened.stats, io, options.verbose);
     if (options.json) {
       io.stdout.write(
-        `${JSON.stringify({ command: "index", embed: { id: opened.embedder.id }, ...opened.stats }, null, 2)}\n`,
+        `${JSON.stringify({ command: "index", embed: { id: opened.embedModel.id }, ...opened.stats }, null, 2)}\n`,
       );
     } else {
-      io.stdout.write(`${indexSummary(opened.stats, opened.embedder.id, io.cwd)}\n`);
+      io.stdout.write(`${indexSummary(opened.stats, opened.embedModel.id, io.cwd)}\n`);
     }
     return EXIT_OK;
   } finally {

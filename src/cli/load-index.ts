@@ -21,7 +21,7 @@ export interface IndexStats {
   /** Files and folders passed over, with the reason. */
   skipped: SkippedPath[];
   chunks: number;
-  /** Texts sent to the embedder on this run (0 when everything came from the cache). */
+  /** Texts sent to the embedding model on this run (0 when everything came from the cache). */
   embedded: number;
   /** Chunks whose embedding came from the cache. */
   reused: number;
@@ -32,7 +32,7 @@ export interface IndexStats {
 
 export interface OpenedIndex {
   index: VectorStoreIndex;
-  embedder: Embedder;
+  embedModel: Embedder;
   stats: IndexStats;
 }
 
@@ -59,7 +59,7 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
 /**
  * Reads the documents and opens the index in the cache folder: chunks whose text has not changed keep
  * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back.
- * The offline hashing embedder weights queries by the documents' IDF (`applyIdf: "query"`), so rare query
+ * The offline hashing embedding model weights queries by the documents' IDF (`applyIdf: "query"`), so rare query
  * words count for more while document vectors, and so the cache, never depend on the other files.
  * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
  */
@@ -94,11 +94,11 @@ export async function openIndex({
   const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
   const { documents } = read;
   if (documents.length === 0) throw noDocuments(paths, skipped);
-  const embedder = embed.create(() => documents.map((document) => document.text));
+  const embedModel = embed.create(() => documents.map((document) => document.text));
   progress.start("Splitting into chunks", documents.length);
   let lexicalStarted = false;
   const index = await VectorStoreIndex.fromDocumentsCached(documents, {
-    embedder,
+    embedModel,
     cacheDir: folder,
     rebuild,
     signal,
@@ -118,7 +118,7 @@ export async function openIndex({
   const { chunks, embedded, reused, sources } = index.buildStats;
   return {
     index,
-    embedder,
+    embedModel,
     stats: {
       cacheDir: folder,
       files: documents.length,

@@ -6,7 +6,6 @@ import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import { referencedImagesPostprocessor } from "../reader/image-references.js";
-import type { TokenizerName } from "../tokenizer/tokenizer.js";
 import { type OpenedIndex, openIndex, reportSkipped } from "./load-index.js";
 import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NOTICE } from "./models.js";
 import type { QueryOptions } from "./parse-command.js";
@@ -25,24 +24,19 @@ export function createPromptHelper(metadata: LLMMetadata, numOutput: number | un
 /** `--similarity-cutoff`, then `--optimizer`, in that order (cheap filter first). */
 export function buildPostprocessors(
   options: Pick<QueryOptions, "similarityCutoff" | "optimizer">,
-  embedder: Embedder,
-  tokenizer: TokenizerName | undefined,
+  embedModel: Embedder,
 ): NodePostprocessor[] {
   const postprocessors: NodePostprocessor[] = [];
-  const tokenizerOption = tokenizer ? { tokenizer } : {};
   if (options.similarityCutoff !== undefined) {
-    postprocessors.push(
-      new SimilarityPostprocessor({ similarityCutoff: options.similarityCutoff, ...tokenizerOption }),
-    );
+    postprocessors.push(new SimilarityPostprocessor({ similarityCutoff: options.similarityCutoff }));
   }
   if (options.optimizer) {
     // A node with no passing sentence keeps its best one rather than failing the query; the trace shows it.
     postprocessors.push(
       new SentenceEmbeddingOptimizer({
-        embedModel: embedder,
+        embedModel,
         ...options.optimizer,
         onEmpty: "keep_best",
-        ...tokenizerOption,
       }),
     );
   }
@@ -105,7 +99,7 @@ export async function openRetrieval(
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
   reportSkipped(opened.stats, io, options.verbose);
-  const postprocessors = buildPostprocessors(options, opened.embedder, metadata.tokenizer);
+  const postprocessors = buildPostprocessors(options, opened.embedModel);
   // Chunks carry the images they reference only to a model that takes images (pixels, or captions offline).
   if (metadata.imageInput !== undefined) postprocessors.push(referencedImagesPostprocessor());
   return { opened, postprocessors };

@@ -35,7 +35,7 @@ describe("renderError", () => {
 
   it("shows the stack and causes with --verbose", () => {
     const error = new RagsynthError({
-      code: "synthesis_failed",
+      code: "no_object_generated",
       message: "Failed.",
       cause: new Error("inner"),
     });

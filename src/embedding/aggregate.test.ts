@@ -31,14 +31,14 @@ describe("meanAggregate", () => {
 });
 
 describe("getAggregateQueryEmbedding", () => {
-  const embedder = new MockEmbedding({ embeddings: { hello: [1, 0], world: [0, 4] } });
+  const embedModel = new MockEmbedding({ embeddings: { hello: [1, 0], world: [0, 4] } });
 
   it("embeds each query with getQueryEmbedding and takes the mean", async () => {
-    const calls = embedder.calls.length;
-    await expect(getAggregateQueryEmbedding({ embedder, queries: ["hello", "world"] })).resolves.toEqual([
+    const calls = embedModel.calls.length;
+    await expect(getAggregateQueryEmbedding({ embedModel, queries: ["hello", "world"] })).resolves.toEqual([
       0.5, 2,
     ]);
-    expect(embedder.calls.slice(calls)).toEqual([
+    expect(embedModel.calls.slice(calls)).toEqual([
       { method: "getQueryEmbedding", texts: ["hello"] },
       { method: "getQueryEmbedding", texts: ["world"] },
     ]);
@@ -47,12 +47,12 @@ describe("getAggregateQueryEmbedding", () => {
   it("accepts a custom aggregate", async () => {
     const first = (embeddings: number[][]) => embeddings[0] ?? [];
     await expect(
-      getAggregateQueryEmbedding({ embedder, queries: ["world", "hello"], aggregate: first }),
+      getAggregateQueryEmbedding({ embedModel, queries: ["world", "hello"], aggregate: first }),
     ).resolves.toEqual([0, 4]);
   });
 
   it("throws for no queries", async () => {
-    await expect(getAggregateQueryEmbedding({ embedder, queries: [] })).rejects.toThrowError(
+    await expect(getAggregateQueryEmbedding({ embedModel, queries: [] })).rejects.toThrowError(
       /No embeddings to aggregate/,
     );
   });
@@ -61,7 +61,7 @@ describe("getAggregateQueryEmbedding", () => {
     const controller = new AbortController();
     controller.abort();
     await expect(
-      getAggregateQueryEmbedding({ embedder, queries: ["hello"], signal: controller.signal }),
+      getAggregateQueryEmbedding({ embedModel, queries: ["hello"], signal: controller.signal }),
     ).rejects.toMatchObject({ name: "AbortError" });
   });
 });

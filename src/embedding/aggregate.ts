@@ -35,7 +35,7 @@ export function meanAggregate(embeddings: readonly (readonly number[])[]): numbe
 /** Options of {@link getAggregateQueryEmbedding}. */
 export interface GetAggregateQueryEmbeddingOptions {
   /** Embeds each query with `getQueryEmbedding`. */
-  embedder: Pick<Embedder, "getQueryEmbedding">;
+  embedModel: Pick<Embedder, "getQueryEmbedding">;
   /** The query strings (LlamaIndex's `QueryBundle.embedding_strs`). */
   queries: readonly string[];
   /** Combines the query embeddings. @default meanAggregate */
@@ -48,7 +48,7 @@ export interface GetAggregateQueryEmbeddingOptions {
  * @throws InvalidArgumentError when `queries` is empty ("No embeddings to aggregate").
  */
 export async function getAggregateQueryEmbedding({
-  embedder,
+  embedModel,
   queries,
   aggregate = meanAggregate,
   signal,
@@ -56,7 +56,7 @@ export async function getAggregateQueryEmbedding({
   const embeddings: number[][] = [];
   for (const query of queries) {
     signal?.throwIfAborted();
-    embeddings.push(await embedder.getQueryEmbedding(query, signal ? { signal } : {}));
+    embeddings.push(await embedModel.getQueryEmbedding(query, signal ? { signal } : {}));
   }
   if (embeddings.length === 0) return meanAggregate(embeddings);
   return aggregate(embeddings);

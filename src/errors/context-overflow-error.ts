@@ -1,4 +1,6 @@
-import { RagsynthError } from "./ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "./ragsynth-error.js";
+
+const marker = "ragsynth.error.ContextOverflowError";
 
 /** How a prompt's tokens divide up, for budget errors and traces. */
 export interface PromptTokenParts {
@@ -31,6 +33,7 @@ export class ContextOverflowError extends RagsynthError {
     parts,
     what = "The prompt",
     hint = "Raise contextWindow, lower numOutput, or shorten the query, template or system prompt.",
+    overBy = promptTokens + numOutput - contextWindow,
   }: {
     contextWindow: number;
     numOutput: number;
@@ -38,8 +41,9 @@ export class ContextOverflowError extends RagsynthError {
     parts?: PromptTokenParts;
     what?: string;
     hint?: string;
+    /** How many more tokens the request needs; by default `promptTokens + numOutput − contextWindow`. */
+    overBy?: number;
   }) {
-    const overBy = promptTokens + numOutput - contextWindow;
     const detail = parts
       ? ` (template ${parts.template}, system prompt ${parts.systemPrompt}, chat wrapping ${parts.chatOverhead}, schema ${parts.schema})`
       : "";
@@ -50,10 +54,46 @@ export class ContextOverflowError extends RagsynthError {
         `but contextWindow is ${contextWindow}: available context would be ${contextWindow - promptTokens - numOutput}. ${hint}`,
     });
     this.name = "ContextOverflowError";
+    markError(this, marker);
     this.contextWindow = contextWindow;
     this.numOutput = numOutput;
     this.promptTokens = promptTokens;
     this.parts = parts;
     this.overBy = overBy;
+  }
+
+  /**
+   * A piece that cannot be cut (a character, an image) needs `tokens` but only `room` tokens are left beside its
+   * prompt: `promptTokens` is then the whole request (`contextWindow − numOutput − room + tokens`) and `overBy`
+   * is `tokens − room`. The one rule for every "does not fit" below the prompt level (packer, truncate, images).
+   */
+  static forPiece({
+    what,
+    tokens,
+    room,
+    contextWindow,
+    numOutput,
+    hint,
+  }: {
+    /** The piece, as the message names it: `The character "漢" (2 tokens)`. */
+    what: string;
+    tokens: number;
+    room: number;
+    contextWindow: number;
+    numOutput: number;
+    hint: string;
+  }): ContextOverflowError {
+    return new ContextOverflowError({
+      contextWindow,
+      numOutput,
+      promptTokens: contextWindow - numOutput - room + tokens,
+      what: `${what} with its prompt`,
+      hint: `Only ${room} token${room === 1 ? "" : "s"} of context fit beside the prompt. ${hint}`,
+    });
+  }
+
+  /** True when `error` is a {@link ContextOverflowError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is ContextOverflowError {
+    return hasErrorMarker(error, marker);
   }
 }

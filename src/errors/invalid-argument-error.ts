@@ -1,6 +1,8 @@
 import { describeValue } from "./describe-value.js";
-import { RagsynthError } from "./ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "./ragsynth-error.js";
 import { withoutCredentials } from "./scrub-secrets.js";
+
+const marker = "ragsynth.error.InvalidArgumentError";
 
 /**
  * An argument had the wrong type or value. The message says what was expected, what arrived and,
@@ -30,7 +32,13 @@ export class InvalidArgumentError extends RagsynthError {
     const message = `Expected \`${parameter}\` to ${expected}, got ${describeValue(value)}.${hint ? ` ${hint}` : ""}`;
     super({ code: "invalid_argument", message, cause });
     this.name = "InvalidArgumentError";
+    markError(this, marker);
     this.parameter = parameter;
     this.value = withoutCredentials(value);
+  }
+
+  /** True when `error` is an {@link InvalidArgumentError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is InvalidArgumentError {
+    return hasErrorMarker(error, marker);
   }
 }

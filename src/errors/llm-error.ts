@@ -1,4 +1,6 @@
-import { type LLMErrorCode, RagsynthError } from "./ragsynth-error.js";
+import { hasErrorMarker, type LLMErrorCode, markError, RagsynthError } from "./ragsynth-error.js";
+
+const marker = "ragsynth.error.LLMError";
 
 /**
  * A model or embedding server call failed. `code` says why; the fields say where and how often.
@@ -45,6 +47,7 @@ export class LLMError extends RagsynthError {
   }) {
     super({ code, message, cause: cause ?? lastError });
     this.name = "LLMError";
+    markError(this, marker);
     this.status = status;
     this.url = url;
     this.attempts = attempts;
@@ -83,5 +86,13 @@ export class LLMError extends RagsynthError {
       retryable: this.retryable,
       ...(this.lastError ? { lastError: this.lastError.toJSON() } : {}),
     };
+  }
+
+  /**
+   * True when `error` is an {@link LLMError} (also across duplicated copies of the package), optionally with
+   * the given code: `LLMError.isInstance(error, "llm_rate_limit")`.
+   */
+  static override isInstance(error: unknown, code?: LLMErrorCode): error is LLMError {
+    return hasErrorMarker(error, marker) && (code === undefined || (error as LLMError).code === code);
   }
 }

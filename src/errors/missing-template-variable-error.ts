@@ -1,4 +1,6 @@
-import { RagsynthError } from "./ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "./ragsynth-error.js";
+
+const marker = "ragsynth.error.MissingTemplateVariableError";
 
 /** A template was formatted without a value for one or more of its variables. */
 export class MissingTemplateVariableError extends RagsynthError {
@@ -12,7 +14,13 @@ export class MissingTemplateVariableError extends RagsynthError {
       message: `Template variable${variables.length > 1 ? "s" : ""} ${names} ${variables.length > 1 ? "have" : "has"} no value. Pass ${variables.map((name) => `\`${name}\``).join(", ")} to format(), or fill ${variables.length > 1 ? "them" : "it"} earlier with partialFormat().`,
     });
     this.name = "MissingTemplateVariableError";
+    markError(this, marker);
     this.variables = variables;
     this.template = template;
+  }
+
+  /** True when `error` is a {@link MissingTemplateVariableError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is MissingTemplateVariableError {
+    return hasErrorMarker(error, marker);
   }
 }

@@ -1,4 +1,6 @@
-import { RagsynthError } from "./ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "./ragsynth-error.js";
+
+const marker = "ragsynth.error.NoObjectGeneratedError";
 
 /**
  * The model's answer was not JSON, or did not match the schema. Carries the raw `text` and the
@@ -33,7 +35,13 @@ export class NoObjectGeneratedError extends RagsynthError {
       cause,
     });
     this.name = "NoObjectGeneratedError";
+    markError(this, marker);
     this.text = text;
     this.issues = issues;
+  }
+
+  /** True when `error` is a {@link NoObjectGeneratedError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is NoObjectGeneratedError {
+    return hasErrorMarker(error, marker);
   }
 }

@@ -1,5 +1,18 @@
 const marker = "ragsynth.error";
-const symbol = Symbol.for(marker);
+
+/**
+ * Marks `error` as an instance of the class named by `marker` (`ragsynth.error.LLMError`), with a
+ * `Symbol.for` key, so the check works across duplicated copies of the package. Each class marks its own
+ * instances: a subclass's instance carries its own marker and its parents', never a sibling's.
+ */
+export function markError(error: object, marker: string): void {
+  Object.defineProperty(error, Symbol.for(marker), { value: true });
+}
+
+/** True when `error` carries the marker set by {@link markError}. */
+export function hasErrorMarker(error: unknown, marker: string): boolean {
+  return typeof error === "object" && error !== null && Symbol.for(marker) in error;
+}
 
 /** The codes an `LLMError` can carry: a model or embedding server call failed. */
 export const LLM_ERROR_CODES = [
@@ -29,9 +42,7 @@ export type RagsynthErrorCode =
   | "unknown_mode"
   | "tree_not_shrinking"
   | "no_object_generated"
-  | "empty_model_response"
   | LLMErrorCode
-  | "synthesis_failed"
   | "optimizer_zero_sentences"
   | "rerank_parse"
   | "document_read"
@@ -60,12 +71,15 @@ export class RagsynthError extends Error {
     super(message, cause === undefined ? undefined : { cause });
     this.name = "RagsynthError";
     this.code = code;
-    Object.defineProperty(this, symbol, { value: true });
+    markError(this, marker);
   }
 
-  /** True when `error` is a ragsynth error, optionally with the given code. */
+  /**
+   * True when `error` is a ragsynth error (of any class), optionally with the given code. Each subclass has
+   * its own `isInstance` that is true only for that class and its subclasses: `LLMError.isInstance(e)`.
+   */
   static isInstance(error: unknown, code?: RagsynthErrorCode): error is RagsynthError {
-    if (typeof error !== "object" || error === null || !(symbol in error)) return false;
-    return code === undefined || (error as unknown as RagsynthError).code === code;
+    if (!hasErrorMarker(error, marker)) return false;
+    return code === undefined || (error as RagsynthError).code === code;
   }
 }

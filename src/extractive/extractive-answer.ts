@@ -14,7 +14,7 @@ const SECTION_WEIGHT = 0.5;
 
 /** The settings {@link extractAnswer} needs. @internal */
 export interface ExtractAnswerSettings {
-  embedder: Embedder | undefined;
+  embedModel: Embedder | undefined;
   maxSentences: number;
   minScore: number;
   satisfiedThreshold: number;
@@ -46,7 +46,7 @@ interface Candidate extends Passage {
  * Ranks the passages of the context (sentences, code blocks, list items, table rows; see `splitPassages`)
  * and of the existing answer, when refining, against the query, and keeps the best `maxSentences` scoring
  * above `minScore`, in document order, without duplicates. Passages next to each other in their source are
- * quoted as one slice of it, so a quote is always verbatim. Without an embedder the ranking is BM25 over
+ * quoted as one slice of it, so a quote is always verbatim. Without an embedding model the ranking is BM25 over
  * the passages, each scored with its heading; without a query it is closeness to the centroid of all
  * passages (an extractive summary). When refining and no new passage scores, the existing answer stays.
  * @internal
@@ -166,7 +166,7 @@ async function score(
   settings: ExtractAnswerSettings,
 ): Promise<number[]> {
   const texts = candidates.map((candidate) => candidate.text);
-  if (settings.embedder === undefined && query !== "") {
+  if (settings.embedModel === undefined && query !== "") {
     // BM25 over the passages: rare query words weigh most, and a passage's heading counts as its words.
     const index = new LexicalIndex();
     for (const [id, candidate] of candidates.entries())
@@ -178,16 +178,16 @@ async function score(
   let embeddings: number[][];
   let queryEmbedding: number[] | undefined;
   let compare: (a: number[], b: number[]) => number = (a, b) => similarity(a, b);
-  if (settings.embedder === undefined) {
-    const embedder = new HashingEmbedder().fit(texts);
-    embeddings = texts.map((text) => embedder.embed(text));
+  if (settings.embedModel === undefined) {
+    const embedModel = new HashingEmbedder().fit(texts);
+    embeddings = texts.map((text) => embedModel.embed(text));
   } else {
-    const { embedder, signal } = settings;
+    const { embedModel, signal } = settings;
     const embedOptions = signal ? { signal } : {};
-    embeddings = await embedder.getTextEmbeddings(texts, embedOptions);
-    if (query !== "") queryEmbedding = await embedder.getQueryEmbedding(query, embedOptions);
-    if (embedder.similarity)
-      compare = (a, b) => (embedder.similarity as NonNullable<Embedder["similarity"]>)(a, b);
+    embeddings = await embedModel.getTextEmbeddings(texts, embedOptions);
+    if (query !== "") queryEmbedding = await embedModel.getQueryEmbedding(query, embedOptions);
+    if (embedModel.similarity)
+      compare = (a, b) => (embedModel.similarity as NonNullable<Embedder["similarity"]>)(a, b);
   }
   settings.signal?.throwIfAborted();
   const target = queryEmbedding ?? meanAggregate(embeddings);

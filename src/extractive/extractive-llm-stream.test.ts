@@ -107,11 +107,11 @@ describe("ExtractiveLLM streaming, budgets and abort", () => {
       expect(seen).toEqual(["Paris "]);
     });
 
-    it("passes the signal to a pluggable embedder", async () => {
+    it("passes the signal to a pluggable embedModel", async () => {
       const controller = new AbortController();
       const mock = new MockEmbedding({ fallback: "derived" });
       const seen: (AbortSignal | undefined)[] = [];
-      const embedder: Embedder = {
+      const embedModel: Embedder = {
         id: "aborting",
         getTextEmbeddings: (texts, options) => {
           seen.push(options?.signal);
@@ -120,7 +120,7 @@ describe("ExtractiveLLM streaming, budgets and abort", () => {
         },
         getQueryEmbedding: (query, options) => mock.getQueryEmbedding(query, options),
       };
-      const custom = new ExtractiveLLM({ embedder });
+      const custom = new ExtractiveLLM({ embedModel });
       await expect(custom.complete("", qa("q", "A b.", { signal: controller.signal }))).rejects.toThrowError(
         "stop",
       );

@@ -195,13 +195,13 @@ describe("ExtractiveLLM", () => {
     });
   });
 
-  it("ranks with a pluggable embedder", async () => {
-    const embedder = new MockEmbedding({
+  it("ranks with a pluggable embedModel", async () => {
+    const embedModel = new MockEmbedding({
       embeddings: { "Red apples.": [1, 0], "Blue sky.": [0, 1], colour: [0.1, 1] },
     });
-    const custom = new ExtractiveLLM({ embedder, maxSentences: 1 });
+    const custom = new ExtractiveLLM({ embedModel, maxSentences: 1 });
     expect((await custom.complete("", qa("colour", "Red apples. Blue sky."))).text).toBe("Blue sky.");
-    expect(embedder.calls).toEqual([
+    expect(embedModel.calls).toEqual([
       { method: "getTextEmbeddings", texts: ["Red apples.", "Blue sky."] },
       { method: "getQueryEmbedding", texts: ["colour"] },
     ]);

@@ -16,7 +16,7 @@ import { renderStructuredAnswer } from "./extractive-structured.js";
 /** Options of {@link ExtractiveLLM}. */
 export interface ExtractiveLLMOptions {
   /** Ranks passages against the query by embedding similarity. @default BM25 over the context's passages */
-  embedder?: Embedder | undefined;
+  embedModel?: Embedder | undefined;
   /** The most passages (prose sentences, code blocks, list items, table rows) in an answer. @default 3 */
   maxSentences?: number | undefined;
   /** Passages must score strictly above this to be used when there is a query. @default 0 */
@@ -40,7 +40,7 @@ export interface ExtractiveLLMOptions {
  * The offline default answerer. It is **extractive, not generative**: it quotes the passages of the
  * context most relevant to the query — prose sentences, and whole code blocks, list items and table rows,
  * where developer docs keep option names, defaults and examples — ranked by BM25 with each passage's
- * heading (or by an embedder), keeps the best `maxSentences` and returns them in document order. Every
+ * heading (or by an embedModel), keeps the best `maxSentences` and returns them in document order. Every
  * quote is a verbatim slice of the context (passages next to each other become one slice); it never
  * writes new text. Quotes are joined by a space, or a blank line around code, lists and tables.
  *
@@ -60,7 +60,7 @@ export interface ExtractiveLLMOptions {
 export class ExtractiveLLM implements LLM {
   readonly metadata: LLMMetadata;
   readonly #settings: {
-    embedder: Embedder | undefined;
+    embedModel: Embedder | undefined;
     maxSentences: number;
     minScore: number;
     satisfiedThreshold: number;
@@ -69,7 +69,7 @@ export class ExtractiveLLM implements LLM {
   readonly #tokenizer: Tokenizer;
 
   constructor({
-    embedder,
+    embedModel,
     maxSentences = 3,
     minScore = 0,
     satisfiedThreshold = 0.5,
@@ -96,7 +96,7 @@ export class ExtractiveLLM implements LLM {
       });
     }
     this.#tokenizer = resolveTokenizer(tokenizer);
-    this.#settings = { embedder, maxSentences, minScore, satisfiedThreshold, splitSentences };
+    this.#settings = { embedModel, maxSentences, minScore, satisfiedThreshold, splitSentences };
     this.metadata = {
       model: "extractive",
       kind: "extractive",

@@ -6,7 +6,7 @@ import { ExtractiveLLM } from "./extractive-llm.js";
 import { splitPassages } from "./passages.js";
 
 const settings = {
-  embedder: undefined,
+  embedModel: undefined,
   maxSentences: 3,
   minScore: 0,
   satisfiedThreshold: 0.5,

@@ -11,7 +11,7 @@ export interface EmbedProgress {
 
 /**
  * A node with its embedding (float32) and the hash of the content that was embedded. An index over an
- * embedder that is cheap to run again (HashingEmbedder) stores no vectors: its entries are embedded on
+ * embedding model that is cheap to run again (HashingEmbedder) stores no vectors: its entries are embedded on
  * the first dense search.
  */
 export interface IndexEntry {
@@ -20,7 +20,7 @@ export interface IndexEntry {
   contentHash: string;
 }
 
-/** What embedding cost: texts sent to the embedder, and nodes whose embedding was already cached. */
+/** What embedding cost: texts sent to the embedModel, and nodes whose embedding was already cached. */
 export interface EmbedCounts {
   embedded: number;
   reused: number;
@@ -28,7 +28,7 @@ export interface EmbedCounts {
 
 export interface EmbedNodesOptions {
   nodes: readonly TextNode[];
-  embedder: Embedder;
+  embedModel: Embedder;
   cache: EmbeddingCache;
   batchSize: number;
   signal: AbortSignal | undefined;
@@ -37,12 +37,12 @@ export interface EmbedNodesOptions {
 
 /**
  * Embeds what `getContent(MetadataMode.EMBED)` gives for each node, once per distinct content,
- * skipping contents the cache already holds for this embedder. Texts go to the embedder in arrays
+ * skipping contents the cache already holds for this embedding model. Texts go to the embedding model in arrays
  * of `batchSize` (it batches further itself); the signal is checked between arrays.
  */
 export async function embedNodes({
   nodes,
-  embedder,
+  embedModel,
   cache,
   batchSize,
   signal,
@@ -53,7 +53,7 @@ export async function embedNodes({
   let reused = 0;
   nodes.forEach((node, index) => {
     const hash = hashes[index] as string;
-    if (cache.get(embedder.id, hash)) reused++;
+    if (cache.get(embedModel.id, hash)) reused++;
     else if (!missing.has(hash)) missing.set(hash, node.getContent(MetadataMode.EMBED));
   });
 
@@ -64,14 +64,14 @@ export async function embedNodes({
     signal?.throwIfAborted();
     const batch = pending.slice(start, start + batchSize);
     const texts = batch.map(([, text]) => text);
-    const vectors = await embedder.getTextEmbeddings(texts, signal ? { signal } : {});
+    const vectors = await embedModel.getTextEmbeddings(texts, signal ? { signal } : {});
     signal?.throwIfAborted();
     if (!Array.isArray(vectors) || vectors.length !== texts.length) {
       throw new InvalidArgumentError({
-        parameter: "embedder",
-        value: embedder.id,
+        parameter: "embedModel",
+        value: embedModel.id,
         expected: `return one embedding per text from getTextEmbeddings (${texts.length} texts), got ${Array.isArray(vectors) ? vectors.length : typeof vectors}`,
-        hint: "Fix the embedder so it keeps the input's length and order.",
+        hint: "Fix the embedModel so it keeps the input's length and order.",
       });
     }
     batch.forEach(([hash], index) => {
@@ -84,19 +84,19 @@ export async function embedNodes({
         !allFinite(vector)
       ) {
         throw new InvalidArgumentError({
-          parameter: "embedder",
-          value: embedder.id,
+          parameter: "embedModel",
+          value: embedModel.id,
           expected: `return non-empty embeddings of one length (${dimensions}) holding finite numbers, got ${Array.isArray(vector) ? (allFinite(vector) ? `length ${vector.length}` : "a value that is not a finite number (NaN or Infinity)") : typeof vector} for text ${start + index}`,
         });
       }
-      cache.set(embedder.id, hash, vector);
+      cache.set(embedModel.id, hash, vector);
     });
     onProgress?.({ embedded: Math.min(start + batchSize, pending.length), total: pending.length });
   }
 
   const entries = nodes.map((node, index) => {
     const hash = hashes[index] as string;
-    return { node, contentHash: hash, embedding: cache.get(embedder.id, hash) as Float32Array };
+    return { node, contentHash: hash, embedding: cache.get(embedModel.id, hash) as Float32Array };
   });
   return { entries, embedded: pending.length, reused };
 }

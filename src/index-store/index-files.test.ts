@@ -37,8 +37,10 @@ const vectorsFileIn = async (folder: string) =>
 
 describe("index files: float32 vectors beside the JSON", () => {
   it("rejects a vectors file holding NaN with a typed index_load error, even with a valid checksum", async () => {
-    const embedder = new MockEmbedding({ dimensions: 4 });
-    const index = await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedder });
+    const embedModel = new MockEmbedding({ dimensions: 4 });
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], {
+      embedModel,
+    });
     await index.persist(dir);
     const vectors = await vectorsFileIn(dir);
     const poisoned = { count: 1, dimensions: 4, data: Float32Array.from([0.5, Number.NaN, 0, 0]) };
@@ -50,24 +52,24 @@ describe("index files: float32 vectors beside the JSON", () => {
       path.join(dir, INDEX_FILE_NAME),
       gzipSync(json.replace(/"checksum":"[0-9a-f]+"/, `"checksum":"${checksum}"`)),
     );
-    const error = await rejectionOf(VectorStoreIndex.load(dir, { embedder }));
+    const error = await rejectionOf(VectorStoreIndex.load(dir, { embedModel }));
     expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
     expect(error.message).toMatch(/not a finite number \(NaN\) in vector 0\. Delete the index folder/);
   });
 
-  it("rejects a damaged or cut vectors file, and an embedder that returns NaN", async () => {
-    const embedder = new MockEmbedding({ dimensions: 4 });
+  it("rejects a damaged or cut vectors file, and an embedding model that returns NaN", async () => {
+    const embedModel = new MockEmbedding({ dimensions: 4 });
     await (
-      await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedder })
+      await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedModel })
     ).persist(dir);
     const vectors = await vectorsFileIn(dir);
     const bytes = await readFile(vectors);
     bytes.writeUInt8((bytes.at(-1) as number) ^ 0xff, bytes.length - 1);
     await writeFile(vectors, bytes);
-    let error = await rejectionOf(VectorStoreIndex.load(dir, { embedder }));
+    let error = await rejectionOf(VectorStoreIndex.load(dir, { embedModel }));
     expect(error.message).toMatch(/does not match its checksum/);
     await writeFile(vectors, bytes.subarray(0, bytes.length - 4));
-    error = await rejectionOf(VectorStoreIndex.load(dir, { embedder }));
+    error = await rejectionOf(VectorStoreIndex.load(dir, { embedModel }));
     expect(error.message).toMatch(/cut short/);
 
     const broken: Embedder = {
@@ -76,16 +78,16 @@ describe("index files: float32 vectors beside the JSON", () => {
       getQueryEmbedding: async () => [1, 0],
     };
     error = await rejectionOf(
-      VectorStoreIndex.fromNodes([new TextNode({ text: "x" })], { embedder: broken }),
+      VectorStoreIndex.fromNodes([new TextNode({ text: "x" })], { embedModel: broken }),
     );
     expect(RagsynthError.isInstance(error, "invalid_argument")).toBe(true);
     expect(error.message).toMatch(/not a finite number/);
   });
 
   it("removes temporary files of a killed save and vectors files no index names", async () => {
-    const embedder = new MockEmbedding({ dimensions: 4 });
+    const embedModel = new MockEmbedding({ dimensions: 4 });
     await (
-      await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedder })
+      await VectorStoreIndex.fromNodes([new TextNode({ id: "a", text: "alpha" })], { embedModel })
     ).persist(dir);
     const deadPid = 2 ** 22 + 17; // above Linux's pid_max default: no such process
     const stale = [
@@ -95,9 +97,9 @@ describe("index files: float32 vectors beside the JSON", () => {
     for (const name of stale) await writeFile(path.join(dir, name), "left by a killed save");
     const live = `.${INDEX_FILE_NAME}.${process.pid}.0b9d6f0e-1111-4222-8333-444455556666.tmp`;
     await writeFile(path.join(dir, live), "a save in progress in a live process");
-    await (await VectorStoreIndex.fromNodes([new TextNode({ id: "b", text: "beta" })], { embedder })).persist(
-      dir,
-    );
+    await (
+      await VectorStoreIndex.fromNodes([new TextNode({ id: "b", text: "beta" })], { embedModel })
+    ).persist(dir);
     const names = await readdir(dir);
     for (const name of stale) expect(names).not.toContain(name);
     expect(names).toContain(live);
@@ -105,28 +107,28 @@ describe("index files: float32 vectors beside the JSON", () => {
   });
 
   it("writes nothing when no file changed, and re-splits nothing it can keep", async () => {
-    const embedder = new MockEmbedding({ dimensions: 4 });
+    const embedModel = new MockEmbedding({ dimensions: 4 });
     const documents = [file("a.md", "Alpha is first."), file("b.md", "Beta is second.")];
-    await VectorStoreIndex.fromDocumentsCached(documents, { embedder, cacheDir: dir });
+    await VectorStoreIndex.fromDocumentsCached(documents, { embedModel, cacheDir: dir });
     const before = await stat(path.join(dir, INDEX_FILE_NAME));
-    const again = await VectorStoreIndex.fromDocumentsCached(documents, { embedder, cacheDir: dir });
+    const again = await VectorStoreIndex.fromDocumentsCached(documents, { embedModel, cacheDir: dir });
     expect(again.buildStats.sources.unchanged).toEqual(["a.md", "b.md"]);
     expect((await stat(path.join(dir, INDEX_FILE_NAME))).mtimeMs).toBe(before.mtimeMs);
     expect((await stat(path.join(dir, INDEX_FILE_NAME))).ino).toBe(before.ino);
 
     const touched = [file("a.md", "Alpha is first.", "2026-02-02T00:00:00.000Z"), documents[1] as TextNode];
-    const third = await VectorStoreIndex.fromDocumentsCached(touched, { embedder, cacheDir: dir });
+    const third = await VectorStoreIndex.fromDocumentsCached(touched, { embedModel, cacheDir: dir });
     expect(third.buildStats.embedded).toBe(0);
     expect((await stat(path.join(dir, INDEX_FILE_NAME))).ino).not.toBe(before.ino);
   });
 
   it("keeps no vectors for the hashing embedder, and embeds on the first dense search instead", async () => {
-    const embedder = new HashingEmbedder();
+    const embedModel = new HashingEmbedder();
     const documents = [file("zebra.md", "Zebras have stripes."), file("git.md", "Release notes for v2.9.1.")];
-    const index = await VectorStoreIndex.fromDocumentsCached(documents, { embedder, cacheDir: dir });
+    const index = await VectorStoreIndex.fromDocumentsCached(documents, { embedModel, cacheDir: dir });
     expect(index.buildStats.embedded).toBe(0);
     expect((await readdir(dir)).filter((name) => name.endsWith(".bin"))).toEqual([]);
-    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    const loaded = await VectorStoreIndex.load(dir, { embedModel });
     const [best] = await loaded
       .asRetriever({ similarityTopK: 1, retrievalMode: "dense" } as never)
       .retrieve({ query: "zebras" });
@@ -134,23 +136,26 @@ describe("index files: float32 vectors beside the JSON", () => {
   });
 
   it("keeps the BM25 index in the file and updates it for changed files only", async () => {
-    const embedder = new HashingEmbedder();
+    const embedModel = new HashingEmbedder();
     const zebra = file("zebra.md", "Zebras have stripes.");
     await VectorStoreIndex.fromDocumentsCached([zebra, file("git.md", "Release notes for v2.9.1.")], {
-      embedder,
+      embedModel,
       cacheDir: dir,
     });
     const json = JSON.parse(gunzipSync(await readFile(path.join(dir, INDEX_FILE_NAME))).toString("utf8"));
     expect(json.extra.lexical).toMatchObject({ format: "ragsynth-bm25", ids: expect.any(Array) });
-    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    const loaded = await VectorStoreIndex.load(dir, { embedModel });
     expect(loaded.lexicalIndex.search("zebras").map((hit) => hit.id)).toEqual([loaded.nodes[0]?.id]);
 
     const edited = file("git.md", "Branch protection rules.", "2026-03-03T00:00:00.000Z");
-    const updated = await VectorStoreIndex.fromDocumentsCached([zebra, edited], { embedder, cacheDir: dir });
+    const updated = await VectorStoreIndex.fromDocumentsCached([zebra, edited], {
+      embedModel,
+      cacheDir: dir,
+    });
     expect(updated.lexicalIndex.size).toBe(2);
     expect(updated.lexicalIndex.search("release")).toEqual([]);
     expect(updated.lexicalIndex.search("branch")).toHaveLength(1);
-    const reloaded = await VectorStoreIndex.load(dir, { embedder });
+    const reloaded = await VectorStoreIndex.load(dir, { embedModel });
     expect(reloaded.lexicalIndex.search("branch").map((hit) => hit.id)).toEqual(
       updated.lexicalIndex.search("branch").map((hit) => hit.id),
     );

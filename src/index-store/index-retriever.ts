@@ -21,9 +21,9 @@ export interface AsRetrieverOptions extends VectorIndexRetrieverOptions {
   retrievalMode?: RetrievalMode | undefined;
 }
 
-/** The mode used when none is given: lexical for the offline hashing embedder, hybrid for a real model. */
-export function defaultRetrievalMode(embedder: Embedder): RetrievalMode {
-  return embedder instanceof HashingEmbedder ? "lexical" : "hybrid";
+/** The mode used when none is given: lexical for the offline hashing embedder (HashingEmbedder), hybrid for a real model. */
+export function defaultRetrievalMode(embedModel: Embedder): RetrievalMode {
+  return embedModel instanceof HashingEmbedder ? "lexical" : "hybrid";
 }
 
 /** Builds the BM25 index over what each node's embedder would see (its text and `file_path` line). */
@@ -41,12 +41,12 @@ export function lexicalContent(node: TextNode): string {
 /** The retriever for one mode over an index's entries. @throws InvalidArgumentError for an unknown mode */
 export function createIndexRetriever({
   entries,
-  embedder,
+  embedModel,
   lexical,
-  options: { retrievalMode = defaultRetrievalMode(embedder), similarityTopK = 2 },
+  options: { retrievalMode = defaultRetrievalMode(embedModel), similarityTopK = 2 },
 }: {
   entries: readonly IndexEntry[];
-  embedder: Embedder;
+  embedModel: Embedder;
   lexical: () => LexicalIndex;
   options: AsRetrieverOptions;
 }): Retriever {
@@ -57,7 +57,7 @@ export function createIndexRetriever({
       expected: `be one of ${RETRIEVAL_MODES.map((mode) => `"${mode}"`).join(", ")}`,
     });
   }
-  const dense = () => createVectorIndexRetriever(entries, embedder, { similarityTopK });
+  const dense = () => createVectorIndexRetriever(entries, embedModel, { similarityTopK });
   if (retrievalMode === "dense") return dense();
   const byId = new Map(entries.map((entry) => [entry.node.id, entry.node]));
   const bm25 = createLexicalRetriever({ index: lexical(), getNode: (id) => byId.get(id), similarityTopK });

@@ -1,4 +1,6 @@
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
+
+const marker = "ragsynth.error.IndexSaveError";
 
 /** How to fix a failed write, by Node's error code. */
 function hintFor(systemCode: string | undefined, dir: string): string {
@@ -37,7 +39,13 @@ export class IndexSaveError extends RagsynthError {
       cause,
     });
     this.name = "IndexSaveError";
+    markError(this, marker);
     this.path = path;
     this.systemCode = systemCode;
+  }
+
+  /** True when `error` is an {@link IndexSaveError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is IndexSaveError {
+    return hasErrorMarker(error, marker);
   }
 }

@@ -1,8 +1,8 @@
 export type { EmbedProgress } from "./embed-nodes.js";
-export { contentHash, EmbeddingCache } from "./embedding-cache.js";
+export { EmbeddingCache } from "./embedding-cache.js";
 export type { AsRetrieverOptions } from "./index-retriever.js";
 export { IndexSaveError } from "./index-save-error.js";
-export { INDEX_FILE_NAME, type IndexSource } from "./persistence.js";
+export type { IndexSource } from "./persistence.js";
 export type { VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 export {
   type BuildIndexOptions,

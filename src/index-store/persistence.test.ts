@@ -33,15 +33,15 @@ const rejectionOf = (promise: Promise<unknown>) =>
 
 describe("VectorStoreIndex: persistence", () => {
   it("round-trips nodes, exact vectors and scores through persist and load", async () => {
-    const embedder = new MockEmbedding({ dimensions: 16 });
+    const embedModel = new MockEmbedding({ dimensions: 16 });
     const index = await VectorStoreIndex.fromDocuments(
       [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")],
-      { embedder, splitter: smallSplitter },
+      { embedModel, splitter: smallSplitter },
     );
     const file = await index.persist(dir);
     expect(file).toBe(path.join(dir, INDEX_FILE_NAME));
     expect((await readdir(dir)).sort()).toEqual([INDEX_FILE_NAME, expect.stringMatching(VECTORS_FILE)]);
-    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    const loaded = await VectorStoreIndex.load(dir, { embedModel });
     expect(loaded.nodes.map((node) => node.toJSON())).toEqual(index.nodes.map((node) => node.toJSON()));
     expect(loaded.sources).toEqual(index.sources);
     const query = { query: "Dogs bark at strangers." };
@@ -51,7 +51,7 @@ describe("VectorStoreIndex: persistence", () => {
   });
 
   it("keeps image documents as ImageNodes, with their path, across persist and load", async () => {
-    const embedder = new MockEmbedding({ dimensions: 16 });
+    const embedModel = new MockEmbedding({ dimensions: 16 });
     const image = new ImageNode({
       id: "chart.png",
       imagePath: "docs/chart.png",
@@ -59,11 +59,11 @@ describe("VectorStoreIndex: persistence", () => {
       detail: "low",
     });
     const index = await VectorStoreIndex.fromDocuments([document("a.md", "Cats purr."), image], {
-      embedder,
+      embedModel,
       splitter: smallSplitter,
     });
     await index.persist(dir);
-    const loaded = await VectorStoreIndex.load(dir, { embedder });
+    const loaded = await VectorStoreIndex.load(dir, { embedModel });
     const restored = loaded.nodes.find((node) => node.id === "chart.png");
     expect(ImageNode.isInstance(restored)).toBe(true);
     expect(restored).toMatchObject({
@@ -74,10 +74,10 @@ describe("VectorStoreIndex: persistence", () => {
     });
   });
 
-  it("throws index_load with a fix for a missing, corrupt, foreign-version or other-embedder index", async () => {
-    const embedder = new MockEmbedding();
-    const loadError = (target: string, other: Embedder = embedder) =>
-      VectorStoreIndex.load(target, { embedder: other }).then(
+  it("throws index_load with a fix for a missing, corrupt, foreign-version or other-embedding model index", async () => {
+    const embedModel = new MockEmbedding();
+    const loadError = (target: string, other: Embedder = embedModel) =>
+      VectorStoreIndex.load(target, { embedModel: other }).then(
         () => new Error("expected load to fail"),
         (error: unknown) => error as Error,
       );
@@ -86,12 +86,12 @@ describe("VectorStoreIndex: persistence", () => {
     expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
     expect(error.message).toMatch(/^No index in .*\. Build one with VectorStoreIndex\.fromDocuments/);
 
-    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedModel });
     const file = await index.persist(dir);
     const valid = gunzipSync(await readFile(file)).toString("utf8");
 
     error = await loadError(dir, new MockEmbedding({ id: "other" }));
-    expect(error.message).toMatch(/built with embedder "mock-embedding", but got "other"/);
+    expect(error.message).toMatch(/built with the embedding model "mock-embedding", but got "other"/);
 
     await writeFile(file, gzipSync(valid.slice(0, valid.length / 2)));
     error = await loadError(dir);
@@ -105,19 +105,25 @@ describe("VectorStoreIndex: persistence", () => {
   });
 
   it("leaves the previous file intact and no temporary file behind when a write fails", async () => {
-    const embedder = new MockEmbedding();
-    const first = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], { embedder });
+    const embedModel = new MockEmbedding();
+    const first = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], {
+      embedModel,
+    });
     await first.persist(dir);
-    const second = await VectorStoreIndex.fromNodes([new TextNode({ id: "two", text: "two" })], { embedder });
+    const second = await VectorStoreIndex.fromNodes([new TextNode({ id: "two", text: "two" })], {
+      embedModel,
+    });
     const error = await rejectionOf(second.persist(dir, { signal: AbortSignal.abort() }));
     expect(error.name).toBe("AbortError");
     expect((await readdir(dir)).sort()).toEqual([INDEX_FILE_NAME, expect.stringMatching(VECTORS_FILE)]);
-    expect((await VectorStoreIndex.load(dir, { embedder })).nodes.map((node) => node.id)).toEqual(["one"]);
+    expect((await VectorStoreIndex.load(dir, { embedModel })).nodes.map((node) => node.id)).toEqual(["one"]);
   });
 
   it("throws index_save with the path and a fix when a part of the folder is a file", async () => {
-    const embedder = new MockEmbedding();
-    const index = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], { embedder });
+    const embedModel = new MockEmbedding();
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ id: "one", text: "one" })], {
+      embedModel,
+    });
     const blocker = path.join(dir, "not-a-folder");
     await writeFile(blocker, "a file where a folder should be");
     const target = path.join(blocker, "index");
@@ -137,16 +143,18 @@ describe("VectorStoreIndex: persistence", () => {
   });
 
   it("lets fromDocumentsCached report index_save, and load honour an aborted signal", async () => {
-    const embedder = new MockEmbedding();
+    const embedModel = new MockEmbedding();
     const blocker = path.join(dir, "file");
     await writeFile(blocker, "x");
     const error = await rejectionOf(
-      VectorStoreIndex.fromDocumentsCached([document("a.md", "Alpha.")], { embedder, cacheDir: blocker }),
+      VectorStoreIndex.fromDocumentsCached([document("a.md", "Alpha.")], { embedModel, cacheDir: blocker }),
     );
     expect(RagsynthError.isInstance(error, "index_save")).toBe(true);
 
-    await (await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder })).persist(dir);
-    const aborted = await rejectionOf(VectorStoreIndex.load(dir, { embedder, signal: AbortSignal.abort() }));
+    await (await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedModel })).persist(dir);
+    const aborted = await rejectionOf(
+      VectorStoreIndex.load(dir, { embedModel, signal: AbortSignal.abort() }),
+    );
     expect(aborted.name).toBe("AbortError");
     expect(RagsynthError.isInstance(aborted)).toBe(false);
   });

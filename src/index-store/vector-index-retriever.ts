@@ -31,7 +31,7 @@ const matrices = new WeakMap<readonly IndexEntry[], Promise<DenseMatrix>>();
  */
 export function createVectorIndexRetriever(
   entries: readonly IndexEntry[],
-  embedder: Embedder,
+  embedModel: Embedder,
   { similarityTopK = 2 }: VectorIndexRetrieverOptions = {},
 ): Retriever {
   checkInteger("similarityTopK", similarityTopK, 1);
@@ -41,12 +41,12 @@ export function createVectorIndexRetriever(
       if (entries.length === 0) return [];
       const embedOptions = signal ? { signal } : {};
       const queryEmbedding = await (queryEmbeddings
-        ? queryEmbeddings.get(embedder, query, embedOptions)
-        : embedder.getQueryEmbedding(query, embedOptions));
+        ? queryEmbeddings.get(embedModel, query, embedOptions)
+        : embedModel.getQueryEmbedding(query, embedOptions));
       signal?.throwIfAborted();
       let pending = matrices.get(entries);
       if (!pending) {
-        pending = denseMatrix(entries, embedder, signal);
+        pending = denseMatrix(entries, embedModel, signal);
         matrices.set(entries, pending);
         pending.catch(() => matrices.delete(entries));
       }
@@ -70,7 +70,7 @@ export function cosineScores(
       parameter: "queryEmbedding",
       value: `${query.length} dimensions`,
       expected: `have the index's ${dimensions} dimensions`,
-      hint: "Query with the embedder the index was built with.",
+      hint: "Query with the embedding model the index was built with.",
     });
   }
   const q = Float32Array.from(query);
@@ -89,7 +89,7 @@ export function cosineScores(
 
 async function denseMatrix(
   entries: readonly IndexEntry[],
-  embedder: Embedder,
+  embedModel: Embedder,
   signal: AbortSignal | undefined,
 ): Promise<DenseMatrix> {
   const missing = entries.filter((entry) => entry.embedding === undefined);
@@ -97,7 +97,7 @@ async function denseMatrix(
     signal?.throwIfAborted();
     const batch = missing.slice(start, start + EMBED_BATCH);
     const texts = batch.map((entry) => entry.node.getContent(MetadataMode.EMBED));
-    const vectors = await embedder.getTextEmbeddings(texts, signal ? { signal } : {});
+    const vectors = await embedModel.getTextEmbeddings(texts, signal ? { signal } : {});
     batch.forEach((entry, index) => {
       entry.embedding = Float32Array.from(vectors[index] as number[]);
     });
@@ -127,7 +127,7 @@ function contiguous(entries: readonly IndexEntry[], dimensions: number): Float32
   entries.forEach((entry, row) => {
     if (entry.embedding?.length !== dimensions) {
       throw new InvalidArgumentError({
-        parameter: "embedder",
+        parameter: "embedModel",
         value: `${entry.embedding?.length} dimensions at entry ${row}`,
         expected: `return embeddings of one length (${dimensions})`,
       });

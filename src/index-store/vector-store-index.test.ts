@@ -26,16 +26,16 @@ const PARAGRAPHS = ["Cats purr when content.", "Dogs bark at strangers.", "Fish 
 const document = (id: string, text: string) => new TextNode({ id, text, metadata: { file_path: id } });
 const smallSplitter = new SentenceSplitter({ chunkSize: 12, chunkOverlap: 0 });
 /** Texts sent to getTextEmbeddings, over all calls. */
-const embeddedTexts = (embedder: MockEmbedding) =>
-  embedder.calls.filter((call) => call.method === "getTextEmbeddings").flatMap((call) => call.texts);
+const embeddedTexts = (embedModel: MockEmbedding) =>
+  embedModel.calls.filter((call) => call.method === "getTextEmbeddings").flatMap((call) => call.texts);
 
 describe("VectorStoreIndex: build and retrieve", () => {
   it("retrieves the top-k nodes by cosine similarity, best first, in dense mode", async () => {
-    const embedder = new MockEmbedding({
+    const embedModel = new MockEmbedding({
       embeddings: { a: [1, 0, 0], b: [0.8, 0.6, 0], c: [0, 0, 1], "query a": [1, 0, 0] },
     });
     const nodes = ["a", "b", "c"].map((text) => new TextNode({ id: text, text }));
-    const index = await VectorStoreIndex.fromNodes(nodes, { embedder });
+    const index = await VectorStoreIndex.fromNodes(nodes, { embedModel });
     const dense = index.asRetriever({ similarityTopK: 2, retrievalMode: "dense" });
     const results = await dense.retrieve({ query: "query a" });
     expect(results.map(({ node }) => node.id)).toEqual(["a", "b"]);
@@ -45,12 +45,12 @@ describe("VectorStoreIndex: build and retrieve", () => {
     expect(await index.asRetriever({ retrievalMode: "dense" }).retrieve({ query: "query a" })).toHaveLength(
       2,
     );
-    expect(embedder.calls.filter((call) => call.method === "getQueryEmbedding")).toHaveLength(2);
+    expect(embedModel.calls.filter((call) => call.method === "getQueryEmbedding")).toHaveLength(2);
   });
 
   it("fuses BM25 and the embeddings by reciprocal rank by default when a real embedder is used", async () => {
     // Dense ranks "stripes" first; BM25 ranks the only node naming the flag first and ignores the rest.
-    const embedder = new MockEmbedding({
+    const embedModel = new MockEmbedding({
       embeddings: {
         "--zebra flag": [1, 0],
         "stripes everywhere": [0.9, 0.1],
@@ -61,7 +61,7 @@ describe("VectorStoreIndex: build and retrieve", () => {
     const nodes = ["--zebra flag", "stripes everywhere", "other"].map(
       (text) => new TextNode({ id: text, text }),
     );
-    const index = await VectorStoreIndex.fromNodes(nodes, { embedder });
+    const index = await VectorStoreIndex.fromNodes(nodes, { embedModel });
     const results = await index.asRetriever({ similarityTopK: 3 }).retrieve({ query: "--zebra" });
     expect(results.map(({ node }) => node.id)).toEqual(["--zebra flag", "stripes everywhere", "other"]);
     expect(results[0]?.score).toBeCloseTo(2 / 60, 12);
@@ -81,7 +81,7 @@ describe("VectorStoreIndex: build and retrieve", () => {
       "Nothing in common.",
     ];
     const nodes = texts.map((text, id) => new TextNode({ id: String(id), text }));
-    const index = await VectorStoreIndex.fromNodes(nodes, { embedder: new HashingEmbedder() });
+    const index = await VectorStoreIndex.fromNodes(nodes, { embedModel: new HashingEmbedder() });
     const results = await index.asRetriever({ similarityTopK: 3 }).retrieve({ query: "zebras" });
     expect(results.map(({ node }) => node.id)).toEqual(["0"]);
     const dense = await index
@@ -91,27 +91,27 @@ describe("VectorStoreIndex: build and retrieve", () => {
   });
 
   it("splits documents with SentenceSplitter (1024/200 by default) and embeds their embed content", async () => {
-    const embedder = new MockEmbedding();
+    const embedModel = new MockEmbedding();
     const index = await VectorStoreIndex.fromDocuments([document("a.md", PARAGRAPHS.join(" "))], {
-      embedder,
+      embedModel,
     });
     expect(index.nodes.map((node) => node.text)).toEqual([PARAGRAPHS.join(" ")]);
-    expect(embeddedTexts(embedder)).toEqual([`file_path: a.md\n\n${PARAGRAPHS.join(" ")}`]);
+    expect(embeddedTexts(embedModel)).toEqual([`file_path: a.md\n\n${PARAGRAPHS.join(" ")}`]);
     expect(index.sources).toEqual([
       { id: "a.md", contentHash: expect.stringMatching(/^[0-9a-f]{64}$/), nodeIds: ["a.md#0"] },
     ]);
   });
 
   it("embeds identical content once and passes arrays of embedBatchSize texts", async () => {
-    const embedder = new MockEmbedding();
+    const embedModel = new MockEmbedding();
     const nodes = ["x", "y", "x", "z", "w"].map((text, id) => new TextNode({ id: String(id), text }));
     const progress: unknown[] = [];
     const index = await VectorStoreIndex.fromNodes(nodes, {
-      embedder,
+      embedModel,
       embedBatchSize: 2,
       onProgress: (event) => progress.push(event),
     });
-    expect(embedder.calls.map((call) => call.texts)).toEqual([
+    expect(embedModel.calls.map((call) => call.texts)).toEqual([
       ["x", "y"],
       ["z", "w"],
     ]);
@@ -123,38 +123,38 @@ describe("VectorStoreIndex: build and retrieve", () => {
     expect(index.buildStats).toMatchObject({ chunks: 5, embedded: 4, reused: 0 });
   });
 
-  it("reuses a shared cache, keyed by embedder id", async () => {
+  it("reuses a shared cache, keyed by embedModel id", async () => {
     const cache = new EmbeddingCache();
     const documents = [document("a.md", PARAGRAPHS.join(" "))];
     const first = new MockEmbedding();
-    await VectorStoreIndex.fromDocuments(documents, { embedder: first, cache, splitter: smallSplitter });
+    await VectorStoreIndex.fromDocuments(documents, { embedModel: first, cache, splitter: smallSplitter });
     const again = new MockEmbedding();
     const index = await VectorStoreIndex.fromDocuments(documents, {
-      embedder: again,
+      embedModel: again,
       cache,
       splitter: smallSplitter,
     });
     expect(again.batchCount).toBe(0);
     expect(index.buildStats).toMatchObject({ embedded: 0, reused: 3 });
     const other = new MockEmbedding({ id: "other-model" });
-    await VectorStoreIndex.fromDocuments(documents, { embedder: other, cache, splitter: smallSplitter });
+    await VectorStoreIndex.fromDocuments(documents, { embedModel: other, cache, splitter: smallSplitter });
     expect(embeddedTexts(other)).toHaveLength(3);
   });
 
-  it("rejects an embedder that returns the wrong number of vectors", async () => {
+  it("rejects an embedModel that returns the wrong number of vectors", async () => {
     const broken: Embedder = {
       id: "broken",
       getTextEmbeddings: async () => [[1, 0]],
       getQueryEmbedding: async () => [1, 0],
     };
     const nodes = [new TextNode({ text: "a" }), new TextNode({ text: "b" })];
-    await expect(VectorStoreIndex.fromNodes(nodes, { embedder: broken })).rejects.toThrow(
-      /Expected `embedder` to return one embedding per text from getTextEmbeddings \(2 texts\), got 1/,
+    await expect(VectorStoreIndex.fromNodes(nodes, { embedModel: broken })).rejects.toThrow(
+      /Expected `embedModel` to return one embedding per text from getTextEmbeddings \(2 texts\), got 1/,
     );
   });
 
   it("rejects a similarityTopK below 1", async () => {
-    const index = await VectorStoreIndex.fromNodes([], { embedder: new MockEmbedding() });
+    const index = await VectorStoreIndex.fromNodes([], { embedModel: new MockEmbedding() });
     expect(() => index.asRetriever({ similarityTopK: 0 })).toThrow(InvalidArgumentError);
     expect(await index.asRetriever().retrieve({ query: "anything" })).toEqual([]);
   });
@@ -163,36 +163,36 @@ describe("VectorStoreIndex: build and retrieve", () => {
 describe("VectorStoreIndex: abort", () => {
   it("stops between embedding batches when the signal aborts", async () => {
     const controller = new AbortController();
-    const embedder = new MockEmbedding();
-    const original = embedder.getTextEmbeddings.bind(embedder);
-    embedder.getTextEmbeddings = async (texts, options) => {
+    const embedModel = new MockEmbedding();
+    const original = embedModel.getTextEmbeddings.bind(embedModel);
+    embedModel.getTextEmbeddings = async (texts, options) => {
       const vectors = await original(texts, options);
       controller.abort(new Error("user stopped"));
       return vectors;
     };
     const nodes = ["a", "b", "c", "d"].map((text) => new TextNode({ text }));
     await expect(
-      VectorStoreIndex.fromNodes(nodes, { embedder, embedBatchSize: 2, signal: controller.signal }),
+      VectorStoreIndex.fromNodes(nodes, { embedModel, embedBatchSize: 2, signal: controller.signal }),
     ).rejects.toThrow("user stopped");
-    expect(embedder.batchCount).toBe(1);
+    expect(embedModel.batchCount).toBe(1);
   });
 
   it("does not embed at all with an aborted signal, and aborts retrieval", async () => {
-    const embedder = new MockEmbedding();
+    const embedModel = new MockEmbedding();
     const signal = AbortSignal.abort(new Error("already"));
     await expect(
-      VectorStoreIndex.fromDocuments([document("a.md", "text")], { embedder, signal }),
+      VectorStoreIndex.fromDocuments([document("a.md", "text")], { embedModel, signal }),
     ).rejects.toThrow("already");
-    expect(embedder.calls).toEqual([]);
-    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
+    expect(embedModel.calls).toEqual([]);
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedModel });
     await expect(index.asRetriever().retrieve({ query: "a", signal })).rejects.toThrow("already");
   });
 });
 
 describe("VectorStoreIndex.fromDocumentsCached", () => {
-  const build = (documents: TextNode[], embedder: Embedder, rebuild = false) =>
+  const build = (documents: TextNode[], embedModel: Embedder, rebuild = false) =>
     VectorStoreIndex.fromDocumentsCached(documents, {
-      embedder,
+      embedModel,
       cacheDir: dir,
       splitter: smallSplitter,
       rebuild,
@@ -221,9 +221,9 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
       document("a.md", `${PARAGRAPHS[0]} Dogs bark at night. ${PARAGRAPHS[2]}`),
       document("c.md", "New."),
     ];
-    const embedder = new MockEmbedding();
-    const index = await build(changed, embedder);
-    expect(embeddedTexts(embedder)).toEqual([
+    const embedModel = new MockEmbedding();
+    const index = await build(changed, embedModel);
+    expect(embeddedTexts(embedModel)).toEqual([
       "file_path: a.md\n\nDogs bark at night.",
       "file_path: c.md\n\nNew.",
     ]);
@@ -233,18 +233,18 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
       unchanged: [],
       removed: ["b.md"],
     });
-    expect((await VectorStoreIndex.load(dir, { embedder })).nodes.map((node) => node.id)).toEqual(
+    expect((await VectorStoreIndex.load(dir, { embedModel })).nodes.map((node) => node.id)).toEqual(
       index.nodes.map((node) => node.id),
     );
   });
 
-  it("re-embeds everything for a different embedder, or with rebuild", async () => {
+  it("re-embeds everything for a different embedModel, or with rebuild", async () => {
     const documents = [document("a.md", PARAGRAPHS.join(" "))];
     await build(documents, new MockEmbedding());
     const other = new MockEmbedding({ id: "other-model" });
     const index = await build(documents, other);
     expect(embeddedTexts(other)).toHaveLength(3);
-    expect(index.buildStats.previousEmbedderId).toBe("mock-embedding");
+    expect(index.buildStats.previousEmbedModelId).toBe("mock-embedding");
     const same = new MockEmbedding({ id: "other-model" });
     await build(documents, same, true);
     expect(embeddedTexts(same)).toHaveLength(3);
@@ -271,10 +271,10 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
       await writeFile(path.join(docs, "b.md"), "Birds sing at dawn.");
       const cacheDir = path.join(dir, ".ragsynth");
       const sentencePerChunk = new SentenceSplitter({ chunkSize: 14, chunkOverlap: 0 });
-      const run = async (embedder: MockEmbedding) => {
+      const run = async (embedModel: MockEmbedding) => {
         const { documents } = await readDocuments([docs]);
         return VectorStoreIndex.fromDocumentsCached(documents, {
-          embedder,
+          embedModel,
           cacheDir,
           splitter: sentencePerChunk,
         });
@@ -296,5 +296,19 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
     } finally {
       process.chdir(cwd);
     }
+  });
+});
+
+describe("embedModel", () => {
+  it("is a typed error when missing, and names the 0.1 option `embedder` to a plain-JS caller still passing it", async () => {
+    const documents = [new TextNode({ text: "a" })];
+    const legacy = { embedder: new MockEmbedding() } as unknown as { embedModel: Embedder };
+    const renamed = await VectorStoreIndex.fromDocuments(documents, legacy).catch((error: unknown) => error);
+    expect(InvalidArgumentError.isInstance(renamed)).toBe(true);
+    expect((renamed as InvalidArgumentError).parameter).toBe("embedModel");
+    expect((renamed as Error).message).toContain("`embedder` was renamed to `embedModel`");
+    const missing = VectorStoreIndex.fromNodes(documents, {} as { embedModel: Embedder });
+    await expect(missing).rejects.toThrow("Expected `embedModel` to be an embedding model");
+    await expect(VectorStoreIndex.load("nowhere", legacy)).rejects.toThrow(InvalidArgumentError);
   });
 });

@@ -24,10 +24,10 @@ export interface NodeParser {
 /** Options shared by every way of building a {@link VectorStoreIndex}. */
 export interface BuildIndexOptions {
   /** How texts become vectors. @default new HashingEmbedder() (offline, lexical; as the optimizer's default) */
-  embedder?: Embedder | undefined;
-  /** Embeddings already computed (by embedder id and content hash); new ones are added to it. @default a new, empty cache */
+  embedModel?: Embedder | undefined;
+  /** Embeddings already computed (by embedding model id and content hash); new ones are added to it. @default a new, empty cache */
   cache?: EmbeddingCache;
-  /** Most texts per `getTextEmbeddings` call; the embedder may batch further. @default 256 */
+  /** Most texts per `getTextEmbeddings` call; the embedding model may batch further. @default 256 */
   embedBatchSize?: number;
   /** Called before the first batch and after each one. */
   onProgress?: (progress: EmbedProgress) => void;
@@ -56,27 +56,27 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
 export interface IndexBuildStats {
   /** Nodes in the index. */
   chunks: number;
-  /** Distinct texts sent to the embedder. */
+  /** Distinct texts sent to the embedding model. */
   embedded: number;
   /** Nodes whose embedding came from the cache. */
   reused: number;
   /** Document ids by how they compare with the stored index (all `added` without one). */
   sources: { added: string[]; changed: string[]; unchanged: string[]; removed: string[] };
-  /** The stored index's embedder id, when it differed from the current one (so nothing was reused). */
-  previousEmbedderId?: string;
+  /** The stored index's embedding model id, when it differed from the current one (so nothing was reused). */
+  previousEmbedModelId?: string;
 }
 
 /**
  * An in-memory vector index: nodes with their embeddings, searched by cosine similarity. Build it
  * from documents or nodes, persist it to a folder, load it back, and get a {@link Retriever}.
- * Embeddings are cached by embedder id and the SHA-256 of each node's embed content, so unchanged
+ * Embeddings are cached by embedding model id and the SHA-256 of each node's embed content, so unchanged
  * text is never embedded twice (see {@link VectorStoreIndex.fromDocumentsCached}).
  * @example
- * const index = await VectorStoreIndex.fromDocuments(documents, { embedder });
+ * const index = await VectorStoreIndex.fromDocuments(documents, { embedModel });
  * const nodes = await index.asRetriever({ similarityTopK: 3 }).retrieve({ query: "What is RAG?" });
  */
 export class VectorStoreIndex {
-  readonly embedder: Embedder;
+  readonly embedModel: Embedder;
   /** The documents the nodes came from; empty for an index built from nodes. */
   readonly sources: readonly IndexSource[];
   /** What the build that made this index cost. */
@@ -85,13 +85,13 @@ export class VectorStoreIndex {
   #lexical: LexicalIndex | undefined;
 
   private constructor(
-    embedder: Embedder,
+    embedModel: Embedder,
     entries: IndexEntry[],
     sources: IndexSource[],
     stats: IndexBuildStats,
     lexical?: LexicalIndex,
   ) {
-    this.embedder = embedder;
+    this.embedModel = embedModel;
     this.#entries = entries;
     this.sources = sources;
     this.buildStats = stats;
@@ -108,7 +108,7 @@ export class VectorStoreIndex {
     documents: readonly TextNode[],
     options: FromDocumentsOptions = {},
   ): Promise<VectorStoreIndex> {
-    const resolved = withDefaultEmbedder("documents", documents, options);
+    const resolved = withDefaultEmbedModel("documents", documents, options);
     return VectorStoreIndex.#build(documents, resolved, { cache: resolved.cache ?? new EmbeddingCache() });
   }
 
@@ -117,7 +117,7 @@ export class VectorStoreIndex {
     nodes: readonly TextNode[],
     given: BuildIndexOptions = {},
   ): Promise<VectorStoreIndex> {
-    const options = withDefaultEmbedder("nodes", nodes, given);
+    const options = withDefaultEmbedModel("nodes", nodes, given);
     const embedded = await embedOrDefer(nodes, options, options.cache ?? new EmbeddingCache());
     const stats = {
       chunks: nodes.length,
@@ -125,14 +125,14 @@ export class VectorStoreIndex {
       reused: embedded.reused,
       sources: diff([], []),
     };
-    return new VectorStoreIndex(options.embedder, embedded.entries, [], stats);
+    return new VectorStoreIndex(options.embedModel, embedded.entries, [], stats);
   }
 
   /**
    * Builds from documents, reusing the index persisted in `cacheDir`: nodes whose embed content is
    * unchanged keep their stored embedding, so unchanged files cost no embedding calls and a changed
    * file costs only its changed chunks. The result is persisted back (atomically). A stored index
-   * from a different embedder is ignored and replaced.
+   * from a different embedding model is ignored and replaced.
    * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version;
    *   IndexSaveError `index_save` when the result cannot be written back.
    */
@@ -140,10 +140,10 @@ export class VectorStoreIndex {
     documents: readonly TextNode[],
     { cacheDir, rebuild = false, ...given }: FromDocumentsCachedOptions,
   ): Promise<VectorStoreIndex> {
-    const options = withDefaultEmbedder("documents", documents, given);
+    const options = withDefaultEmbedModel("documents", documents, given);
     const stored = rebuild ? undefined : await readIndexFile(cacheDir, options.signal);
     const cache = new EmbeddingCache();
-    const sameEmbedder = stored?.embedderId === options.embedder.id;
+    const sameEmbedder = stored?.embedderId === options.embedModel.id;
     if (stored && sameEmbedder) {
       for (const entry of stored.entries) {
         if (entry.embedding) cache.set(stored.embedderId, entry.contentHash, entry.embedding);
@@ -153,7 +153,7 @@ export class VectorStoreIndex {
       cache,
       ...(stored ? { previous: stored.sources } : {}),
       ...(stored && sameEmbedder ? { previousEntries: stored.entries } : {}),
-      ...(stored && !sameEmbedder ? { previousEmbedderId: stored.embedderId } : {}),
+      ...(stored && !sameEmbedder ? { previousEmbedModelId: stored.embedderId } : {}),
     });
     // BM25 statistics are kept with the index and brought up to date, never recomputed on a query.
     const previousLexical = sameEmbedder ? storedLexical(stored) : undefined;
@@ -162,12 +162,12 @@ export class VectorStoreIndex {
       index.#entries,
       { signal: options.signal, onProgress: options.onLexicalProgress },
     );
-    // Nothing is written when nothing changed: same embedder, same files (size, time and content).
+    // Nothing is written when nothing changed: same embedModel, same files (size, time and content).
     const unchanged =
       previousLexical !== undefined &&
       stored !== undefined &&
       sameEmbedder &&
-      stored.storeVectors === storesVectors(options.embedder) &&
+      stored.storeVectors === storesVectors(options.embedModel) &&
       sameSources(stored.sources, index.sources);
     if (!unchanged) await index.persist(cacheDir, options.signal ? { signal: options.signal } : {});
     return index;
@@ -176,12 +176,14 @@ export class VectorStoreIndex {
   /**
    * Loads an index persisted with {@link VectorStoreIndex.persist}.
    * @throws RagsynthError `index_load` when there is no index in `dir`, the file is corrupt or of another
-   * version, or it was built with a different embedder (its vectors would not compare with the queries').
+   * version, or it was built with a different embedding model (its vectors would not compare with the queries').
    */
   static async load(
     dir: string,
-    { embedder, signal }: { embedder: Embedder; signal?: AbortSignal },
+    options: { embedModel: Embedder; signal?: AbortSignal },
   ): Promise<VectorStoreIndex> {
+    const { embedModel, signal } = options ?? {};
+    checkEmbedModel(embedModel, embedModel === undefined && "embedder" in (options ?? {}));
     const stored = await readIndexFile(dir, signal);
     if (!stored) {
       throw new RagsynthError({
@@ -189,10 +191,10 @@ export class VectorStoreIndex {
         message: `No index in ${dir}. Build one with VectorStoreIndex.fromDocuments(...) and index.persist("${dir}"), or use fromDocumentsCached.`,
       });
     }
-    if (stored.embedderId !== embedder.id) {
+    if (stored.embedderId !== embedModel.id) {
       throw new RagsynthError({
         code: "index_load",
-        message: `The index in ${dir} was built with embedder "${stored.embedderId}", but got "${embedder.id}"; their vectors do not compare. Pass the same embedder, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
+        message: `The index in ${dir} was built with the embedding model "${stored.embedderId}", but got "${embedModel.id}"; their vectors do not compare. Pass the same embedModel, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
       });
     }
     const stats = {
@@ -201,7 +203,7 @@ export class VectorStoreIndex {
       reused: stored.entries.length,
       sources: diff([], []),
     };
-    return new VectorStoreIndex(embedder, stored.entries, stored.sources, stats, storedLexical(stored));
+    return new VectorStoreIndex(embedModel, stored.entries, stored.sources, stats, storedLexical(stored));
   }
 
   /**
@@ -213,10 +215,10 @@ export class VectorStoreIndex {
     return writeIndexFile(
       dir,
       {
-        embedderId: this.embedder.id,
+        embedderId: this.embedModel.id,
         sources: [...this.sources],
         entries: [...this.#entries],
-        storeVectors: storesVectors(this.embedder),
+        storeVectors: storesVectors(this.embedModel),
         extra: { lexical: this.lexicalIndex.toJSON() },
       },
       signal,
@@ -235,12 +237,12 @@ export class VectorStoreIndex {
   /**
    * A retriever over this index: the `similarityTopK` best nodes, best first, ranked by BM25 (`"lexical"`,
    * the default with the offline HashingEmbedder), by the embeddings (`"dense"`), or by both fused
-   * (`"hybrid"`, the default with any other embedder). See {@link AsRetrieverOptions}.
+   * (`"hybrid"`, the default with any other embedModel). See {@link AsRetrieverOptions}.
    */
   asRetriever(options: AsRetrieverOptions = {}): Retriever {
     return createIndexRetriever({
       entries: this.#entries,
-      embedder: this.embedder,
+      embedModel: this.embedModel,
       lexical: () => this.lexicalIndex,
       options,
     });
@@ -265,17 +267,17 @@ export class VectorStoreIndex {
 
   static async #build(
     documents: readonly TextNode[],
-    options: FromDocumentsOptions & { embedder: Embedder },
+    options: FromDocumentsOptions & { embedModel: Embedder },
     {
       cache,
       previous = [],
       previousEntries = [],
-      previousEmbedderId,
+      previousEmbedModelId,
     }: {
       cache: EmbeddingCache;
       previous?: readonly IndexSource[];
       previousEntries?: readonly IndexEntry[];
-      previousEmbedderId?: string;
+      previousEmbedModelId?: string;
     },
   ): Promise<VectorStoreIndex> {
     const splitter = options.splitter ?? new SentenceSplitter();
@@ -304,21 +306,21 @@ export class VectorStoreIndex {
       embedded: embedded.embedded,
       reused: embedded.reused,
       sources: diff(previous, sources),
-      ...(previousEmbedderId === undefined ? {} : { previousEmbedderId }),
+      ...(previousEmbedModelId === undefined ? {} : { previousEmbedModelId }),
     };
-    return new VectorStoreIndex(options.embedder, embedded.entries, sources, stats);
+    return new VectorStoreIndex(options.embedModel, embedded.entries, sources, stats);
   }
 }
 
 /**
- * The options with an embedder (the offline HashingEmbedder when none was given), after checking, for plain
+ * The options with an embedding model (the offline HashingEmbedder when none was given), after checking, for plain
  * JavaScript callers, that the texts are an array.
  */
-function withDefaultEmbedder<Options extends BuildIndexOptions>(
+function withDefaultEmbedModel<Options extends BuildIndexOptions>(
   parameter: string,
   texts: unknown,
   options: Options,
-): Options & { embedder: Embedder } {
+): Options & { embedModel: Embedder } {
   if (!Array.isArray(texts)) {
     throw new InvalidArgumentError({
       parameter,
@@ -328,15 +330,37 @@ function withDefaultEmbedder<Options extends BuildIndexOptions>(
     });
   }
   const given = options ?? ({} as Options);
-  return { ...given, embedder: given.embedder ?? new HashingEmbedder() };
+  if (given.embedModel === undefined && "embedder" in given) throw embedModelError(undefined, true);
+  if (given.embedModel !== undefined) checkEmbedModel(given.embedModel);
+  return { ...given, embedModel: given.embedModel ?? new HashingEmbedder() };
+}
+
+/** A typed error, for plain-JS callers too, when `embedModel` is not a model; names the 0.1 option `embedder`. */
+function checkEmbedModel(embedModel: unknown, renamed = false): void {
+  const isModel =
+    typeof embedModel === "object" &&
+    embedModel !== null &&
+    typeof (embedModel as Embedder).getTextEmbeddings === "function";
+  if (!isModel) throw embedModelError(embedModel, renamed);
+}
+
+function embedModelError(embedModel: unknown, renamed: boolean): InvalidArgumentError {
+  return new InvalidArgumentError({
+    parameter: "embedModel",
+    value: embedModel,
+    expected: "be an embedding model (an object with getTextEmbeddings and getQueryEmbedding)",
+    hint: renamed
+      ? "The option `embedder` was renamed to `embedModel` in 0.2.0: pass { embedModel }."
+      : "Pass one, such as new HashingEmbedder() or new OpenAILikeEmbedding({ model }).",
+  });
 }
 
 /**
- * Whether an index keeps its embedder's vectors on disk. HashingEmbedder vectors are not kept: they cost
+ * Whether an index keeps its embedding model's vectors on disk. HashingEmbedder vectors are not kept: they cost
  * less to compute again (only for a dense search) than to store, read and check.
  */
-function storesVectors(embedder: Embedder): boolean {
-  return !(embedder instanceof HashingEmbedder);
+function storesVectors(embedModel: Embedder): boolean {
+  return !(embedModel instanceof HashingEmbedder);
 }
 
 /**
@@ -381,13 +405,13 @@ function sameSources(before: readonly IndexSource[], after: readonly IndexSource
   });
 }
 
-/** Embeds the nodes, or (for an embedder whose vectors are not stored) leaves that to the first dense search. */
+/** Embeds the nodes, or (for an embedding model whose vectors are not stored) leaves that to the first dense search. */
 async function embedOrDefer(
   nodes: readonly TextNode[],
-  options: BuildIndexOptions & { embedder: Embedder },
+  options: BuildIndexOptions & { embedModel: Embedder },
   cache: EmbeddingCache,
 ): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
-  if (storesVectors(options.embedder)) return embed(nodes, options, cache);
+  if (storesVectors(options.embedModel)) return embed(nodes, options, cache);
   const entries = nodes.map((node) => ({
     node,
     contentHash: contentHash(node.getContent(MetadataMode.EMBED)),
@@ -397,12 +421,12 @@ async function embedOrDefer(
 
 function embed(
   nodes: readonly TextNode[],
-  options: BuildIndexOptions & { embedder: Embedder },
+  options: BuildIndexOptions & { embedModel: Embedder },
   cache: EmbeddingCache,
 ): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
-  const { embedder, embedBatchSize = 256, onProgress, signal } = options;
+  const { embedModel, embedBatchSize = 256, onProgress, signal } = options;
   checkInteger("embedBatchSize", embedBatchSize, 1);
-  return embedNodes({ nodes, embedder, cache, batchSize: embedBatchSize, signal, onProgress });
+  return embedNodes({ nodes, embedModel, cache, batchSize: embedBatchSize, signal, onProgress });
 }
 
 function describeSource(

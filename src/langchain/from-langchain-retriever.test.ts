@@ -80,7 +80,7 @@ describe("fromLangChainEmbeddings (real @langchain/core)", () => {
         new TextNode({ id: "fr", text: "Paris is the capital of France." }),
         new TextNode({ id: "de", text: "Berlin." }),
       ],
-      { embedder },
+      { embedModel: embedder },
     );
     const [best] = await index
       .asRetriever({ similarityTopK: 1 })

@@ -1,7 +1,10 @@
-export {
-  lookupModelLimits,
-  MODEL_CONTEXT_WINDOWS,
-  type ModelLimits,
-  type ModelLimitsTable,
-} from "./model-context-windows.js";
-export * from "./types.js";
+export type {
+  ChatMessage,
+  JsonSchemaFormat,
+  LLM,
+  LLMCallOptions,
+  LLMMetadata,
+  LLMResult,
+  LLMUsage,
+  MessageRole,
+} from "./types.js";

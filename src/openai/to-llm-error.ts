@@ -1,5 +1,6 @@
 import type { APIError } from "openai";
 import { LLMError } from "../errors/llm-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
 import { parseRetryAfter } from "../util/retry.js";
 import { loadedOpenAISdk } from "./load-openai-sdk.js";
@@ -144,7 +145,7 @@ function fromStatus(error: APIError & { status: number }, context: ErrorContext)
  * Aborts and unknown errors come back unchanged.
  */
 export function toLLMError(error: unknown, context: ErrorContext): unknown {
-  if (LLMError.isInstance(error) || isInstance(error, "APIUserAbortError")) return error;
+  if (RagsynthError.isInstance(error) || isInstance(error, "APIUserAbortError")) return error;
   if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return error;
   const { url, secrets, deltasYielded } = context;
   const cause = safeCause(error, secrets);

@@ -5,11 +5,12 @@ import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMCallOptions } from "../llm/types.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
-import { DEFAULT_CHOICE_SELECT_PROMPT_TMPL } from "./choice-select-prompt.js";
+import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import { DEFAULT_CHOICE_SELECT_PROMPT_TMPL, formatNodeBatch } from "./choice-select-prompt.js";
 import { LLMRerank } from "./llm-rerank.js";
 import { RerankParseError } from "./rerank-parse-error.js";
 
-const whitespace = (text: string) => text.split(/\s+/).filter(Boolean);
+const _whitespace = (text: string) => text.split(/\s+/).filter(Boolean);
 
 /** A completion model that answers from a list, one per call, and records what it received. */
 function scriptedLLM(answers: string[]) {
@@ -143,7 +144,7 @@ describe("LLMRerank", () => {
     const { llm, calls } = scriptedLLM(["Doc: 1, Relevance: 5"]);
     const controller = new AbortController();
     const events: RagsynthEvent[] = [];
-    await new LLMRerank({ llm, tokenizer: whitespace }).postprocessNodes(nodes(1), {
+    await new LLMRerank({ llm }).postprocessNodes(nodes(1), {
       query: "q",
       signal: controller.signal,
       onEvent: (event) => events.push(event),
@@ -151,9 +152,11 @@ describe("LLMRerank", () => {
     expect(calls[0]?.options?.signal).toBe(controller.signal);
     expect(events.map((event) => event.type)).toEqual(["llm-call-start", "llm-call-end", "postprocess-end"]);
     expect(events[0]).toMatchObject({ mode: "rerank", step: { kind: "rerank", index: 0, count: 1 } });
+    // Prompt and context are counted with the model's tokenizer (cl100k_base when the model names none).
+    const cl100k = resolveTokenizer("cl100k_base");
     expect(events[0]).toMatchObject({
-      promptTokens: whitespace(calls[0]?.prompt ?? "").length,
-      contextTokens: 4,
+      promptTokens: cl100k.count(calls[0]?.prompt ?? ""),
+      contextTokens: cl100k.count(formatNodeBatch(nodes(1).map(({ node }) => node))),
     });
   });
 

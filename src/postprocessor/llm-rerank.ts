@@ -7,7 +7,7 @@ import type { BasePromptTemplate, PromptMixin } from "../prompt/prompt-template.
 import { countPromptTokens } from "../prompt/render-prompt.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { limiterForModel } from "../util/concurrency-limiter.js";
 import { DEFAULT_CHOICE_SELECT_PROMPT, formatNodeBatch } from "./choice-select-prompt.js";
 import { countNodesTokens } from "./count-node-tokens.js";
@@ -32,8 +32,6 @@ export interface LLMRerankOptions {
   onParseError?: "error" | "keep_order";
   /** The most tokens each answer may take. @default 256 */
   maxTokens?: number;
-  /** Counts prompt and node tokens for events. @default "cl100k_base" */
-  tokenizer?: TokenizerLike;
 }
 
 const PROMPT_KEY = "choice_select_prompt";
@@ -74,7 +72,6 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     choiceSelectPrompt = DEFAULT_CHOICE_SELECT_PROMPT,
     onParseError = "error",
     maxTokens = DEFAULT_NUM_OUTPUT,
-    tokenizer,
   }: LLMRerankOptions) {
     if (typeof llm?.complete !== "function") {
       throw new InvalidArgumentError({ parameter: "llm", value: llm, expected: "be an LLM" });
@@ -95,7 +92,7 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     this.maxTokens = maxTokens;
     this.choiceSelectPrompt = checkPrompt(choiceSelectPrompt);
     this.onParseError = onParseError;
-    this.tokenizer = resolveTokenizer(tokenizer ?? llm.metadata.tokenizer);
+    this.tokenizer = resolveTokenizer(llm.metadata.tokenizer);
   }
 
   getPrompts(): Record<string, BasePromptTemplate> {
@@ -117,7 +114,7 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { query, signal, onEvent }: Partial<PostprocessOptions> = {},
+    { query, signal, onEvent, tokenizer }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
     if (typeof query !== "string" || query.trim() === "") {
       throw new InvalidArgumentError({
@@ -163,8 +160,8 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
       name: this.name,
       nodesBefore: nodes.length,
       nodesAfter: result.length,
-      tokensBefore: countNodesTokens(nodes, this.tokenizer),
-      tokensAfter: countNodesTokens(result, this.tokenizer),
+      tokensBefore: countNodesTokens(nodes, tokenizer ? resolveTokenizer(tokenizer) : this.tokenizer),
+      tokensAfter: countNodesTokens(result, tokenizer ? resolveTokenizer(tokenizer) : this.tokenizer),
       durationMs: performance.now() - started,
       detail: { llmCalls: count, chosen: scored.length, topN: this.topN, ignoredLines, fallbackBatches },
     });

@@ -1,4 +1,6 @@
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
+
+const marker = "ragsynth.error.OptimizerZeroSentencesError";
 
 /**
  * No sentence of a node passed {@link SentenceEmbeddingOptimizer}'s cutoffs. The message starts as
@@ -27,10 +29,16 @@ export class OptimizerZeroSentencesError extends RagsynthError {
         `onEmpty: "keep_best" to keep the node's best sentence, or onEmpty: "drop_node" to drop the node.`,
     });
     this.name = "OptimizerZeroSentencesError";
+    markError(this, marker);
     this.nodeId = nodeId;
     this.sentenceCount = sentenceCount;
     this.bestSimilarity = bestSimilarity;
     this.thresholdCutoff = thresholdCutoff;
+  }
+
+  /** True when `error` is an {@link OptimizerZeroSentencesError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is OptimizerZeroSentencesError {
+    return hasErrorMarker(error, marker);
   }
 }
 

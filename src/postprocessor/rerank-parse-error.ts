@@ -1,4 +1,6 @@
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
+
+const marker = "ragsynth.error.RerankParseError";
 
 /**
  * {@link LLMRerank} could not read the model's choice-select answer. Carries the raw `text` and the
@@ -29,8 +31,14 @@ export class RerankParseError extends RagsynthError {
         `or pass onParseError: "keep_order" to keep such a batch in retrieval order.`,
     });
     this.name = "RerankParseError";
+    markError(this, marker);
     this.text = text;
     this.batchIndex = batchIndex;
     this.malformedLines = malformedLines;
+  }
+
+  /** True when `error` is a {@link RerankParseError} (also across duplicated copies of the package). */
+  static override isInstance(error: unknown): error is RerankParseError {
+    return hasErrorMarker(error, marker);
   }
 }

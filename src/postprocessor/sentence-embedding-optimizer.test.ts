@@ -101,8 +101,11 @@ describe("SentenceEmbeddingOptimizer", () => {
         contextBefore,
         contextAfter: 0,
         onEmpty,
+      }).postprocessNodes(nodes(), {
+        query: QUERY,
         tokenizer: bySpace,
-      }).postprocessNodes(nodes(), { query: QUERY, onEvent: (event) => events.push(event) });
+        onEvent: (event) => events.push(event),
+      });
       return { result, event: events[0] };
     };
 
@@ -153,9 +156,9 @@ describe("SentenceEmbeddingOptimizer", () => {
       thresholdCutoff: 0.9,
       contextBefore: 0,
       contextAfter: 0,
-      tokenizer: (text: string) => text.split(/\s+/).filter(Boolean),
     }).postprocessNodes([{ node: new TextNode({ text: "c d a e b", metadata: { k: "v" } }) }], {
       query: QUERY,
+      tokenizer: (text: string) => text.split(/\s+/).filter(Boolean),
       onEvent: (event) => events.push(event),
     });
     expect(events[0]).toMatchObject({ tokensBefore: 7, tokensAfter: 4 });

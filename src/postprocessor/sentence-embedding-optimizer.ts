@@ -6,7 +6,6 @@ import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import { joinSentences } from "../splitter/join-sentences.js";
 import { splitSentences } from "../splitter/sentences.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { countNodeTokens } from "./count-node-tokens.js";
 import { embedSentences, type SentenceEmbeddings } from "./embed-sentences.js";
 import { OptimizerZeroSentencesError } from "./optimizer-zero-sentences-error.js";
@@ -19,7 +18,7 @@ export type OptimizerOnEmpty = "error" | "keep_best" | "drop_node";
 
 export interface SentenceEmbeddingOptimizerOptions {
   /**
-   * Embeds the query and every sentence. Pass your index's embedder for semantic scoring.
+   * Embeds the query and every sentence. Pass your index's `embedModel` for semantic scoring.
    * @default new HashingEmbedder() (lexical and offline, the same default as the CLI; not a global setting)
    */
   embedModel?: Embedder;
@@ -43,8 +42,6 @@ export interface SentenceEmbeddingOptimizerOptions {
   batchSize?: number;
   /** @default "cosine" */
   similarityMode?: SimilarityMode;
-  /** Counts the tokens reported per node in the `postprocess-end` event. @default "cl100k_base" */
-  tokenizer?: TokenizerLike;
 }
 
 interface NodeReport {
@@ -65,7 +62,7 @@ interface NodeReport {
  * Differs from LlamaIndex: kept sentences stay in document order and appear once even where windows
  * overlap; the caller's nodes are never changed (new nodes keep ids, metadata and scores); sentences of
  * all nodes are embedded together in batches; `onEmpty` offers alternatives to the error.
- * @example new SentenceEmbeddingOptimizer({ embedModel: index.embedder, percentileCutoff: 0.5 })
+ * @example new SentenceEmbeddingOptimizer({ embedModel: index.embedModel, percentileCutoff: 0.5 })
  */
 export class SentenceEmbeddingOptimizer implements NodePostprocessor {
   readonly name = "SentenceEmbeddingOptimizer";
@@ -78,7 +75,6 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
   readonly similarityMode: SimilarityMode;
   private readonly embedModel: Embedder;
   private readonly splitter: (text: string) => string[];
-  private readonly tokenizer: Tokenizer;
 
   constructor(options: SentenceEmbeddingOptimizerOptions = {}) {
     const {
@@ -91,7 +87,6 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
       onEmpty = "error",
       batchSize = 100,
       similarityMode = "cosine",
-      tokenizer,
     } = options;
     validateOptimizerOptions({
       embedModel,
@@ -112,12 +107,11 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
     this.onEmpty = onEmpty;
     this.batchSize = batchSize;
     this.similarityMode = similarityMode;
-    this.tokenizer = resolveTokenizer(tokenizer);
   }
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { query, signal, onEvent, queryEmbeddings }: Partial<PostprocessOptions> = {},
+    { query, signal, onEvent, queryEmbeddings, tokenizer: eventTokenizer }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
     if (typeof query !== "string" || query.trim() === "") {
       throw new InvalidArgumentError({
@@ -148,6 +142,7 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
         signal,
       });
     }
+    const tokenizer = resolveTokenizer(eventTokenizer);
     const result: NodeWithScore[] = [];
     const reports: NodeReport[] = [];
     for (const { item, header, text } of analysed) {
@@ -167,8 +162,8 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
           id: item.node.id,
           sentences: text.length,
           kept: kept?.length ?? 0,
-          tokensBefore: countNodeTokens(item, this.tokenizer),
-          tokensAfter: optimized ? countNodeTokens(optimized, this.tokenizer) : 0,
+          tokensBefore: countNodeTokens(item, tokenizer),
+          tokensAfter: optimized ? countNodeTokens(optimized, tokenizer) : 0,
         };
         if (fallback) report.fallback = fallback;
         reports.push(report);

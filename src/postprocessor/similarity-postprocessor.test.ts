@@ -57,9 +57,9 @@ describe("SimilarityPostprocessor", () => {
 
   it("reports what it dropped in a postprocess-end event", async () => {
     const events: RagsynthEvent[] = [];
-    await new SimilarityPostprocessor({ similarityCutoff: 0.5, tokenizer: whitespace }).postprocessNodes(
+    await new SimilarityPostprocessor({ similarityCutoff: 0.5 }).postprocessNodes(
       [scored("a", 0.9), scored("b", 0.1), scored("c")],
-      { query: "q", onEvent: (event) => events.push(event) },
+      { query: "q", tokenizer: whitespace, onEvent: (event) => events.push(event) },
     );
     expect(events).toEqual([
       {

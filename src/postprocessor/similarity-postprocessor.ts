@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { countNodesTokens } from "./count-node-tokens.js";
 import type { NodePostprocessor, PostprocessOptions } from "./types.js";
 
@@ -14,8 +13,6 @@ export interface SimilarityPostprocessorOptions {
    * @default true
    */
   keepUnscored?: boolean;
-  /** Counts the tokens reported in the `postprocess-end` event. @default "cl100k_base" */
-  tokenizer?: TokenizerLike;
 }
 
 /**
@@ -28,9 +25,8 @@ export class SimilarityPostprocessor implements NodePostprocessor {
   readonly name = "SimilarityPostprocessor";
   readonly similarityCutoff: number;
   readonly keepUnscored: boolean;
-  private readonly tokenizer: Tokenizer;
 
-  constructor({ similarityCutoff, keepUnscored = true, tokenizer }: SimilarityPostprocessorOptions) {
+  constructor({ similarityCutoff, keepUnscored = true }: SimilarityPostprocessorOptions) {
     if (typeof similarityCutoff !== "number" || Number.isNaN(similarityCutoff)) {
       throw new InvalidArgumentError({
         parameter: "similarityCutoff",
@@ -48,12 +44,11 @@ export class SimilarityPostprocessor implements NodePostprocessor {
     }
     this.similarityCutoff = similarityCutoff;
     this.keepUnscored = keepUnscored;
-    this.tokenizer = resolveTokenizer(tokenizer);
   }
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { signal, onEvent }: Partial<PostprocessOptions> = {},
+    { signal, onEvent, tokenizer }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
     signal?.throwIfAborted();
     const started = performance.now();
@@ -72,8 +67,8 @@ export class SimilarityPostprocessor implements NodePostprocessor {
       name: this.name,
       nodesBefore: nodes.length,
       nodesAfter: kept.length,
-      tokensBefore: countNodesTokens(nodes, this.tokenizer),
-      tokensAfter: countNodesTokens(kept, this.tokenizer),
+      tokensBefore: countNodesTokens(nodes, resolveTokenizer(tokenizer)),
+      tokensAfter: countNodesTokens(kept, resolveTokenizer(tokenizer)),
       durationMs: performance.now() - started,
       detail: {
         similarityCutoff: this.similarityCutoff,

@@ -1,6 +1,7 @@
 import type { QueryEmbeddings } from "../embedding/query-embeddings.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import type { NodeWithScore } from "../schema/text-node.js";
+import type { TokenizerLike } from "../tokenizer/tokenizer.js";
 
 /** What every postprocessor receives besides the nodes. */
 export interface PostprocessOptions {
@@ -12,6 +13,11 @@ export interface PostprocessOptions {
   onEvent?: RagsynthEventHandler;
   /** The query's embeddings computed so far (by the retriever), reused when the same embedder asks again. */
   queryEmbeddings?: QueryEmbeddings;
+  /**
+   * Counts the tokens reported in that event. The query engine passes its own (the model's), so every
+   * count in one query uses one tokenizer. @default "cl100k_base"
+   */
+  tokenizer?: TokenizerLike;
 }
 
 /**

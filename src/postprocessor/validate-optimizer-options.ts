@@ -21,7 +21,7 @@ export function validateOptimizerOptions(options: {
       parameter: "embedModel",
       value: embedModel,
       expected: "be an Embedder (getTextEmbeddings and getQueryEmbedding)",
-      hint: "Pass an embedder such as your index's (index.embedder), or leave it out for the offline HashingEmbedder.",
+      hint: "Pass an embedding model such as your index's (index.embedModel), or leave it out for the offline HashingEmbedder.",
     });
   }
   if (

@@ -12,18 +12,18 @@ const QUERY = "Which river runs through Paris?";
 describe("the query is embedded once per shared model", () => {
   it("retriever and SentenceEmbeddingOptimizer on one embedder: one POST /embeddings for the query (as LlamaIndex)", async () => {
     const server = await startServer();
-    const embedder = new OpenAILikeEmbedding({ model: "embed", baseURL: server.url, apiKey: "sk-local" });
+    const embedModel = new OpenAILikeEmbedding({ model: "embed", baseURL: server.url, apiKey: "sk-local" });
     const index = await VectorStoreIndex.fromDocuments(
       [
         new TextNode({ text: "Paris lies on the Seine. It is the capital of France." }),
         new TextNode({ text: "Berlin lies on the Spree. It is the capital of Germany." }),
       ],
-      { embedder },
+      { embedModel },
     );
     const engine = index.asQueryEngine({
       llm: new ExtractiveLLM(),
       retrievalMode: "dense",
-      nodePostprocessors: [new SentenceEmbeddingOptimizer({ embedModel: embedder, percentileCutoff: 0.5 })],
+      nodePostprocessors: [new SentenceEmbeddingOptimizer({ embedModel, percentileCutoff: 0.5 })],
     });
     const before = server.requests.length;
     await engine.query({ query: QUERY });

@@ -56,6 +56,7 @@ export async function runPostprocessors({
     try {
       const options = {
         query,
+        tokenizer,
         ...(signal ? { signal } : {}),
         ...(onEvent ? { onEvent: forward } : {}),
         ...(queryEmbeddings ? { queryEmbeddings } : {}),

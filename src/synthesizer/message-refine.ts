@@ -1,4 +1,5 @@
-import type { ChatBudgetOptions, ContentPacker } from "../budget/index.js";
+import type { ChatBudgetOptions } from "../budget/chat-prompt-helper.js";
+import type { ContentPacker } from "../budget/content-packer.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ChatPromptHelper, DEFAULT_PADDING, PromptHelper } from "../budget/index.js";
+import { ChatPromptHelper, PromptHelper } from "../budget/index.js";
+import { DEFAULT_PADDING } from "../budget/prompt-helper.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent } from "../events/events.js";

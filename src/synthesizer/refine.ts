@@ -1,5 +1,6 @@
 import type { ZodType } from "zod";
-import type { BudgetOptions, PromptFrame } from "../budget/index.js";
+import type { BudgetOptions } from "../budget/prompt-helper.js";
+import type { PromptFrame } from "../budget/text-packer.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { LLMCallStep } from "../events/events.js";

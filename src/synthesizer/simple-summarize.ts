@@ -1,5 +1,5 @@
 import type { ZodType } from "zod";
-import { DEFAULT_PADDING } from "../budget/index.js";
+import { DEFAULT_PADDING } from "../budget/prompt-helper.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import {

@@ -6,6 +6,7 @@ export {
   type FakeOpenAIReply,
   type FakeOpenAIResponder,
   fakeEmbedding,
+  seededRandom,
 } from "./fake-openai-replies.js";
 export {
   type FakeOpenAIFault,

@@ -4,14 +4,16 @@ import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-// In a fresh process: importing the package loads no BPE rank table; the first count loads exactly one.
+// In a fresh process: importing the package (root and ragsynth/extend) loads no BPE rank table; the first count
+// loads exactly one.
 const probe = `
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const loaded = () => Object.keys(require.cache).filter((path) => /gpt-tokenizer[\\\\/].*bpeRanks/.test(path)).map((path) => path.replace(/.*bpeRanks[\\\\/]/, ""));
-const ragsynth = await import("./src/index.ts");
+await import("./src/index.ts");
+const extend = await import("./src/extend/index.ts");
 const afterImport = loaded();
-ragsynth.resolveTokenizer("cl100k_base").count("hello world");
+extend.resolveTokenizer("cl100k_base").count("hello world");
 console.log(JSON.stringify({ afterImport, afterCount: loaded() }));
 `;
 

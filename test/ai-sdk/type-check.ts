@@ -4,8 +4,7 @@ import { generateText as generateText6, streamText as streamText6 } from "ai6";
 import { MockLanguageModelV3 } from "ai6/test";
 import { generateText as generateText7, streamText as streamText7 } from "ai7";
 import { MockLanguageModelV4 } from "ai7/test";
-import { fromAiSdk } from "../../src/ai-sdk/index.js";
-import type { LLM } from "../../src/llm/types.js";
+import { fromAiSdk, type LLM } from "ragsynth";
 
 export const withAi6: LLM = fromAiSdk(new MockLanguageModelV3(), {
   generateText: generateText6,

@@ -1,10 +1,8 @@
 // fromAiSdk against the real `ai` packages, one per supported major, installed side by side in this folder
 // (its own package.json and lock: `npm ci --prefix test/ai-sdk`). The model is the AI SDK's own mock model.
 import { existsSync } from "node:fs";
+import { type AiSdkFunctions, fromAiSdk, getResponseSynthesizer, TextNode } from "ragsynth";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type AiSdkFunctions, fromAiSdk } from "../../src/ai-sdk/index.js";
-import { TextNode } from "../../src/schema/text-node.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
 
 const MAJORS = [
   { name: "ai@6", package: "ai6", mock: "MockLanguageModelV3" },

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type BrowserContext, chromium } from "playwright-core";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
 import { copyExampleDocs, ROOT, runCli, TEST_API_KEY } from "../cli/run-cli.js";
 
 // The trace and plan pages from real CLI runs against the fake OpenAI server, opened in Debian's Chromium

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { RESPONSE_MODES } from "ragsynth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RESPONSE_MODES } from "../../src/synthesizer/types.js";
 import { copyExampleDocs, runCli } from "./run-cli.js";
 
 const QUESTION = "What is the default response mode?";

@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/fake-openai-server.js";
 import { duplicatePrompts, waitUntil } from "../redis/batch-test-helpers.js";
 import { copyExampleDocs, runCli, startCli, TEST_API_KEY } from "./run-cli.js";
 

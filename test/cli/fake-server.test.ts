@@ -1,5 +1,5 @@
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
 import { type CliResult, copyExampleDocs, runCli, startCli, TEST_API_KEY, waitForOutput } from "./run-cli.js";
 
 const QUESTION = "What is the default response mode?";

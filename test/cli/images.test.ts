@@ -1,8 +1,8 @@
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
 import { ROOT, runCli } from "./run-cli.js";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "images-doc");

@@ -1,7 +1,7 @@
 import { appendFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
 import { copyExampleDocs, runCli } from "./run-cli.js";
 
 let dir: string;
@@ -71,7 +71,7 @@ describe("ragsynth index", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "index_save", exitCode: 1 } });
   });
 
-  describe("with a model embedder", () => {
+  describe("with a model embedding model", () => {
     let server: FakeOpenAIServer;
     beforeEach(async () => {
       server = await startFakeOpenAIServer();

@@ -1,5 +1,5 @@
+import { RESPONSE_MODES } from "ragsynth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RESPONSE_MODES } from "../../src/synthesizer/types.js";
 import { copyExampleDocs, runCli } from "./run-cli.js";
 
 const QUESTION = "What is the default response mode?";

@@ -1,23 +1,23 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
-import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
-import type { Embedder } from "../../src/embedding/types.js";
-import { InvalidArgumentError } from "../../src/errors/invalid-argument-error.js";
-import type { RagsynthEvent } from "../../src/events/events.js";
-import { ExtractiveLLM } from "../../src/extractive/extractive-llm.js";
 import {
+  type Embedder,
+  ExtractiveLLM,
+  HashingEmbedder,
+  InvalidArgumentError,
+  MetadataMode,
   type NodeWithScore,
+  type RagsynthEvent,
   type Retriever,
   RetrieverQueryEngine,
   SentenceEmbeddingOptimizer,
   SimilarityPostprocessor,
-} from "../../src/index.js";
-import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
-import { MetadataMode, TextNode } from "../../src/schema/text-node.js";
-import { splitSentences } from "../../src/splitter/sentences.js";
-import { MockEmbedding } from "../../src/testing/mock-embedding.js";
-import { MockLLM } from "../../src/testing/mock-llm.js";
+  TextNode,
+  VectorStoreIndex,
+} from "ragsynth";
+import { splitSentences } from "ragsynth/extend";
+import { MockEmbedding, MockLLM } from "ragsynth/testing";
+import { describe, expect, it } from "vitest";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/mixed-zh-en/", import.meta.url));
 
@@ -146,7 +146,7 @@ describe("end to end with HashingEmbedder on the Chinese + English fixture", () 
   const embedModel = new HashingEmbedder().fit(
     documents.flatMap((document) => splitSentences(document.text, { trim: true })),
   );
-  const index = VectorStoreIndex.fromDocuments(documents, { embedder: embedModel });
+  const index = VectorStoreIndex.fromDocuments(documents, { embedModel });
 
   async function ask(query: string, optimize: boolean) {
     const llm = new MockLLM({ response: "echo" });
@@ -189,7 +189,7 @@ describe("done when: a VectorStoreIndex engine with tree_summarize and the optim
   it("index.asQueryEngine answers from the fixture with HashingEmbedder and ExtractiveLLM", async () => {
     const documents = loadFixture();
     const embedModel = new HashingEmbedder().fit(documents.map((document) => document.text));
-    const index = await VectorStoreIndex.fromDocuments(documents, { embedder: embedModel });
+    const index = await VectorStoreIndex.fromDocuments(documents, { embedModel });
     const events: RagsynthEvent[] = [];
     const engine = index.asQueryEngine({
       similarityTopK: 3,
@@ -221,9 +221,9 @@ describe("done when: a VectorStoreIndex engine with tree_summarize and the optim
     }
   });
 
-  it("the issue's exact form: the optimizer with only percentileCutoff (offline default embedder) shortens the context", async () => {
+  it("the issue's exact form: the optimizer with only percentileCutoff (offline default embedding model) shortens the context", async () => {
     const documents = loadFixture();
-    const index = await VectorStoreIndex.fromDocuments(documents, { embedder: new HashingEmbedder() });
+    const index = await VectorStoreIndex.fromDocuments(documents, { embedModel: new HashingEmbedder() });
     const events: RagsynthEvent[] = [];
     const engine = index.asQueryEngine({
       llm: new ExtractiveLLM(),
@@ -239,8 +239,8 @@ describe("done when: a VectorStoreIndex engine with tree_summarize and the optim
   });
 
   it("asQueryEngine rejects unknown options, and synthesizer options next to a synthesizer", async () => {
-    const embedder = new HashingEmbedder();
-    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedder });
+    const embedModel = new HashingEmbedder();
+    const index = await VectorStoreIndex.fromNodes([new TextNode({ text: "a" })], { embedModel });
     // @ts-expect-error: not an option
     expect(() => index.asQueryEngine({ llm: new ExtractiveLLM(), topK: 3 })).toThrow(
       /Expected `topK` to be a known option/,

@@ -1,11 +1,8 @@
 // Linear time: no Intl.Segmenter call, and no BPE call, receives unbounded text anywhere on the way from
 // documents to an offline answer. Counts only; timings are the bench's business.
+import { ExtractiveLLM, HashingEmbedder, TextNode, VectorStoreIndex } from "ragsynth";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { lexicalTerms } from "../../src/embedding/lexical-terms.js";
-import { ExtractiveLLM } from "../../src/extractive/extractive-llm.js";
-import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
-import { TextNode } from "../../src/schema/text-node.js";
 import { BPE_WINDOW, boundedPieces } from "../../src/tokenizer/bounded-pieces.js";
 import { TEXT_WINDOW } from "../../src/util/text-windows.js";
 
@@ -39,8 +36,8 @@ describe("windowed segmenter and tokenizer calls", () => {
     const text = longDocument();
     expect(text.length).toBeGreaterThan(300_000);
     const document = new TextNode({ id: "long.md", text });
-    const embedder = new HashingEmbedder({ corpus: [text], applyIdf: "query" });
-    const index = await VectorStoreIndex.fromDocuments([document], { embedder });
+    const embedModel = new HashingEmbedder({ corpus: [text], applyIdf: "query" });
+    const index = await VectorStoreIndex.fromDocuments([document], { embedModel });
     const engine = index.asQueryEngine({ llm: new ExtractiveLLM(), similarityTopK: 3 });
     const streamed = await engine.stream({ query: "What do zebras eat?" });
     let answer = "";

@@ -1,4 +1,4 @@
-import type { FakeOpenAIRequest } from "../../src/testing/fake-openai-server.js";
+import type { FakeOpenAIRequest } from "ragsynth/testing";
 
 /** Polls `predicate` every 50 ms until it holds. */
 export async function waitUntil(

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { getBatchStatus } from "ragsynth";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getBatchStatus } from "../../src/batch/index.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/fake-openai-server.js";
 import { copyExampleDocs, runCli, startCli, TEST_API_KEY, waitForOutput } from "../cli/run-cli.js";
 import { duplicatePrompts, maxPerWindow, waitUntil } from "./batch-test-helpers.js";
 import { testRedisUrl } from "./redis-url.js";

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type { BatchItem, BatchProcessor, BatchWorker } from "ragsynth";
+import { createBullMQRunner, LLMError, startBatchWorker } from "ragsynth";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BatchItem, BatchProcessor, BatchWorker } from "../../src/batch/index.js";
-import { createBullMQRunner, startBatchWorker } from "../../src/batch/index.js";
-import { LLMError } from "../../src/errors/llm-error.js";
 import { testRedisUrl } from "./redis-url.js";
 
 const redisUrl = testRedisUrl();

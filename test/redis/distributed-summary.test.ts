@@ -1,9 +1,14 @@
 import { createHash, randomUUID } from "node:crypto";
+import {
+  type BatchWorker,
+  createQueueLLM,
+  getResponseSynthesizer,
+  type QueueLLM,
+  startBatchWorker,
+  TextNode,
+} from "ragsynth";
+import { MockLLM } from "ragsynth/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BatchWorker, createQueueLLM, type QueueLLM, startBatchWorker } from "../../src/batch/index.js";
-import { TextNode } from "../../src/schema/text-node.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import { MockLLM } from "../../src/testing/mock-llm.js";
 import { testRedisUrl } from "./redis-url.js";
 
 const redisUrl = testRedisUrl();

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { createBullMQRunner, startBatchWorker } from "ragsynth";
 import { describe, expect, it } from "vitest";
-import { createBullMQRunner, startBatchWorker } from "../../src/batch/index.js";
 import { waitUntil } from "./batch-test-helpers.js";
 import { redisServerBinary, startRedisServer } from "./redis-server.js";
 

@@ -1,16 +1,15 @@
-import { describe, expect, it } from "vitest";
-import { PromptHelper } from "../../src/budget/prompt-helper.js";
-import { ContextOverflowError } from "../../src/errors/context-overflow-error.js";
-import type { RagsynthEvent } from "../../src/events/events.js";
 import {
+  ContextOverflowError,
   DEFAULT_REFINE_PROMPT_TMPL,
   DEFAULT_TEXT_QA_PROMPT_TMPL,
   DEFAULT_TREE_SUMMARIZE_TMPL,
-} from "../../src/prompt/default-prompts.js";
-import { countPromptTokens } from "../../src/prompt/render-prompt.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import { MockLLM } from "../../src/testing/mock-llm.js";
-import { resolveTokenizer } from "../../src/tokenizer/resolve-tokenizer.js";
+  getResponseSynthesizer,
+  PromptHelper,
+  type RagsynthEvent,
+} from "ragsynth";
+import { countPromptTokens, resolveTokenizer } from "ragsynth/extend";
+import { MockLLM } from "ragsynth/testing";
+import { describe, expect, it } from "vitest";
 import {
   CONTEXT_MODES,
   collectUnhandledRejections,

@@ -1,9 +1,13 @@
+import {
+  DEFAULT_TEXT_QA_PROMPT_TMPL,
+  getResponseSynthesizer,
+  type NodeWithScore,
+  PromptTemplate,
+  RESPONSE_MODES,
+  type ResponseMode,
+  TextNode,
+} from "ragsynth";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TEXT_QA_PROMPT_TMPL } from "../../src/prompt/default-prompts.js";
-import { PromptTemplate } from "../../src/prompt/prompt-template.js";
-import { type NodeWithScore, TextNode } from "../../src/schema/text-node.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import { RESPONSE_MODES, type ResponseMode } from "../../src/synthesizer/types.js";
 import {
   CONTEXT_MODES,
   collectUnhandledRejections,

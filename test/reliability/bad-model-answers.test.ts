@@ -1,9 +1,7 @@
+import { getResponseSynthesizer, LLMError, NoObjectGeneratedError } from "ragsynth";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LLMError } from "../../src/errors/llm-error.js";
-import { NoObjectGeneratedError } from "../../src/errors/no-object-generated-error.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/fake-openai-server.js";
 import {
   collectUnhandledRejections,
   expectTyped,

@@ -1,21 +1,22 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { joinChunks } from "../../src/budget/text-packer.js";
-import { LLMError } from "../../src/errors/llm-error.js";
-import { RagsynthError } from "../../src/errors/ragsynth-error.js";
-import type { RagsynthEvent } from "../../src/events/events.js";
 import {
   CHAT_REFINE_PROMPT_TMPL,
   DEFAULT_TEXT_QA_PROMPT_TMPL,
   DEFAULT_TREE_SUMMARIZE_TMPL,
-} from "../../src/prompt/default-prompts.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import type { ResponseMode, SynthesisResponse } from "../../src/synthesizer/types.js";
+  getResponseSynthesizer,
+  LLMError,
+  RagsynthError,
+  type RagsynthEvent,
+  type ResponseMode,
+  type SynthesisResponse,
+} from "ragsynth";
+import { joinChunks } from "ragsynth/extend";
 import {
   type FakeOpenAIFaultRule,
   type FakeOpenAIRequest,
   type FakeOpenAIServer,
   startFakeOpenAIServer,
-} from "../../src/testing/fake-openai-server.js";
+} from "ragsynth/testing";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   answered,
   collectUnhandledRejections,

@@ -1,16 +1,17 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type ChatMessage,
+  type NodeWithScore,
+  OpenAILike,
+  type OpenAILikeOptions,
+  RagsynthError,
+  RESPONSE_MODES,
+  TextNode,
+} from "ragsynth";
+import { createAbortError } from "ragsynth/extend";
+import { type FakeOpenAIFaultRule, type FakeOpenAIRequest, MockLLM, seededRandom } from "ragsynth/testing";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { RagsynthError } from "../../src/errors/ragsynth-error.js";
-import type { ChatMessage } from "../../src/llm/types.js";
-import { OpenAILike } from "../../src/openai/openai-like.js";
-import type { OpenAILikeOptions } from "../../src/openai/openai-like-options.js";
-import { type NodeWithScore, TextNode } from "../../src/schema/text-node.js";
-import { RESPONSE_MODES } from "../../src/synthesizer/types.js";
-import { seededRandom } from "../../src/testing/fake-openai-replies.js";
-import type { FakeOpenAIFaultRule, FakeOpenAIRequest } from "../../src/testing/fake-openai-server.js";
-import { MockLLM } from "../../src/testing/mock-llm.js";
-import { createAbortError } from "../../src/util/abort.js";
 
 /**
  * Registers a `process.on("unhandledRejection")` collector for the whole file and asserts after every

@@ -1,12 +1,18 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import {
+  type ChatMessage,
+  getResponseSynthesizer,
+  type LLM,
+  type LLMCallOptions,
+  type LLMResult,
+  type NodeWithScore,
+  PromptHelper,
+  TextNode,
+  type Tokenizer,
+} from "ragsynth";
+import { resolveTokenizer } from "ragsynth/extend";
 import { describe, expect, it } from "vitest";
-import { PromptHelper } from "../../src/budget/prompt-helper.js";
-import type { ChatMessage, LLM, LLMCallOptions, LLMResult } from "../../src/llm/types.js";
-import { type NodeWithScore, TextNode } from "../../src/schema/text-node.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import { resolveTokenizer } from "../../src/tokenizer/resolve-tokenizer.js";
-import type { Tokenizer } from "../../src/tokenizer/tokenizer.js";
 import { collectUnhandledRejections } from "./helpers.js";
 
 collectUnhandledRejections();

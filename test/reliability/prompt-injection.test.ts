@@ -1,19 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import type { ChatMessage, LLM } from "../../src/llm/types.js";
 import {
   CHAT_REFINE_PROMPT_TMPL,
+  type ChatMessage,
   DEFAULT_REFINE_PROMPT_TMPL,
   DEFAULT_TEXT_QA_PROMPT_TMPL,
   DEFAULT_TREE_SUMMARIZE_TMPL,
+  getResponseSynthesizer,
+  type LLM,
+  type NodeWithScore,
+  RESPONSE_MODES,
+  type ResponseMode,
   TEXT_QA_SYSTEM_PROMPT,
-} from "../../src/prompt/default-prompts.js";
-import { toResponseFormat } from "../../src/prompt/predict.js";
-import { type NodeWithScore, TextNode } from "../../src/schema/text-node.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import { RESPONSE_MODES, type ResponseMode } from "../../src/synthesizer/types.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/fake-openai-server.js";
-import { MockLLM } from "../../src/testing/mock-llm.js";
+  TextNode,
+} from "ragsynth";
+import { toResponseFormat } from "ragsynth/extend";
+import { type FakeOpenAIServer, MockLLM, startFakeOpenAIServer } from "ragsynth/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import {
   collectUnhandledRejections,
   expectTiling,

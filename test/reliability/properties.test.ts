@@ -1,23 +1,26 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { PromptHelper } from "../../src/budget/prompt-helper.js";
-import { contextVariableOf } from "../../src/budget/repack.js";
-import { joinChunks } from "../../src/budget/text-packer.js";
-import { RagsynthError } from "../../src/errors/ragsynth-error.js";
-import type { RagsynthEvent } from "../../src/events/events.js";
-import type { LLMCallOptions } from "../../src/llm/types.js";
 import {
   DEFAULT_REFINE_PROMPT_SEL,
   DEFAULT_TEXT_QA_PROMPT_SEL,
   DEFAULT_TREE_SUMMARIZE_PROMPT_SEL,
-} from "../../src/prompt/default-prompts.js";
-import { PromptTemplate } from "../../src/prompt/prompt-template.js";
-import { countPromptTokens, type RenderedPrompt } from "../../src/prompt/render-prompt.js";
-import { TextNode } from "../../src/schema/text-node.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import { RESPONSE_MODES } from "../../src/synthesizer/types.js";
-import { MockLLM, type MockLLMInput } from "../../src/testing/mock-llm.js";
-import { resolveTokenizer } from "../../src/tokenizer/resolve-tokenizer.js";
+  getResponseSynthesizer,
+  type LLMCallOptions,
+  PromptHelper,
+  PromptTemplate,
+  RagsynthError,
+  type RagsynthEvent,
+  RESPONSE_MODES,
+  TextNode,
+} from "ragsynth";
+import {
+  contextVariableOf,
+  countPromptTokens,
+  joinChunks,
+  type RenderedPrompt,
+  resolveTokenizer,
+} from "ragsynth/extend";
+import { MockLLM, type MockLLMInput } from "ragsynth/testing";
+import { describe, expect, it } from "vitest";
 import { collectUnhandledRejections, expectTiling } from "./helpers.js";
 
 collectUnhandledRejections();
@@ -357,7 +360,7 @@ describe("properties at scale", () => {
     }
     expect(RagsynthError.isInstance(packed, "context_overflow")).toBe(true);
     expect((packed as Error).message).toMatch(
-      /"語" needs 2 tokens on its own, but only 1 token of context fit/,
+      /"語" \(2 tokens on its own\) with its prompt.*Only 1 token of context fit beside the prompt/,
     );
     expect((packed as Error).message).toMatch(/Raise contextWindow, lower numOutput/);
   });

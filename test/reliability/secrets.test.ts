@@ -5,22 +5,20 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatWithOptions, inspect } from "node:util";
 import type { Tracer } from "@opentelemetry/api";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { RagsynthError } from "../../src/errors/ragsynth-error.js";
-import type { RagsynthEvent } from "../../src/events/events.js";
-import { OpenAILike } from "../../src/openai/openai-like.js";
-import { OpenAILikeEmbedding } from "../../src/openai/openai-like-embedding.js";
-import type { OpenAILikeOptions } from "../../src/openai/openai-like-options.js";
-import { LLMRerank } from "../../src/postprocessor/llm-rerank.js";
-import { SentenceEmbeddingOptimizer } from "../../src/postprocessor/sentence-embedding-optimizer.js";
-import { TextNode } from "../../src/schema/text-node.js";
-import { getResponseSynthesizer } from "../../src/synthesizer/get-response-synthesizer.js";
-import type { ResponseMode } from "../../src/synthesizer/types.js";
 import {
-  type FakeOpenAIFaultRule,
-  type FakeOpenAIServer,
-  startFakeOpenAIServer,
-} from "../../src/testing/fake-openai-server.js";
+  getResponseSynthesizer,
+  LLMRerank,
+  OpenAILike,
+  OpenAILikeEmbedding,
+  type OpenAILikeOptions,
+  RagsynthError,
+  type RagsynthEvent,
+  type ResponseMode,
+  SentenceEmbeddingOptimizer,
+  TextNode,
+} from "ragsynth";
+import { type FakeOpenAIFaultRule, type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { closedPort, collectUnhandledRejections, instantSleep, rejectionOf, thrownBy } from "./helpers.js";
 
 collectUnhandledRejections();
@@ -232,13 +230,13 @@ describe("secrets: the API key never appears in errors, events, verbose logs or 
 
   it("embeddings: a 401 that echoes the key", async () => {
     const server = await serve([ECHOING_401]);
-    const embedder = new OpenAILikeEmbedding({ model: "fake-embed", baseURL: server.url, apiKey: KEY });
-    const error = await rejectionOf(embedder.getTextEmbeddings(["hello"]));
+    const embedModel = new OpenAILikeEmbedding({ model: "fake-embed", baseURL: server.url, apiKey: KEY });
+    const error = await rejectionOf(embedModel.getTextEmbeddings(["hello"]));
     expect(RagsynthError.isInstance(error, "llm_auth")).toBe(true);
     expectNoKey(everythingAbout(error), "embedding error");
   });
 
-  it("an options object passed where a model or embedder belongs: invalid_argument, key scrubbed", () => {
+  it("an options object passed where a model or embedModel belongs: invalid_argument, key scrubbed", () => {
     const options = { model: "gpt-4o-mini", apiKey: KEY, headers: { Authorization: `Bearer ${KEY}` } };
     for (const build of [
       () => new LLMRerank({ llm: options as never }),
