@@ -300,15 +300,17 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
 });
 
 describe("embedModel", () => {
-  it("is a typed error when missing, and names the 0.1 option `embedder` to a plain-JS caller still passing it", async () => {
+  it("is a typed error when not a model, and names the 0.1 option `embedder` to a plain-JS caller still passing it", async () => {
     const documents = [new TextNode({ text: "a" })];
     const legacy = { embedder: new MockEmbedding() } as unknown as { embedModel: Embedder };
     const renamed = await VectorStoreIndex.fromDocuments(documents, legacy).catch((error: unknown) => error);
     expect(InvalidArgumentError.isInstance(renamed)).toBe(true);
     expect((renamed as InvalidArgumentError).parameter).toBe("embedModel");
     expect((renamed as Error).message).toContain("`embedder` was renamed to `embedModel`");
-    const missing = VectorStoreIndex.fromNodes(documents, {} as { embedModel: Embedder });
-    await expect(missing).rejects.toThrow("Expected `embedModel` to be an embedding model");
+    const notAModel = VectorStoreIndex.fromNodes(documents, { embedModel: "openai" as unknown as Embedder });
+    await expect(notAModel).rejects.toThrow("Expected `embedModel` to be an embedding model");
+    // Left out entirely, it is the offline HashingEmbedder.
+    expect((await VectorStoreIndex.fromNodes(documents, {})).embedModel.id).toMatch(/hashing/i);
     await expect(VectorStoreIndex.load("nowhere", legacy)).rejects.toThrow(InvalidArgumentError);
   });
 });
