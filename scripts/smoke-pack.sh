@@ -32,8 +32,9 @@ const answer = await runnable.invoke({ query: "q", nodes: [{ node: new TextNode(
 if (answer !== "ok") throw new Error(`packed ragsynth/langchain answered ${answer}`);
 '
 mkdir docs && echo "Paris is the capital of France." > docs/a.txt
-answer="$(npx --no-install ragsynth ask docs -q "What is the capital of France?" 2>/dev/null)"
+answer="$(npx --no-install ragsynth ask docs -q "What is the capital of France?" --report page.html 2>/dev/null)"
+grep -q "ragsynth trace" page.html || { echo "smoke-pack: ask --report wrote no trace page" >&2; exit 1; }
 case "$answer" in
-  *"Paris is the capital of France."*) echo "smoke-pack: the packed package imports, synthesizes and answers from its bin" ;;
+  *"Paris is the capital of France."*) echo "smoke-pack: the packed package imports, synthesizes, answers from its bin and writes a trace page" ;;
   *) echo "smoke-pack: the bin's answer was wrong: $answer" >&2; exit 1 ;;
 esac
