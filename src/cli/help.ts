@@ -29,7 +29,8 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
   batch: {
     usage: "ragsynth batch <questions.jsonl> --index <dir> --out <answers.jsonl> [--redis <url>]",
     summary:
-      "Answer a JSONL of {id, query} durably: in-process (resumable from --out), or as BullMQ jobs with --redis.",
+      "Answer a JSONL of {id, query} durably: in-process (resumable from --out), or as BullMQ jobs with --redis. " +
+      "Here --concurrency is questions at once (default 4).",
     examples: [
       "ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl",
       "ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl --redis redis://127.0.0.1:6379",
@@ -38,7 +39,8 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
   },
   worker: {
     usage: "ragsynth worker --redis <url> [--queue <name>] [--concurrency <n>]",
-    summary: "Take batch jobs from a Redis queue until stopped (start as many as you like, anywhere).",
+    summary:
+      "Take batch jobs from a Redis queue until stopped (start as many as you like, anywhere); --concurrency is jobs at once (default 4).",
     examples: [
       "RAGSYNTH_LLM=openai:gpt-4o-mini ragsynth worker --redis redis://127.0.0.1:6379 --concurrency 8",
     ],

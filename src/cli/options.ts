@@ -106,7 +106,11 @@ export const OPTIONS = {
     value: "<n>",
     description: "Shared limit on jobs started per minute",
   },
-  "tokens-per-minute": { type: "string", value: "<n>", description: "Shared limit on tokens per minute" },
+  "tokens-per-minute": {
+    type: "string",
+    value: "<n>",
+    description: "Tokens per minute, shared by all workers (--redis)",
+  },
   attempts: {
     type: "string",
     value: "<n>",
