@@ -104,7 +104,7 @@ export const OPTIONS = {
   "requests-per-minute": {
     type: "string",
     value: "<n>",
-    description: "Shared limit on jobs started per minute",
+    description: "Model calls per minute, shared by all workers (--redis)",
   },
   "tokens-per-minute": {
     type: "string",
