@@ -115,9 +115,11 @@ describe.skipIf(!redisUrl)("batch over BullMQ with worker processes (real Redis,
   it("holds one requests-per-second limit across 2 workers", async () => {
     const queue = `rl-${randomUUID()}`;
     await startWorkers(queue, 2);
-    const questions = await writeQuestions("q-rate.jsonl", 30);
+    const questions = await writeQuestions("q-rate.jsonl", 20);
     const before = server.requests.length;
-    const perSecond = 5;
+    // Requests are spaced 500 ms apart; a window breaks R + 1 only if a worker stalls that long between
+    // the queue's grant and the send (seen at load averages near 40 with R = 5).
+    const perSecond = 2;
     const result = await runCli(
       [
         "batch",
@@ -141,7 +143,7 @@ describe.skipIf(!redisUrl)("batch over BullMQ with worker processes (real Redis,
       .slice(before)
       .filter((request) => request.prompt !== undefined)
       .map((request) => request.startedAt);
-    expect(times).toHaveLength(30);
+    expect(times).toHaveLength(20);
     expect(maxPerWindow(times, 1000)).toBeLessThanOrEqual(perSecond + 1);
   }, 240_000);
 
