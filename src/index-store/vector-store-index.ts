@@ -300,7 +300,9 @@ export class VectorStoreIndex {
       sources.push(describeSource(document, documentNodes, kept ? before.get(document.id) : undefined));
     }
     options.onSplitProgress?.({ split: documents.length, total: documents.length });
-    const embedded = await embedOrDefer(nodes, options, cache);
+    // A kept node keeps its stored content hash: nothing to hash again for an unchanged file.
+    const knownHashes = new Map(previousEntries.map((entry) => [entry.node, entry.contentHash]));
+    const embedded = await embedOrDefer(nodes, options, cache, knownHashes);
     const stats: IndexBuildStats = {
       chunks: nodes.length,
       embedded: embedded.embedded,
@@ -410,11 +412,12 @@ async function embedOrDefer(
   nodes: readonly TextNode[],
   options: BuildIndexOptions & { embedModel: Embedder },
   cache: EmbeddingCache,
+  knownHashes: ReadonlyMap<TextNode, string> = new Map(),
 ): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
   if (storesVectors(options.embedModel)) return embed(nodes, options, cache);
   const entries = nodes.map((node) => ({
     node,
-    contentHash: contentHash(node.getContent(MetadataMode.EMBED)),
+    contentHash: knownHashes.get(node) ?? contentHash(node.getContent(MetadataMode.EMBED)),
   }));
   return { entries, embedded: 0, reused: 0 };
 }

@@ -42,7 +42,7 @@ describe("ragsynth index", () => {
 
     const asked = await runCli(["ask", docs, "-q", "What is the default response mode?", "--json"]);
     expect(JSON.parse(asked.stdout).index.sources.unchanged).toHaveLength(6);
-  });
+  }, 90_000); // five CLI runs
 
   it("prints a summary line, honours --cache-dir, and --rebuild embeds everything again", async () => {
     const cacheDir = join(dir, "cache");
