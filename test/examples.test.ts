@@ -7,6 +7,7 @@ import { main as ragsynthInLangchain } from "../examples/library/ragsynth-in-lan
 import { main as streaming } from "../examples/library/streaming.js";
 import { main as structuredOutput } from "../examples/library/structured-output.js";
 import { main as synthesizer } from "../examples/library/synthesizer.js";
+import { main as tracing } from "../examples/library/tracing.js";
 
 // The README's library examples are these files: running them here keeps the README true.
 describe("README library examples (examples/library)", () => {
@@ -69,5 +70,16 @@ describe("README library examples (examples/library)", () => {
     const { answer, streamed } = await ragsynthInLangchain();
     expect(answer).toContain("Paris is the capital of France.");
     expect(streamed).toBe(answer);
+  });
+
+  it("tracing: one GenAI inference span per model call under ragsynth.synthesize", async () => {
+    const spans = await tracing();
+    const root = spans.find((span) => span.name === "ragsynth.synthesize");
+    const calls = spans.filter((span) => span.parentSpanContext?.spanId === root?.spanContext().spanId);
+    expect(calls.map((span) => span.name)).toEqual(["chat gpt-4o-mini"]);
+    expect(calls[0]?.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "gpt-4o-mini",
+    });
   });
 });
