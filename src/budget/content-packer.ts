@@ -96,7 +96,8 @@ export function createContentPacker({
   };
 }
 
-function imageOverflow(
+/** The error for an image of `tokens` that does not fit the `maxTokens` of context a call has beside its prompt. */
+export function imageOverflow(
   image: ImageBlock,
   tokens: number,
   maxTokens: number,

@@ -1,10 +1,9 @@
 import type { ChatBudgetOptions } from "../budget/chat-prompt-helper.js";
-import type { ContentPacker } from "../budget/content-packer.js";
-import { ContextOverflowError } from "../errors/context-overflow-error.js";
+import { type ContentPacker, imageOverflow } from "../budget/content-packer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import { type ContentBlock, describeImage } from "../schema/content-block.js";
+import type { ContentBlock } from "../schema/content-block.js";
 import { nodesToBlocks } from "../schema/nodes-to-blocks.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
 import type { RefineModeOptions } from "./refine.js";
@@ -31,19 +30,11 @@ export function checkImagesFit(
   blocks: readonly ContentBlock[],
 ): void {
   const helper = context.chatPromptHelper;
+  const limits = { contextWindow: helper.contextWindow, numOutput: helper.numOutput };
   for (const block of blocks) {
     if (block.type !== "image") continue;
     const tokens = helper.countImage(block);
-    if (tokens <= room) continue;
-    throw new ContextOverflowError({
-      contextWindow: helper.contextWindow,
-      numOutput: helper.numOutput,
-      promptTokens: helper.contextWindow - helper.numOutput - room + tokens,
-      what: `The ${describeImage(block)}, ${tokens} tokens, with its prompt`,
-      hint:
-        `At most ${room} context tokens are left beside the prompt in some step, and an image cannot be cut. ` +
-        'Send it with detail "low" (85 tokens with OpenAI\'s rule), raise contextWindow, or lower numOutput.',
-    });
+    if (tokens > room) throw imageOverflow(block, tokens, room, limits);
   }
 }
 
