@@ -13,6 +13,9 @@ import type { Progress } from "./progress.js";
 import type { CommandContext } from "./run-cli.js";
 import { UsageError } from "./usage-error.js";
 
+/** A cheap test for a Markdown or HTML image reference; the postprocessor parses them properly. */
+const IMAGE_REFERENCE = /!\[[^\]]*\]\(|<img\b/i;
+
 /**
  * The budget for a model. `numOutput` is `--num-output`, else LlamaIndex's 256, not the model's maximum
  * output (16k for gpt-4o, which would reserve most of a small window for an answer that rarely needs it).
@@ -100,8 +103,14 @@ export async function openRetrieval(
   progress.clear();
   reportSkipped(opened.stats, io, options.verbose);
   const postprocessors = buildPostprocessors(options, opened.embedModel);
-  // Chunks carry the images they reference only to a model that takes images (pixels, or captions offline).
-  if (metadata.imageInput !== undefined) postprocessors.push(referencedImagesPostprocessor());
+  // Chunks carry the images they reference only to a model that takes images (pixels, or captions offline),
+  // and only when some chunk references one (no postprocessor, and no trace line, for text-only corpora).
+  if (
+    metadata.imageInput !== undefined &&
+    opened.index.nodes.some((node) => IMAGE_REFERENCE.test(node.text))
+  ) {
+    postprocessors.push(referencedImagesPostprocessor());
+  }
   return { opened, postprocessors };
 }
 
