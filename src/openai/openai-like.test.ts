@@ -117,7 +117,8 @@ describe("OpenAILike answers", () => {
     const { server, llm } = await setup({ faults: [{ kind: "slow-first-byte", delayMs: 5000 }] });
     const controller = new AbortController();
     const pending = llm.chat(user("q"), { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Abort once the server holds the request (the SDK loads on first use, so a fixed delay could abort before it is sent).
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     expect((await server.waitForClose(0, 200)).closedByClient).toBe(true);
