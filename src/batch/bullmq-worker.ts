@@ -7,7 +7,8 @@ import {
   DEFAULT_QUEUE,
   type JobData,
 } from "./job-data.js";
-import { loadBullMQ, openRedis } from "./load-bullmq.js";
+import { loadBullMQ } from "./load-bullmq.js";
+import { openRedis } from "./open-redis.js";
 import { isRetryableItemError, retryAfterOf } from "./retry-policy.js";
 import type { BatchItemResult, BatchProcessor } from "./types.js";
 

@@ -14,8 +14,8 @@ export {
 export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-runner.js";
 export { FileCallCache } from "./file-call-cache.js";
 export { type BullMQConnectionOptions, DEFAULT_QUEUE } from "./job-data.js";
-export { openRedis } from "./load-bullmq.js";
 export { MissingPeerDependencyError } from "./missing-peer-dependency-error.js";
+export { type BatchRedisClient, openRedis } from "./open-redis.js";
 export {
   type BatchSource,
   createQuestionProcessor,

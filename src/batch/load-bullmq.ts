@@ -33,13 +33,3 @@ function isModuleNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
 }
-
-/** A Redis client of its own (ioredis) for what BullMQ does not do: the call cache and the token count. */
-export async function openRedis(redisUrl: string): Promise<import("ioredis").Redis> {
-  await loadBullMQ();
-  const { Redis } = await import("ioredis");
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  // Connection errors are retried by the client; the listener keeps them from crashing the process.
-  client.on("error", () => undefined);
-  return client;
-}
