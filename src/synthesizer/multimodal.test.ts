@@ -189,3 +189,36 @@ describe("ExtractiveLLM on the message path", () => {
     expect(String(response)).not.toContain("[image]");
   });
 });
+
+describe("streaming and abort on the message path", () => {
+  it("streams the final answer, and an abort stops the run with an AbortError before later calls", async () => {
+    const llm = vision({ response: "Streamed answer.", imageTokens: { kind: "fixed", tokensPerImage: 3 } });
+    const streaming = getResponseSynthesizer({ llm, responseMode: "compact" }).stream({
+      query: "q",
+      nodes: multimodalNodes(),
+    });
+    let streamed = "";
+    for await (const delta of streaming.textStream) streamed += delta;
+    expect(streamed).toBe("Streamed answer.");
+    expect((await streaming.response).response).toBe(streamed);
+    expect(llm.calls[0]?.stream).toBe(true);
+
+    const controller = new AbortController();
+    const slow = vision({
+      response: () => {
+        controller.abort();
+        return "first";
+      },
+    });
+    const nodes = [0, 1, 2].map((index) => ({
+      node: new ImageNode({ image: PNG_1PX, text: `image ${index}` }),
+    }));
+    const run = getResponseSynthesizer({ llm: slow, responseMode: "refine" }).synthesize({
+      query: "q",
+      nodes,
+      signal: controller.signal,
+    });
+    await expect(run).rejects.toMatchObject({ name: "AbortError" });
+    expect(slow.calls).toHaveLength(1);
+  });
+});
