@@ -44,7 +44,7 @@ describe("PromptHelper defaults", () => {
     expect([helper.tokenizer.name, helper.separator, DEFAULT_PADDING]).toEqual(["cl100k_base", " ", 5]);
   });
 
-  it("takes window, output and tokenizer from model metadata", () => {
+  it("takes window and tokenizer from model metadata, and reserves 256 output tokens capped by its limit", () => {
     const metadata: LLMMetadata = {
       model: "m",
       contextWindow: 8192,
@@ -54,13 +54,14 @@ describe("PromptHelper defaults", () => {
     const fromModel = PromptHelper.fromLLMMetadata({ ...metadata, tokenizer: "o200k_base" });
     expect([fromModel.contextWindow, fromModel.numOutput, fromModel.tokenizer.name]).toEqual([
       8192,
-      1000,
+      256,
       "o200k_base",
     ]);
     const { maxOutputTokens: _unused, ...unstated } = metadata;
     expect(PromptHelper.fromLLMMetadata(unstated).numOutput).toBe(256);
-    // An output limit as large as the window (gpt-4: 8192 of 8192) is capped at a quarter of it.
-    expect(PromptHelper.fromLLMMetadata({ ...metadata, maxOutputTokens: 8192 }).numOutput).toBe(2048);
+    // The model's limit only caps the reserve: a 100-token model reserves 100, a 16k one still 256.
+    expect(PromptHelper.fromLLMMetadata({ ...metadata, maxOutputTokens: 100 }).numOutput).toBe(100);
+    expect(PromptHelper.fromLLMMetadata({ ...metadata, maxOutputTokens: 16_384 }).numOutput).toBe(256);
     const overridden = PromptHelper.fromLLMMetadata(metadata, {
       numOutput: 10,
       tokenizer: MOCK,

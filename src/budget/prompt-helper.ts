@@ -31,6 +31,24 @@ export const DEFAULT_PADDING = 5;
 /** LlamaIndex's default overlap between the chunks of a splitter built for a prompt. */
 export const DEFAULT_CHUNK_OVERLAP_RATIO = 0.1;
 
+/**
+ * The output reserve, one policy for the library and the CLI: `numOutput` (LlamaIndex's default 256, or what
+ * you set) tokens are kept free for the answer and sent as each call's `maxTokens`, so the budget really holds.
+ * A model's stated `maxOutputTokens` only caps it (a model that can write 16,384 tokens still reserves 256).
+ * A default that would fill the whole window (a 100-token window) is cut to a quarter of it.
+ */
+export function reserveOutput(
+  metadata: Pick<LLMMetadata, "maxOutputTokens" | "contextWindow">,
+  numOutput?: number,
+): number {
+  const limit = metadata.maxOutputTokens;
+  const cap =
+    typeof limit === "number" && Number.isInteger(limit) && limit > 0 ? limit : Number.POSITIVE_INFINITY;
+  if (numOutput !== undefined) return Math.min(numOutput, cap);
+  const reserve = Math.min(DEFAULT_NUM_OUTPUT, cap);
+  return reserve < metadata.contextWindow ? reserve : Math.floor(metadata.contextWindow / 4);
+}
+
 /** Options of {@link PromptHelper}; the defaults are LlamaIndex's. */
 export interface PromptHelperOptions {
   /** Tokens the model accepts, prompt plus output. @default 3900 */
@@ -123,10 +141,9 @@ export class PromptHelper {
   }
 
   /**
-   * A helper for a model: its context window, its `maxOutputTokens` as `numOutput` when stated (else 256),
-   * and its tokenizer unless one is given. A stated output limit is capped at a quarter of the window, so a
-   * model whose output limit equals its window (gpt-4: 8192 of 8192) still leaves room for context; pass
-   * `numOutput` to choose another reservation.
+   * A helper for a model: its context window, its tokenizer unless one is given, and the output reserve of
+   * {@link reserveOutput} (256, or the `numOutput` you pass, capped by the model's `maxOutputTokens`). The
+   * library and the CLI both build their budget here, so one model reserves the same output everywhere.
    */
   static fromLLMMetadata(
     metadata: LLMMetadata,
@@ -137,11 +154,7 @@ export class PromptHelper {
     return new PromptHelper({
       ...options,
       contextWindow: metadata.contextWindow,
-      numOutput:
-        options.numOutput ??
-        (metadata.maxOutputTokens === undefined
-          ? DEFAULT_NUM_OUTPUT
-          : Math.min(metadata.maxOutputTokens, Math.floor(metadata.contextWindow / 4))),
+      numOutput: reserveOutput(metadata, options.numOutput),
       tokenizer: options.tokenizer ?? metadata.tokenizer,
     });
   }

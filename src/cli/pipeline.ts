@@ -1,7 +1,7 @@
 import { PromptHelper } from "../budget/index.js";
 import type { Embedder } from "../embedding/types.js";
 import type { RagsynthEvent } from "../events/events.js";
-import { DEFAULT_NUM_OUTPUT, type LLMMetadata } from "../llm/types.js";
+import type { LLMMetadata } from "../llm/types.js";
 import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
@@ -17,11 +17,11 @@ import { UsageError } from "./usage-error.js";
 const IMAGE_REFERENCE = /!\[[^\]]*\]\(|<img\b/i;
 
 /**
- * The budget for a model. `numOutput` is `--num-output`, else LlamaIndex's 256, not the model's maximum
- * output (16k for gpt-4o, which would reserve most of a small window for an answer that rarely needs it).
+ * The budget for a model, by the library's one output-reserve policy (`reserveOutput`): `--num-output`, else
+ * LlamaIndex's 256, capped by the model's maxOutputTokens (never its 16k maximum, which would crowd out context).
  */
 export function createPromptHelper(metadata: LLMMetadata, numOutput: number | undefined): PromptHelper {
-  return PromptHelper.fromLLMMetadata(metadata, { numOutput: numOutput ?? DEFAULT_NUM_OUTPUT });
+  return PromptHelper.fromLLMMetadata(metadata, { numOutput });
 }
 
 /** `--similarity-cutoff`, then `--optimizer`, in that order (cheap filter first). */

@@ -16,7 +16,7 @@
 export type { ContentChunk, ContentPacker } from "../budget/content-packer.js";
 export { type GetBiggestPromptOptions, getBiggestPrompt } from "../budget/get-biggest-prompt.js";
 export { countImageTokens, type ImageTokenCount, openAIHighDetailTokens } from "../budget/image-tokens.js";
-export { DEFAULT_CHUNK_OVERLAP_RATIO, DEFAULT_PADDING } from "../budget/prompt-helper.js";
+export { DEFAULT_CHUNK_OVERLAP_RATIO, DEFAULT_PADDING, reserveOutput } from "../budget/prompt-helper.js";
 export { contextVariableOf } from "../budget/repack.js";
 export { joinChunks, type PromptFrame } from "../budget/text-packer.js";
 export {
