@@ -55,6 +55,8 @@ describe.skipIf(!hasScript && process.env.CI !== "true")("Ctrl-C in a terminal",
     expect(latency, `exited ${latency.toFixed(0)} ms after ^C`).toBeLessThan(1000);
     expect(screen).not.toMatch(/Indexed \d+ files/);
     // The progress line is erased before the last words.
-    expect(screen).toMatch(/\r\u001b\[2K(ragsynth: interrupted\.\r\n)?$/);
+    expect(screen.replaceAll(`\r${String.fromCharCode(27)}[2K`, "<erase>")).toMatch(
+      /<erase>(ragsynth: interrupted\.\r\n)?$/,
+    );
   });
 });
