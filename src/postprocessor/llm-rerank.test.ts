@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { RagsynthEvent } from "../events/events.js";
@@ -6,7 +7,11 @@ import type { LLM, LLMCallOptions } from "../llm/types.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import { DEFAULT_CHOICE_SELECT_PROMPT_TMPL, formatNodeBatch } from "./choice-select-prompt.js";
+import {
+  DEFAULT_CHOICE_SELECT_PROMPT,
+  DEFAULT_CHOICE_SELECT_PROMPT_TMPL,
+  formatNodeBatch,
+} from "./choice-select-prompt.js";
 import { LLMRerank } from "./llm-rerank.js";
 import { RerankParseError } from "./rerank-parse-error.js";
 
@@ -195,5 +200,45 @@ describe("LLMRerank", () => {
     rerank.updatePrompts({ choice_select_prompt: custom });
     expect(rerank.getPrompts()).toEqual({ choice_select_prompt: custom });
     expect(() => rerank.updatePrompts({ text_qa_template: custom })).toThrow(/choice_select_prompt/);
+  });
+});
+
+describe("LLMRerank and the model's window", () => {
+  const long = (id: string) => ({ node: new TextNode({ id, text: `${id} ${"word ".repeat(150)}` }) });
+
+  it("packs a batch that does not fit into several calls, each prompt within the window", async () => {
+    const { llm, calls } = scriptedLLM([
+      "Doc: 1, Relevance: 5",
+      "Doc: 1, Relevance: 7",
+      "Doc: 1, Relevance: 6",
+    ]);
+    (llm.metadata as { contextWindow: number }).contextWindow = 600;
+    const rerank = new LLMRerank({ llm, choiceBatchSize: 10, maxTokens: 64 });
+    const result = await rerank.postprocessNodes([long("a"), long("b"), long("c")], { query: "q" });
+    // 10 nodes may share a batch, but the three together do not fit 600 − 64 tokens: more than one call.
+    expect(calls.length).toBeGreaterThan(1);
+    const cl100k = resolveTokenizer("cl100k_base");
+    for (const call of calls) expect(cl100k.count(call.prompt) + 64).toBeLessThanOrEqual(600);
+    expect(result.length).toBeGreaterThan(0);
+  });
+
+  it("throws ContextOverflowError before any call when one node cannot fit on its own", async () => {
+    const { llm, calls } = scriptedLLM(["Doc: 1, Relevance: 5"]);
+    // Room for the prompt with the small node, not with the huge one.
+    const small = { node: new TextNode({ id: "small", text: "tiny" }) };
+    const prompt = DEFAULT_CHOICE_SELECT_PROMPT.format({
+      context_str: formatNodeBatch([small.node]),
+      query_str: "q",
+    });
+    const window = resolveTokenizer("cl100k_base").count(prompt) + 64 + 20;
+    (llm.metadata as { contextWindow: number }).contextWindow = window;
+    const error = await new LLMRerank({ llm, maxTokens: 64 })
+      .postprocessNodes([small, long("huge")], { query: "q" })
+      .catch((caught: unknown) => caught);
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ contextWindow: window, numOutput: 64 });
+    expect((error as ContextOverflowError).overBy).toBeGreaterThan(0);
+    expect((error as Error).message).toContain('node "huge" alone');
+    expect(calls).toHaveLength(0);
   });
 });

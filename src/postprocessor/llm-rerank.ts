@@ -1,4 +1,5 @@
 import { checkInteger } from "../errors/check-integer.js";
+import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import { DEFAULT_NUM_OUTPUT, type LLM } from "../llm/types.js";
@@ -130,10 +131,11 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     const fallback: NodeWithScore[] = [];
     const fallbackBatches: number[] = [];
     const ignoredLines: string[] = [];
-    const count = Math.ceil(nodes.length / this.choiceBatchSize);
-    for (let index = 0; index < count; index++) {
+    // Every batch is planned before the first call: a node that cannot fit the window alone fails up front.
+    const batches = this.planBatches(nodes, query);
+    const count = batches.length;
+    for (const [index, batch] of batches.entries()) {
       signal?.throwIfAborted();
-      const batch = nodes.slice(index * this.choiceBatchSize, (index + 1) * this.choiceBatchSize);
       const text = await this.callModel(batch, { query, index, count, signal, onEvent });
       const parsed = parseChoiceSelectAnswer(text, batch.length);
       ignoredLines.push(...parsed.ignoredLines);
@@ -166,6 +168,45 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
       detail: { llmCalls: count, chosen: scored.length, topN: this.topN, ignoredLines, fallbackBatches },
     });
     return result;
+  }
+
+  /** The prompt's tokens for one batch, counted as sent. */
+  private promptTokensOf(batch: readonly NodeWithScore[], query: string): number {
+    const variables = { context_str: formatNodeBatch(batch.map((item) => item.node)), query_str: query };
+    const rendered = preparePrompt({ llm: this.llm, prompt: this.choiceSelectPrompt, variables });
+    return countPromptTokens(rendered, this.tokenizer).total;
+  }
+
+  /**
+   * Splits the nodes into batches of at most `choiceBatchSize` whose prompt plus `maxTokens` fits the model's
+   * window, so no over-window prompt is ever sent; a node too large on its own is a ContextOverflowError.
+   */
+  private planBatches(nodes: readonly NodeWithScore[], query: string): NodeWithScore[][] {
+    const { contextWindow } = this.llm.metadata;
+    const fits = (batch: readonly NodeWithScore[]) =>
+      this.promptTokensOf(batch, query) + this.maxTokens <= contextWindow;
+    const batches: NodeWithScore[][] = [];
+    let current: NodeWithScore[] = [];
+    for (const node of nodes) {
+      const candidate = [...current, node];
+      if (current.length < this.choiceBatchSize && fits(candidate)) {
+        current = candidate;
+        continue;
+      }
+      if (current.length > 0) batches.push(current);
+      if (!fits([node])) {
+        throw new ContextOverflowError({
+          contextWindow,
+          numOutput: this.maxTokens,
+          promptTokens: this.promptTokensOf([node], query),
+          what: `The choice-select prompt with node ${JSON.stringify(node.node.id)} alone`,
+          hint: "Raise the model's contextWindow, lower maxTokens, or shorten the nodes before reranking (a splitter or the SentenceEmbeddingOptimizer).",
+        });
+      }
+      current = [node];
+    }
+    if (current.length > 0) batches.push(current);
+    return batches;
   }
 
   private async callModel(
