@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { LLMError } from "../errors/llm-error.js";
-import { type LLMErrorCode, RagsynthError } from "../errors/ragsynth-error.js";
+import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
 import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 import {
   type ChatMessage,
@@ -176,14 +177,7 @@ function toTypedError(error: unknown, modelId: string): unknown {
   const status = typeof statusCode === "number" ? statusCode : undefined;
   const headers =
     responseHeaders && typeof responseHeaders === "object" ? (responseHeaders as Record<string, string>) : {};
-  const code: LLMErrorCode =
-    status === 401 || status === 403
-      ? "llm_auth"
-      : status === 429
-        ? "llm_rate_limit"
-        : status === undefined || status >= 500
-          ? "llm_server_error"
-          : "llm_bad_request";
+  const code = llmErrorCodeForStatus(status);
   return new LLMError({
     code,
     message: `The AI SDK model ${modelId} failed${status ? ` (${status})` : ""}: ${String(message ?? "no message")}`,

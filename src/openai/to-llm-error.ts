@@ -1,5 +1,6 @@
 import type { APIError } from "openai";
 import { LLMError } from "../errors/llm-error.js";
+import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
 import { parseRetryAfter } from "../util/retry.js";
@@ -100,11 +101,12 @@ function fromStatus(error: APIError & { status: number }, context: ErrorContext)
   const base = { status, url, cause: safeCause(error, secrets) };
   const shouldRetry = error.headers?.get("x-should-retry");
   const override = shouldRetry === "true" ? true : shouldRetry === "false" ? false : undefined;
-  if (status === 401 || status === 403) {
+  const code = llmErrorCodeForStatus(status);
+  if (code === "llm_auth") {
     const message = `${url} rejected the credentials (${status}): ${said}. Check OPENAI_API_KEY or the apiKey option.`;
     return new LLMError({ ...base, code: "llm_auth", message });
   }
-  if (status === 429) {
+  if (code === "llm_rate_limit") {
     const retryAfterMs = parseRetryAfter(error.headers, context.now);
     const quota = error.code === "insufficient_quota";
     const wait = retryAfterMs === undefined ? "" : ` The server asked to wait ${Math.ceil(retryAfterMs)} ms.`;
@@ -117,8 +119,7 @@ function fromStatus(error: APIError & { status: number }, context: ErrorContext)
       retryable: override ?? !quota,
     });
   }
-  if (status === 408 || status === 409 || status >= 500) {
-    const code = status === 408 ? "llm_timeout" : "llm_server_error";
+  if (code === "llm_timeout" || code === "llm_server_error") {
     return new LLMError({
       ...base,
       code,
