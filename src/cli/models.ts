@@ -67,15 +67,22 @@ export function chooseLLM(
     env,
     vision = false,
     timeoutMs,
+    numOutput,
   }: {
     contextWindow: number | undefined;
     env: Env;
     vision?: boolean | undefined;
     timeoutMs?: number | undefined;
+    /** `--num-output`: the offline answerer may write that many tokens (its default limit is 256). */
+    numOutput?: number | undefined;
   },
 ): LLMChoice {
   if (isOffline(spec, "extractive")) {
-    const create = () => new ExtractiveLLM(contextWindow === undefined ? {} : { contextWindow });
+    const create = () =>
+      new ExtractiveLLM({
+        ...(contextWindow === undefined ? {} : { contextWindow }),
+        ...(numOutput === undefined ? {} : { maxOutputTokens: numOutput }),
+      });
     return { create, metadata: () => create().metadata, label: "extractive", defaulted: spec === undefined };
   }
   const parsed = parseSpec("--llm", spec as string, LLM_FORMS, env);

@@ -77,6 +77,7 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
     env: io.env,
     vision: options.vision,
     timeoutMs: options.timeoutMs,
+    numOutput: options.numOutput,
   });
   const embedChoice = chooseEmbedder(options.embed, io.env, options.timeoutMs);
   if (llmChoice.defaulted) io.stderr.write(`${OFFLINE_NOTICE}\n`);
@@ -86,6 +87,12 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
     throw new UsageError(
       `Expected --num-output to be less than the context window (${metadata.contextWindow}${options.contextWindow === undefined ? `, ${metadata.model}'s` : ", from --context-window"}), got ${options.numOutput}.`,
       "The window holds the prompt and the answer together: lower --num-output or raise --context-window.",
+    );
+  }
+  const outputLimit = metadata.maxOutputTokens;
+  if (options.numOutput !== undefined && outputLimit !== undefined && options.numOutput > outputLimit) {
+    io.stderr.write(
+      `ragsynth: --num-output ${options.numOutput} is above ${metadata.model}'s output limit (${outputLimit} tokens); reserving ${outputLimit}.\n`,
     );
   }
   for (const line of assumptionLines(metadata, options.verbose)) io.stderr.write(`${line}\n`);
