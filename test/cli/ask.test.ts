@@ -43,13 +43,14 @@ describe("ragsynth ask (offline defaults)", () => {
       "--mode",
       "refine",
       "--context-window",
-      "4096",
+      "480",
+      // The offline answerer writes at most 256 tokens, which caps any larger --num-output (one reserve policy).
       "--num-output",
-      "3000",
+      "250",
       "--json",
     ]);
     expect(code, stderr).toBe(0);
-    expect(stderr).toMatch(/ragsynth: warning: numOutput 3000 is over half of contextWindow 4096/);
+    expect(stderr).toMatch(/ragsynth: warning: numOutput 250 is over half of contextWindow 480/);
   });
 
   it("takes the question after `--` too", async () => {
