@@ -44,8 +44,12 @@ describe("adaptive concurrency against a server that accepts 4 requests at once"
     expect(adaptiveRejected).toBeLessThanOrEqual(10);
 
     const fixed = await startServer({ latencyMs: 80, maxConcurrent: 4, handler: () => "A short summary." });
-    await tree(model(fixed.url), 16).synthesize({ query, nodes });
-    // Its first round alone sends 16 at once: 12 rejections, and more on every round.
+    // Its first round alone sends 16 at once: 12 rejections, and more on every round; on a slow machine a call
+    // can even run out of retries against that wall, which is the point of the comparison, so the outcome is not
+    // what is checked here: the server's count is.
+    await tree(model(fixed.url), 16)
+      .synthesize({ query, nodes })
+      .catch((error: unknown) => expect(error).toMatchObject({ code: "retries_exhausted" }));
     expect(fixed.stats.rejected).toBeGreaterThanOrEqual(8);
     expect(fixed.stats.maxAccepted).toBe(4);
   });
