@@ -28,7 +28,7 @@ export async function qualityFigure({ show = false } = {}) {
   const questions = JSON.parse(readFileSync(join(HERE, "quality", "questions.json"), "utf8"));
   const { documents } = await lib.readDocuments([corpus.dir]);
   const embedder = new lib.HashingEmbedder({ applyIdf: "query", corpus: documents.map((d) => d.text) });
-  const index = await lib.VectorStoreIndex.fromDocuments(documents, { embedder });
+  const index = await lib.VectorStoreIndex.fromDocuments(documents, { embedModel: embedder });
   const rows = [];
   const details = [];
   for (const { name, mode } of RETRIEVERS) {

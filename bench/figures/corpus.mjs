@@ -216,7 +216,7 @@ export async function corpusFigure({ quick, runs }) {
     getTextEmbeddings: async (texts) => texts.map((text) => Array.from(vectors.get(text))),
     getQueryEmbedding: async () => dense.query,
   };
-  const index = await lib.VectorStoreIndex.fromNodes(nodes, { embedder, embedBatchSize: 4096 });
+  const index = await lib.VectorStoreIndex.fromNodes(nodes, { embedModel: embedder, embedBatchSize: 4096 });
   const retriever = index.asRetriever({ similarityTopK: 4, retrievalMode: "dense" });
   await retriever.retrieve({ query: "warm-up" });
   const flat = dense.data.subarray(0, count * dense.dimensions);
