@@ -184,14 +184,7 @@ async function readOne(
   return new TextNode({
     id: displayPath,
     text,
-    metadata: {
-      file_path: displayPath,
-      file_name: path.basename(absolute),
-      file_size: stats.size,
-      last_modified_at: stats.mtime.toISOString(),
-    },
-    excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
-    excludedLlmMetadataKeys: [...HIDDEN_KEYS],
+    ...fileFields(absolute, displayPath, stats),
   });
 }
 
@@ -205,14 +198,7 @@ function imageDocument(absolute: string, displayPath: string, stats: Stats): Ima
     id: displayPath,
     text: caption,
     imagePath: absolute,
-    metadata: {
-      file_path: displayPath,
-      file_name: path.basename(absolute),
-      file_size: stats.size,
-      last_modified_at: stats.mtime.toISOString(),
-    },
-    excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
-    excludedLlmMetadataKeys: [...HIDDEN_KEYS],
+    ...fileFields(absolute, displayPath, stats),
   });
 }
 
@@ -290,4 +276,18 @@ function errorCode(error: unknown): string {
 
 function compare(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** The metadata every document read from a file carries, with the bookkeeping keys hidden from embeddings and prompts. */
+function fileFields(absolute: string, displayPath: string, stats: Stats) {
+  return {
+    metadata: {
+      file_path: displayPath,
+      file_name: path.basename(absolute),
+      file_size: stats.size,
+      last_modified_at: stats.mtime.toISOString(),
+    },
+    excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
+    excludedLlmMetadataKeys: [...HIDDEN_KEYS],
+  };
 }
