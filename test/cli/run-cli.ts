@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The repository root. */
@@ -84,7 +84,8 @@ export async function copyExampleDocs(): Promise<{
 }> {
   const dir = await mkdtemp(join(tmpdir(), "ragsynth-cli-"));
   const docs = join(dir, "docs");
-  await cp(EXAMPLE_DOCS, docs, { recursive: true });
+  // The documents only: an index cache that `npm run demo` or a user's `ask` left in examples/docs stays behind.
+  await cp(EXAMPLE_DOCS, docs, { recursive: true, filter: (source) => basename(source) !== ".ragsynth" });
   return { dir, docs, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
