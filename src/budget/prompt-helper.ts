@@ -160,12 +160,22 @@ export class PromptHelper {
   }
 
   /**
-   * `contextWindow − promptTokens − numOutput`: the tokens left for context.
+   * `contextWindow − promptTokens − numOutput`: the tokens left beside a prompt of `promptTokens`, negative
+   * when it is over. The one home of the budget formula: every mode, the packers' prompt frame and
+   * {@link PromptHelper.getAvailableContextSize} (its throwing form) ask here.
+   * @example helper.roomBeside(1200) // 4096 − 1200 − 256 = 2640
+   */
+  roomBeside(promptTokens: number): number {
+    return this.contextWindow - promptTokens - this.numOutput;
+  }
+
+  /**
+   * `contextWindow − promptTokens − numOutput`: the tokens left for context ({@link PromptHelper.roomBeside}).
    * @throws ContextOverflowError when negative, with every number and what to change
    */
   getAvailableContextSize(promptTokens: number, parts?: PromptTokenParts): number {
     checkInteger("promptTokens", promptTokens, 0);
-    const available = this.contextWindow - promptTokens - this.numOutput;
+    const available = this.roomBeside(promptTokens);
     if (available < 0) {
       throw new ContextOverflowError({
         contextWindow: this.contextWindow,

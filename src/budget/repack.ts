@@ -28,7 +28,7 @@ const CONTEXT_MARK = "\uE000ragsynth:context\uE001";
 
 /**
  * The prompt around the context, as sent, and how many tokens prompt plus context may take
- * (`contextWindow − numOutput − tokens outside the context's message`). Undefined when the context
+ * ({@link PromptHelper.roomBeside} of the tokens outside the context's message). Undefined when the context
  * variable is ambiguous (see {@link contextVariableOf}).
  */
 export function createPromptFrame(
@@ -60,7 +60,7 @@ export function createPromptFrame(
   return {
     prefix,
     suffix,
-    maxTokens: helper.contextWindow - helper.numOutput - outside,
+    maxTokens: helper.roomBeside(outside),
     outsideTokens: outside,
   };
 }

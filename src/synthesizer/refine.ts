@@ -2,7 +2,6 @@ import type { ZodType } from "zod";
 import type { BudgetOptions } from "../budget/prompt-helper.js";
 import type { PromptFrame } from "../budget/text-packer.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
-import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { LLMCallStep } from "../events/events.js";
 import type { JsonSchemaFormat } from "../llm/types.js";
 import { STRUCTURED_REFINE_RESPONSE_SCHEMA } from "../prompt/default-prompts.js";
@@ -90,15 +89,16 @@ function overflowWithAnswer(
   answer: string | undefined,
   error: unknown,
 ): unknown {
-  if (answer === undefined || !RagsynthError.isInstance(error, "context_overflow")) return error;
+  // Every "does not fit" is a ContextOverflowError carrying the numbers PromptHelper computed; they are kept.
+  if (answer === undefined || !ContextOverflowError.isInstance(error)) return error;
   const helper = context.promptHelper;
   const answerTokens = helper.tokenizer.count(answer);
-  const promptTokens = error instanceof ContextOverflowError ? error.promptTokens : undefined;
   return new ContextOverflowError({
-    contextWindow: helper.contextWindow,
-    numOutput: helper.numOutput,
-    promptTokens: promptTokens ?? helper.contextWindow - helper.numOutput,
-    ...(error instanceof ContextOverflowError && error.parts ? { parts: error.parts } : {}),
+    contextWindow: error.contextWindow,
+    numOutput: error.numOutput,
+    promptTokens: error.promptTokens,
+    overBy: error.overBy,
+    ...(error.parts ? { parts: error.parts } : {}),
     what: `The refine prompt with the existing answer (${answerTokens} tokens)`,
     hint:
       `The answer so far (${answerTokens} tokens) leaves no room for the next piece of context. ` +
