@@ -89,7 +89,9 @@ function summarize(results) {
 
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
-  const { corpus, questions, chunks, rows, halves } = await qualityFigure({ show: process.argv.includes("--show") });
+  const { corpus, questions, chunks, rows, halves } = await qualityFigure({
+    show: process.argv.includes("--show"),
+  });
   const pct = (value) => `${(value * 100).toFixed(0)}%`;
   console.log(
     `Quality on the small corpus: ${corpus.files.length} files, ${(corpus.bytes / 1e6).toFixed(2)} MB, ${chunks} chunks; ${questions} labelled questions; offline (ExtractiveLLM, compact, top ${TOP_K})\n`,

@@ -16,9 +16,20 @@ export async function qualityFigure() {
     "Recall@4 odd / even",
     "answer odd / even",
   ];
-  const lib = await ragsynthExports(["VectorStoreIndex", "ExtractiveLLM", "HashingEmbedder", "readDocuments"]);
+  const lib = await ragsynthExports([
+    "VectorStoreIndex",
+    "ExtractiveLLM",
+    "HashingEmbedder",
+    "readDocuments",
+  ]);
   if (typeof lib === "string") {
-    return { id: "quality", title, headers, rows: [["all", NOT_BUILT, "", "", "", "", "", ""]], notes: [lib] };
+    return {
+      id: "quality",
+      title,
+      headers,
+      rows: [["all", NOT_BUILT, "", "", "", "", "", ""]],
+      notes: [lib],
+    };
   }
   const { corpus, questions, chunks, rows, halves } = await measureQuality();
   const pct = (value) => `${(value * 100).toFixed(0)}%`;
