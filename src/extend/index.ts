@@ -75,17 +75,14 @@ export {
 } from "../splitter/split-functions.js";
 export { DEFAULT_METADATA_FORMAT_LEN, truncateText } from "../splitter/token-text-splitter.js";
 export { DEFAULT_ACCUMULATE_SEPARATOR } from "../synthesizer/accumulate.js";
+export type { SynthesizerCallOptions, SynthesizerCallResult } from "../synthesizer/call-model.js";
 export {
   type CreateSynthesizerOptions,
   createSynthesizer,
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "../synthesizer/create-synthesizer.js";
-export type {
-  SynthesizerCallOptions,
-  SynthesizerCallResult,
-  SynthesizerContext,
-} from "../synthesizer/synthesizer-context.js";
+export type { SynthesizerContext } from "../synthesizer/synthesizer-context.js";
 export { MIN_SUMMARY_TOKENS } from "../synthesizer/tree-summarize.js";
 export { isTokenizerName, resolveTokenizer, tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 export { DEFAULT_TOKENIZER_NAME } from "../tokenizer/tokenizer.js";

@@ -154,7 +154,12 @@ describe("LLMRerank", () => {
       signal: controller.signal,
       onEvent: (event) => events.push(event),
     });
-    expect(calls[0]?.options?.signal).toBe(controller.signal);
+    // The call path passes a signal derived from the caller's (it also ends a stopped stream): aborting the
+    // caller's signal aborts the one the model received.
+    const received = calls[0]?.options?.signal;
+    expect(received?.aborted).toBe(false);
+    controller.abort();
+    expect(received?.aborted).toBe(true);
     expect(events.map((event) => event.type)).toEqual(["llm-call-start", "llm-call-end", "postprocess-end"]);
     expect(events[0]).toMatchObject({ mode: "rerank", step: { kind: "rerank", index: 0, count: 1 } });
     // Prompt and context are counted with the model's tokenizer (cl100k_base when the model names none).

@@ -1,14 +1,19 @@
+import type { Tracer } from "@opentelemetry/api";
+import { ChatPromptHelper } from "../budget/chat-prompt-helper.js";
+import { PromptHelper } from "../budget/prompt-helper.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { RagsynthEventHandler } from "../events/events.js";
+import type { RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import { DEFAULT_NUM_OUTPUT, type LLM } from "../llm/types.js";
-import { predict, preparePrompt } from "../prompt/predict.js";
 import type { BasePromptTemplate, PromptMixin } from "../prompt/prompt-template.js";
-import { countPromptTokens } from "../prompt/render-prompt.js";
 import type { NodeWithScore } from "../schema/text-node.js";
+import { callModel, type ModelCallPath } from "../synthesizer/call-model.js";
+import { startCallTrace } from "../synthesizer/synthesis-trace.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { captureContentFromEnv } from "../tracing/gen-ai.js";
+import { defaultTracer } from "../tracing/start-span.js";
 import { limiterForModel } from "../util/concurrency-limiter.js";
 import { DEFAULT_CHOICE_SELECT_PROMPT, formatNodeBatch } from "./choice-select-prompt.js";
 import { countNodesTokens } from "./count-node-tokens.js";
@@ -33,6 +38,16 @@ export interface LLMRerankOptions {
   onParseError?: "error" | "keep_order";
   /** The most tokens each answer may take. @default 256 */
   maxTokens?: number;
+  /**
+   * The OpenTelemetry tracer of each call's GenAI span (under the active span: the query engine's
+   * `ragsynth.postprocess`). @default trace.getTracer("ragsynth") (a no-op until an SDK is registered)
+   */
+  tracer?: Tracer | undefined;
+  /**
+   * Record each call's prompt and answer on its span, scrubbed of secrets, as the synthesizers do.
+   * @default true only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is `true`
+   */
+  captureContent?: boolean | undefined;
 }
 
 const PROMPT_KEY = "choice_select_prompt";
@@ -64,6 +79,8 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
   private readonly llm: LLM;
   private readonly maxTokens: number;
   private readonly tokenizer: Tokenizer;
+  private readonly tracer: Tracer;
+  private readonly captureContent: boolean;
   private choiceSelectPrompt: BasePromptTemplate;
 
   constructor({
@@ -73,6 +90,8 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     choiceSelectPrompt = DEFAULT_CHOICE_SELECT_PROMPT,
     onParseError = "error",
     maxTokens = DEFAULT_NUM_OUTPUT,
+    tracer,
+    captureContent,
   }: LLMRerankOptions) {
     if (typeof llm?.complete !== "function") {
       throw new InvalidArgumentError({ parameter: "llm", value: llm, expected: "be an LLM" });
@@ -94,6 +113,8 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     this.choiceSelectPrompt = checkPrompt(choiceSelectPrompt);
     this.onParseError = onParseError;
     this.tokenizer = resolveTokenizer(llm.metadata.tokenizer);
+    this.tracer = tracer ?? defaultTracer();
+    this.captureContent = captureContent ?? captureContentFromEnv();
   }
 
   getPrompts(): Record<string, BasePromptTemplate> {
@@ -132,11 +153,19 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     const fallbackBatches: number[] = [];
     const ignoredLines: string[] = [];
     // Every batch is planned before the first call: a node that cannot fit the window alone fails up front.
-    const batches = this.planBatches(nodes, query);
+    const helper = nodes.length === 0 ? undefined : this.createPromptHelper();
+    const batches = helper ? this.planBatches(nodes, query, helper) : [];
     const count = batches.length;
+    const path = helper ? this.callPath(helper, signal, onEvent) : undefined;
     for (const [index, batch] of batches.entries()) {
       signal?.throwIfAborted();
-      const text = await this.callModel(batch, { query, index, count, signal, onEvent });
+      const context = formatNodeBatch(batch.map((item) => item.node));
+      const { text } = await callModel(
+        path as ModelCallPath,
+        this.choiceSelectPrompt,
+        { context_str: context, query_str: query },
+        { step: { kind: "rerank", index, count }, context },
+      );
       const parsed = parseChoiceSelectAnswer(text, batch.length);
       ignoredLines.push(...parsed.ignoredLines);
       const unreadable =
@@ -170,21 +199,71 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     return result;
   }
 
-  /** The prompt's tokens for one batch, counted as sent. */
-  private promptTokensOf(batch: readonly NodeWithScore[], query: string): number {
-    const variables = { context_str: formatNodeBatch(batch.map((item) => item.node)), query_str: query };
-    const rendered = preparePrompt({ llm: this.llm, prompt: this.choiceSelectPrompt, variables });
-    return countPromptTokens(rendered, this.tokenizer).total;
+  /**
+   * The budget of the rerank calls: the model's window with `maxTokens` reserved for each answer.
+   * @throws ContextOverflowError when `maxTokens` alone fills the window
+   */
+  private createPromptHelper(): PromptHelper {
+    const { contextWindow } = this.llm.metadata;
+    if (this.maxTokens >= contextWindow) {
+      throw new ContextOverflowError({
+        contextWindow,
+        numOutput: this.maxTokens,
+        promptTokens: 0,
+        what: "The choice-select prompt",
+        hint: "maxTokens fills the model's window on its own: lower maxTokens or raise the model's contextWindow.",
+      });
+    }
+    return new PromptHelper({ contextWindow, numOutput: this.maxTokens, tokenizer: this.tokenizer });
+  }
+
+  /** The synthesizers' call path for this rerank: counted, evented, traced and capped at `maxTokens`. */
+  private callPath(
+    helper: PromptHelper,
+    signal: AbortSignal | undefined,
+    onEvent: RagsynthEventHandler | undefined,
+  ): ModelCallPath {
+    const { llm, tracer, captureContent } = this;
+    const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
+    let chatHelper: ChatPromptHelper | undefined;
+    return {
+      mode: "rerank",
+      llm,
+      promptHelper: helper,
+      get chatPromptHelper() {
+        chatHelper ??= ChatPromptHelper.fromLLMMetadata(llm.metadata, helper);
+        return chatHelper;
+      },
+      systemPrompt: undefined,
+      signal: signal ?? new AbortController().signal,
+      // The model's shared limiter: reranking and synthesis with one model share its slots.
+      limiter: limiterForModel(llm),
+      usage,
+      trace: {
+        startCall: (step, request) =>
+          startCallTrace(tracer, step, request, { mode: "rerank", captureContent }),
+      },
+      emit: (event) => onEvent?.(event),
+      now: () => performance.now(),
+    };
   }
 
   /**
-   * Splits the nodes into batches of at most `choiceBatchSize` whose prompt plus `maxTokens` fits the model's
-   * window, so no over-window prompt is ever sent; a node too large on its own is a ContextOverflowError.
+   * Splits the nodes into batches of at most `choiceBatchSize` whose prompt, counted as sent, leaves room for
+   * `maxTokens` ({@link PromptHelper.roomBeside}), so no over-window prompt is ever sent; a node too large on
+   * its own is a ContextOverflowError.
    */
-  private planBatches(nodes: readonly NodeWithScore[], query: string): NodeWithScore[][] {
-    const { contextWindow } = this.llm.metadata;
-    const fits = (batch: readonly NodeWithScore[]) =>
-      this.promptTokensOf(batch, query) + this.maxTokens <= contextWindow;
+  private planBatches(
+    nodes: readonly NodeWithScore[],
+    query: string,
+    helper: PromptHelper,
+  ): NodeWithScore[][] {
+    const promptTokensOf = (batch: readonly NodeWithScore[]) =>
+      helper.countPrompt(this.choiceSelectPrompt, {
+        llm: this.llm,
+        variables: { context_str: formatNodeBatch(batch.map((item) => item.node)), query_str: query },
+      }).total;
+    const fits = (batch: readonly NodeWithScore[]) => helper.roomBeside(promptTokensOf(batch)) >= 0;
     const batches: NodeWithScore[][] = [];
     let current: NodeWithScore[] = [];
     for (const node of nodes) {
@@ -196,9 +275,9 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
       if (current.length > 0) batches.push(current);
       if (!fits([node])) {
         throw new ContextOverflowError({
-          contextWindow,
-          numOutput: this.maxTokens,
-          promptTokens: this.promptTokensOf([node], query),
+          contextWindow: helper.contextWindow,
+          numOutput: helper.numOutput,
+          promptTokens: promptTokensOf([node]),
           what: `The choice-select prompt with node ${JSON.stringify(node.node.id)} alone`,
           hint: "Raise the model's contextWindow, lower maxTokens, or shorten the nodes before reranking (a splitter or the SentenceEmbeddingOptimizer).",
         });
@@ -207,71 +286,5 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     }
     if (current.length > 0) batches.push(current);
     return batches;
-  }
-
-  private async callModel(
-    batch: NodeWithScore[],
-    {
-      query,
-      index,
-      count,
-      signal,
-      onEvent,
-    }: {
-      query: string;
-      index: number;
-      count: number;
-      signal?: AbortSignal | undefined;
-      onEvent?: RagsynthEventHandler | undefined;
-    },
-  ): Promise<string> {
-    const variables = { context_str: formatNodeBatch(batch.map((item) => item.node)), query_str: query };
-    const step = { kind: "rerank", index, count } as const;
-    const promptTokens = onEvent
-      ? countPromptTokens(
-          preparePrompt({ llm: this.llm, prompt: this.choiceSelectPrompt, variables }),
-          this.tokenizer,
-        ).total
-      : 0;
-    onEvent?.({
-      type: "llm-call-start",
-      mode: "rerank",
-      step,
-      promptTokens,
-      contextTokens: this.tokenizer.count(variables.context_str),
-    });
-    const started = performance.now();
-    try {
-      const result = await predict({
-        llm: this.llm,
-        prompt: this.choiceSelectPrompt,
-        variables,
-        maxTokens: this.maxTokens,
-        signal,
-        // The model's shared limiter: reranking and synthesis with one model share its slots.
-        limiter: limiterForModel(this.llm),
-      });
-      onEvent?.({
-        type: "llm-call-end",
-        mode: "rerank",
-        step,
-        promptTokens: result.usage?.promptTokens ?? promptTokens,
-        completionTokens: result.usage?.completionTokens ?? this.tokenizer.count(result.text),
-        latencyMs: performance.now() - started,
-        ...(result.usage ? { usage: result.usage } : {}),
-      });
-      return result.text;
-    } catch (error) {
-      onEvent?.({
-        type: "llm-call-end",
-        mode: "rerank",
-        step,
-        promptTokens,
-        completionTokens: 0,
-        latencyMs: performance.now() - started,
-        error,
-      });
-      throw error;
-    }
   }
 }

@@ -1,4 +1,4 @@
-import type { Attributes, Tracer } from "@opentelemetry/api";
+import { type Attributes, type Context, context, type Tracer } from "@opentelemetry/api";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import {
   type GenAiInput,
@@ -43,6 +43,50 @@ function stepAttributes(step: LLMCallStep): Attributes {
   return attributes;
 }
 
+/**
+ * Starts one model call's GenAI span (`chat gpt-4o-mini`, kind CLIENT) under `parent`, by default the active
+ * span: under `ragsynth.synthesize` for a synthesizer's calls, under `ragsynth.postprocess` for a reranker's.
+ */
+export function startCallTrace(
+  tracer: Tracer,
+  step: LLMCallStep,
+  request: GenAiRequest,
+  { mode, captureContent, parent }: { mode: string; captureContent: boolean; parent?: Context | undefined },
+): CallTrace {
+  const call = startGenAiSpan(
+    tracer,
+    request,
+    { "ragsynth.mode": mode, ...stepAttributes(step) },
+    parent ?? context.active(),
+  );
+  return {
+    counted({ promptTokens, contextTokens, input }) {
+      call.span.setAttributes({
+        "ragsynth.prompt_tokens": promptTokens,
+        "ragsynth.context_tokens": contextTokens,
+        ...(captureContent ? inputMessagesAttribute(input) : {}),
+      });
+    },
+    end(result) {
+      const finishReason = result.usage?.finishReason;
+      call.span.setAttributes({
+        ...genAiResponseAttributes({
+          inputTokens: result.promptTokens,
+          outputTokens: result.completionTokens,
+          finishReason,
+        }),
+        "ragsynth.latency_ms": result.latencyMs,
+        "ragsynth.retries": result.usage?.retries ?? 0,
+        ...(result.querySatisfied === undefined ? {} : { "ragsynth.query_satisfied": result.querySatisfied }),
+        ...(captureContent && result.error === undefined
+          ? outputMessagesAttribute(result.text, finishReason)
+          : {}),
+      });
+      call.end(result.error);
+    },
+  };
+}
+
 /** Starts the spans of one synthesis. */
 export function startSynthesisTrace(
   tracer: Tracer,
@@ -58,40 +102,7 @@ export function startSynthesisTrace(
   });
   return {
     startCall(step, request) {
-      const call = startGenAiSpan(
-        tracer,
-        request,
-        { "ragsynth.mode": mode, ...stepAttributes(step) },
-        root.context,
-      );
-      return {
-        counted({ promptTokens, contextTokens, input }) {
-          call.span.setAttributes({
-            "ragsynth.prompt_tokens": promptTokens,
-            "ragsynth.context_tokens": contextTokens,
-            ...(captureContent ? inputMessagesAttribute(input) : {}),
-          });
-        },
-        end(result) {
-          const finishReason = result.usage?.finishReason;
-          call.span.setAttributes({
-            ...genAiResponseAttributes({
-              inputTokens: result.promptTokens,
-              outputTokens: result.completionTokens,
-              finishReason,
-            }),
-            "ragsynth.latency_ms": result.latencyMs,
-            "ragsynth.retries": result.usage?.retries ?? 0,
-            ...(result.querySatisfied === undefined
-              ? {}
-              : { "ragsynth.query_satisfied": result.querySatisfied }),
-            ...(captureContent && result.error === undefined
-              ? outputMessagesAttribute(result.text, finishReason)
-              : {}),
-          });
-          call.end(result.error);
-        },
-      };
+      return startCallTrace(tracer, step, request, { mode, captureContent, parent: root.context });
     },
     pack(event) {
       root.span.addEvent("ragsynth.pack", {

@@ -1,60 +1,18 @@
 import { type BudgetOptions, ChatPromptHelper, type PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
-import type { JsonSchemaFormat, LLM, LLMUsage } from "../llm/types.js";
-import { type PredictOptions, predict, preparePrompt, streamPredict } from "../prompt/predict.js";
+import type { RagsynthEvent, SynthesisUsage } from "../events/events.js";
+import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import { countPromptTokens, type PromptContent, type RenderedPrompt } from "../prompt/render-prompt.js";
-import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
+import type { ContentBlock } from "../schema/content-block.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
-import { createAbortError } from "../util/abort.js";
 import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
+import {
+  callModel,
+  type ModelCallPath,
+  type SynthesizerCallOptions,
+  type SynthesizerCallResult,
+} from "./call-model.js";
 import type { SynthesisTrace } from "./synthesis-trace.js";
-
-/** Options of one model call made through a {@link SynthesizerContext}. */
-export interface SynthesizerCallOptions {
-  /** Which step of the synthesis this call is; shown in events and spans. */
-  step: LLMCallStep;
-  /** The context text placed in the prompt, counted as the start event's `contextTokens`. */
-  context?: string;
-  /** Ask for JSON matching this schema (the budget must have counted it too). */
-  responseFormat?: JsonSchemaFormat | undefined;
-  /**
-   * Receives each text delta; when set, the call streams. Return `"stop"` to end the call at once
-   * (the model stops generating; the call still counts).
-   */
-  onDelta?: (delta: string, textSoFar: string) => undefined | "stop";
-  /**
-   * Extra fields for the `llm-call-end` event, computed from the answer (and whether `onDelta` stopped the
-   * call). An error thrown here (a validation failure) becomes the call's error.
-   */
-  describe?: (text: string, stopped: boolean) => { querySatisfied?: boolean };
-  /** A signal derived from the context's (a pool's); defaults to the context's signal. */
-  signal?: AbortSignal;
-  /**
-   * Exact counts the caller already has (the packer's): the whole prompt and the context on its own. Given,
-   * the call sends at once without counting the prompt again.
-   */
-  tokens?: { prompt: number; context: number } | undefined;
-  /**
-   * The most tokens the model may answer, at most `numOutput` (tree_summarize's intermediate summaries ask
-   * for less, so two fit one chunk). @default promptHelper.numOutput
-   */
-  maxTokens?: number;
-  /** Text and image blocks placed where a template variable is (the message path); counted with the image rule. */
-  content?: PromptContent | undefined;
-}
-
-/** What a call returns. */
-export interface SynthesizerCallResult {
-  text: string;
-  /** True when `onDelta` stopped the call early. */
-  stopped: boolean;
-  promptTokens: number;
-  completionTokens: number;
-  /** Exactly what the model received. */
-  rendered: RenderedPrompt;
-}
 
 /**
  * Everything a synthesizer's `run` needs: the query and chunks, the budget, and model calls that are
@@ -173,11 +131,10 @@ export function createSynthesizerContext(init: ContextInit): SynthesizerContext 
       if (init.systemPrompt !== undefined) options.systemPrompt = init.systemPrompt;
       return options;
     },
-    call: (prompt, variables, options) => callModel(init, context, prompt, variables, options),
+    call: (prompt, variables, options) => callModel(path, prompt, variables, options),
     stream: (prompt, variables, options) =>
       callModel(
-        init,
-        context,
+        path,
         prompt,
         variables,
         init.streaming ? { ...options, onDelta: writeThrough(init, options) } : options,
@@ -190,6 +147,26 @@ export function createSynthesizerContext(init: ContextInit): SynthesizerContext 
       init.emit(event);
     },
   };
+  // The call path reads the model and budget through the context (they throw when a synthesizer has none).
+  const path: ModelCallPath = {
+    mode: init.mode,
+    get llm() {
+      return context.llm;
+    },
+    get promptHelper() {
+      return context.promptHelper;
+    },
+    get chatPromptHelper() {
+      return context.chatPromptHelper;
+    },
+    systemPrompt: init.systemPrompt,
+    signal: init.signal,
+    limiter: init.limiter,
+    usage: init.usage,
+    trace: init.trace,
+    emit: init.emit,
+    now: init.now,
+  };
   return context;
 }
 
@@ -201,140 +178,4 @@ function writeThrough(
     init.write(delta);
     return options.onDelta?.(delta, textSoFar);
   };
-}
-
-/** Runs the request, streaming when `onDelta` is set; failures are returned, not thrown. */
-async function send(
-  request: PredictOptions,
-  onDelta: SynthesizerCallOptions["onDelta"],
-  stopper: AbortController,
-): Promise<{ text: string; stopped: boolean; usage?: LLMUsage; error?: unknown }> {
-  let text = "";
-  try {
-    if (!onDelta) {
-      const result = await predict(request);
-      return result.usage
-        ? { text: result.text, stopped: false, usage: result.usage }
-        : { text: result.text, stopped: false };
-    }
-    for await (const delta of streamPredict(request).textStream) {
-      text += delta;
-      if (onDelta(delta, text) === "stop") {
-        stopper.abort(createAbortError());
-        return { text, stopped: true };
-      }
-    }
-    return { text, stopped: false };
-  } catch (error) {
-    return { text, stopped: false, error };
-  }
-}
-
-async function callModel(
-  init: ContextInit,
-  context: SynthesizerContext,
-  prompt: BasePromptTemplate,
-  variables: TemplateVariables,
-  options: SynthesizerCallOptions,
-): Promise<SynthesizerCallResult> {
-  const runSignal = options.signal ?? init.signal;
-  runSignal.throwIfAborted();
-  const { llm, promptHelper } = context;
-  const { systemPrompt } = init;
-  const { responseFormat, step, content } = options;
-  const tokenizer = promptHelper.tokenizer;
-  const maxTokens = Math.min(options.maxTokens ?? promptHelper.numOutput, promptHelper.numOutput);
-  const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat, content });
-  init.usage.llmCalls += 1;
-  const started = init.now();
-  const span = init.trace.startCall(step, {
-    operation: rendered.kind === "chat" ? "chat" : "text_completion",
-    provider: llm.metadata.provider ?? "unknown",
-    model: llm.metadata.model,
-    maxTokens,
-  });
-  const stopper = new AbortController();
-  let reported: LLMUsage | undefined;
-  const pending = send(
-    {
-      llm,
-      prompt,
-      variables,
-      systemPrompt,
-      responseFormat,
-      content,
-      maxTokens,
-      signal: AbortSignal.any([runSignal, stopper.signal]),
-      limiter: init.limiter,
-      onUsage: (usage) => {
-        reported = { ...reported, ...usage };
-      },
-    },
-    options.onDelta,
-    stopper,
-  );
-  let counted: number;
-  let contextTokens: number;
-  if (options.tokens) {
-    ({ prompt: counted, context: contextTokens } = options.tokens);
-  } else {
-    // Count while the request is in flight, after the other calls of a concurrent round have been sent:
-    // counting first would hold back every later call of the round by the CPU time of the earlier counts.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const chatHelper = content ? context.chatPromptHelper : undefined;
-    const countImage = chatHelper ? (image: ImageBlock) => chatHelper.countImage(image) : undefined;
-    counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm, countImage }).total;
-    contextTokens = chatHelper
-      ? chatHelper.countBlocks((content as PromptContent).blocks)
-      : options.context === undefined
-        ? 0
-        : tokenizer.count(options.context);
-  }
-  init.emit({
-    type: "llm-call-start",
-    mode: init.mode,
-    step,
-    promptTokens: counted,
-    contextTokens,
-    ...(options.context === undefined ? {} : { context: options.context }),
-  });
-  span.counted({ promptTokens: counted, contextTokens, input: rendered });
-  const outcome = await pending;
-  const { text, stopped } = outcome;
-  if (outcome.usage) reported = { ...outcome.usage, ...reported };
-  let error =
-    outcome.error === undefined ? undefined : runSignal.aborted ? createAbortError(runSignal) : outcome.error;
-  let described: { querySatisfied?: boolean } = {};
-  if (error === undefined && options.describe) {
-    try {
-      described = options.describe(text, stopped);
-    } catch (caught) {
-      error = caught;
-    }
-  }
-  if (reported?.ignoredUsage) {
-    init.emit({
-      type: "warning",
-      mode: init.mode,
-      code: "implausible_usage",
-      message: `The server reported implausible token usage (${reported.ignoredUsage.join(", ")}); counted with the tokenizer instead.`,
-    });
-  }
-  const promptTokens = reported?.promptTokens ?? counted;
-  const completionTokens = reported?.completionTokens ?? tokenizer.count(text);
-  init.usage.promptTokens += promptTokens;
-  init.usage.completionTokens += completionTokens;
-  init.usage.retries += reported?.retries ?? 0;
-  const end = {
-    promptTokens,
-    completionTokens,
-    latencyMs: init.now() - started,
-    ...(reported ? { usage: reported } : {}),
-    ...described,
-    ...(error === undefined ? {} : { error }),
-  };
-  span.end({ ...end, text });
-  init.emit({ type: "llm-call-end", mode: init.mode, step, ...end, text });
-  if (error !== undefined) throw error;
-  return { text, stopped, promptTokens, completionTokens, rendered };
 }
