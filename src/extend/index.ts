@@ -7,8 +7,8 @@
  * - custom synthesizers: `createSynthesizer` and its context types, `DEFAULT_ACCUMULATE_SEPARATOR`, `MIN_SUMMARY_TOKENS`;
  * - the budget: `getBiggestPrompt`, `renderPrompt`, `countPromptTokens`, `joinChunks`, `contextVariableOf`,
  *   `predict`/`streamPredict`/`predictObject`, `resolveTokenizer`, image token counts;
- * - providers: `retryWithBackoff`, `createAbortError`, `lookupModelLimits`, `DEFAULT_CONTEXT_WINDOW`,
- *   `DEFAULT_NUM_OUTPUT`, `parseModelSpec`;
+ * - providers: `retryWithBackoff`, `createAbortError`, `lookupModelLimits`, `messagesToPrompt`,
+ *   `DEFAULT_CONTEXT_WINDOW`, `DEFAULT_NUM_OUTPUT`, `parseModelSpec`;
  * - retrievers and splitters: `getTopKEmbeddings`, `getTopKEmbeddingsMmr`, `similarity`, `splitSentences`, ….
  * @packageDocumentation
  */
@@ -38,6 +38,7 @@ export { QueryEmbeddings } from "../embedding/query-embeddings.js";
 export { SIMILARITY_MODES, similarity } from "../embedding/similarity.js";
 export { contentHash } from "../index-store/embedding-cache.js";
 export { INDEX_FILE_NAME } from "../index-store/persistence.js";
+export { type MessagesToPromptOptions, messagesToPrompt } from "../llm/messages-to-prompt.js";
 export { lookupModelLimits, type ModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_NUM_OUTPUT } from "../llm/types.js";
 export { OPENAI_BASE_URL } from "../openai/openai-connection.js";

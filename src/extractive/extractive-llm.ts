@@ -1,5 +1,6 @@
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
 import { joinSentences } from "../splitter/join-sentences.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -125,7 +126,7 @@ export class ExtractiveLLM implements LLM {
 
   async chat(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
     const text = await this.#answer(readExtractiveChatRequest(messages, options), options);
-    return this.#finish(promptOf(messages), text, options);
+    return this.#finish(messagesToPrompt(messages), text, options);
   }
 
   async *streamChat(
@@ -133,7 +134,7 @@ export class ExtractiveLLM implements LLM {
     options: LLMCallOptions = {},
   ): AsyncGenerator<string, void, undefined> {
     const text = await this.#answer(readExtractiveChatRequest(messages, options), options);
-    yield* this.#stream(promptOf(messages), text, options);
+    yield* this.#stream(messagesToPrompt(messages), text, options);
   }
 
   async #answer(request: ExtractiveRequest, options: LLMCallOptions): Promise<string> {
@@ -225,10 +226,6 @@ function wordChunks(text: string): string[] {
   }
   if (current !== "") chunks.push(current);
   return chunks;
-}
-
-function promptOf(messages: ChatMessage[]): string {
-  return messages.map((message) => `${message.role}: ${message.content}`).join("\n");
 }
 
 function checkInteger(parameter: string, value: number, minimum: number): void {

@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
+import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
 import { createAbortError, createCallSignal } from "../util/abort.js";
@@ -85,8 +86,7 @@ export class OpenAILike implements LLM {
       return { kind: "chat", messages: [{ role: "user", content: request.prompt }] };
     }
     if (!this.metadata.isChatModel && request.kind === "chat") {
-      const lines = request.messages.map((message) => `${message.role}: ${message.content}`);
-      return { kind: "completion", prompt: `${lines.join("\n")}\nassistant: ` };
+      return { kind: "completion", prompt: messagesToPrompt(request.messages, { assistantTurn: true }) };
     }
     return request;
   }

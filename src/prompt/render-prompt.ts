@@ -1,5 +1,6 @@
 import type { PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import type { ChatMessage, JsonSchemaFormat, LLMMetadata } from "../llm/types.js";
 import { blocksToText, type ContentBlock, describeImage, type ImageBlock } from "../schema/content-block.js";
@@ -123,7 +124,7 @@ export function renderPrompt({
     messages[messages.length - 1] = appendText(messages[messages.length - 1] as ChatMessage, instructions);
   }
   if (!isChat) {
-    const text = `${messages.map((message) => `${message.role}: ${message.content}`).join("\n")}\nassistant: `;
+    const text = messagesToPrompt(messages, { assistantTurn: true });
     return { kind: "completion", text: systemPrompt ? `${systemPrompt}\n\n${text}` : text };
   }
   return {
@@ -223,7 +224,5 @@ function countBlocks(
 
 /** The rendered prompt as one string, for logs and token checks. */
 export function renderedPromptText(rendered: RenderedPrompt): string {
-  return rendered.kind === "completion"
-    ? rendered.text
-    : rendered.messages.map((message) => `${message.role}: ${message.content}`).join("\n");
+  return rendered.kind === "completion" ? rendered.text : messagesToPrompt(rendered.messages);
 }

@@ -1,5 +1,6 @@
 import { checkPrompt } from "../budget/check-arguments.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import type { BasePromptTemplate, ChatPromptTemplate, PromptTemplate } from "../prompt/prompt-template.js";
 
 interface SlotRule {
@@ -59,9 +60,7 @@ function forms(template: BasePromptTemplate): Array<PromptTemplate | ChatPromptT
 }
 
 function describe(template: PromptTemplate | ChatPromptTemplate): string {
-  return template.kind === "completion"
-    ? template.template
-    : template.messageTemplates.map((message) => `${message.role}: ${message.content}`).join("\n");
+  return template.kind === "completion" ? template.template : messagesToPrompt(template.messageTemplates);
 }
 
 /**

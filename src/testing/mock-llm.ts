@@ -1,5 +1,6 @@
 import { countImageTokens } from "../budget/image-tokens.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
 import { countPromptTokens } from "../prompt/render-prompt.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -137,7 +138,7 @@ export class MockLLM implements LLM {
 
   /** The prompts received, in order: completion text, or chat messages rendered as `role: content` lines. */
   get prompts(): string[] {
-    return this.calls.map((call) => call.prompt ?? renderMessages(call.messages ?? []));
+    return this.calls.map((call) => call.prompt ?? messagesToPrompt(call.messages ?? []));
   }
 
   complete(prompt: string, options: LLMCallOptions = {}): Promise<LLMResult> {
@@ -194,7 +195,8 @@ export class MockLLM implements LLM {
 
   private async scripted(input: MockLLMInput): Promise<MockAnswer> {
     const { response, maxTokens } = this.options;
-    if (response === "echo") return input.prompt ?? `${renderMessages(input.messages ?? [])}\nassistant: `;
+    if (response === "echo")
+      return input.prompt ?? messagesToPrompt(input.messages ?? [], { assistantTurn: true });
     if (typeof response === "string") return response;
     if (typeof response === "function") return response(input);
     if (Array.isArray(response)) {
@@ -268,11 +270,6 @@ export class MockLLM implements LLM {
       },
     };
   }
-}
-
-/** LlamaIndex's default `messages_to_prompt` without the trailing assistant turn. */
-function renderMessages(messages: readonly ChatMessage[]): string {
-  return messages.map((message) => `${message.role}: ${message.content}`).join("\n");
 }
 
 function truncateToTokens(text: string, maxTokens: number, count: (text: string) => number): string {
