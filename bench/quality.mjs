@@ -51,7 +51,8 @@ export async function qualityFigure({ show = false } = {}) {
       const context = response.sourceNodes.map(({ node }) => node.text).join("\n");
       const inContext = normalize(context).includes(phrase);
       const inAnswer = normalize(response.response).includes(phrase);
-      results.push({ rank, ms, inContext, inAnswer });
+      const words = response.response.split(/\s+/).filter(Boolean).length;
+      results.push({ rank, ms, inContext, inAnswer, words });
       details.push({ mode, id: question.id, rank: rank + 1, inContext, inAnswer, answer: response.response });
     }
     rows.push({ name, ...summarize(results) });
@@ -84,6 +85,7 @@ function summarize(results) {
     contextHit: share(({ inContext }) => inContext),
     answerHit: share(({ inAnswer }) => inAnswer),
     retrieveMs: results.reduce((sum, { ms }) => sum + ms, 0) / n,
+    answerWords: results.reduce((sum, { words }) => sum + words, 0) / n,
   };
 }
 
@@ -97,12 +99,12 @@ if (isMain) {
     `Quality on the small corpus: ${corpus.files.length} files, ${(corpus.bytes / 1e6).toFixed(2)} MB, ${chunks} chunks; ${questions} labelled questions; offline (ExtractiveLLM, compact, top ${TOP_K})\n`,
   );
   console.log(
-    "| retriever | Recall@1 | Recall@4 | MRR@10 | retrieved text holds the phrase | answer holds the phrase | retrieve ms / query |",
+    "| retriever | Recall@1 | Recall@4 | MRR@10 | retrieved text holds the phrase | answer holds the phrase | answer words (mean) | retrieve ms / query |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const row of rows) {
     console.log(
-      `| ${row.name} | ${row.recallAt1.toFixed(2)} | ${row.recallAt4.toFixed(2)} | ${row.mrr.toFixed(2)} | ${pct(row.contextHit)} | ${pct(row.answerHit)} | ${row.retrieveMs.toFixed(1)} |`,
+      `| ${row.name} | ${row.recallAt1.toFixed(2)} | ${row.recallAt4.toFixed(2)} | ${row.mrr.toFixed(2)} | ${pct(row.contextHit)} | ${pct(row.answerHit)} | ${row.answerWords.toFixed(0)} | ${row.retrieveMs.toFixed(1)} |`,
     );
   }
   console.log("\nHalves (odd / even question positions), to check a change helps both:\n");

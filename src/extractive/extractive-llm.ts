@@ -18,7 +18,7 @@ import { renderStructuredAnswer } from "./extractive-structured.js";
 export interface ExtractiveLLMOptions {
   /** Ranks passages against the query by embedding similarity. @default BM25 over the context's passages */
   embedModel?: Embedder | undefined;
-  /** The most passages (prose sentences, code blocks, list items, table rows) in an answer. @default 3 */
+  /** The most passages (prose sentences, code blocks, list items, table rows) in an answer; the answer is still cut to `maxTokens`. @default 5 */
   maxSentences?: number | undefined;
   /** Passages must score strictly above this to be used when there is a query. @default 0 */
   minScore?: number | undefined;
@@ -71,7 +71,7 @@ export class ExtractiveLLM implements LLM {
 
   constructor({
     embedModel,
-    maxSentences = 3,
+    maxSentences = 5,
     minScore = 0,
     satisfiedThreshold = 0.5,
     splitSentences,
