@@ -12,6 +12,7 @@ import {
   parseBatchItems,
 } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
+import { stripUrlCredentials } from "../errors/scrub-secrets.js";
 import { createCliProcessors, questionRunConfig } from "./batch-processors.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
 import type { BatchOptions } from "./parse-batch-command.js";
@@ -75,7 +76,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
     if (signal.aborted && options.redis) {
       io.stderr.write(
         `ragsynth: stopped waiting; the jobs of run ${runId} keep running on the workers. ` +
-          `See them with ragsynth batch --status --redis ${redactCredentials(options.redis)}, ` +
+          `See them with ragsynth batch --status --redis ${stripUrlCredentials(options.redis)}, ` +
           "and collect the answers by running the same command again.\n",
       );
     }
@@ -159,8 +160,4 @@ async function showStatus(options: BatchOptions, { io }: CommandContext): Promis
     );
   }
   return EXIT_OK;
-}
-
-function redactCredentials(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, "//");
 }

@@ -1,3 +1,4 @@
+import { redactKnownSecrets } from "../errors/scrub-secrets.js";
 /** Something text can be written to: a stream, or a buffer in tests. */
 export interface TextSink {
   write(text: string): void;
@@ -17,25 +18,14 @@ export interface CliIO {
   cwd: string;
 }
 
-const MIN_SECRET_LENGTH = 8;
-
 /**
- * Replaces every occurrence of the given secrets with `[redacted]`. Every byte the CLI writes goes
- * through one of these, so an API key echoed by a server, an error cause or a trace never reaches the terminal.
- * Secrets shorter than 8 characters are ignored: they would redact ordinary words.
+ * Replaces every occurrence of the given secrets with `[REDACTED]` (the library's rule: `redactKnownSecrets`).
+ * Every byte the CLI writes goes through one of these, so an API key echoed by a server, an error cause or a
+ * trace never reaches the terminal. Secrets shorter than 8 characters are ignored: they would redact ordinary
+ * words. Answers that quote `Bearer …` or `sk-…` on purpose are left alone.
  */
 export function createRedactor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
-  const unique = [
-    ...new Set(secrets.filter((secret): secret is string => (secret?.length ?? 0) >= MIN_SECRET_LENGTH)),
-  ];
-  if (unique.length === 0) return (text) => text;
-  // Longest first, so a key that contains another is replaced whole.
-  unique.sort((a, b) => b.length - a.length);
-  return (text) => {
-    let out = text;
-    for (const secret of unique) if (out.includes(secret)) out = out.split(secret).join("[redacted]");
-    return out;
-  };
+  return (text) => redactKnownSecrets(text, secrets);
 }
 
 /** The environment variables whose values are credentials. */

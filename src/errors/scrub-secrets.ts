@@ -1,17 +1,49 @@
-const REDACTED = "[REDACTED]";
+/** What every scrubber writes in place of a secret: errors, logs, spans, trace pages and the CLI's output. */
+export const REDACTED = "[REDACTED]";
 
 /**
- * Replaces every secret, bearer token and `sk-…` key in `text` with `[REDACTED]`: the one scrubber for
- * text that may reach an error message or a log.
+ * Known secrets shorter than this are not replaced: they would redact ordinary words (an Ollama server's
+ * placeholder key `ollama`). Patterns (`sk-…`, `Bearer …`) are replaced whatever the length.
  */
-export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
+export const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Replaces every occurrence of the given secrets (of at least {@link MIN_SECRET_LENGTH} characters, longest
+ * first, so a key that contains another is replaced whole) with `[REDACTED]`, and nothing else: for output
+ * that may quote `Bearer` or `sk-` on purpose (the CLI's answers).
+ */
+export function redactKnownSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join(REDACTED);
+  for (const secret of longestFirst(secrets)) {
+    if (result.includes(secret)) result = result.split(secret).join(REDACTED);
   }
-  return result
+  return result;
+}
+
+/** The secrets worth replacing, without repeats, longest first. */
+function longestFirst(secrets: ReadonlyArray<string | undefined>): string[] {
+  const kept = secrets.filter(
+    (secret): secret is string => typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH,
+  );
+  return [...new Set(kept)].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Replaces every given secret ({@link redactKnownSecrets}), bearer token and `sk-…` key in `text` with
+ * `[REDACTED]`: the one scrubber for text that may reach an error message, a log or a span.
+ */
+export function scrubSecrets(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  return redactKnownSecrets(text, secrets)
     .replace(/Bearer\s+[^\s"',]+/gi, `Bearer ${REDACTED}`)
     .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED);
+}
+
+/**
+ * A URL without its user info (`//user:password@`): the text form, so it works on URLs `new URL` refuses
+ * (for messages about a malformed URL) and keeps the rest (a Redis URL's `?db=`).
+ */
+export function stripUrlCredentials(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//");
 }
 
 // Option and header names whose values are credentials (`apiKey`, `api-key`, `Authorization`, `clientSecret`).

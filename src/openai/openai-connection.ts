@@ -1,7 +1,7 @@
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
-import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { scrubSecrets, stripUrlCredentials } from "../errors/scrub-secrets.js";
 import { loadOpenAISdk } from "./load-openai-sdk.js";
 import { redactUrl } from "./to-llm-error.js";
 
@@ -78,8 +78,7 @@ export function createOpenAIConnection(options: OpenAIConnectionOptions, owner: 
   if (!/^https?:\/\/[^/]/i.test(baseURL) || !URL.canParse(baseURL)) {
     throw new InvalidArgumentError({
       parameter: "baseURL",
-      value:
-        redactUrl(baseURL) === "(invalid URL)" ? baseURL.replace(/\/\/[^@/]*@/, "//") : redactUrl(baseURL),
+      value: redactUrl(baseURL) === "(invalid URL)" ? stripUrlCredentials(baseURL) : redactUrl(baseURL),
       expected: 'be an http(s) URL such as "http://localhost:11434/v1"',
     });
   }
