@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { formatDuration, plural } from "./format.js";
-import { type IndexStats, openIndex, reportSkipped } from "./load-index.js";
+import { type IndexStats, refreshIndex, reportSkipped } from "./load-index.js";
 import { chooseEmbedder } from "./models.js";
 import type { IndexOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
@@ -38,7 +38,7 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   try {
     const embed = chooseEmbedder(options.embed, io.env, options.timeoutMs);
-    const opened = await openIndex({ ...options, embed, io, signal, progress });
+    const opened = await refreshIndex({ ...options, embed, io, signal, progress });
     progress.clear();
     reportSkipped(opened.stats, io, options.verbose);
     if (options.json) {

@@ -63,15 +63,12 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
  * words count for more while document vectors, and so the cache, never depend on the other files.
  * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
  */
-export async function openIndex({
-  paths,
-  cacheDir,
-  embed,
-  rebuild,
-  io,
-  signal,
-  progress,
-}: {
+export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
+  return (await refreshIndex({ ...options, load: true })) as OpenedIndex;
+}
+
+/** Options of {@link openIndex}. */
+export interface OpenIndexOptions {
   paths: string[];
   cacheDir: string | undefined;
   embed: EmbedChoice;
@@ -79,7 +76,24 @@ export async function openIndex({
   io: CliIO;
   signal: AbortSignal;
   progress: Progress;
-}): Promise<OpenedIndex> {
+}
+
+/**
+ * `ragsynth index`: {@link openIndex} without loading an index that is up to date (same embedding model, every file
+ * the same size and modification time): then only the index file's first line is read, and nothing is written.
+ */
+export async function refreshIndex({
+  paths,
+  cacheDir,
+  embed,
+  rebuild,
+  io,
+  signal,
+  progress,
+  load = false,
+}: OpenIndexOptions & { load?: boolean }): Promise<
+  Omit<OpenedIndex, "index"> & { index?: VectorStoreIndex }
+> {
   const started = performance.now();
   await checkPaths(paths, io.cwd);
   progress.start("Reading documents");
@@ -95,6 +109,20 @@ export async function openIndex({
   const { documents } = read;
   if (documents.length === 0) throw noDocuments(paths, skipped);
   const embedModel = embed.create(() => documents.map((document) => document.text));
+  const stats = (build: IndexBuildStats) => ({
+    cacheDir: folder,
+    files: documents.length,
+    skipped,
+    chunks: build.chunks,
+    embedded: build.embedded,
+    reused: build.reused,
+    sources: build.sources,
+    durationMs: performance.now() - started,
+  });
+  if (!load && !rebuild) {
+    const current = await VectorStoreIndex.cachedStats(documents, { cacheDir: folder, embedModel, signal });
+    if (current) return { embedModel, stats: stats(current) };
+  }
   progress.start("Splitting into chunks", documents.length);
   let lexicalStarted = false;
   const index = await VectorStoreIndex.fromDocumentsCached(documents, {
@@ -115,21 +143,7 @@ export async function openIndex({
       progress.update(added);
     },
   });
-  const { chunks, embedded, reused, sources } = index.buildStats;
-  return {
-    index,
-    embedModel,
-    stats: {
-      cacheDir: folder,
-      files: documents.length,
-      skipped,
-      chunks,
-      embedded,
-      reused,
-      sources,
-      durationMs: performance.now() - started,
-    },
-  };
+  return { index, embedModel, stats: stats(index.buildStats) };
 }
 
 /** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */

@@ -122,6 +122,35 @@ describe("index files: float32 vectors beside the JSON", () => {
     expect((await stat(path.join(dir, INDEX_FILE_NAME))).ino).not.toBe(before.ino);
   });
 
+  it("tells an up-to-date index from the file's first line alone, reading no node and no BM25 posting", async () => {
+    const embedModel = new HashingEmbedder();
+    const documents = [file("a.md", "Alpha is first."), file("b.md", "Beta is second.")];
+    await VectorStoreIndex.fromDocumentsCached(documents, { embedModel, cacheDir: dir });
+    const indexFile = path.join(dir, INDEX_FILE_NAME);
+    const [header] = gunzipSync(await readFile(indexFile))
+      .toString("utf8")
+      .split("\n");
+    // Everything after the header is damaged: reading any node or posting would fail.
+    await writeFile(indexFile, gzipSync(`${header}\n{"damaged`));
+    const stats = await VectorStoreIndex.cachedStats(documents, { cacheDir: dir, embedModel });
+    expect(stats).toMatchObject({ chunks: 2, embedded: 0, sources: { unchanged: ["a.md", "b.md"] } });
+    const error = await rejectionOf(VectorStoreIndex.load(dir, { embedModel }));
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+
+    const touched = [file("a.md", "Alpha is first.", "2026-02-02T00:00:00.000Z"), documents[1] as TextNode];
+    expect(await VectorStoreIndex.cachedStats(touched, { cacheDir: dir, embedModel })).toBeUndefined();
+    expect(
+      await VectorStoreIndex.cachedStats(documents.slice(1), { cacheDir: dir, embedModel }),
+    ).toBeUndefined();
+    const other = new MockEmbedding({ dimensions: 4 });
+    expect(
+      await VectorStoreIndex.cachedStats(documents, { cacheDir: dir, embedModel: other }),
+    ).toBeUndefined();
+    expect(
+      await VectorStoreIndex.cachedStats(documents, { cacheDir: path.join(dir, "none"), embedModel }),
+    ).toBeUndefined();
+  });
+
   it("keeps no vectors for the hashing embedder, and embeds on the first dense search instead", async () => {
     const embedModel = new HashingEmbedder();
     const documents = [file("zebra.md", "Zebras have stripes."), file("git.md", "Release notes for v2.9.1.")];
@@ -142,8 +171,15 @@ describe("index files: float32 vectors beside the JSON", () => {
       embedModel,
       cacheDir: dir,
     });
-    const json = JSON.parse(gunzipSync(await readFile(path.join(dir, INDEX_FILE_NAME))).toString("utf8"));
-    expect(json.extra.lexical).toMatchObject({ format: "ragsynth-bm25", ids: expect.any(Array) });
+    const lines = gunzipSync(await readFile(path.join(dir, INDEX_FILE_NAME)))
+      .toString("utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    // A header, one line per node, the BM25 header, one line per term.
+    expect(lines[0]).toMatchObject({ version: 3, nodes: 2, lexical: true });
+    expect(lines[3]).toMatchObject({ format: "ragsynth-bm25-lines", ids: expect.any(Array) });
+    expect(lines.slice(4)).toContainEqual(["stripe", [0, 1]]);
     const loaded = await VectorStoreIndex.load(dir, { embedModel });
     expect(loaded.lexicalIndex.search("zebras").map((hit) => hit.id)).toEqual([loaded.nodes[0]?.id]);
 

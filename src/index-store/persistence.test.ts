@@ -99,9 +99,15 @@ describe("VectorStoreIndex: persistence", () => {
     expect(error.message).toMatch(/is not valid JSON .* Delete it to rebuild/);
     expect(error.cause).toBeInstanceOf(SyntaxError);
 
-    await writeFile(file, gzipSync(valid.replace('"version":2', '"version":99')));
+    const compressed = gzipSync(valid);
+    await writeFile(file, compressed.subarray(0, compressed.length - 12));
     error = await loadError(dir);
-    expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 2/);
+    expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+    expect(error.message).toMatch(/is not a complete gzip file/);
+
+    await writeFile(file, gzipSync(valid.replace('"version":3', '"version":99')));
+    error = await loadError(dir);
+    expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 3/);
   });
 
   it("leaves the previous file intact and no temporary file behind when a write fails", async () => {

@@ -1,22 +1,18 @@
-import { randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
-import { constants, gunzip, gzip } from "node:zlib";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { LexicalIndex } from "../lexical/lexical-index.js";
 import { ImageNode, type ImageNodeInit } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
+import { readGzipLines, writeAtomically } from "./gzip-lines.js";
 import { IndexSaveError } from "./index-save-error.js";
 import { decodeVectorsFile, encodeVectorsFile, matrixChecksum, type VectorMatrix } from "./vectors-file.js";
 
-/** The file an index is persisted to (gzip-compressed JSON), inside the directory given to `persist` and `load`. */
+/** The file an index is persisted to (gzip-compressed JSON Lines), inside the directory given to `persist` and `load`. */
 export const INDEX_FILE_NAME = "ragsynth-index.json.gz";
-// Level 1: most of the size win (text and postings compress ~4×) for a fraction of the time; off the main thread.
-const compress = promisify(gzip);
-const decompress = promisify(gunzip);
 const FORMAT = "ragsynth-vector-index";
-const VERSION = 2;
+const VERSION = 3;
 const VECTORS_PREFIX = "ragsynth-vectors-";
 // `.<file>.<pid>.<uuid>.tmp`: a save in progress, or left by a save that was killed.
 const TEMPORARY = /^\.(ragsynth-[^/]*)\.(\d+)\.[0-9a-f-]+\.tmp$/;
@@ -42,8 +38,17 @@ export interface PersistedIndex {
   entries: IndexEntry[];
   /** Whether the vectors are stored (false for an embedder cheap enough to run again, such as HashingEmbedder). */
   storeVectors?: boolean;
-  /** Anything else an index keeps beside its nodes (a lexical index), stored as given. */
-  extra?: Record<string, unknown>;
+  /** The BM25 index over the nodes, kept in the same file. */
+  lexical?: LexicalIndex | undefined;
+}
+
+/** The first line of an index file: what change detection needs, without the nodes or the BM25 postings. */
+export interface IndexHeader {
+  embedderId: string;
+  sources: IndexSource[];
+  storeVectors: boolean;
+  /** Whether the file holds a BM25 index after its nodes. */
+  lexical: boolean;
 }
 
 /** The error code a failed save is reported with, when it is not an abort. */
@@ -52,9 +57,11 @@ function saveError(file: string, dir: string, error: unknown, signal: AbortSigna
 }
 
 /**
- * Writes the index to `<dir>/ragsynth-index.json.gz` (nodes, sources, metadata, lexical index; gzip-compressed JSON) and, when it stores vectors,
+ * Writes the index to `<dir>/ragsynth-index.json.gz` and, when it stores vectors,
  * `<dir>/ragsynth-vectors-<checksum>.bin` (float32, with a header and a SHA-256 the JSON names), each through
  * a temporary file and a rename, so no reader ever sees half a file or a JSON with another save's vectors.
+ * The index file is gzip-compressed JSON Lines, streamed as it is compressed: a header line (format, embedding model,
+ * vectors, sources), one line per node, then the BM25 index's lines ({@link LexicalIndex.toJSONLines}).
  * Temporary files of a save that was killed, and vectors files no index names any more, are removed.
  * @throws IndexSaveError (`index_save`) when the folder or file cannot be written; an abort stays an `AbortError`.
  */
@@ -67,42 +74,34 @@ export async function writeIndexFile(
   const matrix = index.storeVectors === false ? undefined : toMatrix(index.entries);
   const checksum = matrix ? matrixChecksum(matrix) : undefined;
   const vectorsName = checksum ? `${VECTORS_PREFIX}${checksum.slice(0, 16)}.bin` : undefined;
-  const json = JSON.stringify({
+  const header = JSON.stringify({
     format: FORMAT,
     version: VERSION,
     embedderId: index.embedderId,
     dimensions: matrix?.dimensions ?? 0,
     vectors: matrix ? { file: vectorsName, count: matrix.count, checksum } : null,
+    nodes: index.entries.length,
+    lexical: index.lexical !== undefined,
     sources: index.sources,
-    nodes: index.entries.map(({ node, contentHash }) => ({ ...node.toJSON(), contentHash })),
-    ...(index.extra ? { extra: index.extra } : {}),
   });
+  function* lines(): Generator<string> {
+    yield header;
+    for (const { node, contentHash } of index.entries)
+      yield JSON.stringify({ ...node.toJSON(), contentHash });
+    if (index.lexical) yield* index.lexical.toJSONLines();
+  }
   try {
     await mkdir(dir, { recursive: true });
     await removeStaleFiles(dir, undefined);
     if (matrix && vectorsName) {
       await writeAtomically(path.join(dir, vectorsName), encodeVectorsFile(matrix), signal);
     }
-    await writeAtomically(file, await compress(json, { level: constants.Z_BEST_SPEED }), signal);
+    await writeAtomically(file, lines(), signal);
     await removeStaleFiles(dir, vectorsName ?? "");
   } catch (error) {
     throw saveError(file, dir, error, signal);
   }
   return file;
-}
-
-async function writeAtomically(file: string, data: string | Buffer, signal: AbortSignal | undefined) {
-  const temporary = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomUUID()}.tmp`,
-  );
-  try {
-    await writeFile(temporary, data, signal ? { signal } : {});
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => {});
-    throw error;
-  }
 }
 
 /**
@@ -143,40 +142,73 @@ function toMatrix(entries: readonly IndexEntry[]): VectorMatrix | undefined {
 }
 
 /**
- * Reads `<dir>/ragsynth-index.json.gz` and its vectors file; `undefined` when there is no index.
+ * Reads only the first line of `<dir>/ragsynth-index.json.gz` (embedding model, sources): enough to tell
+ * whether the documents changed, without decompressing the nodes or the BM25 index. `undefined` when there
+ * is no index.
+ * @throws RagsynthError `index_load` for an unreadable, corrupt or incompatible file
+ */
+export async function readIndexHeader(dir: string, signal?: AbortSignal): Promise<IndexHeader | undefined> {
+  const file = path.join(dir, INDEX_FILE_NAME);
+  const lines = await openLines(file, signal);
+  if (!lines) return undefined;
+  let first: string | undefined;
+  try {
+    for await (const line of lines) {
+      first = line;
+      break;
+    }
+  } catch (error) {
+    throw readError(file, error, signal);
+  }
+  const data = decodeHeader(parseLine(first ?? "", file, 0), file);
+  return {
+    embedderId: data.embedderId,
+    sources: data.sources,
+    storeVectors: data.vectors !== null,
+    lexical: data.lexical === true,
+  };
+}
+
+/**
+ * Reads `<dir>/ragsynth-index.json.gz` and its vectors file; `undefined` when there is no index. The file
+ * is decompressed and parsed line by line, so it is never one string in memory.
  * @throws RagsynthError `index_load` for an unreadable, corrupt or incompatible file, or vectors that are
  *   damaged or not finite; an abort stays an `AbortError`.
  */
 export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<PersistedIndex | undefined> {
   const file = path.join(dir, INDEX_FILE_NAME);
-  let compressed: Buffer;
+  const lines = await openLines(file, signal);
+  if (!lines) return undefined;
+  let header: ReturnType<typeof decodeHeader> | undefined;
+  const entries: IndexEntry[] = [];
+  let lexicalHeader: unknown;
+  const termLines: unknown[] = [];
+  let number = 0;
   try {
-    compressed = await readFile(file, signal ? { signal } : {});
+    for await (const line of lines) {
+      const value = parseLine(line, file, number);
+      if (header === undefined) header = decodeHeader(value, file);
+      else if (entries.length < header.nodes) entries.push(decodeNode(value, entries.length, file));
+      else if (lexicalHeader === undefined) lexicalHeader = value;
+      else termLines.push(value);
+      number++;
+    }
   } catch (error) {
-    if (signal?.aborted) throw error;
-    // ENOTDIR: a part of `dir` is a file, so there is no index there either (persisting says what to fix).
-    const code = (error as { code?: unknown }).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw loadError(file, `could not be read (${code ?? error})`, error);
+    if (RagsynthError.isInstance(error)) throw error;
+    throw readError(file, error, signal);
   }
-  let json: string;
-  try {
-    json = (await decompress(compressed)).toString("utf8");
-  } catch (error) {
-    throw loadError(file, "is not a complete gzip file (it may have been cut short or edited)", error);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(json);
-  } catch (error) {
-    throw loadError(file, "is not valid JSON (it may have been cut short or edited)", error);
-  }
-  const index = decode(data, file);
-  const vectors = (data as { vectors?: unknown }).vectors;
+  if (header === undefined) throw loadError(file, "is empty");
+  if (entries.length < header.nodes)
+    throw loadError(
+      file,
+      `holds ${entries.length} of its ${header.nodes} nodes (it may have been cut short)`,
+    );
+  if (header.lexical && lexicalHeader === undefined)
+    throw loadError(file, "has no BM25 index after its nodes (it may have been cut short)");
+  const lexical = header.lexical ? LexicalIndex.fromJSONLines(lexicalHeader, termLines) : undefined;
+  const index: PersistedIndex = { embedderId: header.embedderId, sources: header.sources, entries, lexical };
+  const vectors = header.vectors;
   if (vectors === null) return { ...index, storeVectors: false };
-  if (!isRecord(vectors) || typeof vectors.file !== "string" || typeof vectors.checksum !== "string") {
-    throw loadError(file, "has no valid vectors entry");
-  }
   const vectorsFile = path.join(dir, path.basename(vectors.file));
   let bytes: Buffer;
   try {
@@ -185,20 +217,63 @@ export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<
     if (signal?.aborted) throw error;
     throw loadError(vectorsFile, "could not be read; the index names it for its vectors", error);
   }
-  const dimensions = (data as { dimensions: number }).dimensions;
+  const { dimensions } = header;
   const matrix = decodeVectorsFile(bytes, {
     file: vectorsFile,
-    count: index.entries.length,
+    count: entries.length,
     dimensions,
     checksum: vectors.checksum,
   });
-  index.entries.forEach((entry, row) => {
+  entries.forEach((entry, row) => {
     entry.embedding = matrix.data.subarray(row * dimensions, (row + 1) * dimensions);
   });
   return { ...index, storeVectors: true };
 }
 
-function decode(data: unknown, file: string): PersistedIndex {
+/** The file's lines, or `undefined` when there is no file (or a part of `dir` is a file: no index there either). */
+async function openLines(
+  file: string,
+  signal: AbortSignal | undefined,
+): Promise<AsyncGenerator<string> | undefined> {
+  const lines = readGzipLines(file, signal);
+  try {
+    // The generator opens the file on its first step; peek at it so a missing file is told apart.
+    const first = await lines.next();
+    return (async function* () {
+      if (first.done) return;
+      yield first.value;
+      yield* lines;
+    })();
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw readError(file, error, signal);
+  }
+}
+
+function readError(file: string, error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && code.startsWith("Z_")) {
+    return loadError(file, "is not a complete gzip file (it may have been cut short or edited)", error);
+  }
+  return loadError(file, `could not be read (${code ?? error})`, error);
+}
+
+function parseLine(line: string, file: string, number: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (error) {
+    throw loadError(
+      file,
+      `is not valid JSON at line ${number + 1} (it may have been cut short or edited)`,
+      error,
+    );
+  }
+}
+
+function decodeHeader(data: unknown, file: string) {
   const fail = (what: string) => loadError(file, what);
   if (!isRecord(data) || data.format !== FORMAT)
     throw fail(`is not a ragsynth index (no "format": "${FORMAT}")`);
@@ -210,35 +285,10 @@ function decode(data: unknown, file: string): PersistedIndex {
       "Rebuild it (delete the file, or use rebuild), or use the ragsynth version that wrote it.",
     );
   }
-  const { embedderId, dimensions, sources, nodes } = data;
+  const { embedderId, dimensions, sources, nodes, vectors } = data;
   if (typeof embedderId !== "string" || !Number.isInteger(dimensions))
     throw fail("has no valid embedderId/dimensions");
-  if (!Array.isArray(sources) || !Array.isArray(nodes)) throw fail("has no sources or nodes array");
-  const entries = nodes.map((raw: unknown, index): IndexEntry => {
-    if (
-      !isRecord(raw) ||
-      typeof raw.text !== "string" ||
-      typeof raw.id !== "string" ||
-      !isRecord(raw.metadata) ||
-      !isStringArray(raw.excludedLlmMetadataKeys) ||
-      !isStringArray(raw.excludedEmbedMetadataKeys)
-    ) {
-      throw fail(`has a malformed node at nodes[${index}]`);
-    }
-    if (typeof raw.contentHash !== "string") throw fail(`has no contentHash at nodes[${index}]`);
-    const fields = {
-      id: raw.id,
-      text: raw.text,
-      metadata: raw.metadata,
-      excludedLlmMetadataKeys: raw.excludedLlmMetadataKeys,
-      excludedEmbedMetadataKeys: raw.excludedEmbedMetadataKeys,
-    };
-    // Image documents keep their image (path, URL or bytes) across a save and load.
-    const node = ["imagePath", "imageUrl", "image"].some((key) => typeof raw[key] === "string")
-      ? new ImageNode({ ...(raw as unknown as ImageNodeInit), ...fields })
-      : new TextNode(fields);
-    return { node, contentHash: raw.contentHash };
-  });
+  if (!Array.isArray(sources) || !Number.isInteger(nodes)) throw fail("has no sources array or node count");
   for (const [index, source] of sources.entries()) {
     if (!isRecord(source) || typeof source.id !== "string" || typeof source.contentHash !== "string") {
       throw fail(`has a malformed source at sources[${index}]`);
@@ -247,8 +297,47 @@ function decode(data: unknown, file: string): PersistedIndex {
       throw fail(`has a malformed nodeIds list at sources[${index}]`);
     }
   }
-  const extra = isRecord(data.extra) ? { extra: data.extra } : {};
-  return { embedderId, sources: sources as IndexSource[], entries, ...extra };
+  if (
+    vectors !== null &&
+    (!isRecord(vectors) || typeof vectors.file !== "string" || typeof vectors.checksum !== "string")
+  ) {
+    throw fail("has no valid vectors entry");
+  }
+  return {
+    embedderId,
+    dimensions: dimensions as number,
+    sources: sources as IndexSource[],
+    nodes: nodes as number,
+    vectors: vectors as { file: string; checksum: string } | null,
+    lexical: data.lexical === true,
+  };
+}
+
+function decodeNode(raw: unknown, index: number, file: string): IndexEntry {
+  const fail = (what: string) => loadError(file, what);
+  if (
+    !isRecord(raw) ||
+    typeof raw.text !== "string" ||
+    typeof raw.id !== "string" ||
+    !isRecord(raw.metadata) ||
+    !isStringArray(raw.excludedLlmMetadataKeys) ||
+    !isStringArray(raw.excludedEmbedMetadataKeys)
+  ) {
+    throw fail(`has a malformed node at nodes[${index}]`);
+  }
+  if (typeof raw.contentHash !== "string") throw fail(`has no contentHash at nodes[${index}]`);
+  const fields = {
+    id: raw.id,
+    text: raw.text,
+    metadata: raw.metadata,
+    excludedLlmMetadataKeys: raw.excludedLlmMetadataKeys,
+    excludedEmbedMetadataKeys: raw.excludedEmbedMetadataKeys,
+  };
+  // Image documents keep their image (path, URL or bytes) across a save and load.
+  const node = ["imagePath", "imageUrl", "image"].some((key) => typeof raw[key] === "string")
+    ? new ImageNode({ ...(raw as unknown as ImageNodeInit), ...fields })
+    : new TextNode(fields);
+  return { node, contentHash: raw.contentHash };
 }
 
 function loadError(file: string, what: string, cause?: unknown, hint?: string): RagsynthError {

@@ -10,10 +10,9 @@ export interface LexicalProgress {
   total: number;
 }
 
-/** The stored BM25 index of a persisted index, when it has one that reads back. */
+/** The stored BM25 index of a persisted index, when it has one. */
 export function storedLexical(stored: PersistedIndex | undefined): LexicalIndex | undefined {
-  const serialized = stored?.extra?.lexical;
-  return serialized === undefined ? undefined : LexicalIndex.fromJSON(serialized);
+  return stored?.lexical;
 }
 
 /**

@@ -13,7 +13,7 @@ import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { type EmbedProgress, embedNodes, type IndexEntry } from "./embed-nodes.js";
 import { contentHash, EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
-import { type IndexSource, readIndexFile, writeIndexFile } from "./persistence.js";
+import { type IndexSource, readIndexFile, readIndexHeader, writeIndexFile } from "./persistence.js";
 import { type LexicalProgress, storedLexical, updateLexical } from "./stored-lexical.js";
 
 /** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
@@ -174,6 +174,40 @@ export class VectorStoreIndex {
   }
 
   /**
+   * What {@link VectorStoreIndex.fromDocumentsCached} would report when the index in `cacheDir` is up to date
+   * with `documents` (same embedding model, same files in the same order with the same size and modification time),
+   * found from the index file's first line only: neither the nodes nor the BM25 index are read. `undefined`
+   * when something changed (or there is no index), so building would do work.
+   * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version
+   */
+  static async cachedStats(
+    documents: readonly TextNode[],
+    { cacheDir, embedModel, signal }: { cacheDir: string; embedModel?: Embedder; signal?: AbortSignal },
+  ): Promise<IndexBuildStats | undefined> {
+    const options = withDefaultEmbedModel("documents", documents, { embedModel });
+    const header = await readIndexHeader(cacheDir, signal);
+    if (
+      !header?.lexical ||
+      header.embedderId !== options.embedModel.id ||
+      header.storeVectors !== storesVectors(options.embedModel) ||
+      header.sources.length !== documents.length ||
+      !documents.every((document, index) => {
+        const source = header.sources[index] as IndexSource;
+        return source.id === document.id && sameStat(document, source);
+      })
+    ) {
+      return undefined;
+    }
+    const chunks = header.sources.reduce((sum, source) => sum + source.nodeIds.length, 0);
+    return {
+      chunks,
+      embedded: 0,
+      reused: header.storeVectors ? chunks : 0,
+      sources: diff(header.sources, header.sources),
+    };
+  }
+
+  /**
    * Loads an index persisted with {@link VectorStoreIndex.persist}.
    * @throws RagsynthError `index_load` when there is no index in `dir`, the file is corrupt or of another
    * version, or it was built with a different embedding model (its vectors would not compare with the queries').
@@ -219,7 +253,7 @@ export class VectorStoreIndex {
         sources: [...this.sources],
         entries: [...this.#entries],
         storeVectors: storesVectors(this.embedModel),
-        extra: { lexical: this.lexicalIndex.toJSON() },
+        lexical: this.lexicalIndex,
       },
       signal,
     );
@@ -375,14 +409,7 @@ function unchangedNodes(
   source: IndexSource | undefined,
   storedNodes: ReadonlyMap<string, TextNode>,
 ): TextNode[] | undefined {
-  if (!source) return undefined;
-  const { file_size: size, last_modified_at: modified } = document.metadata;
-  const sameStat =
-    source.size !== undefined &&
-    source.lastModifiedAt !== undefined &&
-    source.size === size &&
-    source.lastModifiedAt === modified;
-  if (!sameStat) return undefined;
+  if (!source || !sameStat(document, source)) return undefined;
   const nodes: TextNode[] = [];
   for (const id of source.nodeIds) {
     const node = storedNodes.get(id);
@@ -390,6 +417,17 @@ function unchangedNodes(
     nodes.push(node);
   }
   return nodes;
+}
+
+/** Whether a document has the size and modification time its stored source was indexed with. */
+function sameStat(document: TextNode, source: IndexSource): boolean {
+  const { file_size: size, last_modified_at: modified } = document.metadata;
+  return (
+    source.size !== undefined &&
+    source.lastModifiedAt !== undefined &&
+    source.size === size &&
+    source.lastModifiedAt === modified
+  );
 }
 
 function sameSources(before: readonly IndexSource[], after: readonly IndexSource[]): boolean {

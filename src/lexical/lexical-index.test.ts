@@ -127,6 +127,42 @@ describe("LexicalIndex", () => {
     }
   });
 
+  it("round-trips through JSON Lines, and rejects a damaged line with a typed error", () => {
+    const index = new LexicalIndex({ k1: 1.5, b: 0.5 });
+    index.add("a", "the quick brown fox");
+    index.add("b", "a lazy dog sleeps");
+    index.add("c", "quick dog quick");
+    index.remove("b");
+    const [header, ...terms] = [...index.toJSONLines()].map((line) => JSON.parse(line));
+    expect(header).toMatchObject({ ids: ["a", "c"], terms: terms.length });
+    expect(terms).toContainEqual(["quick", [0, 1, 1, 2]]);
+    const restored = LexicalIndex.fromJSONLines(header, terms);
+    expect(restored.size).toBe(2);
+    expect(restored.search("quick dog")).toEqual(index.search("quick dog"));
+
+    const lines = () => [...index.toJSONLines()].map((line) => JSON.parse(line));
+    for (const [damage, message] of [
+      [(all: unknown[]) => all.pop(), /term lines/],
+      [(all: unknown[]) => all.splice(1, 1, ["quick", [0, 1, 0, 2]]), /positive integer/],
+      [(all: unknown[]) => all.splice(1, 1, ["quick", [2, 1]]), /inside 2 documents/],
+      [(all: unknown[]) => all.splice(1, 1, "quick"), /as \["term"/],
+      [(all: unknown[]) => all.splice(0, 1, { ...header, ids: ["a", "a"] }), /distinct ids/],
+    ] as const) {
+      const [first, ...rest] = lines();
+      const all = [first, ...rest];
+      damage(all);
+      const [damagedHeader, ...damagedTerms] = all;
+      let error: unknown;
+      try {
+        LexicalIndex.fromJSONLines(damagedHeader, damagedTerms);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+
   it("rejects bad arguments from plain JavaScript callers", () => {
     expect(() => new LexicalIndex({ b: 2 })).toThrow(/Expected `b` to be a number between 0 and 1/);
     const index = new LexicalIndex();

@@ -1,7 +1,12 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { lexicalTokens } from "./lexical-tokens.js";
-import { readSerializedLexicalIndex, type SerializedLexicalIndex } from "./serialized-lexical-index.js";
+import {
+  readLexicalLinesHeader,
+  readLexicalTermLine,
+  readSerializedLexicalIndex,
+  type SerializedLexicalIndex,
+} from "./serialized-lexical-index.js";
 
 /** Options of {@link LexicalIndex}: the BM25 parameters. */
 export interface LexicalIndexOptions {
@@ -180,6 +185,50 @@ export class LexicalIndex {
       }
       index.#postings.set(term, list);
     });
+    return index;
+  }
+
+  /**
+   * The index as JSON Lines, for streaming to a file without one large string: a header line (`k1`, `b`,
+   * document ids and lengths, term count), then one line per term, `["term",[slot, tf, slotDelta, tf, …]]`.
+   * Restore with {@link LexicalIndex.fromJSONLines}.
+   */
+  *toJSONLines(): Generator<string> {
+    this.#compact();
+    yield JSON.stringify({
+      format: "ragsynth-bm25-lines",
+      version: 1,
+      k1: this.k1,
+      b: this.b,
+      ids: this.#ids,
+      lengths: this.#lengths,
+      terms: this.#postings.size,
+    });
+    for (const [term, list] of this.#postings) {
+      let line = `${JSON.stringify(term)},[${list[0]},${list[1]}`;
+      for (let index = 2; index < list.length; index += 2) {
+        line += `,${(list[index] as number) - (list[index - 2] as number)},${list[index + 1]}`;
+      }
+      yield `[${line}]]`;
+    }
+  }
+
+  /**
+   * Rebuilds an index from {@link LexicalIndex.toJSONLines}'s lines, parsed (`header`, then the term lines).
+   * The parsed posting arrays are decoded in place and kept, so loading holds no second copy.
+   * @throws RagsynthError `index_load` when a line is not what `toJSONLines` writes
+   */
+  static fromJSONLines(header: unknown, termLines: readonly unknown[]): LexicalIndex {
+    const data = readLexicalLinesHeader(header, termLines.length);
+    const index = new LexicalIndex({ k1: data.k1, b: data.b });
+    index.#ids = data.ids;
+    index.#lengths = data.lengths;
+    for (const [slot, id] of data.ids.entries()) index.#slotOf.set(id, slot);
+    for (const length of data.lengths) index.#totalLength += length;
+    for (const [position, line] of termLines.entries()) {
+      const [term, list] = readLexicalTermLine(line, position, data.ids.length);
+      index.#postings.set(term, list);
+    }
     return index;
   }
 

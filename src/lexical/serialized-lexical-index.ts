@@ -59,10 +59,82 @@ export function readSerializedLexicalIndex(value: unknown): SerializedLexicalInd
   return data as SerializedLexicalIndex;
 }
 
-function isFiniteNonNegative(value: unknown): boolean {
+/** The header line of {@link LexicalIndex.toJSONLines}. */
+interface LexicalLinesHeader {
+  k1: number;
+  b: number;
+  ids: string[];
+  lengths: number[];
+}
+
+function lexicalLoadError(what: string, got: unknown): RagsynthError {
+  return new RagsynthError({
+    code: "index_load",
+    message: `Expected a lexical index in JSON Lines (format "ragsynth-bm25-lines", version 1) with ${what}, got ${describeValue(got)}. Rebuild the index (the CLI's --rebuild).`,
+  });
+}
+
+/**
+ * Checks the header line of a lexical index in JSON Lines, and that `termLines` lines follow it.
+ * @throws RagsynthError `index_load`
+ */
+export function readLexicalLinesHeader(value: unknown, termLines: number): LexicalLinesHeader {
+  const data = value as
+    | (LexicalLinesHeader & { format?: unknown; version?: unknown; terms?: unknown })
+    | null;
+  const fail = (what: string, got: unknown): never => {
+    throw lexicalLoadError(what, got);
+  };
+  if (typeof data !== "object" || data === null) return fail("an object", data);
+  if (data.format !== "ragsynth-bm25-lines" || data.version !== 1) return fail("that format", data.format);
+  if (!isFiniteNonNegative(data.k1)) return fail("a finite k1 ≥ 0", data.k1);
+  if (!(isFiniteNonNegative(data.b) && data.b <= 1)) return fail("b between 0 and 1", data.b);
+  const { ids, lengths } = data;
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return fail("string ids", ids);
+  if (new Set(ids).size !== ids.length) return fail("distinct ids", ids.length);
+  if (!Array.isArray(lengths) || lengths.length !== ids.length || !lengths.every(isCount)) {
+    return fail(`${ids.length} integer lengths`, lengths);
+  }
+  if (data.terms !== termLines) return fail(`${String(data.terms)} term lines`, termLines);
+  return data;
+}
+
+/**
+ * Checks one term line, `["term",[slot, tf, slotDelta, tf, …]]`, and decodes its slots in place.
+ * @throws RagsynthError `index_load`
+ */
+export function readLexicalTermLine(value: unknown, position: number, documents: number): [string, number[]] {
+  const line = value as [unknown, unknown];
+  const list = Array.isArray(line) ? line[1] : undefined;
+  if (
+    !Array.isArray(line) ||
+    line.length !== 2 ||
+    typeof line[0] !== "string" ||
+    !Array.isArray(list) ||
+    list.length === 0 ||
+    list.length % 2 !== 0
+  ) {
+    throw lexicalLoadError(`term line ${position} as ["term", [slot, tf, …]]`, value);
+  }
+  let slot = -1;
+  for (let index = 0; index < list.length; index += 2) {
+    const gap = list[index];
+    const tf = list[index + 1];
+    if (!isCount(gap) || !isCount(tf) || tf === 0 || (index > 0 && gap === 0)) {
+      throw lexicalLoadError(`term line ${position} as positive integer [slot, tf, …] pairs`, list);
+    }
+    slot = index === 0 ? gap : slot + gap;
+    if (slot >= documents)
+      throw lexicalLoadError(`term line ${position} inside ${documents} documents`, list);
+    list[index] = slot;
+  }
+  return [line[0], list];
+}
+
+function isFiniteNonNegative(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
-function isCount(value: unknown): boolean {
+function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }

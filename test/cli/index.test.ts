@@ -1,5 +1,6 @@
-import { appendFile, readdir, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyExampleDocs, runCli } from "./run-cli.js";
@@ -43,6 +44,22 @@ describe("ragsynth index", () => {
     const asked = await runCli(["ask", docs, "-q", "What is the default response mode?", "--json"]);
     expect(JSON.parse(asked.stdout).index.sources.unchanged).toHaveLength(6);
   }, 90_000); // five CLI runs
+
+  it("re-indexes unchanged files from the index file's first line, reading no node and no BM25 posting", async () => {
+    await indexJSON([docs]);
+    const file = join(docs, ".ragsynth", "ragsynth-index.json.gz");
+    const [header] = gunzipSync(await readFile(file))
+      .toString("utf8")
+      .split("\n");
+    // Damage everything after the header: an unchanged re-index that read a node or a posting would fail.
+    await writeFile(file, gzipSync(`${header}\n{"damaged`));
+    const again = await indexJSON([docs]);
+    expect(again).toMatchObject({ files: 6, chunks: 6, sources: { unchanged: expect.any(Array) } });
+    expect(again.sources.unchanged).toHaveLength(6);
+    const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toMatch(/is not valid JSON at line 2/);
+  });
 
   it("prints a summary line, honours --cache-dir, and --rebuild embeds everything again", async () => {
     const cacheDir = join(dir, "cache");
