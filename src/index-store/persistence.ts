@@ -2,17 +2,22 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { LexicalIndex } from "../lexical/lexical-index.js";
-import { ImageNode, type ImageNodeInit } from "../schema/image-node.js";
-import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { readGzipLines, writeAtomically } from "./gzip-lines.js";
+import {
+  decodeHeader,
+  decodeNode,
+  INDEX_FORMAT,
+  INDEX_VERSION,
+  loadError,
+  parseLine,
+  readError,
+} from "./index-file-lines.js";
 import { IndexSaveError } from "./index-save-error.js";
 import { decodeVectorsFile, encodeVectorsFile, matrixChecksum, type VectorMatrix } from "./vectors-file.js";
 
 /** The file an index is persisted to (gzip-compressed JSON Lines), inside the directory given to `persist` and `load`. */
 export const INDEX_FILE_NAME = "ragsynth-index.json.gz";
-const FORMAT = "ragsynth-vector-index";
-const VERSION = 3;
 const VECTORS_PREFIX = "ragsynth-vectors-";
 // `.<file>.<pid>.<uuid>.tmp`: a save in progress, or left by a save that was killed.
 const TEMPORARY = /^\.(ragsynth-[^/]*)\.(\d+)\.[0-9a-f-]+\.tmp$/;
@@ -75,8 +80,8 @@ export async function writeIndexFile(
   const checksum = matrix ? matrixChecksum(matrix) : undefined;
   const vectorsName = checksum ? `${VECTORS_PREFIX}${checksum.slice(0, 16)}.bin` : undefined;
   const header = JSON.stringify({
-    format: FORMAT,
-    version: VERSION,
+    format: INDEX_FORMAT,
+    version: INDEX_VERSION,
     embedderId: index.embedderId,
     dimensions: matrix?.dimensions ?? 0,
     vectors: matrix ? { file: vectorsName, count: matrix.count, checksum } : null,
@@ -250,108 +255,4 @@ async function openLines(
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw readError(file, error, signal);
   }
-}
-
-function readError(file: string, error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return error;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && code.startsWith("Z_")) {
-    return loadError(file, "is not a complete gzip file (it may have been cut short or edited)", error);
-  }
-  return loadError(file, `could not be read (${code ?? error})`, error);
-}
-
-function parseLine(line: string, file: string, number: number): unknown {
-  try {
-    return JSON.parse(line);
-  } catch (error) {
-    throw loadError(
-      file,
-      `is not valid JSON at line ${number + 1} (it may have been cut short or edited)`,
-      error,
-    );
-  }
-}
-
-function decodeHeader(data: unknown, file: string) {
-  const fail = (what: string) => loadError(file, what);
-  if (!isRecord(data) || data.format !== FORMAT)
-    throw fail(`is not a ragsynth index (no "format": "${FORMAT}")`);
-  if (data.version !== VERSION) {
-    throw loadError(
-      file,
-      `has format version ${JSON.stringify(data.version)}, but this ragsynth reads version ${VERSION}`,
-      undefined,
-      "Rebuild it (delete the file, or use rebuild), or use the ragsynth version that wrote it.",
-    );
-  }
-  const { embedderId, dimensions, sources, nodes, vectors } = data;
-  if (typeof embedderId !== "string" || !Number.isInteger(dimensions))
-    throw fail("has no valid embedderId/dimensions");
-  if (!Array.isArray(sources) || !Number.isInteger(nodes)) throw fail("has no sources array or node count");
-  for (const [index, source] of sources.entries()) {
-    if (!isRecord(source) || typeof source.id !== "string" || typeof source.contentHash !== "string") {
-      throw fail(`has a malformed source at sources[${index}]`);
-    }
-    if (!isStringArray(source.nodeIds)) {
-      throw fail(`has a malformed nodeIds list at sources[${index}]`);
-    }
-  }
-  if (
-    vectors !== null &&
-    (!isRecord(vectors) || typeof vectors.file !== "string" || typeof vectors.checksum !== "string")
-  ) {
-    throw fail("has no valid vectors entry");
-  }
-  return {
-    embedderId,
-    dimensions: dimensions as number,
-    sources: sources as IndexSource[],
-    nodes: nodes as number,
-    vectors: vectors as { file: string; checksum: string } | null,
-    lexical: data.lexical === true,
-  };
-}
-
-function decodeNode(raw: unknown, index: number, file: string): IndexEntry {
-  const fail = (what: string) => loadError(file, what);
-  if (
-    !isRecord(raw) ||
-    typeof raw.text !== "string" ||
-    typeof raw.id !== "string" ||
-    !isRecord(raw.metadata) ||
-    !isStringArray(raw.excludedLlmMetadataKeys) ||
-    !isStringArray(raw.excludedEmbedMetadataKeys)
-  ) {
-    throw fail(`has a malformed node at nodes[${index}]`);
-  }
-  if (typeof raw.contentHash !== "string") throw fail(`has no contentHash at nodes[${index}]`);
-  const fields = {
-    id: raw.id,
-    text: raw.text,
-    metadata: raw.metadata,
-    excludedLlmMetadataKeys: raw.excludedLlmMetadataKeys,
-    excludedEmbedMetadataKeys: raw.excludedEmbedMetadataKeys,
-  };
-  // Image documents keep their image (path, URL or bytes) across a save and load.
-  const node = ["imagePath", "imageUrl", "image"].some((key) => typeof raw[key] === "string")
-    ? new ImageNode({ ...(raw as unknown as ImageNodeInit), ...fields })
-    : new TextNode(fields);
-  return { node, contentHash: raw.contentHash };
-}
-
-function loadError(file: string, what: string, cause?: unknown, hint?: string): RagsynthError {
-  return new RagsynthError({
-    code: "index_load",
-    message: `The index file ${file} ${what}. ${hint ?? "Delete it to rebuild the index from the documents."}`,
-    cause,
-  });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
