@@ -3,6 +3,7 @@ import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { createCallSignal } from "../util/abort.js";
+import { mergeAbortSignals } from "../util/merge-abort-signals.js";
 import { type RetryEvent, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
 import {
   createOpenAIConnection,
@@ -91,7 +92,7 @@ export class OpenAILikeEmbedding implements Embedder {
     const results: number[][][] = new Array(batches.length);
     // The first failed batch aborts the others, so nothing keeps running after the call has failed.
     const stop = new AbortController();
-    const batchSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const batchSignal = mergeAbortSignals(signal, stop.signal);
     let firstError: { error: unknown } | undefined;
     let next = 0;
     const worker = async () => {

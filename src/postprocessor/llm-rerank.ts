@@ -15,6 +15,7 @@ import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
 import { defaultTracer } from "../tracing/start-span.js";
 import { limiterForModel } from "../util/concurrency-limiter.js";
+import { mergeAbortSignals } from "../util/merge-abort-signals.js";
 import { DEFAULT_CHOICE_SELECT_PROMPT, formatNodeBatch } from "./choice-select-prompt.js";
 import { countNodesTokens } from "./count-node-tokens.js";
 import { parseChoiceSelectAnswer } from "./parse-choice-select-answer.js";
@@ -235,7 +236,7 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
         return chatHelper;
       },
       systemPrompt: undefined,
-      signal: signal ?? new AbortController().signal,
+      signal: mergeAbortSignals(signal),
       // The model's shared limiter: reranking and synthesis with one model share its slots.
       limiter: limiterForModel(llm),
       usage,

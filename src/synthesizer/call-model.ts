@@ -7,6 +7,7 @@ import { countPromptTokens, type PromptContent, type RenderedPrompt } from "../p
 import type { ImageBlock } from "../schema/content-block.js";
 import { createAbortError } from "../util/abort.js";
 import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
+import { mergeAbortSignals } from "../util/merge-abort-signals.js";
 import type { SynthesisTrace } from "./synthesis-trace.js";
 
 /** Options of one model call made through the call path ({@link callModel}). */
@@ -145,7 +146,7 @@ export async function callModel(
       responseFormat,
       content,
       maxTokens,
-      signal: AbortSignal.any([runSignal, stopper.signal]),
+      signal: mergeAbortSignals(runSignal, stopper.signal),
       limiter: path.limiter,
       onUsage: (usage) => {
         reported = { ...reported, ...usage };

@@ -14,6 +14,7 @@ import { captureContentFromEnv } from "../tracing/gen-ai.js";
 import { defaultTracer } from "../tracing/start-span.js";
 import { createAbortError } from "../util/abort.js";
 import { limiterForModel } from "../util/concurrency-limiter.js";
+import { mergeAbortSignals } from "../util/merge-abort-signals.js";
 import { startSynthesisTrace } from "./synthesis-trace.js";
 import { createSynthesizerContext, type SynthesizerContext } from "./synthesizer-context.js";
 import { checkTemplateSlots, templateWarnings } from "./template-slots.js";
@@ -199,12 +200,6 @@ function annotate(error: unknown, usage: SynthesisUsage, callsSucceeded: number)
   error.callsSucceeded = callsSucceeded;
 }
 
-function combineSignals(signals: Array<AbortSignal | undefined>): AbortSignal {
-  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length === 1) return present[0] as AbortSignal;
-  return present.length === 0 ? new AbortController().signal : AbortSignal.any(present);
-}
-
 /**
  * Builds a {@link ResponseSynthesizer} from a `run` function: the same plumbing as the built-in modes
  * (sources, usage, events, spans, streaming, abort, the empty-nodes answer).
@@ -251,7 +246,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     streamSignal?: AbortSignal,
   ): Promise<SynthesisResponse<T>> {
     const { query, nodes, additionalSourceNodes = [] } = request;
-    const signal = combineSignals([request.signal, streamSignal]);
+    const signal = mergeAbortSignals(request.signal, streamSignal);
     const sourceNodes = [...nodes, ...additionalSourceNodes];
     const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
     const started = now();

@@ -1,4 +1,5 @@
 import { LLMError } from "../errors/llm-error.js";
+import { mergeAbortSignals } from "./merge-abort-signals.js";
 
 /** An error named `AbortError`: the signal's own reason when it is one, a `DOMException` otherwise. */
 export function createAbortError(signal?: AbortSignal): Error {
@@ -36,8 +37,7 @@ export function createCallSignal({
   timeoutMs?: number | undefined;
 }): { signal: AbortSignal | undefined; fail: (error: unknown, url: string) => unknown } {
   const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-  const signals = [userSignal, timeout].filter((item): item is AbortSignal => item !== undefined);
-  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  const signal = userSignal || timeout ? mergeAbortSignals(userSignal, timeout) : undefined;
   const fail = (error: unknown, url: string): unknown => {
     if (userSignal?.aborted) return createAbortError(userSignal);
     if (timeout?.aborted) {

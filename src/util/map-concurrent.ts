@@ -1,4 +1,5 @@
 import { createAbortError } from "./abort.js";
+import { mergeAbortSignals } from "./merge-abort-signals.js";
 
 /**
  * Maps `items` with at most `concurrency` calls of `task` at once, keeping the results in input order.
@@ -12,7 +13,7 @@ export async function mapConcurrent<I, O>(
   task: (item: I, index: number, signal: AbortSignal) => Promise<O>,
 ): Promise<O[]> {
   const controller = new AbortController();
-  const taskSignal = AbortSignal.any([signal, controller.signal]);
+  const taskSignal = mergeAbortSignals(signal, controller.signal);
   const results = new Array<O>(items.length);
   let next = 0;
   let failed = false;
