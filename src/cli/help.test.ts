@@ -9,6 +9,13 @@ describe("--help and the README tell a new user what they need", () => {
     }
   });
 
+  it("--help says that --similarity-cutoff compares BM25 scores in lexical mode, not a cosine", () => {
+    const line = helpText("ask", "0.0.0")
+      .split("\n")
+      .find((text) => text.includes("--similarity-cutoff"));
+    expect(line).toMatch(/BM25 scores in lexical mode .*not 0–1/);
+  });
+
   it("the README names RAGSYNTH_API_KEY and shows the package.json/tsconfig lines an ESM-only package needs", () => {
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     expect(readme).toMatch(/RAGSYNTH_API_KEY/);

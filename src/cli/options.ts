@@ -34,7 +34,8 @@ export const OPTIONS = {
   "similarity-cutoff": {
     type: "string",
     value: "<score>",
-    description: "Drop retrieved chunks scoring below this similarity",
+    description:
+      "Drop retrieved chunks scoring below this: BM25 scores in lexical mode (the offline default; not 0–1), cosine with dense, reciprocal-rank sums with hybrid",
   },
   llm: {
     type: "string",
