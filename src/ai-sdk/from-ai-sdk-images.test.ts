@@ -73,7 +73,7 @@ describe("fromAiSdk with images", () => {
     }
     expect(llm.metadata.imageInput).toBe("pixels");
     expect(llm.metadata.assumptions).toContain(
-      "image tokens of gpt-4o counted by OpenAI's rule; pass imageTokens if the provider counts otherwise",
+      "image tokens of gpt-4o counted by OpenAI's rule; pass imageTokens if the server counts otherwise",
     );
   });
 

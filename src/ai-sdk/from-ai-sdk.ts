@@ -2,18 +2,17 @@ import { readFile } from "node:fs/promises";
 import { LLMError } from "../errors/llm-error.js";
 import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
-import {
-  type ChatMessage,
-  DEFAULT_CONTEXT_WINDOW,
-  type ImageTokenRule,
-  type LLM,
-  type LLMCallOptions,
-  type LLMMetadata,
-  type LLMUsage,
+import type { ModelLimitsTable } from "../llm/model-context-windows.js";
+import { resolveModelMetadata } from "../llm/resolve-model-metadata.js";
+import type {
+  ChatMessage,
+  ImageTokenRule,
+  LLM,
+  LLMCallOptions,
+  LLMMetadata,
+  LLMUsage,
 } from "../llm/types.js";
 import type { ContentBlock } from "../schema/content-block.js";
-import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 import { abortable, createAbortError, createCallSignal } from "../util/abort.js";
 import { parseRetryAfter, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
 
@@ -85,7 +84,11 @@ export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model> {
   contextWindow?: number | undefined;
   maxOutputTokens?: number | undefined;
   modelLimits?: ModelLimitsTable | undefined;
-  /** The model takes images: `pixels` sends them as AI SDK image parts. @default unset (images are an error) */
+  /**
+   * The model takes images: `pixels` sends them as AI SDK image parts. @default "pixels" for OpenAI's vision
+   * models through the AI SDK's openai provider (as `OpenAILike` on api.openai.com), otherwise unset (images
+   * are an error)
+   */
   imageInput?: "pixels" | "captions" | undefined;
   /** What an image costs in prompt tokens. @default OpenAI's rule (stated in `metadata.assumptions`) */
   imageTokens?: ImageTokenRule | undefined;
@@ -202,37 +205,25 @@ function toTypedError(error: unknown, modelId: string): unknown {
  */
 export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>): LLM {
   const modelId = options.modelId ?? String((model as { modelId?: unknown })?.modelId ?? "ai-sdk-model");
-  const limits = lookupModelLimits(modelId, options.modelLimits);
   const provider = (model as { provider?: unknown })?.provider;
+  // AI SDK providers are named `openai.chat`, `anthropic.messages`: the part before the dot.
+  const providerName = typeof provider === "string" && provider !== "" ? provider.split(".")[0] : undefined;
   const metadata: LLMMetadata = {
-    model: modelId,
-    // AI SDK providers are named `openai.chat`, `anthropic.messages`: the part before the dot.
-    ...(typeof provider === "string" && provider !== ""
-      ? { provider: provider.split(".")[0] as string }
-      : {}),
-    contextWindow: options.contextWindow ?? limits?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    ...resolveModelMetadata({
+      model: modelId,
+      contextWindow: options.contextWindow,
+      maxOutputTokens: options.maxOutputTokens,
+      modelLimits: options.modelLimits,
+      imageInput: options.imageInput,
+      imageTokens: options.imageTokens,
+      servedByOpenAI: providerName === "openai",
+    }),
+    ...(providerName === undefined ? {} : { provider: providerName }),
     isChatModel: true,
-    tokenizer: tokenizerNameForModel(modelId),
     structuredOutput: "instructions",
     kind: "generative",
   };
-  const maxOutputTokens = options.maxOutputTokens ?? limits?.maxOutputTokens;
-  if (maxOutputTokens !== undefined) metadata.maxOutputTokens = maxOutputTokens;
-  const assumptions: string[] = [];
-  if (options.contextWindow === undefined && !limits) {
-    assumptions.push(
-      `contextWindow ${DEFAULT_CONTEXT_WINDOW} assumed for unknown model ${modelId}; pass contextWindow`,
-    );
-  }
-  if (options.imageInput !== undefined) metadata.imageInput = options.imageInput;
-  if (options.imageTokens !== undefined) metadata.imageTokens = options.imageTokens;
-  else if (options.imageInput !== undefined) {
-    assumptions.push(
-      `image tokens of ${modelId} counted by OpenAI's rule; pass imageTokens if the provider counts otherwise`,
-    );
-  }
-  if (assumptions.length > 0) metadata.assumptions = assumptions;
-  const pixels = options.imageInput === "pixels";
+  const pixels = metadata.imageInput === "pixels";
 
   const systemField = systemFieldOf(model, options.systemField);
   const args = (

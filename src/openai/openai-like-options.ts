@@ -1,8 +1,8 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
-import { DEFAULT_CONTEXT_WINDOW, type ImageTokenRule, type LLMMetadata } from "../llm/types.js";
-import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
+import type { ModelLimitsTable } from "../llm/model-context-windows.js";
+import { resolveModelMetadata } from "../llm/resolve-model-metadata.js";
+import type { ImageTokenRule, LLMMetadata } from "../llm/types.js";
 import type { RetryEvent, RetryInternals, RetryOptions } from "../util/retry.js";
 import type { OpenAIConnectionOptions } from "./openai-connection.js";
 import { looksLikeOllama } from "./to-llm-error.js";
@@ -91,57 +91,39 @@ function ollamaNumCtx(): number {
 }
 
 /**
- * What an {@link OpenAILike} says about itself. Unknown models get 3900 tokens and an entry in
- * `assumptions`; on Ollama (port 11434) the table's context window is capped at the server's `num_ctx`
- * (`OLLAMA_CONTEXT_LENGTH`, else 4096) because Ollama silently truncates longer prompts.
+ * What an {@link OpenAILike} says about itself: the shared rule ({@link resolveModelMetadata}; unknown models
+ * get 3900 tokens and an entry in `assumptions`), with OpenAI's own servers exact, and on Ollama (port 11434)
+ * the table's context window capped at the server's `num_ctx` (`OLLAMA_CONTEXT_LENGTH`, else 4096) because
+ * Ollama silently truncates longer prompts.
  */
 export function resolveOpenAILikeMetadata(
   options: OpenAILikeOptions,
   connection: { baseURL: string; isOpenAI: boolean },
 ): LLMMetadata {
   const { model } = options;
-  const limits = lookupModelLimits(model, options.modelLimits);
-  const assumptions: string[] = [];
-  let contextWindow = options.contextWindow ?? limits?.contextWindow;
-  if (contextWindow === undefined) {
-    contextWindow = DEFAULT_CONTEXT_WINDOW;
-    assumptions.push(
-      `contextWindow ${DEFAULT_CONTEXT_WINDOW} assumed for unknown model ${model}; pass contextWindow`,
-    );
-  } else if (options.contextWindow === undefined && looksLikeOllama(connection.baseURL)) {
-    const numCtx = ollamaNumCtx();
-    if (contextWindow > numCtx) {
-      assumptions.push(
-        `contextWindow ${numCtx} used instead of ${model}'s ${contextWindow}: Ollama runs models with num_ctx ${numCtx} unless OLLAMA_CONTEXT_LENGTH or a Modelfile raises it; pass contextWindow to match your server`,
-      );
-      contextWindow = numCtx;
-    }
-  }
-  const tokenizer = tokenizerNameForModel(model);
-  if (!connection.isOpenAI && !limits?.matched.startsWith("gpt")) {
-    assumptions.push(`tokenizer ${tokenizer} approximates ${model}'s own tokenizer`);
-  }
-  const metadata: LLMMetadata = {
+  const numCtx = looksLikeOllama(connection.baseURL) ? ollamaNumCtx() : undefined;
+  const shared = resolveModelMetadata({
     model,
+    contextWindow: options.contextWindow,
+    maxOutputTokens: options.maxOutputTokens,
+    modelLimits: options.modelLimits,
+    imageInput: options.imageInput,
+    imageTokens: options.imageTokens,
+    servedByOpenAI: connection.isOpenAI,
+    serverWindowCap:
+      numCtx === undefined
+        ? undefined
+        : {
+            tokens: numCtx,
+            reason: `Ollama runs models with num_ctx ${numCtx} unless OLLAMA_CONTEXT_LENGTH or a Modelfile raises it; pass contextWindow to match your server`,
+          },
+  });
+  return {
+    ...shared,
     // The OpenAI API flavor, whoever serves it (the GenAI conventions' discriminator for the telemetry format).
     provider: "openai",
-    contextWindow,
     isChatModel: options.isChatModel ?? true,
-    tokenizer,
     structuredOutput: options.structuredOutput ?? (connection.isOpenAI ? "json_schema" : "instructions"),
     kind: "generative",
   };
-  const openAIVision = connection.isOpenAI && /^(gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|o[134])/.test(model);
-  const imageInput = options.imageInput ?? (openAIVision ? "pixels" : undefined);
-  if (imageInput !== undefined) metadata.imageInput = imageInput;
-  if (options.imageTokens !== undefined) metadata.imageTokens = options.imageTokens;
-  else if (imageInput !== undefined && !connection.isOpenAI) {
-    assumptions.push(
-      `image tokens of ${model} counted by OpenAI's rule; pass imageTokens if the server counts otherwise`,
-    );
-  }
-  const maxOutputTokens = options.maxOutputTokens ?? limits?.maxOutputTokens;
-  if (maxOutputTokens !== undefined) metadata.maxOutputTokens = Math.min(maxOutputTokens, contextWindow);
-  if (assumptions.length > 0) metadata.assumptions = assumptions;
-  return metadata;
 }
