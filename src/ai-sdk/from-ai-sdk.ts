@@ -2,16 +2,8 @@ import { readFile } from "node:fs/promises";
 import { LLMError } from "../errors/llm-error.js";
 import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import type { ModelLimitsTable } from "../llm/model-context-windows.js";
-import { resolveModelMetadata } from "../llm/resolve-model-metadata.js";
-import type {
-  ChatMessage,
-  ImageTokenRule,
-  LLM,
-  LLMCallOptions,
-  LLMMetadata,
-  LLMUsage,
-} from "../llm/types.js";
+import { type ModelMetadataOptions, resolveModelMetadata } from "../llm/resolve-model-metadata.js";
+import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMUsage } from "../llm/types.js";
 import type { ContentBlock } from "../schema/content-block.js";
 import { abortable, createAbortError, createCallSignal } from "../util/abort.js";
 import { parseRetryAfter, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
@@ -72,7 +64,7 @@ export interface AiSdkFunctions<Model> {
 export type AiSdkSystemField = "instructions" | "system" | "both";
 
 /** Options of {@link fromAiSdk}. */
-export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model> {
+export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model>, ModelMetadataOptions {
   /**
    * Where system text goes. @default from the model's `specificationVersion`: `"v4"` (ai@7 providers) →
    * `"instructions"`, `"v2"`/`"v3"` (ai@5/ai@6 providers) → `"system"`, anything else (a gateway id string) → `"both"`
@@ -80,18 +72,6 @@ export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model> {
   systemField?: AiSdkSystemField | undefined;
   /** The model id for metadata and table lookup. @default model.modelId */
   modelId?: string | undefined;
-  /** @default from the model table, else 3900 (recorded in metadata.assumptions) */
-  contextWindow?: number | undefined;
-  maxOutputTokens?: number | undefined;
-  modelLimits?: ModelLimitsTable | undefined;
-  /**
-   * The model takes images: `pixels` sends them as AI SDK image parts. @default "pixels" for OpenAI's vision
-   * models through the AI SDK's openai provider (as `OpenAILike` on api.openai.com), otherwise unset (images
-   * are an error)
-   */
-  imageInput?: "pixels" | "captions" | undefined;
-  /** What an image costs in prompt tokens. @default OpenAI's rule (stated in `metadata.assumptions`) */
-  imageTokens?: ImageTokenRule | undefined;
   temperature?: number | undefined;
   /** Deadline of each call in milliseconds, the whole stream included. */
   timeoutMs?: number | undefined;

@@ -1,31 +1,25 @@
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import {
   type EmbeddingId,
+  type GetTopKEmbeddingsOptions,
   resolveEmbeddingIds,
   type TopKEmbeddingsResult,
   validateTopK,
 } from "./get-top-k-embeddings.js";
 import { similarity } from "./similarity.js";
-import type { SimilarityMode } from "./types.js";
 
-/** Options of {@link getTopKEmbeddingsMmr}. */
-export interface GetTopKEmbeddingsMmrOptions<Id extends EmbeddingId = number> {
-  /** The embedding to compare against. */
-  queryEmbedding: readonly number[];
-  /** The candidates, all of the query's length. */
-  embeddings: readonly (readonly number[])[];
-  /** How many to select; `0` or `undefined` selects all. @default undefined */
-  similarityTopK?: number | undefined;
-  /** One distinct id per embedding. @default the indices 0…n−1 */
-  embeddingIds?: readonly Id[] | undefined;
+/**
+ * Options of {@link getTopKEmbeddingsMmr}: those of {@link getTopKEmbeddings} (the query, the candidates,
+ * `similarityTopK`, ids that must be distinct here, `mode`) without the cutoff, plus the MMR weight.
+ */
+export interface GetTopKEmbeddingsMmrOptions<Id extends EmbeddingId = number>
+  extends Omit<GetTopKEmbeddingsOptions<Id>, "similarityCutoff"> {
   /**
    * Weight of relevance against diversity, in [0, 1]: `1` is plain relevance, `0` pure diversity.
    * LlamaIndex turns `0` into `0.5` (`mmr_threshold or 0.5`); we honour `0`.
    * @default 0.5
    */
   mmrThreshold?: number | undefined;
-  /** @default "cosine" */
-  mode?: SimilarityMode | undefined;
 }
 
 /**

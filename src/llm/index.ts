@@ -1,3 +1,4 @@
+export type { ModelMetadataOptions } from "./resolve-model-metadata.js";
 export type {
   ChatMessage,
   JsonSchemaFormat,

@@ -6,19 +6,29 @@ import { DEFAULT_CONTEXT_WINDOW, type ImageTokenRule, type LLMMetadata } from ".
 /** OpenAI's models that take images (gpt-4o, gpt-4.1, gpt-4-turbo, gpt-5, o1/o3/o4). */
 const OPENAI_VISION = /^(gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|o[134])/;
 
-/** What every provider lets its user say about a model's limits (`OpenAILike`, `fromAiSdk`). */
+/** What a user can say about a model's limits and images, with any provider (`OpenAILike`, `fromAiSdk`). */
 export interface ModelMetadataOptions {
-  /** The model id, for the table lookup and the tokenizer. */
-  model: string;
-  /** Total tokens the model accepts. @default from `modelLimits` or the built-in table, else 3900 */
+  /** Total tokens the model accepts. @default from `modelLimits` or the built-in table, else 3900 (stated in `metadata.assumptions`) */
   contextWindow?: number | undefined;
-  /** The most tokens one answer may have. @default from the table; never more than the context window */
+  /** The most tokens one answer may have; larger `maxTokens` fail before the request. @default from the table; never more than the window */
   maxOutputTokens?: number | undefined;
   /** Your own limits table, consulted before the built-in one. */
   modelLimits?: ModelLimitsTable | undefined;
-  /** @default "pixels" for OpenAI's vision models served by OpenAI, otherwise unset (images are an error) */
+  /**
+   * The model takes images: `pixels` sends them as image parts (`OpenAILike`: `image_url` content parts, data
+   * URLs for bytes and files, URLs as given, `detail` passed through; `fromAiSdk`: AI SDK image parts), `captions`
+   * sends their alt text. @default "pixels" for OpenAI's vision models served by OpenAI (gpt-4o, gpt-4.1, gpt-5,
+   * o1/o3/o4), otherwise unset (images are an error)
+   */
   imageInput?: "pixels" | "captions" | undefined;
+  /** What an image costs in prompt tokens. @default OpenAI's rule (stated in `metadata.assumptions` off OpenAI) */
   imageTokens?: ImageTokenRule | undefined;
+}
+
+/** What {@link resolveModelMetadata} needs besides the user's options: the model and who serves it. */
+export interface ModelMetadataSource extends ModelMetadataOptions {
+  /** The model id, for the table lookup and the tokenizer. */
+  model: string;
   /**
    * True when OpenAI itself serves the model: its tokenizer and image-token rule are then exact; anywhere else
    * they are approximations, said in `assumptions`.
@@ -45,7 +55,7 @@ export type ResolvedModelMetadata = Pick<
  * `structuredOutput`, `provider`).
  * @throws InvalidArgumentError for a `contextWindow` or `maxOutputTokens` that is not a positive integer
  */
-export function resolveModelMetadata(options: ModelMetadataOptions): ResolvedModelMetadata {
+export function resolveModelMetadata(options: ModelMetadataSource): ResolvedModelMetadata {
   const { model, servedByOpenAI, serverWindowCap } = options;
   if (options.contextWindow !== undefined) checkInteger("contextWindow", options.contextWindow, 1);
   if (options.maxOutputTokens !== undefined) checkInteger("maxOutputTokens", options.maxOutputTokens, 1);

@@ -1,8 +1,7 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { ModelLimitsTable } from "../llm/model-context-windows.js";
-import { resolveModelMetadata } from "../llm/resolve-model-metadata.js";
-import type { ImageTokenRule, LLMMetadata } from "../llm/types.js";
+import { type ModelMetadataOptions, resolveModelMetadata } from "../llm/resolve-model-metadata.js";
+import type { LLMMetadata } from "../llm/types.js";
 import type { RetryEvent, RetryInternals, RetryOptions } from "../util/retry.js";
 import type { OpenAIConnectionOptions } from "./openai-connection.js";
 import { looksLikeOllama } from "./to-llm-error.js";
@@ -11,15 +10,9 @@ import { looksLikeOllama } from "./to-llm-error.js";
 export const OLLAMA_DEFAULT_NUM_CTX = 4096;
 
 /** Options of {@link OpenAILike}. Connection fields (`apiKey`, `baseURL`, `fetch`, `headers`) come first. */
-export interface OpenAILikeOptions extends OpenAIConnectionOptions {
+export interface OpenAILikeOptions extends OpenAIConnectionOptions, ModelMetadataOptions {
   /** The model id the server knows (`gpt-4o-mini`, `llama3.1:8b`, `Qwen/Qwen2.5-7B-Instruct`). */
   model: string;
-  /** Total tokens the model accepts. @default from {@link MODEL_CONTEXT_WINDOWS} or `modelLimits`, else 3900 */
-  contextWindow?: number | undefined;
-  /** The most tokens one answer may have; larger `maxTokens` fail before the request. @default from the table */
-  maxOutputTokens?: number | undefined;
-  /** Your own limits table, consulted before the built-in one. */
-  modelLimits?: ModelLimitsTable | undefined;
   /** False to use the legacy `/v1/completions` endpoint (`gpt-3.5-turbo-instruct`, base models). @default true */
   isChatModel?: boolean | undefined;
   /**
@@ -28,17 +21,6 @@ export interface OpenAILikeOptions extends OpenAIConnectionOptions {
    * @default "json_schema" for api.openai.com, otherwise "instructions"
    */
   structuredOutput?: "json_schema" | "instructions" | undefined;
-  /**
-   * The model takes images: `pixels` sends them as `image_url` content parts (data URLs for bytes and
-   * files, URLs as given, `detail` passed through). @default "pixels" for OpenAI's vision models on
-   * api.openai.com (gpt-4o, gpt-4.1, gpt-5, o1/o3/o4), otherwise unset (images are an error)
-   */
-  imageInput?: "pixels" | "captions" | undefined;
-  /**
-   * What an image costs in prompt tokens on this server. @default OpenAI's rule (stated in
-   * `metadata.assumptions` for other servers)
-   */
-  imageTokens?: ImageTokenRule | undefined;
   /** Sampling temperature; omitted (server default) when unset, as reasoning models reject other values. */
   temperature?: number | undefined;
   /** Deadline of each call in milliseconds, retries and the whole stream included. */

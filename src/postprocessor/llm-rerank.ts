@@ -2,6 +2,7 @@ import type { Tracer } from "@opentelemetry/api";
 import { ChatPromptHelper } from "../budget/chat-prompt-helper.js";
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { checkQuery } from "../errors/check-query.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
@@ -139,14 +140,10 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
     nodes: NodeWithScore[],
     { query, signal, onEvent, tokenizer }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
-    if (typeof query !== "string" || query.trim() === "") {
-      throw new InvalidArgumentError({
-        parameter: "query",
-        value: query,
-        expected: "be a non-empty string",
-        hint: 'The reranker asks the model which nodes answer the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',
-      });
-    }
+    checkQuery(
+      query,
+      'The reranker asks the model which nodes answer the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',
+    );
     signal?.throwIfAborted();
     const started = performance.now();
     const scored: NodeWithScore[] = [];

@@ -1,6 +1,7 @@
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder, SimilarityMode } from "../embedding/types.js";
+import { checkQuery } from "../errors/check-query.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import { joinSentences } from "../splitter/join-sentences.js";
@@ -113,14 +114,10 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
     nodes: NodeWithScore[],
     { query, signal, onEvent, queryEmbeddings, tokenizer: eventTokenizer }: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
-    if (typeof query !== "string" || query.trim() === "") {
-      throw new InvalidArgumentError({
-        parameter: "query",
-        value: query,
-        expected: "be a non-empty string",
-        hint: 'The optimizer keeps the sentences closest to the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',
-      });
-    }
+    checkQuery(
+      query,
+      'The optimizer keeps the sentences closest to the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',
+    );
     signal?.throwIfAborted();
     const started = performance.now();
     const analysed = nodes.map((item) => ({

@@ -1,5 +1,6 @@
 import type { Tracer } from "@opentelemetry/api";
 import { QueryEmbeddings } from "../embedding/query-embeddings.js";
+import { checkQuery } from "../errors/check-query.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
 import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
@@ -18,6 +19,10 @@ import { type RetrieverQueryEngineOptions, resolveSynthesizer } from "./engine-o
 import type { QueryOptions, Retriever } from "./retriever.js";
 import { runPostprocessors } from "./run-postprocessors.js";
 
+const SYNTHESIZER_PREFIX = "response_synthesizer:";
+
+const QUERY_HINT = 'Pass the question as query({ query: "…" }).';
+
 /**
  * Answers questions: retrieve, run the postprocessors in list order, synthesize. LlamaIndex's
  * `RetrieverQueryEngine`, with one signal shared by every step.
@@ -28,8 +33,6 @@ import { runPostprocessors } from "./run-postprocessors.js";
  *   nodePostprocessors: [new SentenceEmbeddingOptimizer({ embedModel, percentileCutoff: 0.5 })] });
  * const { response, sourceNodes } = await engine.query({ query: "What is ragsynth?" });
  */
-const SYNTHESIZER_PREFIX = "response_synthesizer:";
-
 export class RetrieverQueryEngine<T = unknown> {
   readonly retriever: Retriever;
   readonly responseSynthesizer: ResponseSynthesizer<T>;
@@ -122,7 +125,7 @@ export class RetrieverQueryEngine<T = unknown> {
 
   /** The nodes the synthesizer would read: retrieved, then postprocessed (as LlamaIndex's `retrieve`). */
   async retrieve({ query, signal }: QueryOptions): Promise<NodeWithScore[]> {
-    checkQuery(query);
+    checkQuery(query, QUERY_HINT);
     const root = startSpan(this.tracer(), "ragsynth.query_retrieve");
     try {
       const nodes = await this.retrieveAndPostprocess(query, signal, root);
@@ -138,7 +141,7 @@ export class RetrieverQueryEngine<T = unknown> {
   async query(options: QueryOptions): Promise<SynthesisResponse<T>> {
     checkNoStreamFlag(options);
     const { query, signal } = options ?? ({} as QueryOptions);
-    checkQuery(query);
+    checkQuery(query, QUERY_HINT);
     const root = this.startQuery(query, false);
     let response: SynthesisResponse<T>;
     try {
@@ -160,7 +163,7 @@ export class RetrieverQueryEngine<T = unknown> {
    * so retrieval errors reject here rather than mid-stream; `query-end` fires when the stream has ended.
    */
   async stream({ query, signal }: QueryOptions): Promise<StreamingSynthesisResponse<T>> {
-    checkQuery(query);
+    checkQuery(query, QUERY_HINT);
     const root = this.startQuery(query, true);
     let streaming: StreamingSynthesisResponse<T>;
     try {
@@ -266,17 +269,6 @@ function checkNoStreamFlag(options: unknown): void {
       value: (options as { stream?: unknown }).stream,
       expected: "not be passed to query()",
       hint: "To stream, call engine.stream({ query }) and read its textStream.",
-    });
-  }
-}
-
-function checkQuery(query: unknown): asserts query is string {
-  if (typeof query !== "string" || query.trim() === "") {
-    throw new InvalidArgumentError({
-      parameter: "query",
-      value: query,
-      expected: "be a non-empty string",
-      hint: 'Pass the question as query({ query: "…" }).',
     });
   }
 }
