@@ -1,6 +1,6 @@
 import type { ZodType } from "zod";
 import type { JsonSchemaFormat } from "../llm/types.js";
-import { parseObject, toResponseFormat } from "../prompt/predict.js";
+import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
 import type { PromptContent } from "../prompt/render-prompt.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
@@ -10,6 +10,7 @@ import {
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
 import { blocksPerNode, checkImagesFit } from "./message-refine.js";
+import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import { createTextChannel, type TextChannel } from "./text-channel.js";
 import type { ResponseSynthesizer } from "./types.js";
@@ -51,23 +52,17 @@ async function runAccumulate<T>(
   context: SynthesizerContext,
   options: AccumulateModeOptions<T>,
 ): Promise<SynthesizerRunResult<T>> {
-  const { query, mode } = context;
+  const { query } = context;
   const { outputSchema: schema } = options;
   const helper = context.promptHelper;
   const template = context.prompts.text_qa_template as BasePromptTemplate;
-  const responseFormat = schema ? await toResponseFormat(schema) : undefined;
-  const budget = context.budget({
-    variables: { query_str: query },
-    ...(responseFormat ? { responseFormat } : {}),
-  });
+  const { responseFormat, budget } = await modeBudget(context, schema, { query_str: query });
   const available = helper.getAvailableChunkSize(template, budget);
   const pieces =
     options.mode === "compact_accumulate"
       ? helper.repack(template, context.chunks, budget)
       : context.chunks.flatMap((chunk) => helper.repack(template, [chunk], budget));
-  context.emit({
-    type: "pack",
-    mode,
+  reportPack(context, {
     round: 0,
     chunkTokens: pieces.map((piece) => helper.tokenizer.count(piece)),
     availableChunkSize: available,
@@ -97,20 +92,14 @@ export async function runMessageAccumulate<T>(
   const { query, mode } = context;
   const helper = context.chatPromptHelper;
   const template = context.prompts.chat_content_qa_template as BasePromptTemplate;
-  const responseFormat = options.outputSchema ? await toResponseFormat(options.outputSchema) : undefined;
-  const budget = context.budget({
-    variables: { query_str: query },
-    ...(responseFormat ? { responseFormat } : {}),
-  });
+  const { responseFormat, budget } = await modeBudget(context, options.outputSchema, { query_str: query });
   const available = helper.getAvailableContextSize(template, budget);
   checkImagesFit(context, available, context.blocks);
   const chunks =
     mode === "compact_accumulate"
       ? helper.repack(template, context.blocks, budget)
       : blocksPerNode(context).flatMap((blocks) => helper.repack(template, blocks, budget));
-  context.emit({
-    type: "pack",
-    mode,
+  reportPack(context, {
     round: 0,
     chunkTokens: chunks.map((chunk) => chunk.tokens),
     availableChunkSize: available,

@@ -6,6 +6,7 @@ import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-tem
 import type { ContentBlock } from "../schema/content-block.js";
 import { nodesToBlocks } from "../schema/nodes-to-blocks.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
+import { reportPack } from "./mode-budget.js";
 import type { RefineModeOptions } from "./refine.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 
@@ -97,13 +98,7 @@ export async function runMessageRefine<T>(
       const available = helper.getAvailableContextSize(template, budgetFor(variables, variable));
       const chunk = packer.next(available);
       if (chunk === undefined) break;
-      context.emit({
-        type: "pack",
-        mode,
-        round: step,
-        chunkTokens: [chunk.tokens],
-        availableChunkSize: available,
-      });
+      reportPack(context, { round: step, chunkTokens: [chunk.tokens], availableChunkSize: available });
       const call = packer.done && index === packers.length - 1 ? context.stream : context.call;
       const { text } = await call(template, variables, {
         step: { kind: first ? "answer" : "refine", index: step },

@@ -1,10 +1,11 @@
 import type { ZodType } from "zod";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { parseObject, toResponseFormat } from "../prompt/predict.js";
+import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { ContentBlock } from "../schema/content-block.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
 import { checkImagesFit } from "./message-refine.js";
+import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 
 /**
@@ -18,11 +19,7 @@ export async function runMessageSimpleSummarize<T>(
 ): Promise<SynthesizerRunResult<T>> {
   const helper = context.chatPromptHelper;
   const template = context.prompts.chat_content_qa_template as BasePromptTemplate;
-  const responseFormat = schema ? await toResponseFormat(schema) : undefined;
-  const budget = context.budget({
-    variables: { query_str: context.query },
-    ...(responseFormat ? { responseFormat } : {}),
-  });
+  const { responseFormat, budget } = await modeBudget(context, schema, { query_str: context.query });
   const available = helper.getAvailableContextSize(template, budget);
   const images = context.blocks.filter((block) => block.type === "image");
   const imageTokens = helper.countBlocks(images);
@@ -45,13 +42,11 @@ export async function runMessageSimpleSummarize<T>(
     const whole = helper.countBlocks([block]);
     truncatedTokens += whole - (piece?.tokens ?? 0);
   }
-  context.emit({
-    type: "pack",
-    mode: context.mode,
+  reportPack(context, {
     round: 0,
     chunkTokens: [helper.countBlocks(blocks)],
     availableChunkSize: available,
-    ...(truncatedTokens > 0 ? { truncatedTokens } : {}),
+    truncatedTokens,
   });
   const { text } = await context.stream(
     template,

@@ -1,9 +1,10 @@
 import type { ZodType } from "zod";
-import { parseObject, toResponseFormat } from "../prompt/predict.js";
+import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
 import { checkImagesFit } from "./message-refine.js";
+import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import { intermediateSummaryTokens, summarizeLevels } from "./tree-summarize.js";
 
@@ -16,19 +17,16 @@ export async function runMessageTree<T>(
   context: SynthesizerContext,
   schema: ZodType<T> | undefined,
 ): Promise<SynthesizerRunResult<T>> {
-  const { signal, mode } = context;
+  const { signal } = context;
   const helper = context.chatPromptHelper;
   const template = (context.prompts.chat_content_summary_template as BasePromptTemplate).partialFormat({
     query_str: context.query,
   });
-  const responseFormat = schema ? await toResponseFormat(schema) : undefined;
-  const budget = context.budget(responseFormat ? { responseFormat } : {});
+  const { responseFormat, budget } = await modeBudget(context, schema);
   const available = helper.getAvailableContextSize(template, budget);
   checkImagesFit(context, available, context.blocks);
   const chunks = helper.repack(template, context.blocks, budget);
-  context.emit({
-    type: "pack",
-    mode,
+  reportPack(context, {
     round: 0,
     chunkTokens: chunks.map((chunk) => chunk.tokens),
     availableChunkSize: available,

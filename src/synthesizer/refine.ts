@@ -13,6 +13,7 @@ import {
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
 import { runMessageRefine } from "./message-refine.js";
+import { reportPack } from "./mode-budget.js";
 import { createStructuredRefineParser, type StructuredRefineAnswer } from "./structured-refine-parser.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
@@ -187,12 +188,10 @@ async function askStep<T>(
     responseFormat,
   }: { piece: string; isFinal: boolean; available: number; responseFormat: JsonSchemaFormat | undefined },
 ): Promise<void> {
-  const { query, mode } = context;
+  const { query } = context;
   const { answer, step } = state;
   state.step += 1;
-  context.emit({
-    type: "pack",
-    mode,
+  reportPack(context, {
     round: step,
     chunkTokens: [context.promptHelper.tokenizer.count(piece)],
     availableChunkSize: available,

@@ -1,6 +1,6 @@
 import type { ZodType } from "zod";
 import { DEFAULT_PADDING } from "../budget/prompt-helper.js";
-import { parseObject, toResponseFormat } from "../prompt/predict.js";
+import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import {
   createSynthesizer,
@@ -8,6 +8,7 @@ import {
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
 import { runMessageSimpleSummarize } from "./message-simple.js";
+import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
 
@@ -48,11 +49,7 @@ async function runSimpleSummarize<T>(
 ): Promise<SynthesizerRunResult<T>> {
   const helper = context.promptHelper;
   const template = context.prompts.text_qa_template as BasePromptTemplate;
-  const responseFormat = schema ? await toResponseFormat(schema) : undefined;
-  const budget = context.budget({
-    variables: { query_str: context.query },
-    ...(responseFormat ? { responseFormat } : {}),
-  });
+  const { responseFormat, budget } = await modeBudget(context, schema, { query_str: context.query });
   // With a frame the cut is checked inside the rendered prompt, so the padding is not needed for safety.
   const frame = helper.createPromptFrame(template, budget);
   const available = helper.getAvailableChunkSize(template, frame ? { ...budget, padding: 0 } : budget);
@@ -64,13 +61,11 @@ async function runSimpleSummarize<T>(
   const piece = packer.nextPiece(available, { frame, maxWaste: DEFAULT_PADDING });
   const truncatedTokens = packer.done ? 0 : packer.remainingTokens;
   const contextText = piece?.text ?? "";
-  context.emit({
-    type: "pack",
-    mode: context.mode,
+  reportPack(context, {
     round: 0,
     chunkTokens: piece ? [piece.tokens] : [],
     availableChunkSize: available,
-    ...(truncatedTokens > 0 ? { truncatedTokens } : {}),
+    truncatedTokens,
   });
   const { text } = await context.stream(
     template,

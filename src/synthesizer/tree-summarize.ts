@@ -1,7 +1,7 @@
 import type { ZodType } from "zod";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { parseObject, toResponseFormat } from "../prompt/predict.js";
+import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
 import {
@@ -10,6 +10,7 @@ import {
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
 import { runMessageTree } from "./message-tree.js";
+import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
 
@@ -83,13 +84,12 @@ export async function summarizeLevels<T>(
   startLevel: number,
   startCount = Number.POSITIVE_INFINITY,
 ): Promise<SynthesizerRunResult<T>> {
-  const { signal, mode } = context;
+  const { signal } = context;
   const helper = context.promptHelper;
   const template = (context.prompts.summary_template as BasePromptTemplate).partialFormat({
     query_str: context.query,
   });
-  const responseFormat = schema ? await toResponseFormat(schema) : undefined;
-  const budget = context.budget(responseFormat ? { responseFormat } : {});
+  const { responseFormat, budget } = await modeBudget(context, schema);
   let chunks: readonly string[] = startChunks;
   let previousCount = startCount;
   const available = helper.getAvailableChunkSize(template, budget);
@@ -125,9 +125,7 @@ export async function summarizeLevels<T>(
         ? undefined
         : { prompt: piece.promptTokens, context: piece.tokens };
     };
-    context.emit({
-      type: "pack",
-      mode,
+    reportPack(context, {
       round: level,
       chunkTokens: pieces.map((piece) => piece.tokens),
       availableChunkSize: available,
