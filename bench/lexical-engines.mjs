@@ -3,8 +3,9 @@
 // Build time, heap after build, serialized JSON size, median and p95 query time (top 4 of an OR query).
 //   node bench/lexical-engines.mjs [--chunks 100000] [--queries 300]
 import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { DIST_INDEX } from "./lib/libs.mjs";
+import { DIST_INDEX, ROOT_DIR } from "./lib/libs.mjs";
 import { createRng } from "./lib/rng.mjs";
 
 const arg = (name, fallback) => {
@@ -53,7 +54,9 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const p95 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)];
 
 async function measure(engine) {
-  const lib = await import(pathToFileURL(DIST_INDEX).href);
+  // lexicalTokens is in ragsynth/extend (for people who build their own retriever), LexicalIndex in the root.
+  const extend = await import(pathToFileURL(join(ROOT_DIR, "dist", "extend", "index.js")).href);
+  const lib = { ...(await import(pathToFileURL(DIST_INDEX).href)), lexicalTokens: extend.lexicalTokens };
   const { chunks, queries } = corpus(12);
   globalThis.gc();
   const heapBefore = process.memoryUsage().heapUsed;

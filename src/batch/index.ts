@@ -7,13 +7,12 @@ export {
   type CachedLLM,
   type CallCacheKeyParts,
   type CallCacheStore,
-  callCacheKey,
   type WithCallCacheOptions,
   withCallCache,
 } from "./call-cache.js";
 export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-runner.js";
 export { FileCallCache } from "./file-call-cache.js";
-export { type BullMQConnectionOptions, DEFAULT_QUEUE } from "./job-data.js";
+export type { BullMQConnectionOptions } from "./job-data.js";
 export { MissingPeerDependencyError } from "./missing-peer-dependency-error.js";
 export { type BatchRedisClient, openRedis } from "./open-redis.js";
 export {

@@ -4,15 +4,20 @@
  * Everything a user builds with is in the root `ragsynth`; what is here is public and semver-stable too,
  * but deliberately kept out of the root so the root stays the product.
  *
- * - custom synthesizers: `createSynthesizer` and its context types, `DEFAULT_ACCUMULATE_SEPARATOR`, `MIN_SUMMARY_TOKENS`;
+ * - custom synthesizers: `createSynthesizer` and its context types, `DEFAULT_ACCUMULATE_SEPARATOR`, `MIN_SUMMARY_TOKENS`,
+ *   `nodesToBlocks`;
  * - the budget: `getBiggestPrompt`, `renderPrompt`, `countPromptTokens`, `joinChunks`, `contextVariableOf`,
  *   `predict`/`streamPredict`/`predictObject`, `resolveTokenizer`, image token counts;
  * - providers: `retryWithBackoff`, `createAbortError`, `lookupModelLimits`, `messagesToPrompt`,
  *   `DEFAULT_CONTEXT_WINDOW`, `DEFAULT_NUM_OUTPUT`, `parseModelSpec`;
- * - retrievers and splitters: `getTopKEmbeddings`, `getTopKEmbeddingsMmr`, `similarity`, `splitSentences`, ….
+ * - retrievers and splitters: `getTopKEmbeddings`, `getTopKEmbeddingsMmr`, `similarity`, `lexicalTokens`,
+ *   `splitSentences`, …;
+ * - call caches and queues: `callCacheKey` (for a store of your own), `DEFAULT_QUEUE`.
  * @packageDocumentation
  */
 
+export { callCacheKey } from "../batch/call-cache.js";
+export { DEFAULT_QUEUE } from "../batch/job-data.js";
 export type { ContentChunk, ContentPacker } from "../budget/content-packer.js";
 export { type GetBiggestPromptOptions, getBiggestPrompt } from "../budget/get-biggest-prompt.js";
 export { countImageTokens, type ImageTokenCount, openAIHighDetailTokens } from "../budget/image-tokens.js";
@@ -38,6 +43,7 @@ export { QueryEmbeddings } from "../embedding/query-embeddings.js";
 export { SIMILARITY_MODES, similarity } from "../embedding/similarity.js";
 export { contentHash } from "../index-store/embedding-cache.js";
 export { INDEX_FILE_NAME } from "../index-store/persistence.js";
+export { lexicalTokens } from "../lexical/lexical-tokens.js";
 export { type MessagesToPromptOptions, messagesToPrompt } from "../llm/messages-to-prompt.js";
 export { lookupModelLimits, type ModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_NUM_OUTPUT } from "../llm/types.js";
@@ -67,6 +73,7 @@ export {
   renderedPromptText,
   renderPrompt,
 } from "../prompt/render-prompt.js";
+export { nodesToBlocks } from "../schema/nodes-to-blocks.js";
 export { type SplitSentencesOptions, splitSentences } from "../splitter/sentences.js";
 export {
   type SplitFunction,

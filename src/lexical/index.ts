@@ -1,4 +1,3 @@
 export { type LexicalHit, LexicalIndex, type LexicalIndexOptions } from "./lexical-index.js";
 export { createLexicalRetriever, type LexicalRetrieverOptions } from "./lexical-retriever.js";
-export { lexicalTokens } from "./lexical-tokens.js";
 export type { SerializedLexicalIndex } from "./serialized-lexical-index.js";

@@ -1,4 +1,3 @@
 export type { ContentBlock, ImageBlock, ImageDetail, TextBlock } from "./content-block.js";
 export { ImageNode, type ImageNodeInit } from "./image-node.js";
-export { nodesToBlocks } from "./nodes-to-blocks.js";
 export { type Metadata, MetadataMode, type NodeWithScore, TextNode, type TextNodeInit } from "./text-node.js";
