@@ -65,8 +65,7 @@ export const OPTIONS = {
   concurrency: {
     type: "string",
     value: "<n|adaptive>",
-    description:
-      "Parallel LLM calls in tree/accumulate (default: adaptive, 8 growing to 64, halved on 429/503)",
+    description: "Parallel LLM calls in tree/accumulate (default: adaptive, 8 growing to 64, cut on 429/503)",
   },
   stream: { type: "boolean", description: "Stream the answer (default when stdout is a terminal)" },
   "no-stream": { type: "boolean", description: "Print the answer when it is complete" },

@@ -75,7 +75,7 @@ export type ParsedCommand =
 
 export const DEFAULT_MODE: ResponseMode = "compact";
 export const DEFAULT_TOP_K = 4;
-/** Adaptive: the model's shared limiter grows while the server keeps up and halves on 429/503. */
+/** Adaptive: the model's shared limiter grows while the server keeps up and cuts to what it held on 429/503. */
 export const DEFAULT_CONCURRENCY = "adaptive";
 
 const COMMAND_LIST = "ask, plan, index, batch, worker";

@@ -8,4 +8,5 @@ export type {
   LLMResult,
   LLMUsage,
   MessageRole,
+  RetryHookResult,
 } from "./types.js";

@@ -67,6 +67,10 @@ export interface JsonSchemaFormat {
   schema: Record<string, unknown>;
 }
 
+/** What an `onRetry` hook returns: `{ paced: true }` when it timed the retry itself (no backoff follows). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing keeps the backoff
+export type RetryHookResult = Promise<{ paced: boolean } | void> | { paced: boolean } | void;
+
 /** Options of one model call. */
 export interface LLMCallOptions {
   /** The most tokens to generate; synthesizers pass the budget's `numOutput`. */
@@ -84,10 +88,11 @@ export interface LLMCallOptions {
   promptType?: string;
   /**
    * Called before each retry of a failed attempt (429, 5xx, a dropped connection), with the error and the
-   * backoff; the retry waits until the returned promise settles as well. A concurrency limiter gives up its
-   * slot here and takes one again before the retry. Models without retries of their own ignore it.
+   * backoff; the retry waits until the returned promise settles, and then for the backoff unless it resolved
+   * to `{ paced: true }` (the hook timed the retry itself). A concurrency limiter gives up its slot here and
+   * takes one again before the retry. Models without retries of their own ignore it.
    */
-  onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => Promise<void> | void;
+  onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => RetryHookResult;
 }
 
 /** The answer to one non-streaming call. */

@@ -11,15 +11,24 @@ const startServer = fakeServersClosedAfterEach();
 const nodes = nodesOf(...Array.from({ length: 48 }, (_, index) => words(100, `n${index}w`)));
 const query = "What do the words say?";
 
-/** A model on the fake server with a fixed retry jitter and short backoff, so counts do not depend on chance. */
-function model(url: string) {
+/**
+ * A model on the fake server with a fixed retry jitter and short backoff, so counts do not depend on chance.
+ * `backoffs` counts the retries that waited out OpenAILike's own backoff.
+ */
+function model(url: string, backoffs = { count: 0 }) {
   return new OpenAILike({
     model: "fake",
     baseURL: url,
     contextWindow: 700,
     maxRetries: 20,
     retry: { initialDelayMs: 4, maxDelayMs: 20 },
-    _internal: { random: () => 0.5 },
+    _internal: {
+      random: () => 0.5,
+      sleep: (ms) => {
+        backoffs.count++;
+        return new Promise((resolve) => setTimeout(resolve, ms));
+      },
+    },
   });
 }
 
@@ -36,12 +45,15 @@ function tree(llm: OpenAILike, concurrency?: number) {
 describe("adaptive concurrency against a server that accepts 4 requests at once", () => {
   it("the default settles at the server's limit with a handful of 429s; a fixed 16 meets a wall of them", async () => {
     const server = await startServer({ latencyMs: 80, maxConcurrent: 4, handler: () => "A short summary." });
-    const adaptive = await tree(model(server.url)).synthesize({ query, nodes });
+    const backoffs = { count: 0 };
+    const adaptive = await tree(model(server.url, backoffs)).synthesize({ query, nodes });
     expect(adaptive.usage.llmCalls).toBeGreaterThan(15);
     const adaptiveRejected = server.stats.rejected;
     expect(adaptiveRejected).toBeGreaterThan(0);
     // A first window of 8 meets about 4 rejections; the limit then settles at 4 (a probe above it is rare).
     expect(adaptiveRejected).toBeLessThanOrEqual(10);
+    // Every 429 went back into the limiter's queue behind a running call instead of sleeping a backoff.
+    expect(backoffs.count).toBe(0);
 
     const fixed = await startServer({ latencyMs: 80, maxConcurrent: 4, handler: () => "A short summary." });
     // Its first round alone sends 16 at once: 12 rejections, and more on every round; on a slow machine a call
@@ -52,6 +64,14 @@ describe("adaptive concurrency against a server that accepts 4 requests at once"
       .catch((error: unknown) => expect(error).toMatchObject({ code: "retries_exhausted" }));
     expect(fixed.stats.rejected).toBeGreaterThanOrEqual(8);
     expect(fixed.stats.maxAccepted).toBe(4);
+  });
+
+  it("against 16 at once, the default grows past 8 and cuts to 16 (not a halving) with a handful of 429s", async () => {
+    const server = await startServer({ latencyMs: 80, maxConcurrent: 16, handler: () => "A short summary." });
+    const many = nodesOf(...Array.from({ length: 150 }, (_, index) => words(100, `m${index}w`)));
+    await tree(model(server.url)).synthesize({ query, nodes: many });
+    expect(server.stats.maxAccepted).toBe(16);
+    expect(server.stats.rejected).toBeLessThanOrEqual(10);
   });
 
   it("two synthesizers on one model share its limiter: together they stay near the limit", async () => {

@@ -40,7 +40,7 @@ async function drive(
 }
 
 describe("AdaptiveConcurrencyLimiter", () => {
-  it("starts at `initial`, doubles per round of successes (slow start) and never passes the cap", async () => {
+  it("starts at `initial`, grows 1.5× per confirmed window (slow start) and never passes the cap", async () => {
     const limiter = new AdaptiveConcurrencyLimiter({ initial: 4, max: 32 });
     expect(limiter.limit).toBe(4);
     const { peak, rejected } = await drive(limiter, 200);
@@ -50,14 +50,59 @@ describe("AdaptiveConcurrencyLimiter", () => {
     expect(peak).toBe(32);
   });
 
-  it("halves once per window on 429s and settles at the server's capacity with a handful of rejections", async () => {
+  it("cuts to what the server held (not a halving) and settles there with a handful of rejections", async () => {
     const limiter = new AdaptiveConcurrencyLimiter({ initial: 8, max: 64 });
     const { peak, rejected } = await drive(limiter, 400, 4);
     expect(peak).toBe(4);
-    // The first window of 8 meets 4 rejections; afterwards only rare probes above 4 are turned away.
-    expect(rejected).toBeLessThanOrEqual(12);
-    expect(limiter.stats.congestionEvents).toBeLessThanOrEqual(8);
-    expect(limiter.limit).toBeLessThanOrEqual(5);
+    // The first window of 8 meets 4 rejections; then one probe above 4 per 64 successes, each turned away once.
+    expect(rejected).toBeLessThanOrEqual(10);
+    expect(limiter.limit).toBe(4);
+    const wider = new AdaptiveConcurrencyLimiter({ initial: 8, max: 64 });
+    // 8 → 12 → 18 meets a server of 16: two rejections, and the limit lands on 16, where halving would give 9.
+    expect((await drive(wider, 400, 16)).rejected).toBeLessThanOrEqual(4);
+    expect(wider.limit).toBe(16);
+  });
+
+  it("re-queues a plain 429 at once while other calls run (no backoff); honours Retry-After", async () => {
+    const limiter = new AdaptiveConcurrencyLimiter({ initial: 3, max: 8 });
+    const controller = new AbortController();
+    const first = await limiter.acquire();
+    const second = await limiter.acquire();
+    const third = await limiter.acquire(controller.signal);
+    // A backoff of an hour would hang the test: the retry must wait only for a freed slot.
+    const retried = first.onRetry({ attempt: 1, delayMs: 3_600_000, error: rateLimited() });
+    expect(limiter.limit).toBe(2);
+    expect(limiter.inFlight).toBe(2);
+    second.release({});
+    await expect(retried).resolves.toEqual({ paced: true });
+    expect(limiter.inFlight).toBe(2);
+    // A server that names a delay is obeyed: the retry does not go before it, though a slot is free.
+    const told = new LLMError({
+      code: "llm_rate_limit",
+      message: "429",
+      status: 429,
+      retryAfterMs: 3_600_000,
+    });
+    let settled = false;
+    const waiting = third.onRetry({ attempt: 1, delayMs: 3_600_000, error: told }).finally(() => {
+      settled = true;
+    });
+    first.release({});
+    await tick();
+    expect(limiter.inFlight).toBe(0);
+    expect(settled).toBe(false);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("probes above the estimate after holding, and grows multiplicatively while no 429 comes", async () => {
+    const limiter = new AdaptiveConcurrencyLimiter({ initial: 8, max: 64 });
+    await drive(limiter, 200, 4);
+    expect(limiter.limit).toBe(4);
+    // The server's capacity grows: after the hold (64 successes) the probes go +1, +2, +4, +8, … up to the cap.
+    const { rejected } = await drive(limiter, 600);
+    expect(rejected).toBe(0);
+    expect(limiter.limit).toBe(64);
   });
 
   it("gives up the slot while a call waits to retry, and the retry goes before calls not started", async () => {

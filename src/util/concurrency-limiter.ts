@@ -12,10 +12,12 @@ export interface RetryNotice {
 /** One call's hold on a {@link ConcurrencyLimiter}. */
 export interface LimiterLease {
   /**
-   * Pass as the call's `onRetry`: a 429/503 (or any `Retry-After`) counts as congestion, and the slot is given
-   * up while the call waits to retry; the promise resolves once the retry may go (backoff over, slot regained).
+   * Pass as the call's `onRetry`. The slot is given up while the call waits to retry; the promise resolves once
+   * the retry may go, with `paced: true` (the limiter timed it, the caller adds no backoff). A 429/503 (or any
+   * `Retry-After`) counts as congestion: the limit is cut, and unless the server asked for a delay the call
+   * goes back to the front of the queue at once, to be sent as soon as a running call frees a slot.
    */
-  onRetry(notice: RetryNotice): Promise<void>;
+  onRetry(notice: RetryNotice): Promise<{ paced: boolean }>;
   /** Frees the slot. A failure that is a 429/503 counts as congestion; a success reports its latency. */
   release(outcome: { error?: unknown }): void;
 }
@@ -30,7 +32,7 @@ export interface ConcurrencyLimiter {
   readonly maxLimit: number;
   /** Calls holding a slot now. */
   readonly inFlight: number;
-  /** Congestion signals acted on (each halved the limit) and the most calls that ran at once. */
+  /** Congestion episodes (each cut the limit at least once) and the most calls that ran at once. */
   readonly stats: { congestionEvents: number; peakInFlight: number };
 }
 
@@ -40,8 +42,6 @@ export interface AdaptiveConcurrencyOptions {
   initial?: number | undefined;
   /** The cap, never exceeded. @default 64 */
   max?: number | undefined;
-  /** Test seam: the clock for latencies. */
-  _internal?: { now?: () => number } | undefined;
 }
 
 /** True for errors that mean "too many requests": 429, 503, or any answer that carried `Retry-After`. */
@@ -58,10 +58,10 @@ export function isCongestion(error: unknown): boolean {
 }
 
 interface Slot {
+  /** The congestion episode when the call started. */
   epoch: number;
-  /** Calls in flight when this one started: the server accepted at least that many at once. */
-  startedWith: number;
-  startedAt: number;
+  /** The limit when the call started: only calls sent at the current limit confirm it. */
+  level: number;
 }
 
 interface Waiter {
@@ -71,26 +71,44 @@ interface Waiter {
   onAbort: () => void;
 }
 
+/** Successes at the estimated capacity before the first probe above it, per slot of the limit. */
+const HOLD_PER_SLOT = 16;
+/** Growth per confirmed window in slow start (TCP doubles; 1.5 keeps a step's overshoot to a third). */
+const SLOW_START_FACTOR = 1.5;
+
 /**
- * An adaptive limit on concurrent calls, in the style of TCP slow start: it starts at `initial`, grows by one per
- * call that succeeds (doubling each round trip) while latency holds (a call slower than twice the fastest seen
- * does not grow it), and halves on congestion (429/503/`Retry-After`), once per window. The number of calls in
- * flight when the rejected call started is remembered as the server's capacity: below it the limit regrows by
- * slow start; above it it probes by one only after `16 × limit` successes. Never above `max`.
+ * An adaptive limit on concurrent calls, driven by the server's "too many requests" answers.
+ *
+ * - **Slow start:** from `initial`, the limit grows 1.5× each time a full window of calls sent at the current
+ *   limit has succeeded, up to `max`. Waiting for that confirmation (rather than adding a slot per success)
+ *   keeps a growth step from running ahead of 429s that are still on their way back.
+ * - **Cut to what the server held:** a 429/503 sets the limit to the calls still in flight once the rejected
+ *   one has left (each further rejection lowers it again), instead of a blind halving. That becomes the
+ *   capacity estimate. The rejected call goes back to the front of the queue at once and is sent when a
+ *   running call finishes: a 429 costs a slot's turn, not a backoff (a `Retry-After` is honoured, and with
+ *   nothing else in flight the caller's backoff applies).
+ * - **Probe, then grow multiplicatively:** at the estimate the limit holds for `16 × limit` successes, then
+ *   tries one more slot; each further confirmed window without a 429 doubles the step (+1, +2, +4, …), so a
+ *   server whose capacity grew is found in a few windows while a fixed one costs one 429 per probe.
+ *
+ * Latency is not a signal: an LLM call's time depends mostly on how much it writes, and on a busy client it
+ * includes the client's own work. Like TCP BIC/CUBIC's probing around the last loss point, with an explicit
+ * loss signal (the 429).
  */
 export class AdaptiveConcurrencyLimiter implements ConcurrencyLimiter {
   readonly maxLimit: number;
   readonly stats = { congestionEvents: 0, peakInFlight: 0 };
   #window: number;
-  #threshold: number;
+  #estimate = Number.POSITIVE_INFINITY;
   #inFlight = 0;
   #epoch = 0;
-  #fastest = Number.POSITIVE_INFINITY;
-  #sinceProbe = 0;
+  /** Successes counted towards the next growth step. */
+  #successes = 0;
+  /** 0 while holding at the estimate; otherwise the last increase of a probe that has not met a 429. */
+  #step = 0;
   readonly #queue: Waiter[] = [];
-  readonly #now: () => number;
 
-  constructor({ initial = 8, max = 64, _internal }: AdaptiveConcurrencyOptions = {}) {
+  constructor({ initial = 8, max = 64 }: AdaptiveConcurrencyOptions = {}) {
     for (const [parameter, value] of [
       ["initial", initial],
       ["max", max],
@@ -101,12 +119,10 @@ export class AdaptiveConcurrencyLimiter implements ConcurrencyLimiter {
     }
     this.maxLimit = max;
     this.#window = Math.min(initial, max);
-    this.#threshold = max;
-    this.#now = _internal?.now ?? (() => performance.now());
   }
 
   get limit(): number {
-    return Math.max(1, Math.floor(this.#window));
+    return this.#window;
   }
 
   get inFlight(): number {
@@ -118,25 +134,35 @@ export class AdaptiveConcurrencyLimiter implements ConcurrencyLimiter {
     let done = false;
     return {
       onRetry: async ({ delayMs, error }) => {
-        if (isCongestion(error)) this.#congestion(slot);
-        this.#free();
-        await sleep(delayMs, signal);
+        this.#inFlight -= 1;
+        const congested = isCongestion(error);
+        if (congested) this.#congestion(slot);
+        const serverAskedDelay = LLMError.isInstance(error) && (error as LLMError).retryAfterMs !== undefined;
+        // A plain 429 is paced by the calls still running: the retry takes the next slot one of them frees.
+        // Otherwise (a Retry-After, a 5xx or dropped connection, or nothing else in flight) wait the backoff.
+        const requeue = congested && !serverAskedDelay && this.#inFlight > 0;
+        this.#pump();
+        if (!requeue) await sleep(delayMs, signal);
         // A retry goes before calls that have not started yet.
         slot = await this.#take(signal, true);
+        return { paced: true };
       },
       release: ({ error }) => {
         if (done) return;
         done = true;
-        this.#free();
-        if (error === undefined) this.#success(this.#now() - slot.startedAt);
+        this.#inFlight -= 1;
+        if (error === undefined) this.#success(slot);
         else if (isCongestion(error)) this.#congestion(slot);
+        this.#pump();
       },
     };
   }
 
   #take(signal: AbortSignal | undefined, front: boolean): Promise<Slot> {
     if (signal?.aborted) return Promise.reject(createAbortError(signal));
-    if (this.#queue.length === 0 && this.#inFlight < this.limit) return Promise.resolve(this.#grant());
+    if ((front || this.#queue.length === 0) && this.#inFlight < this.#window) {
+      return Promise.resolve(this.#grant());
+    }
     return new Promise<Slot>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
@@ -155,47 +181,52 @@ export class AdaptiveConcurrencyLimiter implements ConcurrencyLimiter {
   }
 
   #grant(): Slot {
-    const slot = { epoch: this.#epoch, startedWith: this.#inFlight, startedAt: this.#now() };
     this.#inFlight += 1;
     this.stats.peakInFlight = Math.max(this.stats.peakInFlight, this.#inFlight);
-    return slot;
-  }
-
-  #free(): void {
-    this.#inFlight -= 1;
-    this.#pump();
+    return { epoch: this.#epoch, level: this.#window };
   }
 
   #pump(): void {
-    while (this.#queue.length > 0 && this.#inFlight < this.limit) {
+    while (this.#queue.length > 0 && this.#inFlight < this.#window) {
       const waiter = this.#queue.shift() as Waiter;
       waiter.signal?.removeEventListener("abort", waiter.onAbort);
       waiter.resolve(this.#grant());
     }
   }
 
-  #success(latencyMs: number): void {
-    this.#fastest = Math.min(this.#fastest, latencyMs);
-    // Latency that no longer holds (queueing at the server) is a reason not to grow.
-    if (latencyMs > 2 * this.#fastest + 5) return;
-    if (this.#window < this.#threshold) {
-      this.#window = Math.min(this.#threshold, this.#window + 1);
-    } else if (++this.#sinceProbe >= 16 * this.limit) {
-      this.#sinceProbe = 0;
-      this.#window += 1;
+  #success(slot: Slot): void {
+    const holding = this.#window >= this.#estimate && this.#step === 0;
+    // Growing needs calls sent at the current limit to succeed; holding counts every success.
+    if (!holding && slot.level < this.#window) return;
+    this.#successes += 1;
+    let next: number;
+    if (this.#window < this.#estimate) {
+      if (this.#successes < this.#window) return;
+      next = Math.min(Math.ceil(this.#window * SLOW_START_FACTOR), this.#estimate);
+    } else if (holding) {
+      if (this.#successes < HOLD_PER_SLOT * this.#window) return;
+      this.#step = 1;
+      next = this.#window + 1;
+    } else {
+      if (this.#successes < this.#window) return;
+      this.#step *= 2;
+      next = this.#window + this.#step;
     }
-    this.#window = Math.min(this.#window, this.maxLimit);
-    this.#pump();
+    this.#successes = 0;
+    this.#window = Math.min(next, this.maxLimit);
   }
 
+  /** Called with this call's slot already given up: what is still in flight is what the server held. */
   #congestion(slot: Slot): void {
-    // Calls started before the last reduction report the same congestion again: act once per window.
-    if (slot.epoch !== this.#epoch) return;
-    this.#epoch += 1;
-    this.stats.congestionEvents += 1;
-    this.#threshold = Math.max(1, Math.min(this.maxLimit, slot.startedWith));
-    this.#window = Math.max(1, Math.floor(this.#window / 2));
-    this.#sinceProbe = 0;
+    if (slot.epoch === this.#epoch) {
+      // The first rejection of an episode; rejections of calls sent before it lower the limit further.
+      this.#epoch += 1;
+      this.stats.congestionEvents += 1;
+    }
+    this.#window = Math.max(1, Math.min(this.#window, this.#inFlight));
+    this.#estimate = this.#window;
+    this.#successes = 0;
+    this.#step = 0;
   }
 }
 

@@ -72,6 +72,26 @@ describe("retryWithBackoff", () => {
     expect(delays).toEqual([100, 200]);
   });
 
+  it("skips its backoff when beforeRetry paced the retry itself, and waits for the hook first", async () => {
+    const { delays, sleep: fakeSleep } = recordingSleep();
+    const order: string[] = [];
+    const result = await retryWithBackoff({
+      run: async (attempt) => {
+        if (attempt < 4) throw retryable({ retryAfterMs: attempt * 100 });
+        return "ok";
+      },
+      // A limiter re-queues the first retry (paced), not the second; a hook answering nothing keeps the backoff.
+      beforeRetry: async ({ attempt }) => {
+        order.push(`hook ${attempt}`);
+        return attempt === 1 ? { paced: true } : attempt === 2 ? { paced: false } : undefined;
+      },
+      _internal: { sleep: fakeSleep },
+    });
+    expect(result).toEqual({ value: "ok", retries: 3 });
+    expect(delays).toEqual([200, 300]);
+    expect(order).toEqual(["hook 1", "hook 2", "hook 3"]);
+  });
+
   it("wraps the last failure in retries_exhausted after maxRetries", async () => {
     const { delays, sleep: fakeSleep } = recordingSleep();
     const events: number[] = [];

@@ -27,6 +27,14 @@ export interface RetryInternals {
   now?: () => number;
 }
 
+/**
+ * What a `beforeRetry` hook may answer: `paced: true` means it already waited as long as the retry should
+ * (a concurrency limiter that re-queued the call behind a freed slot), so no backoff follows.
+ */
+export interface RetryPacing {
+  paced: boolean;
+}
+
 /** What {@link retryWithBackoff} reports before each retry. */
 export interface RetryEvent {
   /** The attempt that failed (1 = the first). */
@@ -98,8 +106,12 @@ export async function retryWithBackoff<T>({
   retry?: RetryOptions | undefined;
   signal?: AbortSignal | undefined;
   onRetry?: ((event: RetryEvent) => void) | undefined;
-  /** Like `onRetry`; the retry also waits for the promise it returns (a limiter regaining its slot). */
-  beforeRetry?: ((event: RetryEvent) => Promise<void> | void) | undefined;
+  /**
+   * Like `onRetry`; the retry also waits for the promise it returns (a limiter regaining its slot). When it
+   * resolves to `{ paced: true }` the hook has timed the retry itself and the backoff is skipped.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing keeps the backoff
+  beforeRetry?: ((event: RetryEvent) => Promise<RetryPacing | void> | RetryPacing | void) | undefined;
   _internal?: RetryInternals | undefined;
 }): Promise<{ value: T; retries: number }> {
   const { sleep: wait = sleep, random = Math.random } = _internal;
@@ -131,8 +143,8 @@ export async function retryWithBackoff<T>({
       const delayMs = computeRetryDelay({ attempt, retryAfterMs: failure.retryAfterMs, retry, random });
       const event = { attempt, delayMs, error: failure };
       onRetry?.(event);
-      const resumed = beforeRetry?.(event);
-      await Promise.all([wait(delayMs, signal), resumed]);
+      const pacing = await beforeRetry?.(event);
+      if (pacing?.paced !== true) await wait(delayMs, signal);
     }
   }
 }
