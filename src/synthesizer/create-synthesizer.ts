@@ -1,21 +1,24 @@
 import type { Tracer } from "@opentelemetry/api";
-import { withImageDimensions } from "../budget/image-dimensions.js";
 import { PromptHelper } from "../budget/index.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import type { ContentBlock } from "../schema/content-block.js";
-import { ImageNode } from "../schema/image-node.js";
-import { hasImageNodes, nodesToBlocks } from "../schema/nodes-to-blocks.js";
-import { type Metadata, MetadataMode, type NodeWithScore } from "../schema/text-node.js";
+import { hasImageNodes } from "../schema/nodes-to-blocks.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
 import { defaultTracer } from "../tracing/start-span.js";
 import { createAbortError } from "../util/abort.js";
 import { limiterForModel } from "../util/concurrency-limiter.js";
 import { mergeAbortSignals } from "../util/merge-abort-signals.js";
+import {
+  annotate,
+  buildResponse,
+  imageAssumptions,
+  JSON_TEXT_MODES,
+  type SynthesizerRunResult,
+} from "./synthesis-result.js";
 import { startSynthesisTrace } from "./synthesis-trace.js";
+import { allBlank, checkImageModel, checkSynthesizeOptions, prepareBlocks } from "./synthesize-input.js";
 import { createSynthesizerContext, type SynthesizerContext } from "./synthesizer-context.js";
 import { checkTemplateSlots, templateWarnings } from "./template-slots.js";
 import { createTextChannel } from "./text-channel.js";
@@ -67,13 +70,7 @@ export interface SynthesizerSettings {
   _internal?: { now?: () => number } | undefined;
 }
 
-/** What a synthesizer's `run` returns: the answer text, and the typed object when there is one. */
-export interface SynthesizerRunResult<T = unknown> {
-  text: string;
-  object?: T;
-  /** What the budget assumed rather than knew (an image's unknown size); shown on the response. */
-  assumptions?: string[];
-}
+export type { SynthesizerRunResult } from "./synthesis-result.js";
 
 export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettings {
   /** The mode's name, shown in events and spans (`"my_mode"`). */
@@ -95,111 +92,6 @@ export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettin
 }
 
 const DEFAULT_EMPTY_RESPONSE = "Empty Response";
-/** Built-in modes whose `object` is one typed answer (accumulate's is an array, shown as labelled answers). */
-const JSON_TEXT_MODES = new Set(["refine", "compact", "tree_summarize", "simple_summarize", "generation"]);
-
-function validate(options: SynthesizeOptions) {
-  if (typeof options === "object" && options !== null && "stream" in options) {
-    throw new InvalidArgumentError({
-      parameter: "stream",
-      value: (options as { stream?: unknown }).stream,
-      expected: "not be passed to synthesize()",
-      hint: "To stream, call synthesizer.stream({ query, nodes }) and read its textStream.",
-    });
-  }
-  if (typeof options?.query !== "string") {
-    throw new InvalidArgumentError({ parameter: "query", value: options?.query, expected: "be a string" });
-  }
-  if (!Array.isArray(options.nodes)) {
-    throw new InvalidArgumentError({
-      parameter: "nodes",
-      value: options.nodes,
-      expected: "be an array of NodeWithScore",
-    });
-  }
-  if (options.additionalSourceNodes !== undefined && !Array.isArray(options.additionalSourceNodes)) {
-    throw new InvalidArgumentError({
-      parameter: "additionalSourceNodes",
-      value: options.additionalSourceNodes,
-      expected: "be an array of NodeWithScore",
-    });
-  }
-  checkNodes(options.nodes, "nodes");
-  if (options.additionalSourceNodes) checkNodes(options.additionalSourceNodes, "additionalSourceNodes");
-}
-
-function checkNodes(nodes: readonly unknown[], parameter: string) {
-  for (const [index, entry] of nodes.entries()) {
-    const node = (entry as { node?: { getContent?: unknown; text?: unknown } } | null)?.node;
-    if (typeof node?.getContent !== "function") {
-      throw new InvalidArgumentError({
-        parameter: `${parameter}[${index}]`,
-        value: entry,
-        expected: "be a NodeWithScore: { node: TextNode, score? }",
-        hint: "Wrap plain text as { node: new TextNode({ text }) }; nodes parsed from JSON need new TextNode(json).",
-      });
-    }
-    if (typeof node.text !== "string") {
-      throw new InvalidArgumentError({
-        parameter: `${parameter}[${index}].node.text`,
-        value: node.text,
-        expected: "be a string",
-      });
-    }
-  }
-}
-
-/** True when no node has anything to send (all text empty or whitespace, no images). */
-function allBlank(nodes: readonly NodeWithScore[]): boolean {
-  return nodes.every(
-    (entry) => !ImageNode.isInstance(entry.node) && entry.node.getContent(MetadataMode.LLM).trim() === "",
-  );
-}
-
-/**
- * Throws unless the model takes images (LlamaIndex: "Multimodal synthesis requires a chat LLM").
- * @throws InvalidArgumentError naming what the metadata must say
- */
-function checkImageModel(llm: LLM | undefined, mode: string): void {
-  const input = llm?.metadata.imageInput;
-  if (input === "captions" || (input === "pixels" && llm?.metadata.isChatModel)) return;
-  throw new InvalidArgumentError({
-    parameter: "llm",
-    value: llm?.metadata.model,
-    expected: `take images for multimodal synthesis in mode "${mode}": a chat model with metadata.imageInput "pixels", or a model with imageInput "captions"`,
-    hint: llm
-      ? `Model "${llm.metadata.model}" says isChatModel ${llm.metadata.isChatModel}, imageInput ${llm.metadata.imageInput ?? "unset"}. Use a vision model (new OpenAILike({ model, imageInput: "pixels" })), or pass only text nodes.`
-      : "Multimodal synthesis requires a chat LLM that takes images.",
-  });
-}
-
-/** The nodes as blocks, image sizes and media types read from their headers (never decoding pixels). */
-async function prepareBlocks(nodes: readonly NodeWithScore[]): Promise<ContentBlock[]> {
-  return Promise.all(
-    nodesToBlocks(nodes).map((block) => (block.type === "image" ? withImageDimensions(block) : block)),
-  );
-}
-
-function imageAssumptions(context: SynthesizerContext): string[] {
-  const assumptions = context.chatPromptHelper.assumptionsFor(context.blocks);
-  const hasImage = context.blocks.some((block) => block.type === "image");
-  if (hasImage && context.llm.metadata.imageTokens === undefined) {
-    assumptions.unshift(
-      `image tokens counted by OpenAI's rule: model "${context.llm.metadata.model}" states no rule`,
-    );
-  }
-  return assumptions;
-}
-
-/**
- * Puts what the synthesis spent before it failed on the error: `usage` and `callsSucceeded`, so a caller
- * sees the cost and progress of a failed run without listening to events.
- */
-function annotate(error: unknown, usage: SynthesisUsage, callsSucceeded: number): void {
-  if (!RagsynthError.isInstance(error) || error.usage !== undefined) return;
-  error.usage = { ...usage };
-  error.callsSucceeded = callsSucceeded;
-}
 
 /**
  * Builds a {@link ResponseSynthesizer} from a `run` function: the same plumbing as the built-in modes
@@ -344,14 +236,14 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     },
     synthesize(request) {
       try {
-        validate(request);
+        checkSynthesizeOptions(request);
       } catch (error) {
         return Promise.reject(error);
       }
       return execute(request, false, () => {});
     },
     stream(request): StreamingSynthesisResponse<T> {
-      validate(request);
+      checkSynthesizeOptions(request);
       const controller = new AbortController();
       const channel = createTextChannel("textStream", () =>
         controller.abort(new DOMException("The text stream was closed before it ended.", "AbortError")),
@@ -377,24 +269,5 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
         response,
       };
     },
-  };
-}
-
-function buildResponse<T>(
-  result: SynthesizerRunResult<T>,
-  sourceNodes: SynthesisResponse<T>["sourceNodes"],
-  usage: SynthesisUsage,
-): SynthesisResponse<T> {
-  const metadata: Record<string, Metadata> = {};
-  for (const { node } of sourceNodes) metadata[node.id] = node.metadata;
-  const text = result.text;
-  return {
-    response: text,
-    ...(result.object !== undefined ? { object: result.object } : {}),
-    ...(result.assumptions ? { assumptions: result.assumptions } : {}),
-    sourceNodes,
-    metadata,
-    usage: { ...usage },
-    toString: () => text,
   };
 }
