@@ -6,6 +6,7 @@ import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { type IndexBuildStats, VectorStoreIndex } from "../index-store/index.js";
 import { readDocuments, type SkippedPath } from "../reader/index.js";
+import type { TextNode } from "../schema/text-node.js";
 import { plural } from "./format.js";
 import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
@@ -99,16 +100,30 @@ export async function refreshIndex({
   progress.start("Reading documents");
   // Paths go in as the user wrote them, so sources show as `examples/docs/modes.md`.
   const given = io.cwd === process.cwd() ? paths : paths.map((path) => resolve(io.cwd, path));
-  const read = await readDocuments(given, { signal });
   const folder =
     cacheDir === undefined
       ? await writableCacheDir(await defaultCacheDir(paths, io.cwd), io)
       : resolve(io.cwd, cacheDir);
+  let documents: TextNode[] = [];
+  let index: VectorStoreIndex | undefined;
+  const embedModel = embed.create(() => corpusTexts(documents, index));
+  // Files the stored index holds with the same size and modification time are listed, not read.
+  const known = new Map(
+    (rebuild ? undefined : await VectorStoreIndex.storedSources(folder, { embedModel, signal }))?.map(
+      (source) => [source.id, source],
+    ),
+  );
+  const read = await readDocuments(given, {
+    signal,
+    skipRead: ({ path, size, lastModifiedAt }) => {
+      const source = known.get(path);
+      return source?.size === size && source.lastModifiedAt === lastModifiedAt;
+    },
+  });
   // Our own cache folder is no news.
   const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
-  const { documents } = read;
+  documents = read.documents;
   if (documents.length === 0) throw noDocuments(paths, skipped);
-  const embedModel = embed.create(() => documents.map((document) => document.text));
   const stats = (build: IndexBuildStats) => ({
     cacheDir: folder,
     files: documents.length,
@@ -125,7 +140,7 @@ export async function refreshIndex({
   }
   progress.start("Splitting into chunks", documents.length);
   let lexicalStarted = false;
-  const index = await VectorStoreIndex.fromDocumentsCached(documents, {
+  index = await VectorStoreIndex.fromDocumentsCached(documents, {
     embedModel,
     cacheDir: folder,
     rebuild,
@@ -144,6 +159,20 @@ export async function refreshIndex({
     },
   });
   return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/**
+ * The documents' texts, which the offline embedding model weighs query words by (IDF). A document listed unread
+ * (unchanged since it was indexed) stands for its stored chunks' text: the same words, so the same IDF.
+ */
+function corpusTexts(documents: readonly TextNode[], index: VectorStoreIndex | undefined): string[] {
+  const nodes = new Map(index?.nodes.map((node) => [node.id, node.text]));
+  const sources = new Map(index?.sources.map((source) => [source.id, source.nodeIds]));
+  return documents.map((document) =>
+    document.text !== ""
+      ? document.text
+      : (sources.get(document.id) ?? []).map((id) => nodes.get(id) ?? "").join("\n"),
+  );
 }
 
 /** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */

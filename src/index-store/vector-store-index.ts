@@ -185,26 +185,47 @@ export class VectorStoreIndex {
     { cacheDir, embedModel, signal }: { cacheDir: string; embedModel?: Embedder; signal?: AbortSignal },
   ): Promise<IndexBuildStats | undefined> {
     const options = withDefaultEmbedModel("documents", documents, { embedModel });
-    const header = await readIndexHeader(cacheDir, signal);
+    const sources = await VectorStoreIndex.storedSources(cacheDir, {
+      ...options,
+      ...(signal ? { signal } : {}),
+    });
     if (
-      !header?.lexical ||
-      header.embedderId !== options.embedModel.id ||
-      header.storeVectors !== storesVectors(options.embedModel) ||
-      header.sources.length !== documents.length ||
+      !sources ||
+      sources.length !== documents.length ||
       !documents.every((document, index) => {
-        const source = header.sources[index] as IndexSource;
+        const source = sources[index] as IndexSource;
         return source.id === document.id && sameStat(document, source);
       })
     ) {
       return undefined;
     }
-    const chunks = header.sources.reduce((sum, source) => sum + source.nodeIds.length, 0);
+    const chunks = sources.reduce((sum, source) => sum + source.nodeIds.length, 0);
     return {
       chunks,
       embedded: 0,
-      reused: header.storeVectors ? chunks : 0,
-      sources: diff(header.sources, header.sources),
+      reused: storesVectors(options.embedModel) ? chunks : 0,
+      sources: diff(sources, sources),
     };
+  }
+
+  /**
+   * The documents (ids, sizes, modification times, hashes) of the index in `cacheDir` that
+   * {@link VectorStoreIndex.fromDocumentsCached} would build on with `embedModel`, from the file's first line only;
+   * `undefined` when there is none, or it was built with another embedding model. A document with the same size and
+   * modification time as its stored source is not read again: `readDocuments`' `skipRead` can leave its text out.
+   * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version
+   */
+  static async storedSources(
+    cacheDir: string,
+    { embedModel, signal }: { embedModel?: Embedder; signal?: AbortSignal },
+  ): Promise<IndexSource[] | undefined> {
+    const options = withDefaultEmbedModel("documents", [], { embedModel });
+    const header = await readIndexHeader(cacheDir, signal);
+    const usable =
+      header?.lexical === true &&
+      header.embedderId === options.embedModel.id &&
+      header.storeVectors === storesVectors(options.embedModel);
+    return usable ? header.sources : undefined;
   }
 
   /**

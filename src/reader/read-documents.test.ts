@@ -45,6 +45,32 @@ describe("readDocuments", () => {
     expect(first?.getContent(MetadataMode.EMBED)).toBe("file_path: docs/a.txt\n\nay");
   });
 
+  it("lists the files skipRead picks with their metadata but without reading them", async () => {
+    await write("docs/known.md", "known text");
+    // NUL bytes: read, this file would be skipped as binary.
+    await write("docs/binary.md", new Uint8Array([0x68, 0x00, 0x69]));
+    await write("docs/new.md", "new text");
+    const asked: { path: string; size: number; lastModifiedAt: string }[] = [];
+    const { documents, skipped } = await readDocuments(["docs"], {
+      skipRead: (file) => {
+        asked.push(file);
+        return file.path !== "docs/new.md";
+      },
+    });
+    expect(skipped).toEqual([]);
+    expect(documents.map((document) => [document.id, document.text])).toEqual([
+      ["docs/binary.md", ""],
+      ["docs/known.md", ""],
+      ["docs/new.md", "new text"],
+    ]);
+    expect(documents[1]?.metadata).toMatchObject({ file_path: "docs/known.md", file_size: 10 });
+    expect(asked.find((file) => file.path === "docs/known.md")).toEqual({
+      path: "docs/known.md",
+      size: 10,
+      lastModifiedAt: documents[1]?.metadata.last_modified_at,
+    });
+  });
+
   it("gives the same ids on every run", async () => {
     await write("docs/a.md", "one");
     const first = await readDocuments(["docs"]);

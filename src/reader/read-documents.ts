@@ -5,6 +5,10 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
+import { mapConcurrent } from "../util/map-concurrent.js";
+
+// Files read (and entries examined) at once: the reads overlap in libuv's thread pool instead of waiting in turn.
+const READ_CONCURRENCY = 8;
 
 /** Options of {@link readDocuments}. */
 export interface ReadDocumentsOptions {
@@ -14,6 +18,13 @@ export interface ReadDocumentsOptions {
   recursive?: boolean;
   /** Larger files are skipped (and reported). @default 33554432 (32 MiB) */
   maxFileBytes?: number;
+  /**
+   * Text files to list without reading: called with the file's `file_path`, size and modification time (ISO);
+   * when it returns true, the file's document carries its metadata but an empty `text`. For a caller that
+   * already holds the content, such as an index that knows the file by its size and modification time.
+   * @default every file is read
+   */
+  skipRead?: ((file: { path: string; size: number; lastModifiedAt: string }) => boolean) | undefined;
   signal?: AbortSignal;
 }
 
@@ -74,6 +85,7 @@ export async function readDocuments(
     extensions = [".txt", ".md"],
     recursive = true,
     maxFileBytes = 32 * 1024 * 1024,
+    skipRead,
     signal,
   }: ReadDocumentsOptions = {},
 ): Promise<ReadDocumentsResult> {
@@ -96,7 +108,16 @@ export async function readDocuments(
       });
       return;
     }
-    for (const entry of entries) {
+    const examined = await mapConcurrent(
+      entries,
+      READ_CONCURRENCY * 2,
+      signal ?? new AbortController().signal,
+      async (entry) =>
+        entry.name.startsWith(".") || entry.name === "node_modules"
+          ? undefined
+          : stat(path.join(directory, entry.name)).catch((error: unknown) => error as Error),
+    );
+    for (const [position, entry] of entries.entries()) {
       const absolute = path.join(directory, entry.name);
       const display = path.posix.join(displayPath, entry.name);
       const skip = (code: SkipCode, reason: string) => skipped.push({ path: display, code, reason });
@@ -108,11 +129,9 @@ export async function readDocuments(
         skip("node_modules", "node_modules folder; name it explicitly to read it");
         continue;
       }
-      let stats: Stats;
-      try {
-        stats = await stat(absolute);
-      } catch (error) {
-        skip("unreadable", `could not be examined (${errorCode(error)}), e.g. a broken symbolic link`);
+      const stats = examined[position];
+      if (!stats || stats instanceof Error) {
+        skip("unreadable", `could not be examined (${errorCode(stats)}), e.g. a broken symbolic link`);
         continue;
       }
       if (stats.isDirectory()) {
@@ -138,9 +157,14 @@ export async function readDocuments(
   }
 
   const documents: TextNode[] = [];
-  for (const [absolute, { displayPath, stats }] of files) {
-    signal?.throwIfAborted();
-    const result = await readOne(absolute, displayPath, stats, maxFileBytes, signal);
+  const results = await mapConcurrent(
+    [...files],
+    READ_CONCURRENCY,
+    signal ?? new AbortController().signal,
+    ([absolute, { displayPath, stats }]) =>
+      readOne(absolute, displayPath, stats, { maxFileBytes, skipRead, signal }),
+  );
+  for (const result of results) {
     if ("code" in result) skipped.push(result);
     else documents.push(result);
   }
@@ -153,8 +177,15 @@ async function readOne(
   absolute: string,
   displayPath: string,
   stats: Stats,
-  maxFileBytes: number,
-  signal: AbortSignal | undefined,
+  {
+    maxFileBytes,
+    skipRead,
+    signal,
+  }: {
+    maxFileBytes: number;
+    skipRead: ReadDocumentsOptions["skipRead"];
+    signal: AbortSignal | undefined;
+  },
 ): Promise<TextNode | SkippedPath> {
   const skip = (code: SkipCode, reason: string): SkippedPath => ({ path: displayPath, code, reason });
   if (stats.size > maxFileBytes) {
@@ -165,6 +196,9 @@ async function readOne(
   }
   const extension = path.extname(absolute).slice(1).toLowerCase();
   if (IMAGE_EXTENSIONS.includes(extension)) return imageDocument(absolute, displayPath, stats);
+  if (skipRead?.({ path: displayPath, size: stats.size, lastModifiedAt: stats.mtime.toISOString() })) {
+    return new TextNode({ id: displayPath, text: "", ...fileFields(absolute, displayPath, stats) });
+  }
   let bytes: Buffer;
   try {
     bytes = signal ? await readFile(absolute, { signal }) : await readFile(absolute);

@@ -1,4 +1,4 @@
-import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
@@ -59,6 +59,39 @@ describe("ragsynth index", () => {
     const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
     expect(asked.code).toBe(1);
     expect(asked.stderr).toMatch(/is not valid JSON at line 2/);
+  });
+
+  it("does not read a file again whose size and modification time are unchanged", async () => {
+    await indexJSON([docs]);
+    const file = join(docs, "cli.md");
+    const { size, mtime } = await stat(file);
+    // Same size and time, but NUL bytes: a file read again would be skipped as binary and leave the index.
+    await writeFile(file, Buffer.alloc(size, 0));
+    await utimes(file, mtime, mtime);
+    const again = await indexJSON([docs]);
+    expect(again.sources.unchanged).toHaveLength(6);
+    expect(again.skipped).toEqual([]);
+  });
+
+  it("weighs dense queries by the same IDF when unchanged files are not read again", async () => {
+    const ask = async () => {
+      const result = await runCli([
+        "ask",
+        docs,
+        "-q",
+        "default response mode",
+        "--retrieval",
+        "dense",
+        "--json",
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).sources.map((source: { nodeId: string; score: number }) => [
+        source.nodeId,
+        source.score,
+      ]);
+    };
+    const fresh = await ask(); // builds the index: every file read
+    expect(await ask()).toEqual(fresh); // unchanged: no file read, IDF from the stored chunks
   });
 
   it("prints a summary line, honours --cache-dir, and --rebuild embeds everything again", async () => {
