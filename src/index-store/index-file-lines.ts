@@ -1,4 +1,5 @@
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
 import { ImageNode, type ImageNodeInit } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
@@ -67,7 +68,8 @@ export function decodeHeader(data: unknown, file: string) {
     sources: sources as IndexSource[],
     nodes: nodes as number,
     vectors: vectors as { file: string; checksum: string } | null,
-    lexical: data.lexical === true,
+    // A BM25 index written by another analyzer version (or `true`, before versions) counts as none: rebuilt.
+    lexical: data.lexical === LEXICAL_ANALYZER,
   };
 }
 

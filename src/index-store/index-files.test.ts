@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { INDEX_FILE_NAME } from "./persistence.js";
@@ -177,7 +178,7 @@ describe("index files: float32 vectors beside the JSON", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     // A header, one line per node, the BM25 header, one line per term.
-    expect(lines[0]).toMatchObject({ version: 3, nodes: 2, lexical: true });
+    expect(lines[0]).toMatchObject({ version: 3, nodes: 2, lexical: LEXICAL_ANALYZER });
     expect(lines[3]).toMatchObject({ format: "ragsynth-bm25-lines", ids: expect.any(Array) });
     expect(lines.slice(4)).toContainEqual(["stripe", [0, 1]]);
     const loaded = await VectorStoreIndex.load(dir, { embedModel });

@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { LexicalIndex } from "../lexical/lexical-index.js";
+import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { readGzipLines, writeAtomically } from "./gzip-lines.js";
 import {
@@ -86,7 +87,9 @@ export async function writeIndexFile(
     dimensions: matrix?.dimensions ?? 0,
     vectors: matrix ? { file: vectorsName, count: matrix.count, checksum } : null,
     nodes: index.entries.length,
-    lexical: index.lexical !== undefined,
+    // The analyzer version, not just `true`: an index whose terms an older tokenizer made reads as having none,
+    // so it is rebuilt from the stored nodes instead of mixing old and new terms.
+    lexical: index.lexical !== undefined ? LEXICAL_ANALYZER : false,
     sources: index.sources,
   });
   function* lines(): Generator<string> {

@@ -4,7 +4,7 @@ import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { TEXT_WINDOW } from "../util/text-windows.js";
 import { LexicalIndex } from "./lexical-index.js";
-import { lexicalTokens } from "./lexical-tokens.js";
+import { lexicalDocumentTerms, lexicalTokens } from "./lexical-tokens.js";
 
 const ZEBRA = "Zebras are African equines with black-and-white striped coats.";
 const RELEASE = "Release v2.9.1: merge the release branch, tag it, and push the branch to origin.";
@@ -48,6 +48,20 @@ describe("LexicalIndex", () => {
     const idf = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
     const norm = 1.2 * (1 - 0.75 + (0.75 * 2) / (8 / 3));
     expect(index.search("axolotl")[0]?.score).toBeCloseTo((idf * 1 * 2.2) / (1 + norm), 10);
+  });
+
+  it("weighs a Markdown heading's words twice (a light BM25F), so the section titled with a term wins", () => {
+    const index = new LexicalIndex();
+    // Same words, same length once tokenized; only the heading differs. Inserted first, so it would win a tie.
+    index.add("body", "Retries are logged. The client waits, then sends the request again.");
+    index.add("titled", "# Retries\n\nThe client waits, then sends the request again.");
+    expect(index.search("retries").map((hit) => hit.id)).toEqual(["titled", "body"]);
+    // Lines starting with `#` inside a code fence are comments, not headings.
+    const count = (terms: string[], term: string) => terms.filter((t) => t === term).length;
+    const terms = lexicalDocumentTerms("## Install\n\n```sh\n# install with npm\nnpm i ragsynth\n```\n");
+    expect(count(terms, "install")).toBe(3);
+    expect(count(terms, "npm")).toBe(2);
+    expect(lexicalDocumentTerms("no heading # here")).toEqual(lexicalTokens("no heading # here"));
   });
 
   it("adds, replaces and removes documents one at a time", () => {

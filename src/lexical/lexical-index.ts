@@ -1,6 +1,6 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { lexicalTokens } from "./lexical-tokens.js";
+import { lexicalDocumentTerms, lexicalTokens } from "./lexical-tokens.js";
 import {
   readLexicalLinesHeader,
   readLexicalTermLine,
@@ -28,7 +28,8 @@ export interface LexicalHit {
  * one at a time (so an index follows its files incrementally) and the index serializes to compact
  * JSON with {@link LexicalIndex.toJSON} / {@link LexicalIndex.fromJSON}.
  *
- * Only documents that share at least one term with the query are ever returned. Terms come from
+ * Only documents that share at least one term with the query are ever returned. A document's terms come
+ * from {@link lexicalDocumentTerms} (its Markdown heading lines count twice), a query's from
  * {@link lexicalTokens}: words (Chinese and Japanese too, through `Intl.Segmenter`, plus CJK character
  * bigrams), lowercased, stop words dropped and plural `-s` stripped, over bounded windows.
  * @example
@@ -82,7 +83,7 @@ export class LexicalIndex {
       throw new InvalidArgumentError({ parameter: "text", value: text, expected: "be a string" });
     }
     this.remove(id);
-    const terms = lexicalTokens(text);
+    const terms = lexicalDocumentTerms(text);
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     const slot = this.#ids.length;

@@ -1,6 +1,18 @@
 import { lexicalTerms, STOP_WORDS, stem } from "../embedding/lexical-terms.js";
 import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
 
+/**
+ * The version of the terms a document gives ({@link lexicalDocumentTerms}). A stored BM25 index records the
+ * version that built it; one built by another version is rebuilt rather than mixed with new terms. Bump it
+ * whenever a change to tokenizing or field weights changes the terms or counts of the same text.
+ * 1: words; 2: Markdown heading lines count twice.
+ */
+export const LEXICAL_ANALYZER = 2;
+
+// A Markdown ATX heading line (outside code fences): its words count twice in a document, a light BM25F.
+const HEADING_LINE = /^ {0,3}#{1,6}[ \t]/;
+const FENCE_LINE = /^ {0,3}(?:```|~~~)/;
+
 // Intl.Segmenter is slow (about 1 s per MB of English) and superlinear in its input, so it only ever sees CJK
 // runs, in pieces of at most this many characters.
 const CJK_PIECE = 256;
@@ -75,4 +87,28 @@ function pushWord(terms: string[], raw: string): void {
   if (word === "" || STOP_WORDS.has(word)) return;
   const stemmed = stem(word);
   if (stemmed !== "" && !STOP_WORDS.has(stemmed)) terms.push(stemmed);
+}
+
+/**
+ * The terms BM25 indexes for a document: {@link lexicalTokens} of the text, plus those of its Markdown heading
+ * lines (`# …` to `###### …`, not inside code fences) a second time. A heading names what its section is
+ * about, so its words weigh as a second field with weight 2 (a light BM25F); query terms are plain
+ * `lexicalTokens`. One pass over the lines, so linear.
+ */
+export function lexicalDocumentTerms(text: string): string[] {
+  const terms = lexicalTokens(text);
+  const headings: string[] = [];
+  let inFence = false;
+  let offset = 0;
+  while (offset < text.length) {
+    const newline = text.indexOf("\n", offset);
+    const end = newline === -1 ? text.length : newline;
+    // Only the start of a line is tested, so a long line costs no more than its first characters.
+    const start = text.slice(offset, Math.min(end, offset + 16));
+    if (FENCE_LINE.test(start)) inFence = !inFence;
+    else if (!inFence && HEADING_LINE.test(start)) headings.push(text.slice(offset, end));
+    offset = end + 1;
+  }
+  for (const heading of headings) for (const term of lexicalTokens(heading)) terms.push(term);
+  return terms;
 }
