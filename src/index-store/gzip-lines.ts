@@ -55,11 +55,12 @@ function* batches(lines: Iterable<string>): Generator<string> {
 }
 
 /**
- * The lines of a gzip-compressed file, read and decompressed as they are consumed: stop early (a `break`)
- * and the rest of the file is never read. Opening the file fails as `open` does (ENOENT when missing);
- * a damaged gzip stream fails while iterating.
+ * The lines of a gzip-compressed file, in batches (the complete lines of each decompressed chunk, so a line costs
+ * no promise of its own), read and decompressed as they are consumed: stop early (a `break`) and the rest of the
+ * file is never read. Opening the file fails as `open` does (ENOENT when missing); a damaged gzip stream fails
+ * while iterating.
  */
-export async function* readGzipLines(file: string, signal?: AbortSignal): AsyncGenerator<string> {
+export async function* readGzipLines(file: string, signal?: AbortSignal): AsyncGenerator<string[]> {
   const handle = await open(file, "r");
   const source = handle.createReadStream({ highWaterMark: 1 << 16, ...(signal ? { signal } : {}) });
   const gunzip = createGunzip({ chunkSize: 1 << 16 });
@@ -71,19 +72,20 @@ export async function* readGzipLines(file: string, signal?: AbortSignal): AsyncG
   try {
     for await (const chunk of gunzip) {
       const text = decoder.write(chunk as Buffer);
+      const lines: string[] = [];
       let start = 0;
       for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
         pending.push(text.slice(start, end));
-        const line = pending.join("");
+        lines.push(pending.length === 1 ? (pending[0] as string) : pending.join(""));
         pending = [];
         start = end + 1;
-        yield line;
       }
       if (start < text.length) pending.push(text.slice(start));
+      if (lines.length > 0) yield lines;
     }
     pending.push(decoder.end());
     const last = pending.join("");
-    if (last !== "") yield last;
+    if (last !== "") yield [last];
   } finally {
     source.destroy();
     gunzip.destroy();

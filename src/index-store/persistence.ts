@@ -161,8 +161,8 @@ export async function readIndexHeader(dir: string, signal?: AbortSignal): Promis
   if (!lines) return undefined;
   let first: string | undefined;
   try {
-    for await (const line of lines) {
-      first = line;
+    for await (const batch of lines) {
+      first = batch[0];
       break;
     }
   } catch (error) {
@@ -193,13 +193,15 @@ export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<
   const termLines: unknown[] = [];
   let number = 0;
   try {
-    for await (const line of lines) {
-      const value = parseLine(line, file, number);
-      if (header === undefined) header = decodeHeader(value, file);
-      else if (entries.length < header.nodes) entries.push(decodeNode(value, entries.length, file));
-      else if (lexicalHeader === undefined) lexicalHeader = value;
-      else termLines.push(value);
-      number++;
+    for await (const batch of lines) {
+      for (const line of batch) {
+        const value = parseLine(line, file, number);
+        if (header === undefined) header = decodeHeader(value, file);
+        else if (entries.length < header.nodes) entries.push(decodeNode(value, entries.length, file));
+        else if (lexicalHeader === undefined) lexicalHeader = value;
+        else termLines.push(value);
+        number++;
+      }
     }
   } catch (error) {
     if (RagsynthError.isInstance(error)) throw error;
@@ -238,11 +240,11 @@ export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<
   return { ...index, storeVectors: true };
 }
 
-/** The file's lines, or `undefined` when there is no file (or a part of `dir` is a file: no index there either). */
+/** The file's lines in batches, or `undefined` when there is no file (or a part of `dir` is a file: no index there either). */
 async function openLines(
   file: string,
   signal: AbortSignal | undefined,
-): Promise<AsyncGenerator<string> | undefined> {
+): Promise<AsyncGenerator<string[]> | undefined> {
   const lines = readGzipLines(file, signal);
   try {
     // The generator opens the file on its first step; peek at it so a missing file is told apart.
