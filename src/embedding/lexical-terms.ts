@@ -1,4 +1,5 @@
 import { textWindowSlices } from "../util/text-windows.js";
+import { wordSegmenter } from "../util/word-segmenter.js";
 
 /** Options of {@link lexicalTerms}. */
 export interface LexicalTermsOptions {
@@ -33,7 +34,6 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
 // biome-ignore format: a word list reads better packed
 const PARTICLES = new Set(["的", "了", "是", "吗", "呢", "吧", "啊", "呀", "は", "の", "が", "を", "に", "で", "と", "も", "へ", "か"]);
 
-const WORD_SEGMENTER = new Intl.Segmenter("en", { granularity: "word" });
 // Words as Unicode's word-boundary rules (UAX #29, which Intl.Segmenter follows) find them in text with spaces:
 // letters, digits and "_", joined by "." "'" "’" ":" between letters and "." "," ";" "'" between digits
 // ("e.g", "don't", "v2.9.1", "1,234"). About 7× faster than the segmenter, which only gets the runs below.
@@ -78,7 +78,7 @@ function pushWords(terms: string[], text: string, stopWords: boolean, stemming: 
       continue;
     }
     // Scripts written without spaces need ICU's dictionary to find their words.
-    for (const { segment, isWordLike } of WORD_SEGMENTER.segment(match)) if (isWordLike) push(segment);
+    for (const { segment, isWordLike } of wordSegmenter().segment(match)) if (isWordLike) push(segment);
   }
 }
 

@@ -6,6 +6,7 @@ import { joinSentences } from "../splitter/join-sentences.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { textWindowSlices } from "../util/text-windows.js";
+import { wordSegmenter } from "../util/word-segmenter.js";
 import { type ExtractedAnswer, extractAnswer } from "./extractive-answer.js";
 import {
   type ExtractiveRequest,
@@ -190,8 +191,6 @@ export class ExtractiveLLM implements LLM {
   }
 }
 
-const WORD_SEGMENTER = new Intl.Segmenter("en", { granularity: "word" });
-
 /**
  * Joins verbatim quotes: prose with one space (none between Chinese or Japanese sentences), and a code block,
  * list item or table row on its own paragraph, so every quote stays intact in the answer.
@@ -215,7 +214,7 @@ function wordChunks(text: string): string[] {
   let current = "";
   let hasWord = false;
   for (const window of textWindowSlices(text)) {
-    for (const { segment, isWordLike } of WORD_SEGMENTER.segment(window)) {
+    for (const { segment, isWordLike } of wordSegmenter().segment(window)) {
       if (isWordLike && hasWord) {
         chunks.push(current);
         current = "";

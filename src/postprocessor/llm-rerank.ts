@@ -14,7 +14,7 @@ import { startCallTrace } from "../synthesizer/synthesis-trace.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
-import { defaultTracer } from "../tracing/start-span.js";
+import { defaultTracer, prepareTracer } from "../tracing/start-span.js";
 import { limiterForModel } from "../util/concurrency-limiter.js";
 import { mergeAbortSignals } from "../util/merge-abort-signals.js";
 import { DEFAULT_CHOICE_SELECT_PROMPT, formatNodeBatch } from "./choice-select-prompt.js";
@@ -145,6 +145,7 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
       'The reranker asks the model which nodes answer the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',
     );
     signal?.throwIfAborted();
+    await prepareTracer(this.tracer);
     const started = performance.now();
     const scored: NodeWithScore[] = [];
     const fallback: NodeWithScore[] = [];

@@ -14,7 +14,7 @@ import type {
 } from "../synthesizer/types.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
-import { type ActiveSpan, defaultTracer, startSpan } from "../tracing/start-span.js";
+import { type ActiveSpan, defaultTracer, prepareTracer, startSpan } from "../tracing/start-span.js";
 import { type RetrieverQueryEngineOptions, resolveSynthesizer } from "./engine-options.js";
 import type { QueryOptions, Retriever } from "./retriever.js";
 import { runPostprocessors } from "./run-postprocessors.js";
@@ -126,6 +126,7 @@ export class RetrieverQueryEngine<T = unknown> {
   /** The nodes the synthesizer would read: retrieved, then postprocessed (as LlamaIndex's `retrieve`). */
   async retrieve({ query, signal }: QueryOptions): Promise<NodeWithScore[]> {
     checkQuery(query, QUERY_HINT);
+    await prepareTracer(this.tracer());
     const root = startSpan(this.tracer(), "ragsynth.query_retrieve");
     try {
       const nodes = await this.retrieveAndPostprocess(query, signal, root);
@@ -142,6 +143,7 @@ export class RetrieverQueryEngine<T = unknown> {
     checkNoStreamFlag(options);
     const { query, signal } = options ?? ({} as QueryOptions);
     checkQuery(query, QUERY_HINT);
+    await prepareTracer(this.tracer());
     const root = this.startQuery(query, false);
     let response: SynthesisResponse<T>;
     try {
@@ -164,6 +166,7 @@ export class RetrieverQueryEngine<T = unknown> {
    */
   async stream({ query, signal }: QueryOptions): Promise<StreamingSynthesisResponse<T>> {
     checkQuery(query, QUERY_HINT);
+    await prepareTracer(this.tracer());
     const root = this.startQuery(query, true);
     let streaming: StreamingSynthesisResponse<T>;
     try {

@@ -6,7 +6,7 @@ import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { hasImageNodes } from "../schema/nodes-to-blocks.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
-import { defaultTracer } from "../tracing/start-span.js";
+import { defaultTracer, prepareTracer } from "../tracing/start-span.js";
 import { createAbortError } from "../util/abort.js";
 import { limiterForModel } from "../util/concurrency-limiter.js";
 import { mergeAbortSignals } from "../util/merge-abort-signals.js";
@@ -142,6 +142,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     const signal = mergeAbortSignals(request.signal, streamSignal);
     const sourceNodes = [...nodes, ...additionalSourceNodes];
     const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
+    await prepareTracer(tracer);
     const started = now();
     const trace = startSynthesisTrace(tracer, {
       mode,

@@ -1,4 +1,4 @@
-import { type Attributes, type Context, context, type Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Tracer } from "@opentelemetry/api";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import {
   type GenAiInput,
@@ -53,12 +53,7 @@ export function startCallTrace(
   request: GenAiRequest,
   { mode, captureContent, parent }: { mode: string; captureContent: boolean; parent?: Context | undefined },
 ): CallTrace {
-  const call = startGenAiSpan(
-    tracer,
-    request,
-    { "ragsynth.mode": mode, ...stepAttributes(step) },
-    parent ?? context.active(),
-  );
+  const call = startGenAiSpan(tracer, request, { "ragsynth.mode": mode, ...stepAttributes(step) }, parent);
   return {
     counted({ promptTokens, contextTokens, input }) {
       call.span.setAttributes({

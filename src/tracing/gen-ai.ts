@@ -1,4 +1,4 @@
-import { type Attributes, type Context, SpanKind, type Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Tracer } from "@opentelemetry/api";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
 import { type ActiveSpan, startSpan } from "./start-span.js";
 
@@ -30,13 +30,13 @@ export function startGenAiSpan(
   tracer: Tracer,
   request: GenAiRequest,
   attributes: Attributes,
-  parent: Context,
+  parent?: Context,
 ): ActiveSpan {
   return startSpan(
     tracer,
     `${request.operation} ${request.model}`,
     {
-      kind: SpanKind.CLIENT,
+      kind: "client",
       attributes: {
         "gen_ai.operation.name": request.operation,
         "gen_ai.provider.name": request.provider,
