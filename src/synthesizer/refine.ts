@@ -207,7 +207,7 @@ async function askStep<T>(
 
   if (options.structuredAnswerFiltering) {
     // Streamed even when the caller does not stream, so an irrelevant chunk is abandoned after a few tokens.
-    const parser = createStructuredRefineParser(isFinal ? (delta) => context.write(delta) : undefined);
+    const parser = await createStructuredRefineParser(isFinal ? (delta) => context.write(delta) : undefined);
     let parsed: StructuredRefineAnswer | undefined;
     await context.call(template, variables, {
       step: callStep,

@@ -1,4 +1,3 @@
-import { JSONParser } from "@streamparser/json";
 import { NoObjectGeneratedError } from "../errors/no-object-generated-error.js";
 import { extractJson } from "../prompt/predict.js";
 
@@ -11,9 +10,11 @@ export interface StructuredRefineAnswer {
 /**
  * Reads a streamed structured-refine answer as it arrives: `feed` returns `"stop"` as soon as
  * `query_satisfied` is false, and passes the `answer` field's text on once the query is known to be
- * satisfied. Text before the first `{` (a code fence) and after the object is ignored.
+ * satisfied. Text before the first `{` (a code fence) and after the object is ignored. The streaming JSON
+ * parser is loaded on first use, not when ragsynth is imported.
  */
-export function createStructuredRefineParser(onAnswerDelta: (delta: string) => void = () => {}) {
+export async function createStructuredRefineParser(onAnswerDelta: (delta: string) => void = () => {}) {
+  const { JSONParser } = await import("@streamparser/json");
   let started = false;
   let broken = false;
   let querySatisfied: boolean | undefined;

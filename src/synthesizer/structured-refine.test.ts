@@ -143,17 +143,17 @@ describe("structured answer filtering", () => {
 });
 
 describe("createStructuredRefineParser", () => {
-  it("skips a code fence, passes on answer text only once the query is satisfied", () => {
+  it("skips a code fence, passes on answer text only once the query is satisfied", async () => {
     const seen: string[] = [];
-    const parser = createStructuredRefineParser((delta) => seen.push(delta));
+    const parser = await createStructuredRefineParser((delta) => seen.push(delta));
     const text = '```json\n{"answer": "hel\\nlo", "query_satisfied": true}\n```';
     for (const character of text) expect(parser.feed(character)).toBeUndefined();
     expect(seen).toEqual(["hel\nlo"]);
     expect(parser.finish(text)).toEqual({ querySatisfied: true, answer: "hel\nlo" });
   });
 
-  it("stops at query_satisfied false", () => {
-    const parser = createStructuredRefineParser();
+  it("stops at query_satisfied false", async () => {
+    const parser = await createStructuredRefineParser();
     expect(parser.feed('{"query_satisfied": fal')).toBeUndefined();
     expect(parser.feed("se, ")).toBe("stop");
   });

@@ -27,7 +27,13 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 // ES modules come through the hook; CommonJS ones (gpt-tokenizer is required) sit in require's cache.
 const loadedFiles = () => [...urls, ...Object.keys(createRequire(import.meta.url).cache)];
 const count = (name) => loadedFiles().filter((url) => url.replaceAll("\\\\", "/").includes("/node_modules/" + name + "/")).length;
-const counts = () => ({ otel: count("@opentelemetry"), openai: count("openai"), tokenizer: count("gpt-tokenizer") });
+const counts = () => ({
+  otel: count("@opentelemetry"),
+  openai: count("openai"),
+  tokenizer: count("gpt-tokenizer"),
+  jsonStream: count("@streamparser/json"),
+  zod: count("zod"),
+});
 const ragsynth = await import("./src/index.ts");
 await settle();
 const afterImport = counts();
@@ -48,13 +54,13 @@ console.log(JSON.stringify({ afterImport, afterUntracedRun, spans: exporter.getF
 `;
 
 describe("optional parts load lazily", () => {
-  it("import('ragsynth') and an untraced run load no OpenTelemetry or openai module; a registered SDK still gets spans", () => {
+  it("import('ragsynth') loads no optional module (OpenTelemetry, openai, tokenizer, JSON stream parser, zod); an untraced run no OpenTelemetry; a registered SDK still gets spans", () => {
     const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], {
       cwd: root,
       encoding: "utf8",
     });
     const result = JSON.parse(output.trim().split("\n").at(-1) as string);
-    expect(result.afterImport).toEqual({ otel: 0, openai: 0, tokenizer: 0 });
+    expect(result.afterImport).toEqual({ otel: 0, openai: 0, tokenizer: 0, jsonStream: 0, zod: 0 });
     // The run counts tokens (the tokenizer loads) but traces nothing, so the OpenTelemetry API stays unloaded.
     expect(result.afterUntracedRun.otel).toBe(0);
     expect(result.afterUntracedRun.openai).toBe(0);
