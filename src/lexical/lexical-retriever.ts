@@ -12,11 +12,22 @@ export interface LexicalRetrieverOptions {
   getNode: (id: string) => TextNode | undefined;
   /** How many nodes to return at most. @default 2 (LlamaIndex's default) */
   similarityTopK?: number | undefined;
+  /**
+   * Weight of the evidence from the rest of a node's file: each candidate gains
+   * `sameFileWeight × ln(1 + the BM25 scores of the other candidates from its file)`, among the best
+   * `max(10 × similarityTopK, 50)` matches. Nodes without a `file_path` are scored alone. 0 turns it off.
+   * @default 0.3
+   */
+  sameFileWeight?: number | undefined;
 }
+
+/** How many matches the same-file evidence looks at, at least. */
+const FILE_EVIDENCE_DEPTH = 50;
 
 /**
  * A {@link Retriever} over a {@link LexicalIndex}: the `similarityTopK` nodes with the highest BM25
- * score, best first, each with its score. A node that shares no term with the query is never
+ * score, plus a little evidence from the other chunks of the same file (`sameFileWeight`: a file that matches
+ * the query in many places is more likely about it than one stray chunk), best first, each with its score. A node that shares no term with the query is never
  * returned, so fewer nodes (or none) come back when few match — unlike a dense retriever, which
  * always fills `similarityTopK`.
  * @example
@@ -26,8 +37,16 @@ export function createLexicalRetriever({
   index,
   getNode,
   similarityTopK = 2,
+  sameFileWeight = 0.3,
 }: LexicalRetrieverOptions): Retriever {
   checkInteger("similarityTopK", similarityTopK, 1);
+  if (!(typeof sameFileWeight === "number" && sameFileWeight >= 0 && Number.isFinite(sameFileWeight))) {
+    throw new InvalidArgumentError({
+      parameter: "sameFileWeight",
+      value: sameFileWeight,
+      expected: "be a finite number ≥ 0",
+    });
+  }
   if (typeof getNode !== "function") {
     throw new InvalidArgumentError({
       parameter: "getNode",
@@ -38,12 +57,41 @@ export function createLexicalRetriever({
   return {
     async retrieve({ query, signal }): Promise<NodeWithScore[]> {
       signal?.throwIfAborted();
-      const results: NodeWithScore[] = [];
-      for (const { id, score } of index.search(query, { topK: similarityTopK })) {
+      const depth = sameFileWeight > 0 ? Math.max(similarityTopK * 10, FILE_EVIDENCE_DEPTH) : similarityTopK;
+      const results: { node: TextNode; score: number }[] = [];
+      for (const { id, score } of index.search(query, { topK: depth })) {
         const node = getNode(id);
         if (node) results.push({ node, score });
       }
-      return results;
+      if (sameFileWeight === 0) return results;
+      return withFileEvidence(results, sameFileWeight).slice(0, similarityTopK);
     },
   };
+}
+
+/**
+ * Adds to each match `weight × ln(1 + Σ scores of the other matches from its file)` and re-sorts, best first
+ * (ties keep the BM25 order). The logarithm keeps a long file with many weak matches from burying a short
+ * file's one strong match.
+ */
+function withFileEvidence(
+  results: readonly { node: TextNode; score: number }[],
+  weight: number,
+): NodeWithScore[] {
+  const fileOf = (node: TextNode) => {
+    const path = node.metadata.file_path;
+    return typeof path === "string" ? path : undefined;
+  };
+  const totals = new Map<string, number>();
+  for (const { node, score } of results) {
+    const file = fileOf(node);
+    if (file !== undefined) totals.set(file, (totals.get(file) ?? 0) + score);
+  }
+  return results
+    .map(({ node, score }) => {
+      const file = fileOf(node);
+      const others = file === undefined ? 0 : (totals.get(file) as number) - score;
+      return { node, score: score + weight * Math.log1p(Math.max(0, others)) };
+    })
+    .sort((left, right) => right.score - left.score);
 }
