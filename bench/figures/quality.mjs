@@ -13,6 +13,7 @@ export async function qualityFigure() {
     "MRR@10",
     "retrieved text holds the phrase",
     "answer holds the phrase",
+    "answer words (mean)",
     "Recall@4 odd / even",
     "answer odd / even",
   ];
@@ -27,7 +28,7 @@ export async function qualityFigure() {
       id: "quality",
       title,
       headers,
-      rows: [["all", NOT_BUILT, "", "", "", "", "", ""]],
+      rows: [["all", NOT_BUILT, "", "", "", "", "", "", ""]],
       notes: [lib],
     };
   }
@@ -42,6 +43,7 @@ export async function qualityFigure() {
       row.mrr.toFixed(2),
       pct(row.contextHit),
       pct(row.answerHit),
+      row.answerWords.toFixed(0),
       `${odd.recallAt4.toFixed(2)} / ${even.recallAt4.toFixed(2)}`,
       `${pct(odd.answerHit)} / ${pct(even.answerHit)}`,
     ];
@@ -57,7 +59,7 @@ export async function qualityFigure() {
       target("default: answer holds the phrase", "≥ 60%", pct(best.answerHit), best.answerHit >= 0.6),
     ],
     notes: [
-      `${questions} labelled questions over the small corpus (${corpus.files.length} files, ${(corpus.bytes / 1e6).toFixed(2)} MB, ${chunks} chunks), as the CLI runs them offline: SentenceSplitter defaults, top 4, compact, ExtractiveLLM. Recall@k: a chunk of the right file among the first k; the phrase checks ignore case and whitespace.`,
+      `${questions} labelled questions over the small corpus (${corpus.files.length} files, ${(corpus.bytes / 1e6).toFixed(2)} MB, ${chunks} chunks), as the CLI runs them offline: SentenceSplitter defaults, top 4, compact, ExtractiveLLM. Recall@k: a chunk of the right file among the first k; the phrase checks ignore case and whitespace. Answer words: a longer answer holds the phrase more often, so its length is shown beside it (the answer is cut to 256 tokens).`,
       "Odd / even: the questions at odd and even positions in the file, reported apart so a change tuned to some questions shows up as a gap between the halves.",
     ],
     json: { questions, chunks, rows, halves },
