@@ -229,7 +229,7 @@ describe("ExtractiveLLM", () => {
       }
     }
     await expect(llm.complete("", qa(QUERY, CONTEXT, { maxTokens: -1 }))).rejects.toThrowError(
-      "Expected `maxTokens` to be an integer of at least 0, got `-1` (number).",
+      "Expected `maxTokens` to be an integer ≥ 0, got `-1` (number).",
     );
   });
 });

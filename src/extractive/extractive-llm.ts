@@ -1,4 +1,5 @@
 import type { Embedder } from "../embedding/types.js";
+import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
@@ -225,9 +226,4 @@ function wordChunks(text: string): string[] {
   }
   if (current !== "") chunks.push(current);
   return chunks;
-}
-
-function checkInteger(parameter: string, value: number, minimum: number): void {
-  if (Number.isInteger(value) && value >= minimum) return;
-  throw new InvalidArgumentError({ parameter, value, expected: `be an integer of at least ${minimum}` });
 }
