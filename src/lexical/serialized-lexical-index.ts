@@ -31,14 +31,8 @@ export function readSerializedLexicalIndex(value: unknown): SerializedLexicalInd
   };
   if (typeof data !== "object" || data === null) return fail("an object", data);
   if (data.format !== "ragsynth-bm25" || data.version !== 1) return fail("that format", data.format);
-  if (!isFiniteNonNegative(data.k1)) return fail("a finite k1 ≥ 0", data.k1);
-  if (!(isFiniteNonNegative(data.b) && (data.b as number) <= 1)) return fail("b between 0 and 1", data.b);
-  const { ids, lengths, terms, postings } = data;
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return fail("string ids", ids);
-  if (new Set(ids).size !== ids.length) return fail("distinct ids", ids.length);
-  if (!Array.isArray(lengths) || lengths.length !== ids.length || !lengths.every(isCount)) {
-    return fail(`${ids.length} integer lengths`, lengths);
-  }
+  const { ids } = checkDocuments(data, fail);
+  const { terms, postings } = data;
   if (!Array.isArray(terms) || !terms.every((term) => typeof term === "string"))
     return fail("string terms", terms);
   if (!Array.isArray(postings) || postings.length !== terms.length) {
@@ -57,6 +51,22 @@ export function readSerializedLexicalIndex(value: unknown): SerializedLexicalInd
     }
   });
   return data as SerializedLexicalIndex;
+}
+
+/** Checks what both serializations share: `k1`, `b`, distinct string ids and their integer lengths. */
+function checkDocuments(
+  data: { k1?: unknown; b?: unknown; ids?: unknown; lengths?: unknown },
+  fail: (what: string, got: unknown) => never,
+): LexicalLinesHeader {
+  const { k1, b, ids, lengths } = data;
+  if (!isFiniteNonNegative(k1)) return fail("a finite k1 ≥ 0", k1);
+  if (!(isFiniteNonNegative(b) && b <= 1)) return fail("b between 0 and 1", b);
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return fail("string ids", ids);
+  if (new Set(ids).size !== ids.length) return fail("distinct ids", ids.length);
+  if (!Array.isArray(lengths) || lengths.length !== ids.length || !lengths.every(isCount)) {
+    return fail(`${ids.length} integer lengths`, lengths);
+  }
+  return { k1, b, ids, lengths };
 }
 
 /** The header line of {@link LexicalIndex.toJSONLines}. */
@@ -87,14 +97,7 @@ export function readLexicalLinesHeader(value: unknown, termLines: number): Lexic
   };
   if (typeof data !== "object" || data === null) return fail("an object", data);
   if (data.format !== "ragsynth-bm25-lines" || data.version !== 1) return fail("that format", data.format);
-  if (!isFiniteNonNegative(data.k1)) return fail("a finite k1 ≥ 0", data.k1);
-  if (!(isFiniteNonNegative(data.b) && data.b <= 1)) return fail("b between 0 and 1", data.b);
-  const { ids, lengths } = data;
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return fail("string ids", ids);
-  if (new Set(ids).size !== ids.length) return fail("distinct ids", ids.length);
-  if (!Array.isArray(lengths) || lengths.length !== ids.length || !lengths.every(isCount)) {
-    return fail(`${ids.length} integer lengths`, lengths);
-  }
+  checkDocuments(data, fail);
   if (data.terms !== termLines) return fail(`${String(data.terms)} term lines`, termLines);
   return data;
 }
