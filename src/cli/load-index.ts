@@ -4,7 +4,12 @@ import { homedir } from "node:os";
 import { dirname, join, parse, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { type IndexBuildStats, VectorStoreIndex } from "../index-store/index.js";
+import {
+  type IndexBuildStats,
+  type IndexSource,
+  isOtherIndexVersion,
+  VectorStoreIndex,
+} from "../index-store/index.js";
 import { readDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
 import { plural } from "./format.js";
@@ -108,10 +113,10 @@ export async function refreshIndex({
   let index: VectorStoreIndex | undefined;
   const embedModel = embed.create(() => corpusTexts(documents, index));
   // Files the stored index holds with the same size and modification time are listed, not read.
+  const stored = rebuild ? undefined : await storedSources(folder, embedModel, signal, io);
+  if (stored === "other-version") rebuild = true;
   const known = new Map(
-    (rebuild ? undefined : await VectorStoreIndex.storedSources(folder, { embedModel, signal }))?.map(
-      (source) => [source.id, source],
-    ),
+    (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
   );
   const read = await readDocuments(given, {
     signal,
@@ -159,6 +164,27 @@ export async function refreshIndex({
     },
   });
   return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/**
+ * The stored index's sources, or `"other-version"` (with a notice) when the cache was written in another index
+ * format: a cache is rebuilt then, not refused. A damaged file of this format still stops the run.
+ */
+async function storedSources(
+  folder: string,
+  embedModel: Embedder,
+  signal: AbortSignal,
+  io: CliIO,
+): Promise<IndexSource[] | undefined | "other-version"> {
+  try {
+    return await VectorStoreIndex.storedSources(folder, { embedModel, signal });
+  } catch (error) {
+    if (!isOtherIndexVersion(error)) throw error;
+    io.stderr.write(
+      `ragsynth: the cached index in ${folder} was written by another ragsynth version (another index format); rebuilding it.\n`,
+    );
+    return "other-version";
+  }
 }
 
 /**

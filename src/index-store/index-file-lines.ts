@@ -31,17 +31,30 @@ export function parseLine(line: string, file: string, number: number): unknown {
   }
 }
 
+const OTHER_VERSION = Symbol.for("ragsynth.index.otherVersion");
+
+/**
+ * Whether `error` is the `index_load` error of an index file written in another format version (an older or newer
+ * ragsynth): a cache can then simply be rebuilt, while a damaged file of this version should be looked at.
+ */
+export function isOtherIndexVersion(error: unknown): boolean {
+  return typeof error === "object" && error !== null && OTHER_VERSION in error;
+}
+
 /** Checks the header line of an index file. @throws RagsynthError `index_load` */
 export function decodeHeader(data: unknown, file: string) {
   const fail = (what: string) => loadError(file, what);
   if (!isRecord(data) || data.format !== INDEX_FORMAT)
     throw fail(`is not a ragsynth index (no "format": "${INDEX_FORMAT}")`);
   if (data.version !== INDEX_VERSION) {
-    throw loadError(
-      file,
-      `has format version ${JSON.stringify(data.version)}, but this ragsynth reads version ${INDEX_VERSION}`,
-      undefined,
-      "Rebuild it (delete the file, or use rebuild), or use the ragsynth version that wrote it.",
+    throw Object.assign(
+      loadError(
+        file,
+        `has format version ${JSON.stringify(data.version)}, but this ragsynth reads version ${INDEX_VERSION}`,
+        undefined,
+        "Rebuild it (delete the file, or use rebuild), or use the ragsynth version that wrote it.",
+      ),
+      { [OTHER_VERSION]: data.version },
     );
   }
   const { embedderId, dimensions, sources, nodes, vectors } = data;

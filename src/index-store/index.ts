@@ -1,5 +1,6 @@
 export type { EmbedProgress } from "./embed-nodes.js";
 export { EmbeddingCache } from "./embedding-cache.js";
+export { isOtherIndexVersion } from "./index-file-lines.js";
 export type { AsRetrieverOptions } from "./index-retriever.js";
 export { IndexSaveError } from "./index-save-error.js";
 export type { IndexSource } from "./persistence.js";

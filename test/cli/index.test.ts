@@ -61,6 +61,28 @@ describe("ragsynth index", () => {
     expect(asked.stderr).toMatch(/is not valid JSON at line 2/);
   });
 
+  it("rebuilds a cached index of another format version with a notice instead of refusing it", async () => {
+    await indexJSON([docs]);
+    const file = join(docs, ".ragsynth", "ragsynth-index.json.gz");
+    const [header, ...rest] = gunzipSync(await readFile(file))
+      .toString("utf8")
+      .split("\n");
+    // What an older ragsynth left behind: the same file, another format version in its header.
+    const old = { ...JSON.parse(header ?? "{}"), version: 2 };
+    await writeFile(file, gzipSync([JSON.stringify(old), ...rest].join("\n")));
+    const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stderr).toMatch(
+      /cached index in .* was written by another ragsynth version .*; rebuilding it/,
+    );
+    expect(asked.stdout).toContain("The default response mode is `compact`.");
+    const [rebuilt] = gunzipSync(await readFile(file))
+      .toString("utf8")
+      .split("\n");
+    expect(JSON.parse(rebuilt ?? "{}").version).not.toBe(2);
+    // A damaged file of this version still stops the run (the test above): only another version is rebuilt.
+  });
+
   it("does not read a file again whose size and modification time are unchanged", async () => {
     await indexJSON([docs]);
     const file = join(docs, "cli.md");
