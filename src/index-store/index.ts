@@ -1,3 +1,10 @@
+export type {
+  BuildIndexOptions,
+  FromDocumentsCachedOptions,
+  FromDocumentsOptions,
+  IndexBuildStats,
+  NodeParser,
+} from "./build-index-options.js";
 export type { EmbedProgress } from "./embed-nodes.js";
 export { EmbeddingCache } from "./embedding-cache.js";
 export { isOtherIndexVersion } from "./index-file-lines.js";
@@ -5,11 +12,4 @@ export type { AsRetrieverOptions } from "./index-retriever.js";
 export { IndexSaveError } from "./index-save-error.js";
 export type { IndexSource } from "./persistence.js";
 export type { VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
-export {
-  type BuildIndexOptions,
-  type FromDocumentsCachedOptions,
-  type FromDocumentsOptions,
-  type IndexBuildStats,
-  type NodeParser,
-  VectorStoreIndex,
-} from "./vector-store-index.js";
+export { VectorStoreIndex } from "./vector-store-index.js";

@@ -1,70 +1,25 @@
-import { setImmediate as nextTurn } from "node:timers/promises";
-import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
-import { checkInteger } from "../errors/check-integer.js";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
 import type { Retriever } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import { MetadataMode, type TextNode } from "../schema/text-node.js";
-import { SentenceSplitter } from "../splitter/sentence-splitter.js";
-import { type EmbedProgress, embedNodes, type IndexEntry } from "./embed-nodes.js";
-import { contentHash, EmbeddingCache } from "./embedding-cache.js";
+import type { TextNode } from "../schema/text-node.js";
+import { buildFromDocuments, embedOrDefer, type StoredBuildInput } from "./build-index.js";
+import type {
+  BuildIndexOptions,
+  FromDocumentsCachedOptions,
+  FromDocumentsOptions,
+  IndexBuildStats,
+} from "./build-index-options.js";
+import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
+import type { IndexEntry } from "./embed-nodes.js";
+import { EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
-import { type IndexSource, readIndexFile, readIndexHeader, writeIndexFile } from "./persistence.js";
-import { type LexicalProgress, storedLexical, updateLexical } from "./stored-lexical.js";
-
-/** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
-export interface NodeParser {
-  getNodesFromDocuments(documents: readonly TextNode[]): TextNode[];
-}
-
-/** Options shared by every way of building a {@link VectorStoreIndex}. */
-export interface BuildIndexOptions {
-  /** How texts become vectors. @default new HashingEmbedder() (offline, lexical; as the optimizer's default) */
-  embedModel?: Embedder | undefined;
-  /** Embeddings already computed (by embedding model id and content hash); new ones are added to it. @default a new, empty cache */
-  cache?: EmbeddingCache;
-  /** Most texts per `getTextEmbeddings` call; the embedding model may batch further. @default 256 */
-  embedBatchSize?: number;
-  /** Called before the first batch and after each one. */
-  onProgress?: (progress: EmbedProgress) => void;
-  /** Called as documents are split (or found unchanged), at most every ~50 ms and after the last. */
-  onSplitProgress?: (progress: { split: number; total: number }) => void;
-  /** Called as nodes enter the BM25 index (fromDocumentsCached), at most every ~50 ms and after the last. */
-  onLexicalProgress?: (progress: LexicalProgress) => void;
-  signal?: AbortSignal;
-}
-
-/** Options of {@link VectorStoreIndex.fromDocuments}. */
-export interface FromDocumentsOptions extends BuildIndexOptions {
-  /** @default new SentenceSplitter() (chunkSize 1024, chunkOverlap 200, as in LlamaIndex) */
-  splitter?: NodeParser;
-}
-
-/** Options of {@link VectorStoreIndex.fromDocumentsCached}. */
-export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "cache"> {
-  /** Where the index file lives (`<cacheDir>/ragsynth-index.json.gz`); created when missing. */
-  cacheDir: string;
-  /** Ignore the stored index and embed everything again. @default false */
-  rebuild?: boolean;
-}
-
-/** What building an index cost, and how the documents compare with the stored index. */
-export interface IndexBuildStats {
-  /** Nodes in the index. */
-  chunks: number;
-  /** Distinct texts sent to the embedding model. */
-  embedded: number;
-  /** Nodes whose embedding came from the cache. */
-  reused: number;
-  /** Document ids by how they compare with the stored index (all `added` without one). */
-  sources: { added: string[]; changed: string[]; unchanged: string[]; removed: string[] };
-  /** The stored index's embedding model id, when it differed from the current one (so nothing was reused). */
-  previousEmbedModelId?: string;
-}
+import { diffSources, sameSources } from "./index-sources.js";
+import { type IndexSource, readIndexFile, writeIndexFile } from "./persistence.js";
+import { storedLexical, updateLexical } from "./stored-lexical.js";
+import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
 /**
  * An in-memory vector index: nodes with their embeddings, searched by cosine similarity. Build it
@@ -123,7 +78,7 @@ export class VectorStoreIndex {
       chunks: nodes.length,
       embedded: embedded.embedded,
       reused: embedded.reused,
-      sources: diff([], []),
+      sources: diffSources([], []),
     };
     return new VectorStoreIndex(options.embedModel, embedded.entries, [], stats);
   }
@@ -184,28 +139,7 @@ export class VectorStoreIndex {
     documents: readonly TextNode[],
     { cacheDir, embedModel, signal }: { cacheDir: string; embedModel?: Embedder; signal?: AbortSignal },
   ): Promise<IndexBuildStats | undefined> {
-    const options = withDefaultEmbedModel("documents", documents, { embedModel });
-    const sources = await VectorStoreIndex.storedSources(cacheDir, {
-      ...options,
-      ...(signal ? { signal } : {}),
-    });
-    if (
-      !sources ||
-      sources.length !== documents.length ||
-      !documents.every((document, index) => {
-        const source = sources[index] as IndexSource;
-        return source.id === document.id && sameStat(document, source);
-      })
-    ) {
-      return undefined;
-    }
-    const chunks = sources.reduce((sum, source) => sum + source.nodeIds.length, 0);
-    return {
-      chunks,
-      embedded: 0,
-      reused: storesVectors(options.embedModel) ? chunks : 0,
-      sources: diff(sources, sources),
-    };
+    return readCachedStats(documents, { cacheDir, embedModel, signal });
   }
 
   /**
@@ -219,13 +153,7 @@ export class VectorStoreIndex {
     cacheDir: string,
     { embedModel, signal }: { embedModel?: Embedder; signal?: AbortSignal },
   ): Promise<IndexSource[] | undefined> {
-    const options = withDefaultEmbedModel("documents", [], { embedModel });
-    const header = await readIndexHeader(cacheDir, signal);
-    const usable =
-      header?.lexical === true &&
-      header.embedderId === options.embedModel.id &&
-      header.storeVectors === storesVectors(options.embedModel);
-    return usable ? header.sources : undefined;
+    return readStoredSources(cacheDir, { embedModel, signal });
   }
 
   /**
@@ -256,7 +184,7 @@ export class VectorStoreIndex {
       chunks: stored.entries.length,
       embedded: 0,
       reused: stored.entries.length,
-      sources: diff([], []),
+      sources: diffSources([], []),
     };
     return new VectorStoreIndex(embedModel, stored.entries, stored.sources, stats, storedLexical(stored));
   }
@@ -323,199 +251,9 @@ export class VectorStoreIndex {
   static async #build(
     documents: readonly TextNode[],
     options: FromDocumentsOptions & { embedModel: Embedder },
-    {
-      cache,
-      previous = [],
-      previousEntries = [],
-      previousEmbedModelId,
-    }: {
-      cache: EmbeddingCache;
-      previous?: readonly IndexSource[];
-      previousEntries?: readonly IndexEntry[];
-      previousEmbedModelId?: string;
-    },
+    stored: StoredBuildInput,
   ): Promise<VectorStoreIndex> {
-    const splitter = options.splitter ?? new SentenceSplitter();
-    const before = new Map(previous.map((source) => [source.id, source]));
-    const storedNodes = new Map(previousEntries.map((entry) => [entry.node.id, entry.node]));
-    const nodes: TextNode[] = [];
-    const sources: IndexSource[] = [];
-    let sliceStart = performance.now();
-    for (const [done, document] of documents.entries()) {
-      // Slices of ~50 ms: Ctrl-C (an aborted signal) and progress lines get their turn.
-      if (performance.now() - sliceStart > 50) {
-        options.onSplitProgress?.({ split: done, total: documents.length });
-        await nextTurn();
-        sliceStart = performance.now();
-      }
-      options.signal?.throwIfAborted();
-      const kept = unchangedNodes(document, before.get(document.id), storedNodes);
-      const documentNodes = kept ?? splitter.getNodesFromDocuments([document]);
-      nodes.push(...documentNodes);
-      sources.push(describeSource(document, documentNodes, kept ? before.get(document.id) : undefined));
-    }
-    options.onSplitProgress?.({ split: documents.length, total: documents.length });
-    // A kept node keeps its stored content hash: nothing to hash again for an unchanged file.
-    const knownHashes = new Map(previousEntries.map((entry) => [entry.node, entry.contentHash]));
-    const embedded = await embedOrDefer(nodes, options, cache, knownHashes);
-    const stats: IndexBuildStats = {
-      chunks: nodes.length,
-      embedded: embedded.embedded,
-      reused: embedded.reused,
-      sources: diff(previous, sources),
-      ...(previousEmbedModelId === undefined ? {} : { previousEmbedModelId }),
-    };
-    return new VectorStoreIndex(options.embedModel, embedded.entries, sources, stats);
+    const { entries, sources, stats } = await buildFromDocuments(documents, options, stored);
+    return new VectorStoreIndex(options.embedModel, entries, sources, stats);
   }
-}
-
-/**
- * The options with an embedding model (the offline HashingEmbedder when none was given), after checking, for plain
- * JavaScript callers, that the texts are an array.
- */
-function withDefaultEmbedModel<Options extends BuildIndexOptions>(
-  parameter: string,
-  texts: unknown,
-  options: Options,
-): Options & { embedModel: Embedder } {
-  if (!Array.isArray(texts)) {
-    throw new InvalidArgumentError({
-      parameter,
-      value: texts,
-      expected:
-        "be an array of TextNode (documents: readDocuments(...).documents, or new TextNode({ text }))",
-    });
-  }
-  const given = options ?? ({} as Options);
-  if (given.embedModel === undefined && "embedder" in given) throw embedModelError(undefined, true);
-  if (given.embedModel !== undefined) checkEmbedModel(given.embedModel);
-  return { ...given, embedModel: given.embedModel ?? new HashingEmbedder() };
-}
-
-/** A typed error, for plain-JS callers too, when `embedModel` is not a model; names the 0.1 option `embedder`. */
-function checkEmbedModel(embedModel: unknown, renamed = false): void {
-  const isModel =
-    typeof embedModel === "object" &&
-    embedModel !== null &&
-    typeof (embedModel as Embedder).getTextEmbeddings === "function";
-  if (!isModel) throw embedModelError(embedModel, renamed);
-}
-
-function embedModelError(embedModel: unknown, renamed: boolean): InvalidArgumentError {
-  return new InvalidArgumentError({
-    parameter: "embedModel",
-    value: embedModel,
-    expected: "be an embedding model (an object with getTextEmbeddings and getQueryEmbedding)",
-    hint: renamed
-      ? "The option `embedder` was renamed to `embedModel` in 0.2.0: pass { embedModel }."
-      : "Pass one, such as new HashingEmbedder() or new OpenAILikeEmbedding({ model }).",
-  });
-}
-
-/**
- * Whether an index keeps its embedding model's vectors on disk. HashingEmbedder vectors are not kept: they cost
- * less to compute again (only for a dense search) than to store, read and check.
- */
-function storesVectors(embedModel: Embedder): boolean {
-  return !(embedModel instanceof HashingEmbedder);
-}
-
-/**
- * The stored nodes of a file that has not changed since it was indexed: same size and modification time,
- * so it is neither hashed nor split again. A touched file (new time, same content) is split again, so its
- * nodes' dates are current, and its vectors come from the cache by content hash.
- */
-function unchangedNodes(
-  document: TextNode,
-  source: IndexSource | undefined,
-  storedNodes: ReadonlyMap<string, TextNode>,
-): TextNode[] | undefined {
-  if (!source || !sameStat(document, source)) return undefined;
-  const nodes: TextNode[] = [];
-  for (const id of source.nodeIds) {
-    const node = storedNodes.get(id);
-    if (!node) return undefined;
-    nodes.push(node);
-  }
-  return nodes;
-}
-
-/** Whether a document has the size and modification time its stored source was indexed with. */
-function sameStat(document: TextNode, source: IndexSource): boolean {
-  const { file_size: size, last_modified_at: modified } = document.metadata;
-  return (
-    source.size !== undefined &&
-    source.lastModifiedAt !== undefined &&
-    source.size === size &&
-    source.lastModifiedAt === modified
-  );
-}
-
-function sameSources(before: readonly IndexSource[], after: readonly IndexSource[]): boolean {
-  if (before.length !== after.length) return false;
-  return before.every((source, index) => {
-    const other = after[index] as IndexSource;
-    return (
-      source.id === other.id &&
-      source.contentHash === other.contentHash &&
-      source.size === other.size &&
-      source.lastModifiedAt === other.lastModifiedAt &&
-      source.nodeIds.length === other.nodeIds.length &&
-      source.nodeIds.every((id, position) => id === other.nodeIds[position])
-    );
-  });
-}
-
-/** Embeds the nodes, or (for an embedding model whose vectors are not stored) leaves that to the first dense search. */
-async function embedOrDefer(
-  nodes: readonly TextNode[],
-  options: BuildIndexOptions & { embedModel: Embedder },
-  cache: EmbeddingCache,
-  knownHashes: ReadonlyMap<TextNode, string> = new Map(),
-): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
-  if (storesVectors(options.embedModel)) return embed(nodes, options, cache);
-  const entries = nodes.map((node) => ({
-    node,
-    contentHash: knownHashes.get(node) ?? contentHash(node.getContent(MetadataMode.EMBED)),
-  }));
-  return { entries, embedded: 0, reused: 0 };
-}
-
-function embed(
-  nodes: readonly TextNode[],
-  options: BuildIndexOptions & { embedModel: Embedder },
-  cache: EmbeddingCache,
-): Promise<{ entries: IndexEntry[]; embedded: number; reused: number }> {
-  const { embedModel, embedBatchSize = 256, onProgress, signal } = options;
-  checkInteger("embedBatchSize", embedBatchSize, 1);
-  return embedNodes({ nodes, embedModel, cache, batchSize: embedBatchSize, signal, onProgress });
-}
-
-function describeSource(
-  document: TextNode,
-  nodes: readonly TextNode[],
-  kept: IndexSource | undefined,
-): IndexSource {
-  const { file_size: size, last_modified_at: lastModifiedAt } = document.metadata;
-  return {
-    id: document.id,
-    // An unchanged file (same size and time) keeps its stored hash: no need to hash it again.
-    contentHash: kept?.contentHash ?? contentHash(document.text),
-    ...(typeof size === "number" ? { size } : {}),
-    ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
-    nodeIds: nodes.map((node) => node.id),
-  };
-}
-
-function diff(previous: readonly IndexSource[], current: readonly IndexSource[]): IndexBuildStats["sources"] {
-  const before = new Map(previous.map((source) => [source.id, source.contentHash]));
-  const now = new Set(current.map((source) => source.id));
-  const result: IndexBuildStats["sources"] = { added: [], changed: [], unchanged: [], removed: [] };
-  for (const source of current) {
-    const hash = before.get(source.id);
-    if (hash === undefined) result.added.push(source.id);
-    else (hash === source.contentHash ? result.unchanged : result.changed).push(source.id);
-  }
-  result.removed = previous.filter((source) => !now.has(source.id)).map((source) => source.id);
-  return result;
 }

@@ -1,0 +1,55 @@
+import type { Embedder } from "../embedding/types.js";
+import type { TextNode } from "../schema/text-node.js";
+import type { EmbedProgress } from "./embed-nodes.js";
+import type { EmbeddingCache } from "./embedding-cache.js";
+import type { LexicalProgress } from "./stored-lexical.js";
+
+/** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
+export interface NodeParser {
+  getNodesFromDocuments(documents: readonly TextNode[]): TextNode[];
+}
+
+/** Options shared by every way of building a {@link VectorStoreIndex}. */
+export interface BuildIndexOptions {
+  /** How texts become vectors. @default new HashingEmbedder() (offline, lexical; as the optimizer's default) */
+  embedModel?: Embedder | undefined;
+  /** Embeddings already computed (by embedding model id and content hash); new ones are added to it. @default a new, empty cache */
+  cache?: EmbeddingCache;
+  /** Most texts per `getTextEmbeddings` call; the embedding model may batch further. @default 256 */
+  embedBatchSize?: number;
+  /** Called before the first batch and after each one. */
+  onProgress?: (progress: EmbedProgress) => void;
+  /** Called as documents are split (or found unchanged), at most every ~50 ms and after the last. */
+  onSplitProgress?: (progress: { split: number; total: number }) => void;
+  /** Called as nodes enter the BM25 index (fromDocumentsCached), at most every ~50 ms and after the last. */
+  onLexicalProgress?: (progress: LexicalProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Options of {@link VectorStoreIndex.fromDocuments}. */
+export interface FromDocumentsOptions extends BuildIndexOptions {
+  /** @default new SentenceSplitter() (chunkSize 1024, chunkOverlap 200, as in LlamaIndex) */
+  splitter?: NodeParser;
+}
+
+/** Options of {@link VectorStoreIndex.fromDocumentsCached}. */
+export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "cache"> {
+  /** Where the index file lives (`<cacheDir>/ragsynth-index.json.gz`); created when missing. */
+  cacheDir: string;
+  /** Ignore the stored index and embed everything again. @default false */
+  rebuild?: boolean;
+}
+
+/** What building an index cost, and how the documents compare with the stored index. */
+export interface IndexBuildStats {
+  /** Nodes in the index. */
+  chunks: number;
+  /** Distinct texts sent to the embedding model. */
+  embedded: number;
+  /** Nodes whose embedding came from the cache. */
+  reused: number;
+  /** Document ids by how they compare with the stored index (all `added` without one). */
+  sources: { added: string[]; changed: string[]; unchanged: string[]; removed: string[] };
+  /** The stored index's embedding model id, when it differed from the current one (so nothing was reused). */
+  previousEmbedModelId?: string;
+}

@@ -1,0 +1,85 @@
+import type { TextNode } from "../schema/text-node.js";
+import type { IndexBuildStats } from "./build-index-options.js";
+import { contentHash } from "./embedding-cache.js";
+import type { IndexSource } from "./persistence.js";
+
+/**
+ * The stored nodes of a file that has not changed since it was indexed: same size and modification time,
+ * so it is neither hashed nor split again. A touched file (new time, same content) is split again, so its
+ * nodes' dates are current, and its vectors come from the cache by content hash.
+ */
+export function unchangedNodes(
+  document: TextNode,
+  source: IndexSource | undefined,
+  storedNodes: ReadonlyMap<string, TextNode>,
+): TextNode[] | undefined {
+  if (!source || !sameStat(document, source)) return undefined;
+  const nodes: TextNode[] = [];
+  for (const id of source.nodeIds) {
+    const node = storedNodes.get(id);
+    if (!node) return undefined;
+    nodes.push(node);
+  }
+  return nodes;
+}
+
+/** Whether a document has the size and modification time its stored source was indexed with. */
+export function sameStat(document: TextNode, source: IndexSource): boolean {
+  const { file_size: size, last_modified_at: modified } = document.metadata;
+  return (
+    source.size !== undefined &&
+    source.lastModifiedAt !== undefined &&
+    source.size === size &&
+    source.lastModifiedAt === modified
+  );
+}
+
+/** Whether two source lists name the same documents, in the same order, with the same hashes, stats and nodes. */
+export function sameSources(before: readonly IndexSource[], after: readonly IndexSource[]): boolean {
+  if (before.length !== after.length) return false;
+  return before.every((source, index) => {
+    const other = after[index] as IndexSource;
+    return (
+      source.id === other.id &&
+      source.contentHash === other.contentHash &&
+      source.size === other.size &&
+      source.lastModifiedAt === other.lastModifiedAt &&
+      source.nodeIds.length === other.nodeIds.length &&
+      source.nodeIds.every((id, position) => id === other.nodeIds[position])
+    );
+  });
+}
+
+/** The stored description of a document: its id, content hash, size, modification time and node ids. */
+export function describeSource(
+  document: TextNode,
+  nodes: readonly TextNode[],
+  kept: IndexSource | undefined,
+): IndexSource {
+  const { file_size: size, last_modified_at: lastModifiedAt } = document.metadata;
+  return {
+    id: document.id,
+    // An unchanged file (same size and time) keeps its stored hash: no need to hash it again.
+    contentHash: kept?.contentHash ?? contentHash(document.text),
+    ...(typeof size === "number" ? { size } : {}),
+    ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
+    nodeIds: nodes.map((node) => node.id),
+  };
+}
+
+/** Document ids by how `current` compares with `previous`: added, changed, unchanged (by content hash) and removed. */
+export function diffSources(
+  previous: readonly IndexSource[],
+  current: readonly IndexSource[],
+): IndexBuildStats["sources"] {
+  const before = new Map(previous.map((source) => [source.id, source.contentHash]));
+  const now = new Set(current.map((source) => source.id));
+  const result: IndexBuildStats["sources"] = { added: [], changed: [], unchanged: [], removed: [] };
+  for (const source of current) {
+    const hash = before.get(source.id);
+    if (hash === undefined) result.added.push(source.id);
+    else (hash === source.contentHash ? result.unchanged : result.changed).push(source.id);
+  }
+  result.removed = previous.filter((source) => !now.has(source.id)).map((source) => source.id);
+  return result;
+}

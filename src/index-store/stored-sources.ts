@@ -1,0 +1,60 @@
+import type { Embedder } from "../embedding/types.js";
+import type { TextNode } from "../schema/text-node.js";
+import type { IndexBuildStats } from "./build-index-options.js";
+import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
+import { diffSources, sameStat } from "./index-sources.js";
+import { type IndexSource, readIndexHeader } from "./persistence.js";
+
+/**
+ * The documents of the index in `cacheDir` that a cached build would build on with `embedModel`, from the file's
+ * first line only; `undefined` when there is none, or it was built with another embedding model.
+ * (The body of {@link VectorStoreIndex.storedSources}.)
+ */
+export async function readStoredSources(
+  cacheDir: string,
+  { embedModel, signal }: { embedModel?: Embedder | undefined; signal?: AbortSignal | undefined },
+): Promise<IndexSource[] | undefined> {
+  const options = withDefaultEmbedModel("documents", [], { embedModel });
+  const header = await readIndexHeader(cacheDir, signal);
+  const usable =
+    header?.lexical === true &&
+    header.embedderId === options.embedModel.id &&
+    header.storeVectors === storesVectors(options.embedModel);
+  return usable ? header.sources : undefined;
+}
+
+/**
+ * What a cached build would report when the index in `cacheDir` is up to date with `documents`, from the index
+ * file's first line only; `undefined` when something changed. (The body of {@link VectorStoreIndex.cachedStats}.)
+ */
+export async function readCachedStats(
+  documents: readonly TextNode[],
+  {
+    cacheDir,
+    embedModel,
+    signal,
+  }: { cacheDir: string; embedModel?: Embedder | undefined; signal?: AbortSignal | undefined },
+): Promise<IndexBuildStats | undefined> {
+  const options = withDefaultEmbedModel("documents", documents, { embedModel });
+  const sources = await readStoredSources(cacheDir, {
+    ...options,
+    ...(signal ? { signal } : {}),
+  });
+  if (
+    !sources ||
+    sources.length !== documents.length ||
+    !documents.every((document, index) => {
+      const source = sources[index] as IndexSource;
+      return source.id === document.id && sameStat(document, source);
+    })
+  ) {
+    return undefined;
+  }
+  const chunks = sources.reduce((sum, source) => sum + source.nodeIds.length, 0);
+  return {
+    chunks,
+    embedded: 0,
+    reused: storesVectors(options.embedModel) ? chunks : 0,
+    sources: diffSources(sources, sources),
+  };
+}
