@@ -190,16 +190,17 @@ export async function readIndexFile(dir: string, signal?: AbortSignal): Promise<
   let header: ReturnType<typeof decodeHeader> | undefined;
   const entries: IndexEntry[] = [];
   let lexicalHeader: unknown;
-  const termLines: unknown[] = [];
+  // Term lines stay raw: LexicalIndex parses a term's postings when a search first needs it.
+  const termLines: string[] = [];
   let number = 0;
   try {
     for await (const batch of lines) {
       for (const line of batch) {
-        const value = parseLine(line, file, number);
-        if (header === undefined) header = decodeHeader(value, file);
-        else if (entries.length < header.nodes) entries.push(decodeNode(value, entries.length, file));
-        else if (lexicalHeader === undefined) lexicalHeader = value;
-        else termLines.push(value);
+        if (header === undefined) header = decodeHeader(parseLine(line, file, number), file);
+        else if (entries.length < header.nodes)
+          entries.push(decodeNode(parseLine(line, file, number), entries.length, file));
+        else if (lexicalHeader === undefined) lexicalHeader = parseLine(line, file, number);
+        else termLines.push(line);
         number++;
       }
     }

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { TEXT_WINDOW } from "../util/text-windows.js";
@@ -175,6 +175,56 @@ describe("LexicalIndex", () => {
       expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
       expect((error as Error).message).toMatch(message);
     }
+  });
+
+  it("parses a raw term line's postings only when a search first needs that term", () => {
+    const index = new LexicalIndex();
+    index.add("a", "the quick brown fox");
+    index.add("b", "a lazy dog sleeps");
+    index.add("c", "quick dog quick \\ \"quoted\"");
+    const [headerLine, ...termLines] = [...index.toJSONLines()];
+    const restored = LexicalIndex.fromJSONLines(JSON.parse(headerLine as string), termLines);
+    expect(restored.termCount).toBe(termLines.length);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      expect(restored.search("quick dog")).toEqual(index.search("quick dog"));
+      // Two query terms, two postings parsed: not the other terms' lines.
+      expect(parse).toHaveBeenCalledTimes(2);
+      restored.search("quick dog");
+      expect(parse).toHaveBeenCalledTimes(2);
+      expect(restored.search("quoted")).toEqual(index.search("quoted"));
+    } finally {
+      parse.mockRestore();
+    }
+    expect(LexicalIndex.fromJSONLines(JSON.parse(headerLine as string), termLines).toJSON()).toEqual(
+      index.toJSON(),
+    );
+  });
+
+  it("reports a damaged raw term line as index_load when its term is used, not before", () => {
+    const index = new LexicalIndex();
+    index.add("a", "the quick brown fox");
+    index.add("b", "a lazy dog sleeps");
+    const [headerLine, ...termLines] = [...index.toJSONLines()];
+    const header = JSON.parse(headerLine as string);
+    for (const [damaged, message] of [
+      ['["dog",[1,x]]', /term line "dog"/],
+      ['["dog",[5,1]]', /inside 2 documents/],
+    ] as const) {
+      const lines = termLines.map((line) => (line.startsWith('["dog"') ? damaged : line));
+      const restored = LexicalIndex.fromJSONLines(header, lines);
+      expect(restored.search("quick")).toEqual(index.search("quick"));
+      let error: unknown;
+      try {
+        restored.search("lazy dog");
+      } catch (caught) {
+        error = caught;
+      }
+      expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
+      expect((error as Error).message).toMatch(message);
+    }
+    // A line that does not even start with a term fails at load.
+    expect(() => LexicalIndex.fromJSONLines(header, [...termLines.slice(1), "{"])).toThrow(/term line/);
   });
 
   it("rejects bad arguments from plain JavaScript callers", () => {

@@ -2,10 +2,12 @@ import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { lexicalDocumentTerms, lexicalTokens } from "./lexical-tokens.js";
 import {
+  parsePostings,
   readLexicalLinesHeader,
   readLexicalTermLine,
   readSerializedLexicalIndex,
   type SerializedLexicalIndex,
+  splitLexicalTermLine,
 } from "./serialized-lexical-index.js";
 
 /** Options of {@link LexicalIndex}: the BM25 parameters. */
@@ -44,8 +46,9 @@ export class LexicalIndex {
   #ids: (string | undefined)[] = [];
   #lengths: number[] = [];
   #slotOf = new Map<string, number>();
-  // term → [slot, tf, slot, tf, …], slots ascending (documents are only ever appended).
-  #postings = new Map<string, number[]>();
+  // term → [slot, tf, slot, tf, …], slots ascending (documents are only ever appended); or, for an index
+  // loaded from JSON Lines, the term line's stored postings text, decoded on first use (see #list).
+  #postings = new Map<string, number[] | string>();
   #totalLength = 0;
   #removed = 0;
 
@@ -92,7 +95,7 @@ export class LexicalIndex {
     this.#slotOf.set(id, slot);
     this.#totalLength += terms.length;
     for (const [term, count] of counts) {
-      const postings = this.#postings.get(term);
+      const postings = this.#list(term);
       if (postings) postings.push(slot, count);
       else this.#postings.set(term, [slot, count]);
     }
@@ -125,7 +128,7 @@ export class LexicalIndex {
     const scores = new Float64Array(documents);
     const touched: number[] = [];
     for (const term of new Set(lexicalTokens(query))) {
-      const postings = this.#postings.get(term);
+      const postings = this.#list(term);
       if (!postings) continue;
       const frequency = postings.length / 2;
       const idf = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
@@ -145,10 +148,11 @@ export class LexicalIndex {
 
   /** A compact, JSON-safe copy: terms with delta-encoded postings. Restore with {@link LexicalIndex.fromJSON}. */
   toJSON(): SerializedLexicalIndex {
+    this.#decodeAll();
     this.#compact();
     const terms: string[] = [];
     const postings: number[][] = [];
-    for (const [term, list] of this.#postings) {
+    for (const [term, list] of this.#decoded()) {
       const encoded = list.slice();
       for (let index = encoded.length - 2; index >= 2; index -= 2) {
         encoded[index] = (encoded[index] as number) - (encoded[index - 2] as number);
@@ -195,6 +199,7 @@ export class LexicalIndex {
    * Restore with {@link LexicalIndex.fromJSONLines}.
    */
   *toJSONLines(): Generator<string> {
+    this.#decodeAll();
     this.#compact();
     yield JSON.stringify({
       format: "ragsynth-bm25-lines",
@@ -205,7 +210,7 @@ export class LexicalIndex {
       lengths: this.#lengths,
       terms: this.#postings.size,
     });
-    for (const [term, list] of this.#postings) {
+    for (const [term, list] of this.#decoded()) {
       let line = `${JSON.stringify(term)},[${list[0]},${list[1]}`;
       for (let index = 2; index < list.length; index += 2) {
         line += `,${(list[index] as number) - (list[index - 2] as number)},${list[index + 1]}`;
@@ -215,9 +220,13 @@ export class LexicalIndex {
   }
 
   /**
-   * Rebuilds an index from {@link LexicalIndex.toJSONLines}'s lines, parsed (`header`, then the term lines).
-   * The parsed posting arrays are decoded in place and kept, so loading holds no second copy.
-   * @throws RagsynthError `index_load` when a line is not what `toJSONLines` writes
+   * Rebuilds an index from {@link LexicalIndex.toJSONLines}'s lines: the parsed `header`, then the term lines,
+   * each parsed or as its raw text. Parsed posting arrays are decoded in place and kept, so loading holds no
+   * second copy. A raw line is only split into its term and its postings text here; the postings are parsed
+   * and checked when a search (or `add`, `toJSON`…) first needs that term, so a query pays only for its own
+   * terms.
+   * @throws RagsynthError `index_load` when the header or a line is not what `toJSONLines` writes; for a raw
+   *   line whose postings are damaged, from the first call that uses that term.
    */
   static fromJSONLines(header: unknown, termLines: readonly unknown[]): LexicalIndex {
     const data = readLexicalLinesHeader(header, termLines.length);
@@ -227,15 +236,41 @@ export class LexicalIndex {
     for (const [slot, id] of data.ids.entries()) index.#slotOf.set(id, slot);
     for (const length of data.lengths) index.#totalLength += length;
     for (const [position, line] of termLines.entries()) {
-      const [term, list] = readLexicalTermLine(line, position, data.ids.length);
+      const [term, list] =
+        typeof line === "string"
+          ? splitLexicalTermLine(line, position)
+          : readLexicalTermLine(line, position, data.ids.length);
       index.#postings.set(term, list);
     }
     return index;
   }
 
+  /** A term's postings, decoding (and checking) its stored line on first use. @throws RagsynthError `index_load` */
+  #list(term: string): number[] | undefined {
+    const postings = this.#postings.get(term);
+    if (typeof postings !== "string") return postings;
+    const list = readLexicalTermLine(
+      [term, parsePostings(postings, term)],
+      JSON.stringify(term),
+      this.#ids.length,
+    )[1];
+    this.#postings.set(term, list);
+    return list;
+  }
+
+  #decodeAll(): void {
+    for (const term of this.#postings.keys()) this.#list(term);
+  }
+
+  // Every term's postings; only after #decodeAll.
+  #decoded(): Map<string, number[]> {
+    return this.#postings as Map<string, number[]>;
+  }
+
   // Drops removed documents from the postings and renumbers the slots; O(postings), once per batch of removals.
   #compact(): void {
     if (this.#removed === 0) return;
+    this.#decodeAll();
     const renumbered = new Int32Array(this.#ids.length).fill(-1);
     const ids: string[] = [];
     const lengths: number[] = [];
@@ -246,7 +281,7 @@ export class LexicalIndex {
       ids.push(id);
       lengths.push(this.#lengths[slot] as number);
     });
-    for (const [term, list] of this.#postings) {
+    for (const [term, list] of this.#decoded()) {
       const kept: number[] = [];
       for (let index = 0; index < list.length; index += 2) {
         const slot = renumbered[list[index] as number] as number;

@@ -106,7 +106,11 @@ export function readLexicalLinesHeader(value: unknown, termLines: number): Lexic
  * Checks one term line, `["term",[slot, tf, slotDelta, tf, …]]`, and decodes its slots in place.
  * @throws RagsynthError `index_load`
  */
-export function readLexicalTermLine(value: unknown, position: number, documents: number): [string, number[]] {
+export function readLexicalTermLine(
+  value: unknown,
+  position: number | string,
+  documents: number,
+): [string, number[]] {
   const line = value as [unknown, unknown];
   const list = Array.isArray(line) ? line[1] : undefined;
   if (
@@ -132,6 +136,49 @@ export function readLexicalTermLine(value: unknown, position: number, documents:
     list[index] = slot;
   }
   return [line[0], list];
+}
+
+/**
+ * Splits a raw term line, `["term",[…]]`, into its term and its postings text without parsing the postings
+ * (they are parsed by {@link parsePostings} and checked by {@link readLexicalTermLine} when first used).
+ * @throws RagsynthError `index_load` when the line does not start with a JSON string term
+ */
+export function splitLexicalTermLine(line: string, position: number): [string, string] {
+  let end = -1;
+  if (line.startsWith('["')) {
+    for (let index = 2; index < line.length; index++) {
+      const char = line.charCodeAt(index);
+      if (char === 0x5c) index++;
+      else if (char === 0x22) {
+        end = index;
+        break;
+      }
+    }
+  }
+  const fail = () => lexicalLoadError(`term line ${position} as ["term", [slot, tf, …]]`, line.slice(0, 80));
+  if (end === -1 || line[end + 1] !== "," || !line.endsWith("]")) throw fail();
+  const quoted = line.slice(1, end + 1);
+  let term: unknown = quoted.slice(1, -1);
+  if (quoted.includes("\\")) {
+    try {
+      term = JSON.parse(quoted);
+    } catch {
+      throw fail();
+    }
+  }
+  return [term as string, line.slice(end + 2, -1)];
+}
+
+/**
+ * Parses the postings text of a term line split by {@link splitLexicalTermLine}.
+ * @throws RagsynthError `index_load` when it is not JSON
+ */
+export function parsePostings(text: string, term: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw lexicalLoadError(`term line ${JSON.stringify(term)} as ["term", [slot, tf, …]]`, text.slice(0, 80));
+  }
 }
 
 function isFiniteNonNegative(value: unknown): value is number {
