@@ -181,7 +181,7 @@ describe("LexicalIndex", () => {
     const index = new LexicalIndex();
     index.add("a", "the quick brown fox");
     index.add("b", "a lazy dog sleeps");
-    index.add("c", "quick dog quick \\ \"quoted\"");
+    index.add("c", 'quick dog quick \\ "quoted"');
     const [headerLine, ...termLines] = [...index.toJSONLines()];
     const restored = LexicalIndex.fromJSONLines(JSON.parse(headerLine as string), termLines);
     expect(restored.termCount).toBe(termLines.length);
