@@ -3,10 +3,11 @@ import type { ImageTokenRule, LLMMetadata } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, type PromptTokenCount, renderPrompt } from "../prompt/render-prompt.js";
 import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
+import type { BudgetOptions } from "./budget-options.js";
 import { checkPrompt } from "./check-arguments.js";
 import { type ContentChunk, type ContentPacker, createContentPacker } from "./content-packer.js";
 import { countImageTokens } from "./image-tokens.js";
-import { type BudgetOptions, DEFAULT_PADDING, PromptHelper } from "./prompt-helper.js";
+import { DEFAULT_PADDING, PromptHelper } from "./prompt-helper.js";
 
 /** Budget options of a multimodal prompt: the variable its blocks replace, besides {@link BudgetOptions}. */
 export interface ChatBudgetOptions extends BudgetOptions {

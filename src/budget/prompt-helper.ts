@@ -1,21 +1,12 @@
 import { ContextOverflowError, type PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import {
-  DEFAULT_CONTEXT_WINDOW,
-  DEFAULT_NUM_OUTPUT,
-  type JsonSchemaFormat,
-  type LLMMetadata,
-} from "../llm/types.js";
-import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import {
-  countPromptTokens,
-  type PromptTokenCount,
-  type RenderTarget,
-  renderPrompt,
-} from "../prompt/render-prompt.js";
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_NUM_OUTPUT, type LLMMetadata } from "../llm/types.js";
+import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import { countPromptTokens, type PromptTokenCount, renderPrompt } from "../prompt/render-prompt.js";
 import { TokenTextSplitter, truncateText } from "../splitter/token-text-splitter.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import type { BudgetOptions } from "./budget-options.js";
 import { checkInteger, checkPrompt } from "./check-arguments.js";
 import { createPromptFrame, packChunksGreedily } from "./repack.js";
 import {
@@ -63,22 +54,6 @@ export interface PromptHelperOptions {
   tokenizer?: TokenizerLike | undefined;
   /** Where words end when text is cut. @default " " */
   separator?: string | undefined;
-}
-
-/** What the budget of one call depends on, besides the template. */
-export interface BudgetOptions {
-  /** Chunks that share the context. @default 1 */
-  numChunks?: number | undefined;
-  /** Tokens kept free in each chunk. @default 5 ({@link DEFAULT_PADDING}) */
-  padding?: number | undefined;
-  /** The model: picks the chat or completion form and how chat messages are wrapped. Without one: completion. */
-  llm?: RenderTarget | undefined;
-  /** A system prompt sent with the call; counted. */
-  systemPrompt?: string | undefined;
-  /** A JSON Schema sent with the call (natively or as instructions); counted. */
-  responseFormat?: JsonSchemaFormat | undefined;
-  /** Values already known (`query_str`, `existing_answer`): counted as filled. The rest count as empty. */
-  variables?: TemplateVariables | undefined;
 }
 
 /**

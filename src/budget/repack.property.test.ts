@@ -4,7 +4,8 @@ import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-tem
 import { ChatPromptTemplate, PromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, type RenderTarget, renderPrompt } from "../prompt/render-prompt.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import { type BudgetOptions, DEFAULT_PADDING, PromptHelper } from "./prompt-helper.js";
+import type { BudgetOptions } from "./budget-options.js";
+import { DEFAULT_PADDING, PromptHelper } from "./prompt-helper.js";
 import { createTextPacker, joinChunks } from "./text-packer.js";
 
 const numRuns = Number(process.env.RAGSYNTH_PROPERTY_RUNS ?? 200);

@@ -1,7 +1,16 @@
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, renderPrompt } from "../prompt/render-prompt.js";
-import type { BudgetOptions, PromptHelper } from "./prompt-helper.js";
-import type { PackedPiece, PromptFrame } from "./text-packer.js";
+import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import type { BudgetOptions } from "./budget-options.js";
+import type { PackedPiece, PromptFrame, TextPacker } from "./text-packer.js";
+
+/** What packing needs of a {@link PromptHelper}: its tokenizer, its room rule and its packer. */
+export interface PackingHelper {
+  readonly tokenizer: Tokenizer;
+  /** `contextWindow − promptTokens − numOutput` ({@link PromptHelper.roomBeside}). */
+  roomBeside(promptTokens: number): number;
+  createPacker(chunks: readonly string[]): TextPacker;
+}
 
 // Tokens a cut may cost: up to 3 unused when the next character needs 4 (a byte-level BPE worst case),
 // plus one more when the next chunk's first piece is tokenized again.
@@ -32,7 +41,7 @@ const CONTEXT_MARK = "\uE000ragsynth:context\uE001";
  * variable is ambiguous (see {@link contextVariableOf}).
  */
 export function createPromptFrame(
-  helper: PromptHelper,
+  helper: PackingHelper,
   prompt: BasePromptTemplate,
   options: BudgetOptions = {},
 ): PromptFrame | undefined {
@@ -77,7 +86,7 @@ export function packChunksGreedily({
   chunkSize,
   options,
 }: {
-  helper: PromptHelper;
+  helper: PackingHelper;
   prompt: BasePromptTemplate;
   chunks: readonly string[];
   chunkSize: number;

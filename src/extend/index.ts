@@ -90,8 +90,8 @@ export {
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "../synthesizer/create-synthesizer.js";
+export { MIN_SUMMARY_TOKENS } from "../synthesizer/summarize-levels.js";
 export type { SynthesizerContext } from "../synthesizer/synthesizer-context.js";
-export { MIN_SUMMARY_TOKENS } from "../synthesizer/tree-summarize.js";
 export { isTokenizerName, resolveTokenizer, tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 export { DEFAULT_TOKENIZER_NAME } from "../tokenizer/tokenizer.js";
 export { createAbortError } from "../util/abort.js";

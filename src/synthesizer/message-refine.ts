@@ -7,7 +7,7 @@ import type { ContentBlock } from "../schema/content-block.js";
 import { nodesToBlocks } from "../schema/nodes-to-blocks.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
 import { reportPack } from "./mode-budget.js";
-import type { RefineModeOptions } from "./refine.js";
+import type { RefineModeOptions } from "./refine-mode-options.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 
 /** The context's blocks for each node, in order (refine never merges two nodes); image sizes as prepared. */

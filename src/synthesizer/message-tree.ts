@@ -5,8 +5,8 @@ import { mapConcurrent } from "../util/map-concurrent.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
 import { checkImagesFit } from "./message-refine.js";
 import { modeBudget, reportPack } from "./mode-budget.js";
+import { intermediateSummaryTokens, summarizeLevels } from "./summarize-levels.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
-import { intermediateSummaryTokens, summarizeLevels } from "./tree-summarize.js";
 
 /**
  * `tree_summarize` on the message path: the blocks are packed against the chat content summary prompt and

@@ -1,5 +1,5 @@
 import type { ZodType } from "zod";
-import type { BudgetOptions } from "../budget/prompt-helper.js";
+import type { BudgetOptions } from "../budget/budget-options.js";
 import type { JsonSchemaFormat } from "../llm/types.js";
 import { toResponseFormat } from "../prompt/predict.js";
 import type { TemplateVariables } from "../prompt/prompt-template.js";

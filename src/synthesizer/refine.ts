@@ -1,5 +1,4 @@
-import type { ZodType } from "zod";
-import type { BudgetOptions } from "../budget/prompt-helper.js";
+import type { BudgetOptions } from "../budget/budget-options.js";
 import type { PromptFrame } from "../budget/text-packer.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import type { LLMCallStep } from "../events/events.js";
@@ -7,28 +6,13 @@ import type { JsonSchemaFormat } from "../llm/types.js";
 import { STRUCTURED_REFINE_RESPONSE_SCHEMA } from "../prompt/default-prompts.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import {
-  createSynthesizer,
-  type SynthesizerRunResult,
-  type SynthesizerSettings,
-} from "./create-synthesizer.js";
+import { createSynthesizer, type SynthesizerRunResult } from "./create-synthesizer.js";
 import { runMessageRefine } from "./message-refine.js";
 import { reportPack } from "./mode-budget.js";
+import type { RefineModeOptions } from "./refine-mode-options.js";
 import { createStructuredRefineParser, type StructuredRefineAnswer } from "./structured-refine-parser.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
-
-export interface RefineModeOptions<T> {
-  mode: "refine" | "compact";
-  settings: SynthesizerSettings;
-  textQaTemplate: BasePromptTemplate;
-  refineTemplate: BasePromptTemplate;
-  /** The multimodal QA and refine prompts (nodes with images). */
-  chatContentQaTemplate: BasePromptTemplate;
-  chatContentRefineTemplate: BasePromptTemplate;
-  structuredAnswerFiltering: boolean;
-  outputSchema: ZodType<T> | undefined;
-}
 
 /**
  * `refine` and `compact` with just-in-time packing: each step takes as much of the remaining text as fits
