@@ -2,8 +2,9 @@
 // with esbuild, in place, sharing code through chunks in dist/chunks, so that `import("ragsynth")` reads a few
 // files instead of ~180 (each file costs a read, a parse and a link; bundled, the import measured about a
 // third of the cost over bare Node). Dependencies stay external (loaded from node_modules as before, the
-// optional ones on first use), types stay tsc's .d.ts files, and the unbundled modules stay beside them.
-import { rmSync } from "node:fs";
+// optional ones on first use) and types stay tsc's .d.ts files; tsc's other .js files are removed, as nothing
+// imports them any more (they would only add to the installed size).
+import { readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -30,3 +31,11 @@ await build({
   sourcemap: true,
   logLevel: "warning",
 });
+
+const kept = new Set(entryPoints.flatMap((entry) => [entry, `${entry}.map`]));
+for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+  const path = join(entry.parentPath, entry.name);
+  const relative = path.slice(dist.length + 1).replaceAll("\\", "/");
+  if (!entry.isFile() || relative.startsWith("chunks/") || kept.has(relative)) continue;
+  if (relative.endsWith(".js") || relative.endsWith(".js.map")) rmSync(path);
+}
