@@ -2,12 +2,12 @@ import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { lexicalDocumentTerms, lexicalTokens } from "./lexical-tokens.js";
 import {
-  parsePostings,
+  lexicalTermOf,
   readLexicalLinesHeader,
   readLexicalTermLine,
+  readRawTermLine,
   readSerializedLexicalIndex,
   type SerializedLexicalIndex,
-  splitLexicalTermLine,
 } from "./serialized-lexical-index.js";
 
 /** Options of {@link LexicalIndex}: the BM25 parameters. */
@@ -47,7 +47,7 @@ export class LexicalIndex {
   #lengths: number[] = [];
   #slotOf = new Map<string, number>();
   // term → [slot, tf, slot, tf, …], slots ascending (documents are only ever appended); or, for an index
-  // loaded from JSON Lines, the term line's stored postings text, decoded on first use (see #list).
+  // loaded from JSON Lines, the term's raw stored line, decoded on first use (see #list).
   #postings = new Map<string, number[] | string>();
   #totalLength = 0;
   #removed = 0;
@@ -222,7 +222,7 @@ export class LexicalIndex {
   /**
    * Rebuilds an index from {@link LexicalIndex.toJSONLines}'s lines: the parsed `header`, then the term lines,
    * each parsed or as its raw text. Parsed posting arrays are decoded in place and kept, so loading holds no
-   * second copy. A raw line is only split into its term and its postings text here; the postings are parsed
+   * second copy. Of a raw line only the term is read here; the postings are parsed
    * and checked when a search (or `add`, `toJSON`…) first needs that term, so a query pays only for its own
    * terms.
    * @throws RagsynthError `index_load` when the header or a line is not what `toJSONLines` writes; for a raw
@@ -236,11 +236,11 @@ export class LexicalIndex {
     for (const [slot, id] of data.ids.entries()) index.#slotOf.set(id, slot);
     for (const length of data.lengths) index.#totalLength += length;
     for (const [position, line] of termLines.entries()) {
-      const [term, list] =
-        typeof line === "string"
-          ? splitLexicalTermLine(line, position)
-          : readLexicalTermLine(line, position, data.ids.length);
-      index.#postings.set(term, list);
+      if (typeof line === "string") index.#postings.set(lexicalTermOf(line, position), line);
+      else {
+        const [term, list] = readLexicalTermLine(line, position, data.ids.length);
+        index.#postings.set(term, list);
+      }
     }
     return index;
   }
@@ -249,11 +249,7 @@ export class LexicalIndex {
   #list(term: string): number[] | undefined {
     const postings = this.#postings.get(term);
     if (typeof postings !== "string") return postings;
-    const list = readLexicalTermLine(
-      [term, parsePostings(postings, term)],
-      JSON.stringify(term),
-      this.#ids.length,
-    )[1];
+    const list = readRawTermLine(postings, term, this.#ids.length);
     this.#postings.set(term, list);
     return list;
   }

@@ -139,11 +139,11 @@ export function readLexicalTermLine(
 }
 
 /**
- * Splits a raw term line, `["term",[…]]`, into its term and its postings text without parsing the postings
- * (they are parsed by {@link parsePostings} and checked by {@link readLexicalTermLine} when first used).
- * @throws RagsynthError `index_load` when the line does not start with a JSON string term
+ * The term of a raw term line, `["term",[…]]`, read without parsing the line (its postings are parsed and
+ * checked by {@link readRawTermLine} when first used).
+ * @throws RagsynthError `index_load` when the line does not start with a JSON string term or is cut short
  */
-export function splitLexicalTermLine(line: string, position: number): [string, string] {
+export function lexicalTermOf(line: string, position: number): string {
   let end = -1;
   if (line.startsWith('["')) {
     for (let index = 2; index < line.length; index++) {
@@ -156,29 +156,31 @@ export function splitLexicalTermLine(line: string, position: number): [string, s
     }
   }
   const fail = () => lexicalLoadError(`term line ${position} as ["term", [slot, tf, …]]`, line.slice(0, 80));
-  if (end === -1 || line[end + 1] !== "," || !line.endsWith("]")) throw fail();
+  if (end === -1 || line[end + 1] !== "," || !line.endsWith("]]")) throw fail();
   const quoted = line.slice(1, end + 1);
-  let term: unknown = quoted.slice(1, -1);
-  if (quoted.includes("\\")) {
-    try {
-      term = JSON.parse(quoted);
-    } catch {
-      throw fail();
-    }
+  if (!quoted.includes("\\")) return quoted.slice(1, -1);
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    throw fail();
   }
-  return [term as string, line.slice(end + 2, -1)];
 }
 
 /**
- * Parses the postings text of a term line split by {@link splitLexicalTermLine}.
- * @throws RagsynthError `index_load` when it is not JSON
+ * Parses and checks the raw line of `term` (one {@link lexicalTermOf} read), decoding its slots.
+ * @throws RagsynthError `index_load` when it is not JSON or not a valid term line for `term`
  */
-export function parsePostings(text: string, term: string): unknown {
+export function readRawTermLine(line: string, term: string, documents: number): number[] {
+  const where = JSON.stringify(term);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(line);
   } catch {
-    throw lexicalLoadError(`term line ${JSON.stringify(term)} as ["term", [slot, tf, …]]`, text.slice(0, 80));
+    throw lexicalLoadError(`term line ${where} as ["term", [slot, tf, …]]`, line.slice(0, 80));
   }
+  const [parsedTerm, list] = readLexicalTermLine(value, where, documents);
+  if (parsedTerm !== term) throw lexicalLoadError(`term line ${where} for that term`, parsedTerm);
+  return list;
 }
 
 function isFiniteNonNegative(value: unknown): value is number {
