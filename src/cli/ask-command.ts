@@ -4,12 +4,12 @@ import { ImageNode } from "../schema/image-node.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { formatSources, formatSummary, sourceName } from "./format.js";
+import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import type { AskOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
-import type { CommandContext } from "./run-cli.js";
 import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
 

@@ -15,9 +15,9 @@ import { writeResultsFile } from "../batch/results-file.js";
 import { stripUrlCredentials } from "../errors/scrub-secrets.js";
 import { createCliProcessors, questionRunConfig } from "./batch-processors.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
+import type { CommandContext } from "./io.js";
 import type { BatchOptions } from "./parse-batch-command.js";
 import { createProgress } from "./progress.js";
-import type { CommandContext } from "./run-cli.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./usage-error.js";
 
 /**

@@ -1,10 +1,10 @@
 import { isAbsolute, relative } from "node:path";
 import { formatDuration, plural } from "./format.js";
+import type { CommandContext } from "./io.js";
 import { type IndexStats, refreshIndex, reportSkipped } from "./load-index.js";
 import { chooseEmbedder } from "./models.js";
 import type { IndexOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
-import type { CommandContext } from "./run-cli.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** A path for people: relative to `cwd` when below it, else absolute. */

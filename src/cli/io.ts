@@ -90,3 +90,10 @@ export function colorEnabled(isTTY: boolean, env: CliIO["env"]): boolean {
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
   return isTTY && env.NO_COLOR === undefined && env.TERM !== "dumb";
 }
+
+/** What every command receives besides its options. */
+export interface CommandContext {
+  io: CliIO;
+  /** Aborted by Ctrl-C. */
+  signal: AbortSignal;
+}

@@ -6,11 +6,11 @@ import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import { referencedImagesPostprocessor } from "../reader/image-references.js";
+import type { CommandContext } from "./io.js";
 import { type OpenedIndex, openIndex, reportSkipped } from "./load-index.js";
 import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NOTICE } from "./models.js";
 import type { QueryOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
-import type { CommandContext } from "./run-cli.js";
 import { UsageError } from "./usage-error.js";
 
 /** A cheap test for a Markdown or HTML image reference; the postprocessor parses them properly. */

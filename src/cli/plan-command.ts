@@ -2,13 +2,13 @@ import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { sourceToJSON } from "./ask-command.js";
 import { formatCount, formatUsd, plural, sourceName } from "./format.js";
+import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle, type Style } from "./io.js";
 import type { PlanOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { type ModePlan, type PlanScenario, planModes, type Range } from "./plan.js";
 import { createProgress } from "./progress.js";
 import { writePlanReport } from "./report.js";
-import type { CommandContext } from "./run-cli.js";
 import { createEventLog, eventToJSON, optimizerNotes, retrievalLines } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
 

@@ -1,17 +1,10 @@
 import { readFileSync } from "node:fs";
 import { createAbortError } from "../util/abort.js";
 import { helpText } from "./help.js";
-import type { CliIO } from "./io.js";
+import type { CommandContext } from "./io.js";
 import { parseCommand } from "./parse-command.js";
 import { renderError } from "./render-error.js";
 import { EXIT_OK } from "./usage-error.js";
-
-/** What every command receives besides its options. */
-export interface CommandContext {
-  io: CliIO;
-  /** Aborted by Ctrl-C. */
-  signal: AbortSignal;
-}
 
 /** The package version, read from package.json (two folders up from both src/cli and dist/cli). */
 export function packageVersion(): string {

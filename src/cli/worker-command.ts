@@ -1,8 +1,8 @@
 import { openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
 import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
 import { createCliProcessors } from "./batch-processors.js";
+import type { CommandContext } from "./io.js";
 import type { WorkerOptions } from "./parse-batch-command.js";
-import type { CommandContext } from "./run-cli.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /**

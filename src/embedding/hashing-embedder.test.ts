@@ -172,7 +172,13 @@ describe('HashingEmbedder with applyIdf: "query"', () => {
   it("reads a lazy corpus on the first query embedding only, and weights that query by its IDF", async () => {
     const corpus = ["zebras graze", "release notes", "release branch", "release tags"];
     let reads = 0;
-    const lazy = new HashingEmbedder({ applyIdf: "query", corpus: () => (reads++, corpus) });
+    const lazy = new HashingEmbedder({
+      applyIdf: "query",
+      corpus: () => {
+        reads++;
+        return corpus;
+      },
+    });
     const eager = new HashingEmbedder({ applyIdf: "query", corpus });
     expect(lazy.id).toBe(eager.id);
     await lazy.getTextEmbeddings(corpus);
