@@ -119,6 +119,14 @@ export async function adaptiveFigure({ quick, runs }) {
             `${fmtRatio(wall / ideal)}, ${fmt(rejected)} (${fmtRatio(wall / told)} of fixed K)`,
             quick ? null : wall <= 1.2 * ideal && rejected <= 10 && failed.length === 0,
           ),
+          // The latency-only ideal leaves out what no policy can avoid on this machine (packing, the client's HTTP
+          // work); a client told K pays all of that and nothing for adapting. Reported beside, not instead.
+          target(
+            `adaptive, K = ${limit}: wall ≤ 1.2 × a client told K (fixed K), ≤ 10 429s`,
+            "≤ 1.20×, ≤ 10",
+            `${fmtRatio(wall / told)}, ${fmt(rejected)}`,
+            quick ? null : wall <= 1.2 * told && rejected <= 10 && failed.length === 0,
+          ),
         );
       }
     }
