@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { access, constants, mkdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join, parse, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import {
@@ -103,8 +103,9 @@ export async function refreshIndex({
   const started = performance.now();
   await checkPaths(paths, io.cwd);
   progress.start("Reading documents");
-  // Paths go in as the user wrote them, so sources show as `examples/docs/modes.md`.
-  const given = io.cwd === process.cwd() ? paths : paths.map((path) => resolve(io.cwd, path));
+  // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
+  // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
+  const given = paths.map((path) => sourcePath(path, io.cwd));
   const folder =
     cacheDir === undefined
       ? await writableCacheDir(await defaultCacheDir(paths, io.cwd), io)
@@ -164,6 +165,19 @@ export async function refreshIndex({
     },
   });
   return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/**
+ * How the reader is given a path: relative to the working folder when it lies inside it, otherwise absolute. A file's
+ * name in the index then does not depend on how the path was typed (an index built with `/home/me/docs` is reused
+ * by `ask docs`, instead of every file looking new).
+ */
+function sourcePath(path: string, cwd: string): string {
+  const absolute = resolve(cwd, path);
+  if (cwd !== process.cwd()) return absolute;
+  const inside = relative(cwd, absolute);
+  if (inside === "") return ".";
+  return inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside) ? absolute : inside;
 }
 
 /**

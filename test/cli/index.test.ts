@@ -83,6 +83,22 @@ describe("ragsynth index", () => {
     // A damaged file of this version still stops the run (the test above): only another version is rebuilt.
   });
 
+  it("finds the stored files whichever way the folder is spelled (absolute, relative, ./)", async () => {
+    const run = async (args: string[]) => {
+      const result = await runCli([...args, "--json"], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const first = await run(["index", docs]);
+    expect(first.sources.unchanged ?? []).toHaveLength(0);
+    const relative = await run(["index", "./docs"]);
+    expect(relative.sources.unchanged).toHaveLength(6);
+    const asked = await run(["ask", "docs", "-q", "What is the default response mode?"]);
+    expect(asked.index.sources.unchanged).toHaveLength(6);
+    // Sources are shown relative to the working folder even though the index was built from the absolute path.
+    expect(asked.sources[0].file).toMatch(/^docs\//);
+  });
+
   it("does not read a file again whose size and modification time are unchanged", async () => {
     await indexJSON([docs]);
     const file = join(docs, "cli.md");
