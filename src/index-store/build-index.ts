@@ -7,8 +7,8 @@ import type { BuildIndexOptions, FromDocumentsOptions, IndexBuildStats } from ".
 import { storesVectors } from "./check-embed-model.js";
 import { embedNodes, type IndexEntry } from "./embed-nodes.js";
 import { contentHash, type EmbeddingCache } from "./embedding-cache.js";
+import type { IndexSource } from "./index-source.js";
 import { describeSource, diffSources, unchangedNodes } from "./index-sources.js";
-import type { IndexSource } from "./persistence.js";
 
 /** What a {@link VectorStoreIndex} is made of: its entries, the documents they came from, and what building cost. */
 export interface BuiltIndex {

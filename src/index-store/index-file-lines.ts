@@ -3,7 +3,7 @@ import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
 import { ImageNode, type ImageNodeInit } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
-import type { IndexSource } from "./persistence.js";
+import type { IndexSource } from "./index-source.js";
 
 /** The index file's format name and the version this ragsynth reads and writes. */
 export const INDEX_FORMAT = "ragsynth-vector-index";

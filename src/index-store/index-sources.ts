@@ -1,7 +1,7 @@
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexBuildStats } from "./build-index-options.js";
 import { contentHash } from "./embedding-cache.js";
-import type { IndexSource } from "./persistence.js";
+import type { IndexSource } from "./index-source.js";
 
 /**
  * The stored nodes of a file that has not changed since it was indexed: same size and modification time,

@@ -10,6 +10,6 @@ export { EmbeddingCache } from "./embedding-cache.js";
 export { isOtherIndexVersion } from "./index-file-lines.js";
 export type { AsRetrieverOptions } from "./index-retriever.js";
 export { IndexSaveError } from "./index-save-error.js";
-export type { IndexSource } from "./persistence.js";
+export type { IndexSource } from "./index-source.js";
 export type { VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 export { VectorStoreIndex } from "./vector-store-index.js";

@@ -15,6 +15,7 @@ import {
   readError,
 } from "./index-file-lines.js";
 import { IndexSaveError } from "./index-save-error.js";
+import type { IndexSource } from "./index-source.js";
 import { decodeVectorsFile, encodeVectorsFile, matrixChecksum, type VectorMatrix } from "./vectors-file.js";
 
 /** The file an index is persisted to (gzip-compressed JSON Lines), inside the directory given to `persist` and `load`. */
@@ -22,20 +23,6 @@ export const INDEX_FILE_NAME = "ragsynth-index.json.gz";
 const VECTORS_PREFIX = "ragsynth-vectors-";
 // `.<file>.<pid>.<uuid>.tmp`: a save in progress, or left by a save that was killed.
 const TEMPORARY = /^\.(ragsynth-[^/]*)\.(\d+)\.[0-9a-f-]+\.tmp$/;
-
-/** One source document of an index: what its content was when it was indexed, and its nodes. */
-export interface IndexSource {
-  /** The document's id (its `file_path` for documents from `readDocuments`). */
-  id: string;
-  /** SHA-256 of the document's text. */
-  contentHash: string;
-  /** The file's size in bytes, when the document carried `file_size`. */
-  size?: number;
-  /** The file's modification time, when the document carried `last_modified_at`. */
-  lastModifiedAt?: string;
-  /** Ids of the nodes split from this document. */
-  nodeIds: string[];
-}
 
 /** The decoded content of an index file. Entries have no `embedding` when the index stored no vectors. */
 export interface PersistedIndex {

@@ -2,8 +2,9 @@ import type { Embedder } from "../embedding/types.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexBuildStats } from "./build-index-options.js";
 import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
+import type { IndexSource } from "./index-source.js";
 import { diffSources, sameStat } from "./index-sources.js";
-import { type IndexSource, readIndexHeader } from "./persistence.js";
+import { readIndexHeader } from "./persistence.js";
 
 /**
  * The documents of the index in `cacheDir` that a cached build would build on with `embedModel`, from the file's

@@ -16,8 +16,9 @@ import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-e
 import type { IndexEntry } from "./embed-nodes.js";
 import { EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
+import type { IndexSource } from "./index-source.js";
 import { diffSources, sameSources } from "./index-sources.js";
-import { type IndexSource, readIndexFile, writeIndexFile } from "./persistence.js";
+import { readIndexFile, writeIndexFile } from "./persistence.js";
 import { storedLexical, updateLexical } from "./stored-lexical.js";
 import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
