@@ -93,7 +93,7 @@ export {
 export { MIN_SUMMARY_TOKENS } from "../synthesizer/summarize-levels.js";
 export type { SynthesizerContext } from "../synthesizer/synthesizer-context.js";
 export { isTokenizerName, resolveTokenizer, tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
-export { DEFAULT_TOKENIZER_NAME } from "../tokenizer/tokenizer.js";
+export { countUpTo, DEFAULT_TOKENIZER_NAME } from "../tokenizer/tokenizer.js";
 export { createAbortError } from "../util/abort.js";
 export {
   AdaptiveConcurrencyLimiter,

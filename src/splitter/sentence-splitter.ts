@@ -3,7 +3,7 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { ImageNode } from "../schema/image-node.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
+import { countUpTo, type Tokenizer, type TokenizerLike } from "../tokenizer/tokenizer.js";
 import { hasLongRun } from "./has-long-run.js";
 import { splitSentences } from "./sentences.js";
 import { type SplitFunction, splitTextKeepSeparator } from "./split-functions.js";
@@ -205,7 +205,8 @@ export class SentenceSplitter {
   #split(text: string, size: number, metadataTokens: number, out: Split[]): void {
     // BPE cost grows with the square of a pre-token's length (100K letters in a row take ~20 s to count),
     // so text holding such a run is split without being counted; the run ends up split into characters.
-    const tokens = hasLongRun(text) ? Number.POSITIVE_INFINITY : this.tokenizer.count(text);
+    // Only a piece that fits needs its exact count; for a longer one, counting stops once it passes `size`.
+    const tokens = hasLongRun(text) ? Number.POSITIVE_INFINITY : countUpTo(this.tokenizer, text, size);
     if (tokens <= size) {
       out.push({ text, tokens });
       return;

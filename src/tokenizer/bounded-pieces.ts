@@ -23,10 +23,31 @@ const beforeSingleSpace: CutRule = (text, index) =>
 export function boundedPieces(text: string): string[] {
   if (text.length <= MAX_RUN) return [text];
   const pieces: string[] = [];
-  const windows =
-    text.length <= BPE_WINDOW ? [[0, text.length]] : textWindows(text, BPE_WINDOW, beforeSingleSpace);
-  for (const [start, end] of windows as Array<[number, number]>) pushRuns(pieces, text, start, end);
+  for (const window of pieceWindows(text)) pushRuns(pieces, text, window[0], window[1]);
   return pieces;
+}
+
+/**
+ * {@link boundedPieces}, one window's pieces at a time: a caller that stops early (a count that has passed its
+ * limit) never scans the rest of the text.
+ */
+export function* eachBoundedPiece(text: string): Generator<string, void, undefined> {
+  if (text.length <= MAX_RUN) {
+    yield text;
+    return;
+  }
+  const pieces: string[] = [];
+  for (const window of pieceWindows(text)) {
+    pieces.length = 0;
+    pushRuns(pieces, text, window[0], window[1]);
+    yield* pieces;
+  }
+}
+
+function pieceWindows(text: string): Array<[number, number]> {
+  return (
+    text.length <= BPE_WINDOW ? [[0, text.length]] : textWindows(text, BPE_WINDOW, beforeSingleSpace)
+  ) as Array<[number, number]>;
 }
 
 function pushRuns(pieces: string[], text: string, start: number, end: number): void {

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { boundedPieces } from "./bounded-pieces.js";
+import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
 import type { Tokenizer, TokenizerName } from "./tokenizer.js";
 
 interface BpeModule {
@@ -50,6 +50,16 @@ function count(module: BpeModule, text: string): number {
   return tokens;
 }
 
+// Stops after the bounded piece (at most a few thousand characters) that passes `limit`.
+function countUpTo(module: BpeModule, text: string, limit: number): number {
+  let tokens = 0;
+  for (const piece of eachBoundedPiece(text)) {
+    tokens += module.countTokens(piece, plainText);
+    if (tokens > limit) return tokens;
+  }
+  return tokens;
+}
+
 function encode(module: BpeModule, text: string): number[] {
   const pieces = boundedPieces(text);
   if (pieces.length === 1) return module.encode(text, plainText);
@@ -67,6 +77,7 @@ export function bpeTokenizer(name: TokenizerName): Tokenizer {
   return {
     name,
     count: (text) => (text.length === 0 ? 0 : count(load(name), text)),
+    countUpTo: (text, limit) => (text.length === 0 ? 0 : countUpTo(load(name), text, limit)),
     encode: (text) => (text.length === 0 ? [] : encode(load(name), text)),
     get pretokenizer() {
       return splitPattern(name);

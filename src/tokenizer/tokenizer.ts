@@ -12,6 +12,12 @@ export interface Tokenizer {
   readonly name: string;
   /** The number of tokens in `text`. */
   count(text: string): number;
+  /**
+   * Optional early stop for "does it fit?": the exact count when `text` has at most `limit` tokens, otherwise
+   * any number above `limit` (the count may stop as soon as it passes it). Without it, {@link countUpTo} counts
+   * the whole text. The built-in encodings provide it.
+   */
+  countUpTo?(text: string, limit: number): number;
   /** The tokens of `text`; only their number and order matter to ragsynth. */
   encode(text: string): ArrayLike<unknown>;
   /**
@@ -35,3 +41,12 @@ export type TokenizerLike = Tokenizer | TokenizerFunction | TokenizerName;
 
 /** The default encoding, as in LlamaIndex. */
 export const DEFAULT_TOKENIZER_NAME: TokenizerName = "cl100k_base";
+
+/**
+ * `tokenizer.countUpTo(text, limit)` when the tokenizer has it, else its full count: exact up to `limit`, and above
+ * `limit` whenever the text is. Splitting a long document asks "does this fit?" at every level; a full count there
+ * re-tokenized the whole document once per level.
+ */
+export function countUpTo(tokenizer: Tokenizer, text: string, limit: number): number {
+  return tokenizer.countUpTo ? tokenizer.countUpTo(text, limit) : tokenizer.count(text);
+}
