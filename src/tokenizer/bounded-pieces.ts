@@ -21,10 +21,7 @@ const beforeSingleSpace: CutRule = (text, index) =>
  * cut into runs of that length. Such a cut can only add tokens, which is the safe side for a budget.
  */
 export function boundedPieces(text: string): string[] {
-  if (text.length <= MAX_RUN) return [text];
-  const pieces: string[] = [];
-  for (const window of pieceWindows(text)) pushRuns(pieces, text, window[0], window[1]);
-  return pieces;
+  return text.length <= MAX_RUN ? [text] : Array.from(eachBoundedPiece(text));
 }
 
 /**

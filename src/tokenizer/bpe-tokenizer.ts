@@ -44,13 +44,7 @@ function splitPattern(name: TokenizerName): RegExp {
   return new RegExp(pattern.source, pattern.flags);
 }
 
-function count(module: BpeModule, text: string): number {
-  let tokens = 0;
-  for (const piece of boundedPieces(text)) tokens += module.countTokens(piece, plainText);
-  return tokens;
-}
-
-// Stops after the bounded piece (at most a few thousand characters) that passes `limit`.
+// The sum of the bounded pieces' counts; stops after the piece (at most a few thousand characters) that passes `limit`.
 function countUpTo(module: BpeModule, text: string, limit: number): number {
   let tokens = 0;
   for (const piece of eachBoundedPiece(text)) {
@@ -76,7 +70,7 @@ function encode(module: BpeModule, text: string): number[] {
 export function bpeTokenizer(name: TokenizerName): Tokenizer {
   return {
     name,
-    count: (text) => (text.length === 0 ? 0 : count(load(name), text)),
+    count: (text) => (text.length === 0 ? 0 : countUpTo(load(name), text, Number.POSITIVE_INFINITY)),
     countUpTo: (text, limit) => (text.length === 0 ? 0 : countUpTo(load(name), text, limit)),
     encode: (text) => (text.length === 0 ? [] : encode(load(name), text)),
     get pretokenizer() {

@@ -3,8 +3,8 @@
 import { chmod, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../../src/testing/index.js";
 import { copyExampleDocs, runCli, startCli } from "./run-cli.js";
 
 let dir: string;
