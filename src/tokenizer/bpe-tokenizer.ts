@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
+import { PIECE_COUNTS, PieceCounts } from "./piece-counts.js";
 import type { Tokenizer, TokenizerName } from "./tokenizer.js";
 
 interface BpeModule {
@@ -16,6 +17,8 @@ interface SplitPatterns {
 
 const require = createRequire(import.meta.url);
 const loaded = new Map<TokenizerName, BpeModule>();
+const counts = new Map<TokenizerName, PieceCounts>();
+const countPatterns = new Map<TokenizerName, RegExp>();
 let patterns: SplitPatterns | undefined;
 
 // Special-token strings in retrieved text (`<|endoftext|>`) are counted as the plain text an API
@@ -27,9 +30,9 @@ function load(name: TokenizerName): BpeModule {
   if (!module) {
     // A synchronous, lazy load: importing ragsynth must not load rank tables (~1 MB each).
     module = require(`gpt-tokenizer/cjs/encoding/${name}`) as BpeModule;
-    // Piece counts are cached in front of this (TokenIndex, bounded). gpt-tokenizer's own LRU behind it sees only
-    // the misses, keeps its keys as views into the caller's text (holding whole documents alive), and evicts in
-    // time that grows with its deletions: a warm 6.4M-token index took 19 s with it, 2.7 s without.
+    // Piece counts are cached in front of this ({@link PieceCounts}, bounded). gpt-tokenizer's own LRU behind it
+    // sees only the misses, keeps its keys as views into the caller's text (holding whole documents alive), and
+    // evicts in time that grows with its deletions: a warm 6.4M-token index took 19 s with it, 2.7 s without.
     module.setMergeCacheSize(0);
     loaded.set(name, module);
   }
@@ -46,14 +49,40 @@ function splitPattern(name: TokenizerName): RegExp {
       : name === "r50k_base"
         ? patterns.R50K_TOKEN_SPLIT_REGEX
         : patterns.CL100K_TOKEN_SPLIT_REGEX;
-  return new RegExp(pattern.source, pattern.flags);
+  return new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`);
 }
 
-// The sum of the bounded pieces' counts; stops after the piece (at most a few thousand characters) that passes `limit`.
-function countUpTo(module: BpeModule, text: string, limit: number): number {
+/** The encoding's memo of piece counts, shared by its `count` and every TokenIndex over it. */
+function pieceCounts(name: TokenizerName): PieceCounts {
+  let memo = counts.get(name);
+  if (!memo) {
+    // A long piece (a run without spaces) is counted in bounded pieces, as `count` counts it.
+    memo = new PieceCounts((piece) => {
+      const module = load(name);
+      let tokens = 0;
+      for (const bounded of eachBoundedPiece(piece)) tokens += module.countTokens(bounded, plainText);
+      return tokens;
+    });
+    counts.set(name, memo);
+  }
+  return memo;
+}
+
+// The sum of the pre-tokenizer pieces' counts (what gpt-tokenizer sums, each piece memoized) over the bounded
+// pieces; stops after the bounded piece (at most a few thousand characters) that passes `limit`.
+function countUpTo(name: TokenizerName, text: string, limit: number): number {
+  const memo = pieceCounts(name);
+  let pattern = countPatterns.get(name);
+  if (!pattern) {
+    pattern = splitPattern(name);
+    countPatterns.set(name, pattern);
+  }
   let tokens = 0;
   for (const piece of eachBoundedPiece(text)) {
-    tokens += module.countTokens(piece, plainText);
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(piece); match !== null; match = pattern.exec(piece)) {
+      tokens += memo.count(match[0]);
+    }
     if (tokens > limit) return tokens;
   }
   return tokens;
@@ -73,13 +102,17 @@ function encode(module: BpeModule, text: string): number[] {
  * without any (where BPE alone is quadratic); such runs count slightly high, never low.
  */
 export function bpeTokenizer(name: TokenizerName): Tokenizer {
-  return {
+  const tokenizer: Tokenizer & { readonly [PIECE_COUNTS]: PieceCounts } = {
     name,
-    count: (text) => (text.length === 0 ? 0 : countUpTo(load(name), text, Number.POSITIVE_INFINITY)),
-    countUpTo: (text, limit) => (text.length === 0 ? 0 : countUpTo(load(name), text, limit)),
+    count: (text) => (text.length === 0 ? 0 : countUpTo(name, text, Number.POSITIVE_INFINITY)),
+    countUpTo: (text, limit) => (text.length === 0 ? 0 : countUpTo(name, text, limit)),
     encode: (text) => (text.length === 0 ? [] : encode(load(name), text)),
     get pretokenizer() {
       return splitPattern(name);
     },
+    get [PIECE_COUNTS]() {
+      return pieceCounts(name);
+    },
   };
+  return tokenizer;
 }

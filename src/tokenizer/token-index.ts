@@ -1,24 +1,13 @@
-import { BoundedCache } from "./bounded-cache.js";
+import { type PieceCounts, pieceCountsOf } from "./piece-counts.js";
 import { characterBoundary, trimEndOffset } from "./text-boundaries.js";
 import type { Tokenizer } from "./tokenizer.js";
 
 // Pieces for tokenizers without a pre-tokenizer: a word with the whitespace before it. Their counts are
 // only an estimate of the text's count, so spans are counted for real.
 const WORD_PIECES = /\s*\S+|\s+/gu;
-const MAX_CACHED_PIECE = 128;
 // BPE libraries take quadratic time on long pieces (a run of letters without spaces), so such pieces are
 // never tokenized again beyond what a budget needs.
 const LONG_PIECE = 1024;
-// Piece counts kept per tokenizer: up to two generations of 200,000 pieces (~30 MB at most). Real prose and code
-// have ~40k distinct pieces per million tokens, and ~130k in 6.4M tokens of the bench's large corpus: a cache
-// smaller than the working vocabulary misses on every pass (2 × 50,000 made a warm 6.4M-token index 2.5× slower
-// than a cold one); this one holds it without growing with the input.
-const CACHE_GENERATION = 200_000;
-// V8 keeps a slice of 13 characters or more as a view into the whole text: a cached key must be a copy, or the
-// cache would keep every text it ever saw alive.
-const SHARES_PARENT = 13;
-
-const pieceCaches = new WeakMap<Tokenizer, BoundedCache<string, number>>();
 
 /** The pieces a span tokenized on its own starts with, until they line up with the whole text's pieces. */
 interface Head {
@@ -44,7 +33,7 @@ export class TokenIndex {
   /** True when {@link TokenIndex.count} is exact without tokenizing the span again. */
   readonly exact: boolean;
   private readonly pattern: RegExp;
-  private readonly cache: BoundedCache<string, number>;
+  private readonly pieces: PieceCounts;
   private ends: Uint32Array;
   private cumulative: Float64Array;
   private size = 0;
@@ -53,12 +42,7 @@ export class TokenIndex {
   constructor(tokenizer: Tokenizer, text: string) {
     this.text = text;
     this.tokenizer = tokenizer;
-    let cache = pieceCaches.get(tokenizer);
-    if (!cache) {
-      cache = new BoundedCache(CACHE_GENERATION);
-      pieceCaches.set(tokenizer, cache);
-    }
-    this.cache = cache;
+    this.pieces = pieceCountsOf(tokenizer);
     const initial = Math.max(16, Math.ceil(text.length / 3));
     this.ends = new Uint32Array(initial);
     this.cumulative = new Float64Array(initial);
@@ -79,13 +63,7 @@ export class TokenIndex {
 
   /** The token count of one piece of text on its own, memoized per tokenizer. */
   countText(piece: string): number {
-    if (piece.length > MAX_CACHED_PIECE) return this.tokenizer.count(piece);
-    let tokens = this.cache.get(piece);
-    if (tokens === undefined) {
-      tokens = this.tokenizer.count(piece);
-      this.cache.set(piece.length < SHARES_PARENT ? piece : ownCopy(piece), tokens);
-    }
-    return tokens;
+    return this.pieces.count(piece);
   }
 
   /**
@@ -308,10 +286,4 @@ export class TokenIndex {
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`);
-}
-
-/** A string with storage of its own: a flat copy, not a view into the string it was sliced from. */
-function ownCopy(text: string): string {
-  // Concatenation then slice flattens into a new string of length + 1; the view kept is into that copy.
-  return ` ${text}`.slice(1);
 }
