@@ -1,4 +1,5 @@
 import { lexicalTerms, STOP_WORDS, stem } from "../embedding/lexical-terms.js";
+import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
 import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
 
 /**
@@ -28,6 +29,11 @@ const DIGITS = /^\p{N}+$/u;
 // A lowercase letter or digit followed by an uppercase one: the seam of a camelCase identifier.
 const CAMEL_SEAM = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
 
+// The terms of each word as written, memoized: prose repeats its words (Zipf), so most words are looked up,
+// not split, stemmed and filtered again. Two generations of 50,000 words at most; CJK runs are not memoized.
+const WORD_TERMS = new BoundedCache<string, readonly string[]>(50_000);
+const NO_TERMS: readonly string[] = [];
+
 /**
  * The terms BM25 indexes, in order. Text is NFKC-normalised and lowercased. A word joined by `.`, `-`, `/` or `_`
  * gives its parts and the whole (`options.timeout` → `options`, `timeout`, `options.timeout`; `v2.9.1` →
@@ -53,27 +59,40 @@ export function lexicalTokens(text: string, onWindow?: (window: string) => void)
 
 function pushWindowTerms(terms: string[], window: string, onWindow?: (window: string) => void): void {
   for (const [cased] of window.matchAll(WORD)) {
-    const word = cased.toLowerCase();
-    if (CJK.test(word)) {
-      for (const piece of textWindowSlices(word, CJK_PIECE)) {
-        onWindow?.(piece);
-        for (const term of lexicalTerms(piece)) terms.push(term);
+    let known = WORD_TERMS.get(cased);
+    if (known === undefined) {
+      const word = cased.toLowerCase();
+      if (CJK.test(word)) {
+        for (const piece of textWindowSlices(word, CJK_PIECE)) {
+          onWindow?.(piece);
+          for (const term of lexicalTerms(piece)) terms.push(term);
+        }
+        continue;
       }
-      continue;
+      const found: string[] = [];
+      pushWordTerms(found, cased, word);
+      // Copies: a term can be a slice of the word, and so of the document it came from.
+      known = found.length === 0 ? NO_TERMS : found.map(ownCopy);
+      WORD_TERMS.set(ownCopy(cased), known);
     }
-    if (VERSION.test(word)) terms.push(word.slice(1));
-    if (!JOINER.test(word)) {
-      pushCamelParts(terms, cased);
-      pushWord(terms, word);
-      continue;
-    }
-    for (const part of cased.split(JOINER)) {
-      if (DIGITS.test(part)) continue;
-      pushCamelParts(terms, part);
-      pushWord(terms, part.toLowerCase());
-    }
-    terms.push(word);
+    for (const term of known) terms.push(term);
   }
+}
+
+/** The terms of one non-CJK word (`cased` as written, `word` lowercased). */
+function pushWordTerms(terms: string[], cased: string, word: string): void {
+  if (VERSION.test(word)) terms.push(word.slice(1));
+  if (!JOINER.test(word)) {
+    pushCamelParts(terms, cased);
+    pushWord(terms, word);
+    return;
+  }
+  for (const part of cased.split(JOINER)) {
+    if (DIGITS.test(part)) continue;
+    pushCamelParts(terms, part);
+    pushWord(terms, part.toLowerCase());
+  }
+  terms.push(word);
 }
 
 function pushCamelParts(terms: string[], word: string): void {

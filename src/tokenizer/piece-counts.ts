@@ -1,4 +1,4 @@
-import { BoundedCache } from "./bounded-cache.js";
+import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
 import type { Tokenizer } from "./tokenizer.js";
 
 /** Pieces longer than this are counted each time, not cached (long runs are rare and would crowd the cache). */
@@ -8,9 +8,6 @@ export const MAX_CACHED_PIECE = 128;
 // the working vocabulary misses on every pass (2 × 50,000 made a warm 6.4M-token index 2.5× slower than a cold
 // one); this one holds it without growing with the input.
 const CACHE_GENERATION = 200_000;
-// V8 keeps a slice of 13 characters or more as a view into the whole string: a cached key must be a copy, or the
-// cache would keep every document it ever saw alive.
-const SHARES_PARENT = 13;
 
 /** Private to the tokenizer folder: a built-in tokenizer's own piece counts, shared with every TokenIndex. */
 export const PIECE_COUNTS: unique symbol = Symbol("ragsynth.pieceCounts");
@@ -30,7 +27,7 @@ export class PieceCounts {
     let tokens = this.#cache.get(piece);
     if (tokens === undefined) {
       tokens = this.#count(piece);
-      this.#cache.set(piece.length < SHARES_PARENT ? piece : ownCopy(piece), tokens);
+      this.#cache.set(ownCopy(piece), tokens);
     }
     return tokens;
   }
@@ -56,10 +53,4 @@ export function pieceCountsOf(tokenizer: Tokenizer): PieceCounts {
     forCustom.set(tokenizer, counts);
   }
   return counts;
-}
-
-/** A string with storage of its own: a flat copy, not a view into the string it was sliced from. */
-function ownCopy(text: string): string {
-  // Concatenation then slice flattens into a new string of length + 1; the view kept is into that copy.
-  return ` ${text}`.slice(1);
 }

@@ -31,3 +31,15 @@ export class BoundedCache<K, V> {
     return this.young.size + this.old.size;
   }
 }
+
+// V8 keeps a slice of 13 characters or more as a view into the whole string it was cut from.
+const SHARES_PARENT = 13;
+
+/**
+ * `text` with storage of its own when it could be a view into a longer string: a cache keyed by slices of a
+ * document must store copies, or it keeps every document it ever saw alive.
+ */
+export function ownCopy(text: string): string {
+  // Concatenation then slice flattens into a new string of length + 1; the view kept is into that copy.
+  return text.length < SHARES_PARENT ? text : ` ${text}`.slice(1);
+}
