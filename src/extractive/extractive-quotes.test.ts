@@ -58,10 +58,10 @@ describe("extractive quotes are verbatim", () => {
             expect(context.includes(quote) || existingAnswer?.includes(quote)).toBe(true);
           }
           // The answer is those quotes, in order, with at most a blank line (or a space) between them.
-          const { text } = await new ExtractiveLLM({ maxOutputTokens: 10_000 }).complete(
-            "",
-            qa(query, context),
-          );
+          const { text } = await new ExtractiveLLM({
+            maxOutputTokens: 10_000,
+            maxSentences: settings.maxSentences,
+          }).complete("", qa(query, context));
           if (existingAnswer === undefined) {
             let position = 0;
             for (const quote of sentences) {
