@@ -1,5 +1,5 @@
 import type { BudgetOptions } from "../budget/budget-options.js";
-import type { PromptFrame } from "../budget/text-packer.js";
+import type { PackedPiece, PromptFrame } from "../budget/text-packer.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import type { LLMCallStep } from "../events/events.js";
 import type { JsonSchemaFormat } from "../llm/types.js";
@@ -137,17 +137,17 @@ async function runRefine<T>(
   warnLargeNumOutput(context);
 
   const state: RefineState<T> = { answer: undefined, object: undefined, step: 0 };
-  const ask = (piece: string, isFinal: boolean, available: number) =>
+  const ask = (piece: PackedPiece, isFinal: boolean, available: number) =>
     askStep(context, options, state, { piece, isFinal, available, responseFormat });
   const room = () => roomForStep(context, state.answer, budgetFor);
-  if (packers.length === 0) await ask("", true, room().available);
+  if (packers.length === 0) await ask({ text: "", tokens: 0 }, true, room().available);
   for (const [index, packer] of packers.entries()) {
     while (!packer.done) {
       signal.throwIfAborted();
       const { available, frame } = room();
-      let piece: string | undefined;
+      let piece: PackedPiece | undefined;
       try {
-        piece = packer.next(available, { frame });
+        piece = packer.nextPiece(available, { frame });
       } catch (error) {
         throw overflowWithAnswer(context, state.answer, error);
       }
@@ -160,26 +160,34 @@ async function runRefine<T>(
   return { text: text === "" ? context.emptyResponse : text };
 }
 
-/** One call: the QA prompt while there is no answer yet, the refine prompt after. Updates `state`. */
+/**
+ * One call: the QA prompt while there is no answer yet, the refine prompt after. Updates `state`. The piece
+ * comes with the packer's exact counts (of itself and, packed inside its prompt's frame, of the whole prompt),
+ * so neither the pack event nor the call tokenizes them again.
+ */
 async function askStep<T>(
   context: SynthesizerContext,
   options: RefineModeOptions<T>,
   state: RefineState<T>,
   {
-    piece,
+    piece: packed,
     isFinal,
     available,
     responseFormat,
-  }: { piece: string; isFinal: boolean; available: number; responseFormat: JsonSchemaFormat | undefined },
+  }: {
+    piece: PackedPiece;
+    isFinal: boolean;
+    available: number;
+    responseFormat: JsonSchemaFormat | undefined;
+  },
 ): Promise<void> {
   const { query } = context;
   const { answer, step } = state;
+  const piece = packed.text;
+  const tokens =
+    packed.promptTokens === undefined ? undefined : { prompt: packed.promptTokens, context: packed.tokens };
   state.step += 1;
-  reportPack(context, {
-    round: step,
-    chunkTokens: [context.promptHelper.tokenizer.count(piece)],
-    availableChunkSize: available,
-  });
+  reportPack(context, { round: step, chunkTokens: [packed.tokens], availableChunkSize: available });
   const template = (
     answer === undefined ? context.prompts.text_qa_template : context.prompts.refine_template
   ) as BasePromptTemplate;
@@ -197,6 +205,7 @@ async function askStep<T>(
       step: callStep,
       context: piece,
       responseFormat,
+      tokens,
       onDelta: (delta) => parser.feed(delta),
       describe: (text, stopped) => {
         if (stopped) return { querySatisfied: false };
@@ -208,7 +217,12 @@ async function askStep<T>(
     return;
   }
   const call = isFinal ? context.stream : context.call;
-  const { text } = await call(template, variables, { step: callStep, context: piece, responseFormat });
+  const { text } = await call(template, variables, {
+    step: callStep,
+    context: piece,
+    responseFormat,
+    tokens,
+  });
   if (options.outputSchema) state.object = parseObject(text, options.outputSchema);
   // An empty refinement keeps the answer so far.
   if (text.trim() !== "") state.answer = text;
