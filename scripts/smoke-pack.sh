@@ -34,6 +34,26 @@ if (answer !== "ok") throw new Error(`packed ragsynth/langchain answered ${answe
 mkdir docs && echo "Paris is the capital of France." > docs/a.txt
 answer="$(npx --no-install ragsynth ask docs -q "What is the capital of France?" --report page.html 2>/dev/null)"
 grep -q "ragsynth trace" page.html || { echo "smoke-pack: ask --report wrote no trace page" >&2; exit 1; }
+# The bin is bundled on its own: an ask loads three of ragsynth's files (the bin, the chunk it shares with the
+# commands, the commands), not the library's chunks. A resolve hook logs every module loaded; counts only.
+cat > probe.mjs <<'PROBE'
+import { register } from "node:module";
+const log = JSON.stringify(`${process.cwd()}/loaded.log`);
+const hooks = `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${log}, result.url + "\\n");
+  return result;
+}`;
+register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+PROBE
+NODE_OPTIONS="--import $work/probe.mjs" npx --no-install ragsynth ask docs -q "What is the capital of France?" >/dev/null 2>&1
+loaded="$(sort -u loaded.log | grep -c "/node_modules/ragsynth/dist/" || true)"
+if [ "$loaded" -ne 3 ]; then
+  echo "smoke-pack: ask loaded $loaded of ragsynth's files, expected 3 (bin, shared chunk, commands):" >&2
+  sort -u loaded.log | grep "/node_modules/ragsynth/dist/" >&2 || true
+  exit 1
+fi
 case "$answer" in
   *"Paris is the capital of France."*) echo "smoke-pack: the packed package imports, synthesizes, answers from its bin and writes a trace page" ;;
   *) echo "smoke-pack: the bin's answer was wrong: $answer" >&2; exit 1 ;;

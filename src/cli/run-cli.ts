@@ -41,15 +41,15 @@ export async function runCli({
         return EXIT_OK;
       // Commands load on demand, so --help, --version and usage errors start fast.
       case "ask":
-        return await (await import("./ask-command.js")).runAsk(parsed.options, { io, signal });
+        return await (await import("./commands.js")).runAsk(parsed.options, { io, signal });
       case "plan":
-        return await (await import("./plan-command.js")).runPlan(parsed.options, { io, signal });
+        return await (await import("./commands.js")).runPlan(parsed.options, { io, signal });
       case "index":
-        return await (await import("./index-command.js")).runIndex(parsed.options, { io, signal });
+        return await (await import("./commands.js")).runIndex(parsed.options, { io, signal });
       case "batch":
-        return await (await import("./batch-command.js")).runBatch(parsed.options, { io, signal });
+        return await (await import("./commands.js")).runBatch(parsed.options, { io, signal });
       case "worker":
-        return await (await import("./worker-command.js")).runWorker(parsed.options, { io, signal });
+        return await (await import("./commands.js")).runWorker(parsed.options, { io, signal });
     }
   } catch (caught) {
     const error = signal.aborted ? createAbortError(signal) : caught;

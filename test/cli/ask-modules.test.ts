@@ -1,0 +1,83 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyExampleDocs, runCli } from "./run-cli.js";
+
+// A module resolve hook (on the loader thread) appends every resolved URL to a log file, and the process appends
+// the CommonJS files in require's cache (gpt-tokenizer is required) when it exits. Counts only, never times.
+const probe = (log: string) => `
+import { appendFileSync } from "node:fs";
+import { createRequire, register } from "node:module";
+const hooks = \`
+import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(log)}, result.url + "\\\\n");
+  return result;
+}\`;
+register("data:text/javascript," + encodeURIComponent(hooks));
+process.on("exit", () => {
+  appendFileSync(${JSON.stringify(log)}, Object.keys(createRequire(import.meta.url).cache).join("\\n") + "\\n");
+});
+`;
+
+const OPTIONAL = ["openai", "@opentelemetry", "bullmq", "ioredis", "zod", "@streamparser/json", "image-size"];
+
+describe("what the CLI loads", () => {
+  let docs: { dir: string; docs: string; cleanup: () => Promise<void> };
+  let probeDir: string;
+
+  beforeAll(async () => {
+    docs = await copyExampleDocs();
+    probeDir = await mkdtemp(join(tmpdir(), "ragsynth-modules-"));
+    const built = await runCli(["index", docs.docs]);
+    expect(built.code).toBe(0);
+  });
+  afterAll(async () => {
+    await docs.cleanup();
+    await rm(probeDir, { recursive: true, force: true });
+  });
+
+  /** The files `ragsynth <args>` loaded, and its exit code. */
+  async function loaded(name: string, args: string[]): Promise<{ files: string[]; code: number | null }> {
+    const log = join(probeDir, `${name}.log`);
+    const probeFile = join(probeDir, `${name}.mjs`);
+    await writeFile(log, "");
+    await writeFile(probeFile, probe(log));
+    const result = await runCli(args, { env: { NODE_OPTIONS: `--import ${probeFile}` } });
+    const files = (await readFile(log, "utf8")).split("\n").map((line) => line.replaceAll("\\", "/"));
+    return { files, code: result.code };
+  }
+  const inPackage = (files: string[], name: string) =>
+    files.filter((file) => file.includes(`/node_modules/${name}/`)).length;
+
+  it("an offline ask over a built index loads the tokenizer and none of the optional packages", async () => {
+    const { files, code } = await loaded("ask", [
+      "ask",
+      docs.docs,
+      "--query",
+      "What is the default response mode?",
+      "--no-stream",
+    ]);
+    expect(code).toBe(0);
+    expect(inPackage(files, "gpt-tokenizer")).toBeGreaterThan(0);
+    expect(Object.fromEntries(OPTIONAL.map((name) => [name, inPackage(files, name)]))).toEqual(
+      Object.fromEntries(OPTIONAL.map((name) => [name, 0])),
+    );
+    expect(files.filter((file) => file.endsWith("/src/cli/commands.ts"))).toHaveLength(1);
+  });
+
+  it("--version and a usage error load no command and no tokenizer", async () => {
+    for (const [name, args, exitCode] of [
+      ["version", ["--version"], 0],
+      ["usage", ["ask", docs.docs, "--mode", "nonsense", "--query", "q"], 2],
+    ] as const) {
+      const { files, code } = await loaded(name, [...args]);
+      expect(code).toBe(exitCode);
+      expect(files.some((file) => file.includes("/src/cli/bin.ts"))).toBe(true);
+      expect(files.filter((file) => file.includes("/src/cli/commands.ts"))).toEqual([]);
+      expect(inPackage(files, "gpt-tokenizer")).toBe(0);
+    }
+  });
+});
