@@ -90,7 +90,9 @@ export interface LLMCallOptions {
    * Called before each retry of a failed attempt (429, 5xx, a dropped connection), with the error and the
    * backoff; the retry waits until the returned promise settles, and then for the backoff unless it resolved
    * to `{ paced: true }` (the hook timed the retry itself). A concurrency limiter gives up its slot here and
-   * takes one again before the retry. Models without retries of their own ignore it.
+   * takes one again before the retry; when it re-sends the call as soon as a slot frees (no backoff) it sets
+   * `event.delayMs` to 0 before it first awaits, so call it before reporting the retry. Models without retries of
+   * their own ignore it.
    */
   onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => RetryHookResult;
 }

@@ -29,7 +29,10 @@ export interface OpenAILikeOptions extends OpenAIConnectionOptions, ModelMetadat
   maxRetries?: number | undefined;
   /** Backoff tuning of the shared retry policy. */
   retry?: RetryOptions | undefined;
-  /** Called before each retry (for logs). */
+  /**
+   * Called before each retry (for logs), with the wait that follows: the backoff or `Retry-After`, or 0 when the
+   * model's shared concurrency limiter re-sends a 429'd call as soon as a running call frees a slot.
+   */
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /**
    * The request field for `maxTokens`. OpenAI's newer models (o-series, GPT-5) accept only

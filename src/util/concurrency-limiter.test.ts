@@ -70,7 +70,10 @@ describe("AdaptiveConcurrencyLimiter", () => {
     const second = await limiter.acquire();
     const third = await limiter.acquire(controller.signal);
     // A backoff of an hour would hang the test: the retry must wait only for a freed slot.
-    const retried = first.onRetry({ attempt: 1, delayMs: 3_600_000, error: rateLimited() });
+    const notice = { attempt: 1, delayMs: 3_600_000, error: rateLimited() };
+    const retried = first.onRetry(notice);
+    // Said at once, before any wait: a retry log hears that no backoff is taken.
+    expect(notice.delayMs).toBe(0);
     expect(limiter.limit).toBe(2);
     expect(limiter.inFlight).toBe(2);
     second.release({});
@@ -84,9 +87,11 @@ describe("AdaptiveConcurrencyLimiter", () => {
       retryAfterMs: 3_600_000,
     });
     let settled = false;
-    const waiting = third.onRetry({ attempt: 1, delayMs: 3_600_000, error: told }).finally(() => {
+    const toldNotice = { attempt: 1, delayMs: 3_600_000, error: told };
+    const waiting = third.onRetry(toldNotice).finally(() => {
       settled = true;
     });
+    expect(toldNotice.delayMs).toBe(3_600_000);
     first.release({});
     await tick();
     expect(limiter.inFlight).toBe(0);

@@ -15,7 +15,8 @@ export interface LimiterLease {
    * Pass as the call's `onRetry`. The slot is given up while the call waits to retry; the promise resolves once
    * the retry may go, with `paced: true` (the limiter timed it, the caller adds no backoff). A 429/503 (or any
    * `Retry-After`) counts as congestion: the limit is cut, and unless the server asked for a delay the call
-   * goes back to the front of the queue at once, to be sent as soon as a running call frees a slot.
+   * goes back to the front of the queue at once, to be sent as soon as a running call frees a slot; it then sets
+   * `notice.delayMs` to 0 (synchronously), so a retry log does not report a backoff that is not taken.
    */
   onRetry(notice: RetryNotice): Promise<{ paced: boolean }>;
   /** Frees the slot. A failure that is a 429/503 counts as congestion; a success reports its latency. */
@@ -133,7 +134,8 @@ export class AdaptiveConcurrencyLimiter implements ConcurrencyLimiter {
     let slot = await this.#take(signal, false);
     let done = false;
     return {
-      onRetry: async ({ delayMs, error }) => {
+      onRetry: async (notice) => {
+        const { delayMs, error } = notice;
         this.#inFlight -= 1;
         const congested = isCongestion(error);
         if (congested) this.#congestion(slot);
@@ -141,6 +143,8 @@ export class AdaptiveConcurrencyLimiter implements ConcurrencyLimiter {
         // A plain 429 is paced by the calls still running: the retry takes the next slot one of them frees.
         // Otherwise (a Retry-After, a 5xx or dropped connection, or nothing else in flight) wait the backoff.
         const requeue = congested && !serverAskedDelay && this.#inFlight > 0;
+        // Said before the first await, so the retry's observers hear the wait that will happen (none).
+        if (requeue) notice.delayMs = 0;
         this.#pump();
         if (!requeue) await sleep(delayMs, signal);
         // A retry goes before calls that have not started yet.

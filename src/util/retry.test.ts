@@ -92,6 +92,29 @@ describe("retryWithBackoff", () => {
     expect(order).toEqual(["hook 1", "hook 2", "hook 3"]);
   });
 
+  it("tells onRetry the wait that follows: 0 when the hook re-sends the call without a backoff", async () => {
+    const { delays, sleep: fakeSleep } = recordingSleep();
+    const heard: number[] = [];
+    await retryWithBackoff({
+      run: async (attempt) => {
+        if (attempt < 3) throw retryable({ retryAfterMs: attempt * 100 });
+        return "ok";
+      },
+      // Like the concurrency limiter: the first retry is re-queued (no backoff), the second waits the backoff.
+      beforeRetry: async (event) => {
+        if (event.attempt === 1) {
+          event.delayMs = 0;
+          return { paced: true };
+        }
+        return undefined;
+      },
+      onRetry: (event) => heard.push(event.delayMs),
+      _internal: { sleep: fakeSleep },
+    });
+    expect(heard).toEqual([0, 200]);
+    expect(delays).toEqual([200]);
+  });
+
   it("wraps the last failure in retries_exhausted after maxRetries", async () => {
     const { delays, sleep: fakeSleep } = recordingSleep();
     const events: number[] = [];

@@ -39,6 +39,10 @@ export interface RetryPacing {
 export interface RetryEvent {
   /** The attempt that failed (1 = the first). */
   attempt: number;
+  /**
+   * The wait before the retry: the backoff (or the server's `Retry-After`); 0 when a concurrency limiter sends the
+   * retry as soon as a running call frees a slot instead.
+   */
   delayMs: number;
   error: LLMError;
 }
@@ -107,8 +111,9 @@ export async function retryWithBackoff<T>({
   signal?: AbortSignal | undefined;
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /**
-   * Like `onRetry`; the retry also waits for the promise it returns (a limiter regaining its slot). When it
-   * resolves to `{ paced: true }` the hook has timed the retry itself and the backoff is skipped.
+   * Called before `onRetry`; the retry also waits for the promise it returns (a limiter regaining its slot). When
+   * it resolves to `{ paced: true }` the hook has timed the retry itself and the backoff is skipped; a hook that
+   * will not wait the backoff sets `event.delayMs` to the wait it will impose before it first awaits.
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing keeps the backoff
   beforeRetry?: ((event: RetryEvent) => Promise<RetryPacing | void> | RetryPacing | void) | undefined;
@@ -142,9 +147,11 @@ export async function retryWithBackoff<T>({
       }
       const delayMs = computeRetryDelay({ attempt, retryAfterMs: failure.retryAfterMs, retry, random });
       const event = { attempt, delayMs, error: failure };
+      // The hook decides first (a limiter that re-queues the call sets `event.delayMs` to 0), so what `onRetry`
+      // hears is the wait that will happen, not a backoff nobody takes.
+      const pacing = beforeRetry?.(event);
       onRetry?.(event);
-      const pacing = await beforeRetry?.(event);
-      if (pacing?.paced !== true) await wait(delayMs, signal);
+      if ((await pacing)?.paced !== true) await wait(delayMs, signal);
     }
   }
 }
