@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { ChatMessage, LLM, LLMCallOptions, LLMResult, LLMUsage } from "../llm/types.js";
+import { sha256Hex } from "../util/sha256.js";
 
 /** A completed model call as the cache keeps it: the answer and the usage it cost when it was paid for. */
 export interface CachedCall {
@@ -36,7 +36,7 @@ export function callCacheKey(parts: CallCacheKeyParts): string {
     parts.maxTokens ?? null,
     parts.responseFormat ?? null,
   ]);
-  return createHash("sha256").update(canonical).digest("hex");
+  return sha256Hex(canonical);
 }
 
 function sortKeys(value: Record<string, unknown>): [string, unknown][] {

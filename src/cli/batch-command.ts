@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import {
@@ -13,6 +12,7 @@ import {
 } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
 import { stripUrlCredentials } from "../errors/scrub-secrets.js";
+import { sha256Hex } from "../util/sha256.js";
 import { createCliProcessors, questionRunConfig } from "./batch-processors.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
 import type { CommandContext } from "./io.js";
@@ -99,7 +99,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
 /** The run id when none is given: the output file's name and a hash of its absolute path. */
 function defaultRunId(out: string): string {
   const name = basename(out).replace(/[^\w.-]+/g, "_");
-  return `${name}-${createHash("sha256").update(out).digest("hex").slice(0, 8)}`;
+  return `${name}-${sha256Hex(out).slice(0, 8)}`;
 }
 
 function cost(promptTokens: number, completionTokens: number, options: BatchOptions): number | null {

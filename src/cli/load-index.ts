@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { access, constants, mkdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
@@ -12,6 +11,7 @@ import {
 } from "../index-store/index.js";
 import { readDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
+import { sha256Hex } from "../util/sha256.js";
 import { plural } from "./format.js";
 import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
@@ -247,7 +247,7 @@ async function writableCacheDir(folder: string, io: CliIO): Promise<string> {
     if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return folder;
   }
   const base = io.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  const fallback = join(base, "ragsynth", createHash("sha256").update(folder).digest("hex").slice(0, 16));
+  const fallback = join(base, "ragsynth", sha256Hex(folder).slice(0, 16));
   io.stderr.write(
     `ragsynth: note: ${dirname(folder)} is read-only, so the index is kept in ${fallback} (--cache-dir picks another place).\n`,
   );

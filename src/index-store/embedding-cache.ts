@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.js";
 
 /** The SHA-256 of a text, in hex: the cache key of the text's embedding. */
 export function contentHash(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return sha256Hex(text);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { open, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -23,7 +22,7 @@ export async function writeAtomically(
 ): Promise<void> {
   const temporary = path.join(
     path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomUUID()}.tmp`,
+    `.${path.basename(file)}.${process.pid}.${crypto.randomUUID()}.tmp`,
   );
   try {
     if (Buffer.isBuffer(data)) await writeFile(temporary, data, signal ? { signal } : {});

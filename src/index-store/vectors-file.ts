@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { sha256Hex } from "../util/sha256.js";
 
 // Layout: a 64-byte header, then `count × dimensions` little-endian float32 values.
 //   0  "RSVEC\0\0\0" magic (8 bytes)    8  format version (u32)    12 count (u32)    16 dimensions (u32)
@@ -17,7 +17,7 @@ export interface VectorMatrix {
 
 /** The SHA-256 (hex) of a matrix's values, as stored in its header and in the index's JSON. */
 export function matrixChecksum(matrix: VectorMatrix): string {
-  return createHash("sha256").update(valueBytes(matrix)).digest("hex");
+  return sha256Hex(valueBytes(matrix));
 }
 
 /** The bytes of a vectors file: header with count, dimensions and checksum, then the values. */

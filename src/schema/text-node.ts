@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 
 /** Which metadata a node's content includes, as in LlamaIndex. */
@@ -40,7 +39,7 @@ export class TextNode {
   readonly excludedEmbedMetadataKeys: string[];
 
   constructor({
-    id = randomUUID(),
+    id = crypto.randomUUID(),
     text,
     metadata = {},
     excludedLlmMetadataKeys = [],
