@@ -1,5 +1,4 @@
 import { access, constants, mkdir, stat } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -17,6 +16,7 @@ import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
 import type { Progress } from "./progress.js";
 import { UsageError } from "./usage-error.js";
+import { userCacheDir } from "./user-cache-dir.js";
 
 /** What opening the index found and cost; `--json` prints it. */
 export interface IndexStats {
@@ -246,8 +246,7 @@ async function writableCacheDir(folder: string, io: CliIO): Promise<string> {
     const code = (error as { code?: unknown }).code;
     if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return folder;
   }
-  const base = io.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  const fallback = join(base, "ragsynth", sha256Hex(folder).slice(0, 16));
+  const fallback = join(userCacheDir(io.env), sha256Hex(folder).slice(0, 16));
   io.stderr.write(
     `ragsynth: note: ${dirname(folder)} is read-only, so the index is kept in ${fallback} (--cache-dir picks another place).\n`,
   );

@@ -1,6 +1,8 @@
 import { createRequire } from "node:module";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
+import { rankTableCodeCacheDir } from "./code-cache-dir.js";
 import { PIECE_COUNTS, PieceCounts } from "./piece-counts.js";
+import { loadEncodingWithCodeCache } from "./rank-table-code-cache.js";
 import type { Tokenizer, TokenizerName } from "./tokenizer.js";
 
 interface BpeModule {
@@ -29,7 +31,7 @@ function load(name: TokenizerName): BpeModule {
   let module = loaded.get(name);
   if (!module) {
     // A synchronous, lazy load: importing ragsynth must not load rank tables (~1 MB each).
-    module = require(`gpt-tokenizer/cjs/encoding/${name}`) as BpeModule;
+    module = (cachedEncoding(name) ?? require(`gpt-tokenizer/cjs/encoding/${name}`)) as BpeModule;
     // Piece counts are cached in front of this ({@link PieceCounts}, bounded). gpt-tokenizer's own LRU behind it
     // sees only the misses, keeps its keys as views into the caller's text (holding whole documents alive), and
     // evicts in time that grows with its deletions: a warm 6.4M-token index took 19 s with it, 2.7 s without.
@@ -37,6 +39,18 @@ function load(name: TokenizerName): BpeModule {
     loaded.set(name, module);
   }
   return module;
+}
+
+// The encoding with its rank table's compiled code from the code cache, when one is set (the CLI sets one). Any
+// failure there (a gpt-tokenizer that lays its files out differently) falls back to gpt-tokenizer's own module.
+function cachedEncoding(name: TokenizerName): unknown {
+  const codeCacheDir = rankTableCodeCacheDir();
+  if (codeCacheDir === undefined) return undefined;
+  try {
+    return loadEncodingWithCodeCache(name, codeCacheDir).encoding;
+  } catch {
+    return undefined;
+  }
 }
 
 // gpt-tokenizer's own split patterns, so our pieces are its pieces. Copied: gpt-tokenizer matches with

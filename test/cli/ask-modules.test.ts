@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +66,25 @@ describe("what the CLI loads", () => {
       Object.fromEntries(OPTIONAL.map((name) => [name, 0])),
     );
     expect(files.filter((file) => file.endsWith("/src/cli/commands.ts"))).toHaveLength(1);
+  });
+
+  it("keeps the rank table's compiled code in the user's cache folder, and reuses it; NODE_DISABLE_COMPILE_CACHE=1 keeps none", async () => {
+    const cacheHome = join(probeDir, "cache-home");
+    const ask = ["ask", docs.docs, "--query", "What is the default response mode?", "--no-stream"];
+    const first = await runCli(ask, { env: { XDG_CACHE_HOME: cacheHome } });
+    expect(first.code, first.stderr).toBe(0);
+    const v8 = join(cacheHome, "ragsynth", "v8");
+    const files = await readdir(v8);
+    expect(files).toEqual([expect.stringMatching(/^gpt-tokenizer-cl100k_base-.*\.v8cache$/)]);
+    const written = (await stat(join(v8, files[0] as string))).mtimeMs;
+    const second = await runCli(ask, { env: { XDG_CACHE_HOME: cacheHome } });
+    expect(second.stdout.replace(/ · \d+ ms · /, " · ")).toBe(first.stdout.replace(/ · \d+ ms · /, " · "));
+    expect((await stat(join(v8, files[0] as string))).mtimeMs).toBe(written);
+
+    const offHome = join(probeDir, "cache-off");
+    const off = await runCli(ask, { env: { XDG_CACHE_HOME: offHome, NODE_DISABLE_COMPILE_CACHE: "1" } });
+    expect(off.stdout.replace(/ · \d+ ms · /, " · ")).toBe(first.stdout.replace(/ · \d+ ms · /, " · "));
+    await expect(readdir(join(offHome, "ragsynth", "v8"))).rejects.toThrow(/ENOENT/);
   });
 
   it("--version and a usage error load no command and no tokenizer", async () => {

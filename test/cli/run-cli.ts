@@ -22,6 +22,11 @@ export interface CliResult {
   stderr: string;
 }
 
+// The CLI keeps compiled rank tables in the user's cache folder ($XDG_CACHE_HOME/ragsynth/v8): the children of
+// the tests share one in the temporary folder, not the developer's. It is kept between runs (a few MB, rewritten
+// whole when stale); a child that cannot write it compiles the tables from source.
+const TEST_CACHE_HOME = join(tmpdir(), "ragsynth-test-cache");
+
 /** The child's environment: the parent's, minus anything that would configure a model. */
 function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
@@ -29,6 +34,7 @@ function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
     if (/^(RAGSYNTH_|OPENAI_|OLLAMA_)/.test(name) || name === "FORCE_COLOR") delete base[name];
   }
   base.NO_COLOR = "1";
+  base.XDG_CACHE_HOME = TEST_CACHE_HOME;
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete base[name];
     else base[name] = value;
