@@ -3,7 +3,8 @@ import type { RagsynthEvent } from "../events/events.js";
 import type { LLMCallOptions } from "../llm/types.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import { MockLLM, type MockLLMOptions } from "../testing/mock-llm.js";
-import type { TokenizerFunction } from "../tokenizer/tokenizer.js";
+import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import type { Tokenizer, TokenizerFunction } from "../tokenizer/tokenizer.js";
 
 /** LlamaIndex's test tokenizer: split on space or newline, drop blanks. */
 export const MOCK_TOKENIZER: TokenizerFunction = (text) =>
@@ -51,4 +52,23 @@ export function recordEvents() {
 /** `count` words of the form `w0 w1 …` (one cl100k token each for small counts when prefixed). */
 export function words(count: number, prefix = "word"): string {
   return Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(" ");
+}
+
+/**
+ * cl100k, recording every text it is asked to count (`counted`), with its pre-tokenizer so packing stays exact;
+ * `cl100k` is the plain encoding, for counts the test makes itself.
+ */
+export function recordingCl100k(): { tokenizer: Tokenizer; counted: string[]; cl100k: Tokenizer } {
+  const cl100k = resolveTokenizer("cl100k_base");
+  const counted: string[] = [];
+  const tokenizer: Tokenizer = {
+    name: "cl100k_base",
+    count: (text) => {
+      counted.push(text);
+      return cl100k.count(text);
+    },
+    encode: (text) => cl100k.encode(text),
+    pretokenizer: cl100k.pretokenizer as RegExp,
+  };
+  return { tokenizer, counted, cl100k };
 }

@@ -3,8 +3,7 @@ import { PromptHelper } from "../budget/index.js";
 import { DEFAULT_REFINE_PROMPT_SEL, DEFAULT_TEXT_QA_PROMPT_SEL } from "../prompt/index.js";
 import { countPromptTokens, renderPrompt } from "../prompt/render-prompt.js";
 import { MockLLM } from "../testing/mock-llm.js";
-import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import { nodesOf, recordEvents, words } from "./fixtures.test.util.js";
+import { nodesOf, recordEvents, recordingCl100k, words } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
 
 const query = "What do the words say?";
@@ -25,18 +24,7 @@ describe("compact and refine report the packer's exact prompt counts", () => {
             return answers[answers.length - 1] as string;
           },
         });
-        // cl100k, recording every text it is asked to count.
-        const cl100k = resolveTokenizer("cl100k_base");
-        const counted: string[] = [];
-        const tokenizer = {
-          name: "cl100k_base",
-          count: (text: string) => {
-            counted.push(text);
-            return cl100k.count(text);
-          },
-          encode: (text: string) => cl100k.encode(text),
-          pretokenizer: cl100k.pretokenizer as RegExp,
-        };
+        const { tokenizer, counted, cl100k } = recordingCl100k();
         const promptHelper = new PromptHelper({ contextWindow: 500, numOutput: 48, tokenizer });
         const { events, onEvent } = recordEvents();
         const synthesizer = getResponseSynthesizer({
