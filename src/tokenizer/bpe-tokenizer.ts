@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
+import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
 import { rankTableCodeCacheDir } from "./code-cache-dir.js";
-import { PIECE_COUNTS, PieceCounts } from "./piece-counts.js";
+import { MAX_CACHED_PIECE, PIECE_COUNTS, PieceCounts } from "./piece-counts.js";
 import { loadEncodingWithCodeCache } from "./rank-table-code-cache.js";
 import type { Tokenizer, TokenizerName } from "./tokenizer.js";
 
@@ -70,11 +71,26 @@ function splitPattern(name: TokenizerName): RegExp {
 function pieceCounts(name: TokenizerName): PieceCounts {
   let memo = counts.get(name);
   if (!memo) {
-    // A long piece (a run without spaces) is counted in bounded pieces, as `count` counts it.
+    // A long piece (a run without spaces) is counted in bounded pieces, as `count` counts it. BPE takes time
+    // quadratic in a piece's length, and a budget search counts many prefixes of one long run, which share their
+    // first bounded pieces: those counts are kept in a small memo of their own (at most 2 × 256 pieces of at most
+    // a few thousand characters), since gpt-tokenizer's merge cache is off.
+    const long = new BoundedCache<string, number>(256);
     memo = new PieceCounts((piece) => {
       const module = load(name);
       let tokens = 0;
-      for (const bounded of eachBoundedPiece(piece)) tokens += module.countTokens(bounded, plainText);
+      for (const bounded of eachBoundedPiece(piece)) {
+        if (bounded.length <= MAX_CACHED_PIECE) {
+          tokens += module.countTokens(bounded, plainText);
+          continue;
+        }
+        let boundedTokens = long.get(bounded);
+        if (boundedTokens === undefined) {
+          boundedTokens = module.countTokens(bounded, plainText);
+          long.set(ownCopy(bounded), boundedTokens);
+        }
+        tokens += boundedTokens;
+      }
       return tokens;
     });
     counts.set(name, memo);
