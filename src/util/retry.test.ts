@@ -92,6 +92,25 @@ describe("retryWithBackoff", () => {
     expect(order).toEqual(["hook 1", "hook 2", "hook 3"]);
   });
 
+  it("lets the hook finish before an onRetry that throws ends the call", async () => {
+    let hookDone = false;
+    const error = await retryWithBackoff({
+      run: async () => {
+        throw retryable();
+      },
+      beforeRetry: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        hookDone = true;
+        return { paced: true };
+      },
+      onRetry: () => {
+        throw new Error("logger failed");
+      },
+    }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe("logger failed");
+    expect(hookDone).toBe(true);
+  });
+
   it("tells onRetry the wait that follows: 0 when the hook re-sends the call without a backoff", async () => {
     const { delays, sleep: fakeSleep } = recordingSleep();
     const heard: number[] = [];

@@ -150,7 +150,14 @@ export async function retryWithBackoff<T>({
       // The hook decides first (a limiter that re-queues the call sets `event.delayMs` to 0), so what `onRetry`
       // hears is the wait that will happen, not a backoff nobody takes.
       const pacing = beforeRetry?.(event);
-      onRetry?.(event);
+      try {
+        onRetry?.(event);
+      } catch (error) {
+        // The hook has already given up its slot and is taking one again: let it finish, so the caller's release
+        // of that slot is not counted before the slot is held.
+        await Promise.resolve(pacing).catch(() => undefined);
+        throw error;
+      }
       if ((await pacing)?.paced !== true) await wait(delayMs, signal);
     }
   }
