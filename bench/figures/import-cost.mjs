@@ -6,8 +6,8 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { BENCH_DIR, DIST_INDEX, NOT_BUILT, ROOT_DIR } from "../lib/libs.mjs";
 import { fmt, fmtRatio, target } from "../lib/report.mjs";
-import { timedSpawn } from "../lib/timed-spawn.mjs";
 import { interleave, ratio } from "../lib/stats.mjs";
+import { timedSpawn } from "../lib/timed-spawn.mjs";
 
 // Timed from a small launcher process (see timed-spawn.mjs): by this figure the bench's own heap is large,
 // and forking from it would add its cost to every sample.
