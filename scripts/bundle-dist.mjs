@@ -5,22 +5,19 @@
 // stay tsc's .d.ts files; tsc's other .js files are removed, as nothing imports them any more (they would only
 // add to the installed size).
 //
-// Two builds. The library entry points share code through chunks in dist/chunks. The bin is built on its own:
-// dist/cli/bin.js (argument parsing, --help, --version) and dist/cli/commands.js (every command, loaded on the
-// first command), with what both use in one shared chunk. Built together with the library, `ragsynth ask`
-// loaded 18 files (the chunks its code shares with the four library entry points), and Node 20 pays about 2 ms
-// for each ES module file; on its own it loads 3 (valgrind, whole process of the offline `ask examples/docs`:
-// 1,656 M -> 1,501 M instructions), and `import("ragsynth")` 6 files instead of 13 (675 M -> 647 M). The price
-// is the library code the commands use, in the package twice: the bin's source maps leave out the sources'
-// text (stack traces still name the src/*.ts lines; src/ is not published), so that costs +0.45 MB unpacked.
-import { readdirSync, rmSync } from "node:fs";
+// The library entry points share code through chunks in dist/chunks. The CLI is built on its own, in two
+// files: dist/cli/bin.js (ESM, small: it only loads the rest) and dist/cli/cli.cjs (src/cli/main.ts and every
+// command, one CommonJS bundle). CommonJS because Node 20 has no compile cache for modules: the bin runs cli.cjs
+// through node:vm with V8's compiled code kept in the user's cache folder (src/cli/load-cli.ts), which an ES
+// module cannot use. The price is the library code the commands use, in the package twice: the CLI's source
+// maps leave out the sources' text (stack traces still name the src/*.ts lines; src/ is not published).
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 const libraryEntryPoints = ["index.js", "extend/index.js", "testing/index.js", "langchain/index.js"];
-const cliEntryPoints = ["cli/bin.js", "cli/commands.js"];
 
 const common = {
   outdir: dist,
@@ -44,11 +41,34 @@ rmSync(join(dist, "chunks"), { recursive: true, force: true });
 await build({ ...common, entryPoints: libraryEntryPoints.map((entry) => join(dist, entry)) });
 await build({
   ...common,
-  entryPoints: cliEntryPoints.map((entry) => join(dist, entry)),
+  entryPoints: [join(dist, "cli/bin.js")],
+  splitting: false,
+  sourcesContent: false,
+});
+await build({
+  ...common,
+  entryPoints: [join(dist, "cli/main.js")],
+  outdir: undefined,
+  outbase: undefined,
+  outfile: join(dist, "cli/cli.cjs"),
+  splitting: false,
+  format: "cjs",
+  // import.meta.url as the ES modules had it (createRequire, the package.json next to dist/).
+  define: { "import.meta.url": "__ragsynthImportMetaUrl" },
+  banner: { js: 'var __ragsynthImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // Optional dependencies load on first use through require(): Node 20 loses a vm script's dynamic-import
+  // callback when the script comes from a code cache (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), so no import()
+  // may stay in cli.cjs. Each of them ships CommonJS.
+  supported: { "dynamic-import": false },
   sourcesContent: false,
 });
 
-const entryPoints = [...libraryEntryPoints, ...cliEntryPoints];
+// The guard for the note above: an import() left in cli.cjs would fail once its code comes from the cache.
+const cli = readFileSync(join(dist, "cli/cli.cjs"), "utf8");
+if (/\bimport\(/.test(cli))
+  throw new Error("dist/cli/cli.cjs has an import(): see supported in scripts/bundle-dist.mjs");
+
+const entryPoints = [...libraryEntryPoints, "cli/bin.js", "cli/cli.cjs"];
 const kept = new Set(entryPoints.flatMap((entry) => [entry, `${entry}.map`]));
 for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
   const path = join(entry.parentPath, entry.name);

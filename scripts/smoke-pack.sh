@@ -32,10 +32,14 @@ const answer = await runnable.invoke({ query: "q", nodes: [{ node: new TextNode(
 if (answer !== "ok") throw new Error(`packed ragsynth/langchain answered ${answer}`);
 '
 mkdir docs && echo "Paris is the capital of France." > docs/a.txt
+# The bin keeps V8's compiled code of the CLI in the user's cache folder: the first ask writes it, the next uses it.
+export XDG_CACHE_HOME="$work/cache"
 answer="$(npx --no-install ragsynth ask docs -q "What is the capital of France?" --report page.html 2>/dev/null)"
 grep -q "ragsynth trace" page.html || { echo "smoke-pack: ask --report wrote no trace page" >&2; exit 1; }
-# The bin is bundled on its own: an ask loads three of ragsynth's files (the bin, the chunk it shares with the
-# commands, the commands), not the library's chunks. A resolve hook logs every module loaded; counts only.
+ls "$work"/cache/ragsynth/v8/ragsynth-cli-ask-*.v8cache >/dev/null 2>&1 ||
+  { echo "smoke-pack: the first ask kept no compiled code of the CLI in $work/cache/ragsynth/v8" >&2; exit 1; }
+# The bin is one small ES module that runs the CLI's one CommonJS bundle: an ask imports one of ragsynth's
+# files as a module (the bin), not the library's chunks. A resolve hook logs every module imported; counts only.
 cat > probe.mjs <<'PROBE'
 import { register } from "node:module";
 const log = JSON.stringify(`${process.cwd()}/loaded.log`);
@@ -47,13 +51,36 @@ export async function resolve(specifier, context, next) {
 }`;
 register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 PROBE
-NODE_OPTIONS="--import $work/probe.mjs" npx --no-install ragsynth ask docs -q "What is the capital of France?" >/dev/null 2>&1
+again="$(NODE_OPTIONS="--import $work/probe.mjs" npx --no-install ragsynth ask docs -q "What is the capital of France?" 2>/dev/null)"
+case "$again" in
+  *"Paris is the capital of France."*) ;;
+  *) echo "smoke-pack: the ask with the cached code answered wrong: $again" >&2; exit 1 ;;
+esac
 loaded="$(sort -u loaded.log | grep -c "/node_modules/ragsynth/dist/" || true)"
-if [ "$loaded" -ne 3 ]; then
-  echo "smoke-pack: ask loaded $loaded of ragsynth's files, expected 3 (bin, shared chunk, commands):" >&2
+if [ "$loaded" -ne 1 ]; then
+  echo "smoke-pack: ask imported $loaded of ragsynth's files as modules, expected 1 (the bin):" >&2
   sort -u loaded.log | grep "/node_modules/ragsynth/dist/" >&2 || true
   exit 1
 fi
+# The bin with a model: the packed fake OpenAI server (ragsynth/testing) on 127.0.0.1, stopped by its PID. The
+# CLI loads the openai SDK on first use (require() inside cli.cjs); twice, so the second run has the cached code.
+node --input-type=module -e '
+const { startFakeOpenAIServer } = await import("ragsynth/testing");
+const server = await startFakeOpenAIServer({ handler: () => "Paris, says the model." });
+console.log(server.url);
+' >server.url &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do [ -s server.url ] && break; sleep 0.1; done
+for run in 1 2; do
+  modeled="$(npx --no-install ragsynth ask docs -q "What is the capital of France?" --llm "$(cat server.url)#fake-model" 2>&1)" ||
+    { echo "smoke-pack: ask with a model failed (run $run): $modeled" >&2; exit 1; }
+  case "$modeled" in
+    *"Paris, says the model."*) ;;
+    *) echo "smoke-pack: ask with a model answered wrong (run $run): $modeled" >&2; exit 1 ;;
+  esac
+done
+kill "$server_pid"
 case "$answer" in
   *"Paris is the capital of France."*) echo "smoke-pack: the packed package imports, synthesizes, answers from its bin and writes a trace page" ;;
   *) echo "smoke-pack: the bin's answer was wrong: $answer" >&2; exit 1 ;;
