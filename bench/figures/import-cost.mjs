@@ -120,17 +120,23 @@ export async function importFigure({ quick, runs }) {
     const ask = ["ask", "examples/docs", "--query", "What is the default response mode?", "--no-stream"];
     // Warm-up: (re)builds the example index, so the timed runs reuse it whatever format an older one had.
     spawnSync(process.execPath, [bin, ...ask, "--rebuild"], { cwd: ROOT_DIR, stdio: "ignore" });
-    entrants.push({
-      name: "ask",
+    const askEntrant = (name, env) => ({
+      name,
       fn: () => {
         const result = timedSpawn(process.execPath, [bin, ...ask], {
           cwd: ROOT_DIR,
-          env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "" },
+          env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env },
         });
         if (result.status !== 0) throw new Error(`ragsynth ask failed: ${result.stderr}`);
         return result.ms;
       },
     });
+    // With the compiled code the warm-up left in the user's cache folder (every run after the first), and
+    // without it (as the very first run compiles, less writing the cache).
+    entrants.push(
+      askEntrant("ask", {}),
+      askEntrant("ask-no-code-cache", { NODE_DISABLE_COMPILE_CACHE: "1" }),
+    );
   }
   const timings = await interleave(entrants, { runs: importRuns, warmup: 1 });
   const ms = (name) => timings[name]?.median;
@@ -172,6 +178,12 @@ export async function importFigure({ quick, runs }) {
     [
       "`ragsynth ask examples/docs` offline (extractive), ms (whole process)",
       built ? fmt(ms("ask"), 1) : NOT_BUILT,
+      "—",
+      "—",
+    ],
+    [
+      "the same without the compiled-code cache (`NODE_DISABLE_COMPILE_CACHE=1`, as a first run), ms",
+      built ? fmt(ms("ask-no-code-cache"), 1) : NOT_BUILT,
       "—",
       "—",
     ],
