@@ -39,6 +39,35 @@ async function drive(
   return { rejected, peak };
 }
 
+/**
+ * Runs `calls` tasks in lockstep round trips, as against a server whose calls all take the same time: every call
+ * in flight finishes together, then the calls the limiter lets start make up the next round trip. Returns how
+ * many ran in each round trip.
+ */
+async function roundTrips(limiter: AdaptiveConcurrencyLimiter, calls: number): Promise<number[]> {
+  let running: Array<() => void> = [];
+  let done = 0;
+  const call = async () => {
+    const lease = await limiter.acquire();
+    await new Promise<void>((resolve) => running.push(resolve));
+    lease.release({});
+    done++;
+  };
+  const all = Promise.all(Array.from({ length: calls }, call));
+  const perRoundTrip: number[] = [];
+  while (done < calls) {
+    // Let every call the limiter admits start before the round trip ends.
+    for (let turn = 0; turn < 5; turn++) await tick();
+    if (running.length === 0) break;
+    perRoundTrip.push(running.length);
+    const finishing = running;
+    running = [];
+    for (const finish of finishing) finish();
+  }
+  await all;
+  return perRoundTrip;
+}
+
 describe("AdaptiveConcurrencyLimiter", () => {
   it("starts at `initial`, grows 1.5× per confirmed window (slow start) and never passes the cap", async () => {
     const limiter = new AdaptiveConcurrencyLimiter({ initial: 4, max: 32 });
@@ -48,6 +77,14 @@ describe("AdaptiveConcurrencyLimiter", () => {
     expect(limiter.limit).toBe(32);
     expect(limiter.stats.peakInFlight).toBe(32);
     expect(peak).toBe(32);
+  });
+
+  it("grows 1.5× every round trip in slow start: the calls sent before a step confirm it too", async () => {
+    // After a step from 8 to 12, the 12 in flight are 8 sent at the old limit and 4 at the new one; all 12 ran
+    // at once, so their successes confirm 12. Counting only the 4 took two round trips per step (nine round
+    // trips for 165 calls at 64 where six are enough).
+    const trips = await roundTrips(new AdaptiveConcurrencyLimiter({ initial: 8, max: 64 }), 165);
+    expect(trips).toEqual([8, 12, 18, 27, 41, 59]);
   });
 
   it("cuts to what the server held (not a halving) and settles there with a handful of rejections", async () => {

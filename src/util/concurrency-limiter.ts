@@ -80,9 +80,10 @@ const SLOW_START_FACTOR = 1.5;
 /**
  * An adaptive limit on concurrent calls, driven by the server's "too many requests" answers.
  *
- * - **Slow start:** from `initial`, the limit grows 1.5× each time a full window of calls sent at the current
- *   limit has succeeded, up to `max`. Waiting for that confirmation (rather than adding a slot per success)
- *   keeps a growth step from running ahead of 429s that are still on their way back.
+ * - **Slow start:** from `initial`, the limit grows 1.5× each time a full window of calls that ran at the current
+ *   limit has succeeded (calls sent at the limit or at the one before the last step, which were still running
+ *   when it grew), up to `max`: once per round trip. Waiting for that confirmation (rather than adding a slot per
+ *   success) keeps a growth step from running ahead of 429s that are still on their way back.
  * - **Cut to what the server held:** a 429/503 sets the limit to the calls still in flight once the rejected
  *   one has left (each further rejection lowers it again), instead of a blind halving. That becomes the
  *   capacity estimate. The rejected call goes back to the front of the queue at once and is sent when a
@@ -199,12 +200,19 @@ export class AdaptiveConcurrencyLimiter implements ConcurrencyLimiter {
   }
 
   #success(slot: Slot): void {
-    const holding = this.#window >= this.#estimate && this.#step === 0;
-    // Growing needs calls sent at the current limit to succeed; holding counts every success.
-    if (!holding && slot.level < this.#window) return;
+    const slowStart = this.#window < this.#estimate;
+    const holding = !slowStart && this.#step === 0;
+    // Growing needs calls that ran at the current limit to succeed; holding counts every success. In slow start
+    // that includes the calls sent at the limit before the last step: they were still running when it grew, so
+    // the server held them beside the calls sent at the new limit. A probe above the estimate is confirmed only
+    // by calls sent at its own limit.
+    const ranAtLimit = slowStart
+      ? Math.ceil(slot.level * SLOW_START_FACTOR) >= this.#window
+      : slot.level >= this.#window;
+    if (!holding && !ranAtLimit) return;
     this.#successes += 1;
     let next: number;
-    if (this.#window < this.#estimate) {
+    if (slowStart) {
       if (this.#successes < this.#window) return;
       next = Math.min(Math.ceil(this.#window * SLOW_START_FACTOR), this.#estimate);
     } else if (holding) {
