@@ -2,7 +2,7 @@
 // accepts at most K requests at once (429 beyond), for K = 4, 16, 64: adaptive (the default) vs a fixed 4 vs
 // unbounded; and adaptive on a model reused from an earlier run (its limiter already knows the limit).
 // Ideal for K: one encode of the input plus Σ over rounds of ⌈calls/K⌉ × latency (the tree figure's floor at K).
-import { answerFor } from "../lib/fake-llm.mjs";
+import { startFakeServerThread } from "../lib/fake-server-thread.mjs";
 import { queryOfTokens } from "../lib/fixtures.mjs";
 import { ragsynthExports } from "../lib/libs.mjs";
 import { realNodeTexts } from "../lib/real-text.mjs";
@@ -26,13 +26,7 @@ const entrantsAt = (limit) => Object.entries(ENTRANTS).filter(([name]) => name !
 const concurrencyOf = (entrant, limit) => (entrant.concurrency === "K" ? limit : entrant.concurrency);
 
 export async function adaptiveFigure({ quick, runs }) {
-  const lib = await ragsynthExports([
-    "OpenAILike",
-    "PromptHelper",
-    "getResponseSynthesizer",
-    "TextNode",
-    "startFakeOpenAIServer",
-  ]);
+  const lib = await ragsynthExports(["OpenAILike", "PromptHelper", "getResponseSynthesizer", "TextNode"]);
   if (typeof lib === "string")
     return { id: "adaptive", title: "adaptive concurrency", error: lib, targets: [] };
   const count = quick ? 60 : 2000;
@@ -47,12 +41,7 @@ export async function adaptiveFigure({ quick, runs }) {
     const entrants = entrantsAt(limit).map(([name, entrant]) => ({
       name,
       fn: async () => {
-        let answer = 0;
-        const server = await lib.startFakeOpenAIServer({
-          latencyMs: LATENCY_MS,
-          maxConcurrent: limit,
-          handler: () => answerFor(answer++ % 64),
-        });
+        const server = await startFakeServerThread({ latencyMs: LATENCY_MS, maxConcurrent: limit });
         const rounds = [];
         const llm = new lib.OpenAILike({
           model: "fake",
@@ -72,8 +61,7 @@ export async function adaptiveFigure({ quick, runs }) {
         if (entrant.reuse) {
           await makeSynthesizer().synthesize({ query, nodes });
           rounds.length = 0;
-          server.stats.rejected = 0;
-          server.stats.maxAccepted = 0;
+          await server.resetStats();
         }
         const synthesizer = makeSynthesizer();
         const started = performance.now();
@@ -84,10 +72,11 @@ export async function adaptiveFigure({ quick, runs }) {
           error = caught?.code ?? caught?.name ?? "error";
         }
         const ms = performance.now() - started;
+        const { rejected, maxAccepted } = await server.stats();
         outcomes[name].push({
           ms,
-          rejected: server.stats.rejected,
-          maxAccepted: server.stats.maxAccepted,
+          rejected,
+          maxAccepted,
           rounds,
           error,
         });
@@ -174,8 +163,9 @@ export async function adaptiveFigure({ quick, runs }) {
     rows,
     notes: [
       "Ideal for K: one gpt-tokenizer cl100k encode of the joined input (median, interleaved with the entrants) plus Σ over rounds of ⌈calls in the round / K⌉ × latency: the tree figure's floor with at most K calls at once.",
+      "The fake server (ragsynth/testing's) runs on a worker thread, so its work uses the machine's other core, as a real server's runs elsewhere; until 2026-12-01 it ran on the measured client's own event loop.",
       "OpenAILike's default retries (3, jittered backoff from 500 ms, Retry-After honoured; the fake sends none) apply to every entrant; a run that exhausts them fails.",
-      "Adaptive: the model's limiter starts at 8, grows 1.5× per window of successes, cuts to the calls in flight on a 429/503 and re-queues the rejected call behind a running one (no backoff), holds, then probes upward; never above 64.",
+      "Adaptive: the model's limiter starts at 8, grows 1.5× per round trip (a window of successes of calls that ran at the limit), cuts to the calls in flight on a 429/503 and re-queues the rejected call behind a running one (no backoff), holds, then probes upward; never above 64.",
       "Fixed K: concurrency set to the server's limit, so every cost but the ramp and the 429s (packing, HTTP on this machine) is in it; ÷ fixed K is what adaptivity itself costs.",
       "Model reused: the same OpenAILike ran the same tree once before (untimed); its limiter, shared per model, starts from what it learned there. The 429 column counts the timed run only.",
     ],
