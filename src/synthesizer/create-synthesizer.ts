@@ -42,7 +42,7 @@ export interface SynthesizerSettings {
   emptyResponse?: string | undefined;
   /**
    * How many model calls run at once (tree_summarize, accumulate). `"adaptive"`: the model's shared limiter
-   * starts at 8, grows 1.5× per window of successes, cuts to the calls in flight on 429/503/`Retry-After` and
+   * starts at 8, grows 1.5× per round trip while calls succeed, cuts to the calls in flight on 429/503/`Retry-After` and
    * re-queues the rejected call at once (see `AdaptiveConcurrencyLimiter`), never above 64;
    * every synthesizer and postprocessor using the same model object shares it. A number fixes the limit.
    * @default "adaptive"
