@@ -16,7 +16,7 @@ const COMMANDS = new Set(["ask", "plan", "index", "batch", "worker"]);
 /**
  * Loads the CLI for `argv`. Built, it is one CommonJS bundle (dist/cli/cli.cjs) run with V8's compiled code from
  * the user's cache folder (`$XDG_CACHE_HOME/ragsynth/v8`, one file per command): Node 20 compiles every module
- * from source on every start, and compiling the CLI's ~480 kB was a large part of an offline `ask`. Call `save`
+ * from source on every start, and compiling the CLI's ~0.5 MB was a large part of an offline `ask`. Call `save`
  * when the command has run, so the file keeps every function the command compiled (written on the first run of
  * each command, and again whenever V8 rejects it). NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's
  * own compile cache. From the sources (tests, tsx), the modules themselves load.
