@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -10,7 +11,7 @@ import { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { IndexSaveError } from "./index-save-error.js";
-import { INDEX_FILE_NAME } from "./persistence.js";
+import { INDEX_FILE_NAME, readIndexFile, readIndexHeader } from "./persistence.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
 const VECTORS_FILE = /^ragsynth-vectors-[0-9a-f]{16}\.bin$/;
@@ -49,6 +50,33 @@ describe("VectorStoreIndex: persistence", () => {
       await index.asRetriever({ similarityTopK: 4 }).retrieve(query),
     );
   });
+
+  it.runIf(existsSync("/proc/self/fd"))(
+    "closes the index file after reading only its header, or all of it (no handle left for the GC)",
+    async () => {
+      const embedModel = new MockEmbedding({ dimensions: 16 });
+      // Larger than the stream's read-ahead once compressed: the file is still being read when the header is in.
+      let seed = 7;
+      const word = () => {
+        seed = (seed * 48271) % 2147483647;
+        return seed.toString(36);
+      };
+      const text = Array.from({ length: 4000 }, () => `${Array.from({ length: 12 }, word).join(" ")}.`).join(
+        " ",
+      );
+      const index = await VectorStoreIndex.fromDocuments([document("a.md", text)], { embedModel });
+      await index.persist(dir);
+      expect((await stat(path.join(dir, INDEX_FILE_NAME))).size).toBeGreaterThan(256 * 1024);
+      const openFiles = () => readdirSync("/proc/self/fd").length;
+      const before = openFiles();
+      for (let read = 0; read < 20; read++) {
+        expect((await readIndexHeader(dir))?.sources).toHaveLength(1);
+        expect((await readIndexFile(dir))?.entries.length).toBeGreaterThan(0);
+      }
+      // Left open, each header read kept one descriptor until a garbage collection happened to close it.
+      expect(openFiles()).toBeLessThanOrEqual(before + 2);
+    },
+  );
 
   it("keeps image documents as ImageNodes, with their path, across persist and load", async () => {
     const embedModel = new MockEmbedding({ dimensions: 16 });

@@ -238,9 +238,15 @@ async function openLines(
     // The generator opens the file on its first step; peek at it so a missing file is told apart.
     const first = await lines.next();
     return (async function* () {
-      if (first.done) return;
-      yield first.value;
-      yield* lines;
+      // A reader that stops after the first batch (readIndexHeader) ends this generator at that yield: the file's
+      // generator must be ended too, or its file handle stays open until garbage collection (and Node warns).
+      try {
+        if (first.done) return;
+        yield first.value;
+        yield* lines;
+      } finally {
+        await lines.return(undefined);
+      }
     })();
   } catch (error) {
     if (signal?.aborted) throw error;
