@@ -81,6 +81,13 @@ for run in 1 2; do
   esac
 done
 kill "$server_pid"
+# With source maps on, stack traces name ragsynth's src/ files (the bin then loads the bundle with require()).
+traced="$(NODE_OPTIONS=--enable-source-maps npx --no-install ragsynth ask docs -q "What is the capital of France?" \
+  --llm "http://127.0.0.1:9/v1#fake-model" --timeout 5 --verbose 2>&1)" && { echo "smoke-pack: ask against a closed port succeeded" >&2; exit 1; }
+case "$traced" in
+  *"src/util/retry.ts:"*) ;;
+  *) echo "smoke-pack: --enable-source-maps gave no src/ lines in the stack trace: $traced" >&2; exit 1 ;;
+esac
 case "$answer" in
   *"Paris is the capital of France."*) echo "smoke-pack: the packed package imports, synthesizes, answers from its bin and writes a trace page" ;;
   *) echo "smoke-pack: the bin's answer was wrong: $answer" >&2; exit 1 ;;

@@ -19,7 +19,7 @@ const COMMANDS = new Set(["ask", "plan", "index", "batch", "worker"]);
  * from source on every start, and compiling the CLI's ~0.5 MB was a large part of an offline `ask`. Call `save`
  * when the command has run, so the file keeps every function the command compiled (written on the first run of
  * each command, and again whenever V8 rejects it). NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's
- * own compile cache. From the sources (tests, tsx), the modules themselves load.
+ * own compile cache, and so does `--enable-source-maps`. From the sources (tests, tsx), the modules themselves load.
  */
 export async function loadCli(
   argv: readonly string[],
@@ -31,7 +31,9 @@ export async function loadCli(
     const sources = "./main.js";
     return { cli: (await import(sources)) as CliModule, save: () => {} };
   }
-  if (env.NODE_DISABLE_COMPILE_CACHE) {
+  // With source maps on (--enable-source-maps), require() it: Node maps the stack traces of what its loaders
+  // loaded, not of a node:vm script, and whoever turns source maps on wants src/ lines more than start-up time.
+  if (env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled) {
     return { cli: createRequire(import.meta.url)(bundle) as CliModule, save: () => {} };
   }
   const command = argv[0] !== undefined && COMMANDS.has(argv[0]) ? argv[0] : "other";
