@@ -70,7 +70,7 @@ const server = await startFakeOpenAIServer({ handler: () => "Paris, says the mod
 console.log(server.url);
 ' >server.url &
 server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 50); do [ -s server.url ] && break; sleep 0.1; done
 for run in 1 2; do
   modeled="$(npx --no-install ragsynth ask docs -q "What is the capital of France?" --llm "$(cat server.url)#fake-model" 2>&1)" ||
@@ -81,6 +81,7 @@ for run in 1 2; do
   esac
 done
 kill "$server_pid"
+wait "$server_pid" 2>/dev/null || true
 # With source maps on, stack traces name ragsynth's src/ files (the bin then loads the bundle with require()).
 traced="$(NODE_OPTIONS=--enable-source-maps npx --no-install ragsynth ask docs -q "What is the capital of France?" \
   --llm "http://127.0.0.1:9/v1#fake-model" --timeout 5 --verbose 2>&1)" && { echo "smoke-pack: ask against a closed port succeeded" >&2; exit 1; }
