@@ -1,14 +1,12 @@
-import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runInFreshProcess } from "../util/fresh-process.test.util.js";
 import { loadEncodingWithCodeCache } from "./rank-table-code-cache.js";
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL("../..", import.meta.url));
 
 interface Encoding {
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
@@ -39,11 +37,7 @@ console.log(JSON.stringify({
   counts: texts.map((text) => encoding.countTokens(text, plainText)),
   tokens: texts.map((text) => encoding.encode(text, plainText)),
 }));`;
-  const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], {
-    cwd: root,
-    encoding: "utf8",
-  });
-  return JSON.parse(output.trim().split("\n").at(-1) as string);
+  return runInFreshProcess(probe);
 }
 
 describe("loadEncodingWithCodeCache", () => {

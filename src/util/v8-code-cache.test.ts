@@ -1,12 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { appendFile, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runInFreshProcess } from "./fresh-process.test.util.js";
 import { runWithCodeCache } from "./v8-code-cache.js";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
 
 // A CommonJS file with a function that is compiled only when first called, and a module loaded on first use.
 const LIBRARY = `
@@ -50,11 +47,7 @@ console.log(JSON.stringify({
   importPath: await library.importPath(),
   filename: library.filename,
 }));`;
-  const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], {
-    cwd: root,
-    encoding: "utf8",
-  });
-  return JSON.parse(output.trim().split("\n").at(-1) as string);
+  return runInFreshProcess<ChildResult>(probe);
 }
 
 describe("runWithCodeCache", () => {
