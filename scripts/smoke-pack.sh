@@ -38,6 +38,8 @@ answer="$(npx --no-install ragsynth ask docs -q "What is the capital of France?"
 grep -q "ragsynth trace" page.html || { echo "smoke-pack: ask --report wrote no trace page" >&2; exit 1; }
 ls "$work"/cache/ragsynth/v8/ragsynth-cli-ask-*.v8cache >/dev/null 2>&1 ||
   { echo "smoke-pack: the first ask kept no compiled code of the CLI in $work/cache/ragsynth/v8" >&2; exit 1; }
+ls "$work"/cache/ragsynth/v8/piece-counts-cl100k_base-*.v8 >/dev/null 2>&1 ||
+  { echo "smoke-pack: the first ask kept no piece counts in $work/cache/ragsynth/v8" >&2; exit 1; }
 # The bin is one small ES module that runs the CLI's one CommonJS bundle: an ask imports one of ragsynth's
 # files as a module (the bin), not the library's chunks. A resolve hook logs every module imported; counts only.
 cat > probe.mjs <<'PROBE'

@@ -1,7 +1,8 @@
 // Figure: importing the package. Cold `node -e "import('…')"` wall time (a fresh process each run),
 // and the installed size of its runtime dependency closure.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { BENCH_DIR, DIST_INDEX, NOT_BUILT, ROOT_DIR } from "../lib/libs.mjs";
@@ -97,6 +98,8 @@ export async function importFigure({ quick, runs }) {
     }
   }
   const built = notBuilt === null;
+  // Cache folders of the first-run samples, removed once timed.
+  const firstRunHomes = [];
   const peerDir = join(BENCH_DIR, "node_modules", "llamaindex");
   const entrants = [
     { name: "node", fn: nodeEval("0", ROOT_DIR) },
@@ -120,10 +123,12 @@ export async function importFigure({ quick, runs }) {
     const ask = ["ask", "examples/docs", "--query", "What is the default response mode?", "--no-stream"];
     // Warm-up: (re)builds the example index, so the timed runs reuse it whatever format an older one had.
     spawnSync(process.execPath, [bin, ...ask, "--rebuild"], { cwd: ROOT_DIR, stdio: "ignore" });
-    const askEntrant = (name, env) => ({
+    const askEntrant = (name, sample) => ({
       name,
       fn: () => {
-        const result = timedSpawn(process.execPath, [bin, ...ask], {
+        const { query = ask[3], env = {} } = sample();
+        const args = [...ask.slice(0, 3), query, ...ask.slice(4)];
+        const result = timedSpawn(process.execPath, [bin, ...args], {
           cwd: ROOT_DIR,
           env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env },
         });
@@ -131,14 +136,35 @@ export async function importFigure({ quick, runs }) {
         return result.ms;
       },
     });
-    // With the compiled code the warm-up left in the user's cache folder (every run after the first), and
-    // without it (as the very first run compiles, less writing the cache).
+    // A word no run has counted: eight letters from a counter, a new pre-tokenizer piece every sample.
+    let newWords = Date.now();
+    const newWord = () => {
+      let word = "";
+      for (let n = newWords++; word.length < 8; n = Math.floor(n / 26))
+        word += String.fromCharCode(97 + (n % 26));
+      return word;
+    };
     entrants.push(
-      askEntrant("ask", {}),
-      askEntrant("ask-no-code-cache", { NODE_DISABLE_COMPILE_CACHE: "1" }),
+      // The caches the warm-up left in the user's cache folder (every run after the first asking words met before):
+      // the compiled code of the CLI, and the token counts of the pieces counted (no rank table loads).
+      askEntrant("ask", () => ({})),
+      // The same with one word no run has counted: the rank table loads (from its compiled code) to count it.
+      askEntrant("ask-new-word", () => ({ query: `What is the default response mode, ${newWord()}?` })),
+      // The very first run: an empty cache folder, so every module and the rank table compile from source, and
+      // the caches are written before the process ends.
+      askEntrant("ask-first-run", () => {
+        const home = mkdtempSync(join(tmpdir(), "ragsynth-bench-home-"));
+        firstRunHomes.push(home);
+        return { env: { XDG_CACHE_HOME: home } };
+      }),
     );
   }
-  const timings = await interleave(entrants, { runs: importRuns, warmup: 1 });
+  let timings;
+  try {
+    timings = await interleave(entrants, { runs: importRuns, warmup: 1 });
+  } finally {
+    for (const home of firstRunHomes) rmSync(home, { recursive: true, force: true });
+  }
   const ms = (name) => timings[name]?.median;
   const net = (name) => ms(name) - ms("node");
 
@@ -182,8 +208,14 @@ export async function importFigure({ quick, runs }) {
       "—",
     ],
     [
-      "the same without the compiled-code cache (`NODE_DISABLE_COMPILE_CACHE=1`, as a first run), ms",
-      built ? fmt(ms("ask-no-code-cache"), 1) : NOT_BUILT,
+      "the same, with a word in the question that no run has counted (the rank table loads), ms",
+      built ? fmt(ms("ask-new-word"), 1) : NOT_BUILT,
+      "—",
+      "—",
+    ],
+    [
+      "the same as the very first run (an empty cache folder: no compiled code, no piece counts), ms",
+      built ? fmt(ms("ask-first-run"), 1) : NOT_BUILT,
       "—",
       "—",
     ],

@@ -16,6 +16,7 @@ export const PIECE_COUNTS: unique symbol = Symbol("ragsynth.pieceCounts");
 export class PieceCounts {
   readonly #cache = new BoundedCache<string, number>(CACHE_GENERATION);
   readonly #count: (piece: string) => number;
+  #counted = 0;
 
   constructor(count: (piece: string) => number) {
     this.#count = count;
@@ -27,9 +28,38 @@ export class PieceCounts {
     let tokens = this.#cache.get(piece);
     if (tokens === undefined) {
       tokens = this.#count(piece);
+      this.#counted++;
       this.#cache.set(ownCopy(piece), tokens);
     }
     return tokens;
+  }
+
+  /**
+   * Takes counts known from elsewhere (a saved file of this encoding's counts), listed most recent first as
+   * {@link recent} lists them, for pieces of at most {@link MAX_CACHED_PIECE} characters; they count as held,
+   * not as {@link counted}, and keep their order of recency.
+   */
+  seed(pieces: readonly string[], counts: ArrayLike<number>): void {
+    for (let index = pieces.length - 1; index >= 0; index--) {
+      const piece = pieces[index] as string;
+      if (piece.length <= MAX_CACHED_PIECE) this.#cache.set(piece, counts[index] as number);
+    }
+  }
+
+  /** Up to `limit` pieces held with their counts, the most recently used first. */
+  recent(limit: number): { pieces: string[]; counts: number[] } {
+    const pieces: string[] = [];
+    const counts: number[] = [];
+    for (const [piece, tokens] of this.#cache.recent(limit)) {
+      pieces.push(piece);
+      counts.push(tokens);
+    }
+    return { pieces, counts };
+  }
+
+  /** Pieces this memo counted itself (cache misses), since it was made. */
+  get counted(): number {
+    return this.#counted;
   }
 
   /** Pieces held (a piece in both generations counts twice). */

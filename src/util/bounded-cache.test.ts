@@ -21,4 +21,23 @@ describe("BoundedCache", () => {
     expect(cache.get("cold 999")).toBe(999);
     expect(cache.get("cold 995")).toBe(995);
   });
+
+  it("lists recent entries newest first, each key once, up to a limit", () => {
+    const cache = new BoundedCache<string, number>(3);
+    for (const [index, key] of ["a", "b", "c", "d", "e"].entries()) cache.set(key, index);
+    // Generations now: old {a, b, c}, young {d, e}; a hit on "b" promotes it into the young one.
+    expect(cache.get("b")).toBe(1);
+    expect(cache.recent(10)).toEqual([
+      ["b", 1],
+      ["e", 4],
+      ["d", 3],
+      ["c", 2],
+      ["a", 0],
+    ]);
+    expect(cache.recent(2)).toEqual([
+      ["b", 1],
+      ["e", 4],
+    ]);
+    expect(new BoundedCache<string, number>(3).recent(5)).toEqual([]);
+  });
 });

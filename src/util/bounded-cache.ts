@@ -26,6 +26,23 @@ export class BoundedCache<K, V> {
     this.young.set(key, value);
   }
 
+  /**
+   * Up to `limit` entries, each key once, the most recently set first (a promoted hit counts as set when it was
+   * promoted): the young generation newest first, then the old one's keys not in it, newest first.
+   */
+  recent(limit: number): Array<[K, V]> {
+    const entries: Array<[K, V]> = [];
+    for (const generation of [this.young, this.old]) {
+      const keys = [...generation.keys()];
+      for (let index = keys.length - 1; index >= 0 && entries.length < limit; index--) {
+        const key = keys[index] as K;
+        if (generation === this.old && this.young.has(key)) continue;
+        entries.push([key, generation.get(key) as V]);
+      }
+    }
+    return entries;
+  }
+
   /** Entries held, counting a key in both generations twice. */
   get size(): number {
     return this.young.size + this.old.size;

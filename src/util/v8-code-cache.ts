@@ -83,10 +83,16 @@ export function runWithCodeCache({ file, dir, prefix, version = "" }: RunWithCod
 }
 
 /**
- * Writes the cache file whole (a temporary file, renamed), and removes this prefix's stale files for this Node (an
- * older version's); another Node version's file stays, so two Nodes do not take turns rewriting it.
+ * Writes a cache file whole (a temporary file, renamed: a reader never meets half a file, and of two writers the
+ * last wins), and removes the folder's other files named `prefix…suffix` (stale ones: an older version's). With
+ * the Node version in the suffix, another Node's file stays, so two Nodes do not take turns rewriting it. Returns
+ * false when the file could not be written.
  */
-function writeCache(cacheFile: string, [prefix, suffix]: [string, string], data: Buffer): boolean {
+export function writeCache(
+  cacheFile: string,
+  [prefix, suffix]: [string, string],
+  data: NodeJS.ArrayBufferView,
+): boolean {
   const dir = dirname(cacheFile);
   const temporary = `${cacheFile}.${process.pid}.tmp`;
   try {

@@ -40,15 +40,22 @@ describe("what the CLI loads", () => {
   });
 
   /** The files `ragsynth <args>` loaded, and its exit code. */
-  async function loaded(name: string, args: string[]): Promise<{ files: string[]; code: number | null }> {
+  async function loaded(
+    name: string,
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ files: string[]; code: number | null; stdout: string }> {
     const log = join(probeDir, `${name}.log`);
     const probeFile = join(probeDir, `${name}.mjs`);
     await writeFile(log, "");
     await writeFile(probeFile, probe(log));
-    const result = await runCli(args, { env: { NODE_OPTIONS: `--import ${probeFile}` } });
+    const result = await runCli(args, { env: { NODE_OPTIONS: `--import ${probeFile}`, ...env } });
     const files = (await readFile(log, "utf8")).split("\n").map((line) => line.replaceAll("\\", "/"));
-    return { files, code: result.code };
+    return { files, code: result.code, stdout: result.stdout };
   }
+  // gpt-tokenizer's encoder class: required whenever a rank table is loaded, with or without its compiled code.
+  const loadsRankTable = (files: string[]) =>
+    files.some((file) => file.endsWith("/gpt-tokenizer/cjs/GptEncoding.js"));
   const inPackage = (files: string[], name: string) =>
     files.filter((file) => file.includes(`/node_modules/${name}/`)).length;
 
@@ -68,23 +75,40 @@ describe("what the CLI loads", () => {
     expect(files.filter((file) => file.endsWith("/src/cli/commands.ts"))).toHaveLength(1);
   });
 
-  it("keeps the rank table's compiled code in the user's cache folder, and reuses it; NODE_DISABLE_COMPILE_CACHE=1 keeps none", async () => {
+  it("keeps piece counts and the rank table's compiled code in the user's cache folder: a second ask loads no table; NODE_DISABLE_COMPILE_CACHE=1 keeps no code", async () => {
     const cacheHome = join(probeDir, "cache-home");
     const ask = ["ask", docs.docs, "--query", "What is the default response mode?", "--no-stream"];
-    const first = await runCli(ask, { env: { XDG_CACHE_HOME: cacheHome } });
-    expect(first.code, first.stderr).toBe(0);
+    const first = await loaded("first", ask, { XDG_CACHE_HOME: cacheHome });
+    expect(first.code).toBe(0);
+    expect(loadsRankTable(first.files)).toBe(true);
     const v8 = join(cacheHome, "ragsynth", "v8");
-    const files = await readdir(v8);
-    expect(files).toEqual([expect.stringMatching(/^gpt-tokenizer-cl100k_base-.*\.v8cache$/)]);
-    const written = (await stat(join(v8, files[0] as string))).mtimeMs;
-    const second = await runCli(ask, { env: { XDG_CACHE_HOME: cacheHome } });
+    const files = (await readdir(v8)).sort();
+    expect(files).toEqual([
+      expect.stringMatching(/^gpt-tokenizer-cl100k_base-.*\.v8cache$/),
+      expect.stringMatching(/^piece-counts-cl100k_base-.*\.v8$/),
+    ]);
+    const written = await Promise.all(files.map(async (file) => (await stat(join(v8, file))).mtimeMs));
+
+    // Every piece the second ask counts (the template, the query, the retrieved chunks) was counted by the first.
+    const second = await loaded("second", ask, { XDG_CACHE_HOME: cacheHome });
+    expect(second.code).toBe(0);
+    expect(loadsRankTable(second.files)).toBe(false);
     expect(second.stdout.replace(/ · \d+ ms · /, " · ")).toBe(first.stdout.replace(/ · \d+ ms · /, " · "));
-    expect((await stat(join(v8, files[0] as string))).mtimeMs).toBe(written);
+    expect(await Promise.all(files.map(async (file) => (await stat(join(v8, file))).mtimeMs))).toEqual(
+      written,
+    );
+
+    // A word no run has counted loads the table again, and is saved for the next run.
+    const other = [...ask.slice(0, 3), "What is the default response mode of zxqvbnm?", "--no-stream"];
+    expect(loadsRankTable((await loaded("unseen", other, { XDG_CACHE_HOME: cacheHome })).files)).toBe(true);
+    expect(loadsRankTable((await loaded("seen", other, { XDG_CACHE_HOME: cacheHome })).files)).toBe(false);
 
     const offHome = join(probeDir, "cache-off");
     const off = await runCli(ask, { env: { XDG_CACHE_HOME: offHome, NODE_DISABLE_COMPILE_CACHE: "1" } });
     expect(off.stdout.replace(/ · \d+ ms · /, " · ")).toBe(first.stdout.replace(/ · \d+ ms · /, " · "));
-    await expect(readdir(join(offHome, "ragsynth", "v8"))).rejects.toThrow(/ENOENT/);
+    expect(await readdir(join(offHome, "ragsynth", "v8"))).toEqual([
+      expect.stringMatching(/^piece-counts-cl100k_base-.*\.v8$/),
+    ]);
   });
 
   it("--version and a usage error load no command and no tokenizer", async () => {
