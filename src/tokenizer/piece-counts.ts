@@ -41,8 +41,9 @@ export class PieceCounts {
    */
   seed(pieces: readonly string[], counts: ArrayLike<number>): void {
     for (let index = pieces.length - 1; index >= 0; index--) {
-      const piece = pieces[index] as string;
-      if (piece.length <= MAX_CACHED_PIECE) this.#cache.set(piece, counts[index] as number);
+      const piece = pieces[index];
+      if (typeof piece === "string" && piece.length <= MAX_CACHED_PIECE)
+        this.#cache.set(piece, counts[index] as number);
     }
   }
 
