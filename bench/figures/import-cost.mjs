@@ -1,7 +1,7 @@
 // Figure: importing the package. Cold `node -e "import('…')"` wall time (a fresh process each run),
 // and the installed size of its runtime dependency closure.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -98,8 +98,8 @@ export async function importFigure({ quick, runs }) {
     }
   }
   const built = notBuilt === null;
-  // Cache folders of the first-run samples, removed once timed.
-  const firstRunHomes = [];
+  // The ask rows' cache folders, removed once timed.
+  const benchHomes = [];
   const peerDir = join(BENCH_DIR, "node_modules", "llamaindex");
   const entrants = [
     { name: "node", fn: nodeEval("0", ROOT_DIR) },
@@ -121,21 +121,34 @@ export async function importFigure({ quick, runs }) {
     // The CLI offline: the extractive answerer over the example docs (the index, once built, is reused).
     const bin = join(ROOT_DIR, "dist", "cli", "bin.js");
     const ask = ["ask", "examples/docs", "--query", "What is the default response mode?", "--no-stream"];
-    // Warm-up: (re)builds the example index, so the timed runs reuse it whatever format an older one had.
-    spawnSync(process.execPath, [bin, ...ask, "--rebuild"], { cwd: ROOT_DIR, stdio: "ignore" });
+    // Each ask row has a cache folder (XDG_CACHE_HOME) of its own, in the state its name says, so no earlier run
+    // on this machine decides what the CLI finds there.
+    const newHome = () => {
+      const home = mkdtempSync(join(tmpdir(), "ragsynth-bench-home-"));
+      benchHomes.push(home);
+      return home;
+    };
     const askEntrant = (name, sample) => ({
       name,
       fn: () => {
-        const { query = ask[3], env = {} } = sample();
+        const { query = ask[3], home } = sample();
         const args = [...ask.slice(0, 3), query, ...ask.slice(4)];
         const result = timedSpawn(process.execPath, [bin, ...args], {
           cwd: ROOT_DIR,
-          env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env },
+          env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", XDG_CACHE_HOME: home },
         });
         if (result.status !== 0) throw new Error(`ragsynth ask failed: ${result.stderr}`);
         return result.ms;
       },
     });
+    const cli = (args, home) => {
+      const result = spawnSync(process.execPath, [bin, ...args], {
+        cwd: ROOT_DIR,
+        env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", XDG_CACHE_HOME: home },
+        encoding: "utf8",
+      });
+      if (result.status !== 0) throw new Error(`ragsynth ${args[0]} failed: ${result.stderr}`);
+    };
     // A word no run has counted: eight letters from a counter, a new pre-tokenizer piece every sample.
     let newWords = Date.now();
     const newWord = () => {
@@ -144,26 +157,40 @@ export async function importFigure({ quick, runs }) {
         word += String.fromCharCode(97 + (n % 26));
       return word;
     };
+    // Warm-up: (re)builds the example index, so the timed runs reuse it whatever format an older one had, and
+    // leaves the caches of a user who asked once before.
+    const warm = newHome();
+    cli([...ask, "--rebuild"], warm);
+    // A cache folder whose piece-count file is full (65,536 pieces, the most it keeps): an index of 70,000 made-up
+    // words, then the same warm-up ask, so its pieces are the most recent.
+    const full = newHome();
+    const words = join(full, "words.txt");
+    const made = [];
+    for (let index = 0; index < 70_000; index++) made.push(newWord());
+    writeFileSync(words, `${made.join(" ")}.\n`);
+    cli(["index", words, "--cache-dir", join(full, "index")], full);
+    cli(ask, full);
     entrants.push(
-      // The caches the warm-up left in the user's cache folder (every run after the first asking words met before):
-      // the compiled code of the CLI, and the token counts of the pieces counted (no rank table loads).
-      askEntrant("ask", () => ({})),
+      // Every run after the first asking words met before: the compiled code of the CLI, and the token counts
+      // of the pieces counted (no rank table loads).
+      askEntrant("ask", () => ({ home: warm })),
+      // The same with a full piece-count file to load.
+      askEntrant("ask-full-pieces", () => ({ home: full })),
       // The same with one word no run has counted: the rank table loads (from its compiled code) to count it.
-      askEntrant("ask-new-word", () => ({ query: `What is the default response mode, ${newWord()}?` })),
+      askEntrant("ask-new-word", () => ({
+        home: warm,
+        query: `What is the default response mode, ${newWord()}?`,
+      })),
       // The very first run: an empty cache folder, so every module and the rank table compile from source, and
       // the caches are written before the process ends.
-      askEntrant("ask-first-run", () => {
-        const home = mkdtempSync(join(tmpdir(), "ragsynth-bench-home-"));
-        firstRunHomes.push(home);
-        return { env: { XDG_CACHE_HOME: home } };
-      }),
+      askEntrant("ask-first-run", () => ({ home: newHome() })),
     );
   }
   let timings;
   try {
     timings = await interleave(entrants, { runs: importRuns, warmup: 1 });
   } finally {
-    for (const home of firstRunHomes) rmSync(home, { recursive: true, force: true });
+    for (const home of benchHomes) rmSync(home, { recursive: true, force: true });
   }
   const ms = (name) => timings[name]?.median;
   const net = (name) => ms(name) - ms("node");
@@ -204,6 +231,12 @@ export async function importFigure({ quick, runs }) {
     [
       "`ragsynth ask examples/docs` offline (extractive), ms (whole process)",
       built ? fmt(ms("ask"), 1) : NOT_BUILT,
+      "—",
+      "—",
+    ],
+    [
+      "the same with the piece-count file full (65,536 pieces to load), ms",
+      built ? fmt(ms("ask-full-pieces"), 1) : NOT_BUILT,
       "—",
       "—",
     ],
