@@ -7,7 +7,13 @@ import { formatSources, formatSummary, sourceName } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import type { AskOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
+import {
+  chooseModels,
+  createPromptHelper,
+  indexSaved,
+  openRetrieval,
+  progressFromEvents,
+} from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
 import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
@@ -107,6 +113,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     }
 
     if (options.json) {
+      // Before the JSON: a failed write makes the error the one JSON document on stdout.
+      await indexSaved(opened, progress);
       io.stdout.write(
         `${JSON.stringify(
           {
@@ -146,6 +154,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     io.stdout.write(
       `\n${style.dim(formatSummary({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,
     );
+    await indexSaved(opened, progress);
     return EXIT_OK;
   } finally {
     progress.clear();

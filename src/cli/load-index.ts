@@ -64,7 +64,8 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
 
 /**
  * Reads the documents and opens the index in the cache folder: chunks whose text has not changed keep
- * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back.
+ * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back while the
+ * caller goes on (`index.saved` settles when it is written; see indexSaved).
  * The offline hashing embedding model weights queries by the documents' IDF (`applyIdf: "query"`), so rare query
  * words count for more while document vectors, and so the cache, never depend on the other files.
  * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
@@ -150,6 +151,9 @@ export async function refreshIndex({
     embedModel,
     cacheDir: folder,
     rebuild,
+    // A command that goes on to answer writes the index meanwhile (it awaits `index.saved` before it ends);
+    // `ragsynth index` is done once it is written.
+    persist: load ? "background" : "await",
     signal,
     onSplitProgress: ({ split }) => progress.update(split),
     onProgress: ({ embedded, total }) => {

@@ -121,6 +121,20 @@ export async function openRetrieval(
   return { opened, postprocessors };
 }
 
+/**
+ * Waits for the index write {@link openRetrieval} left running (the index is written while the question is
+ * answered: after an edit to one file of a 30 MB corpus the write takes longer than the answer), with a progress
+ * line while it lasts. A failed write fails the command, as it did before the answer was printed.
+ */
+export async function indexSaved(opened: OpenedIndex, progress: Progress): Promise<void> {
+  progress.start("Saving the index");
+  try {
+    await opened.index.saved;
+  } finally {
+    progress.clear();
+  }
+}
+
 /** Shows the current step of a query on the progress line, from the events. */
 export function progressFromEvents(progress: Progress): (event: RagsynthEvent) => void {
   let calls = 0;

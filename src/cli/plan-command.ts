@@ -5,7 +5,13 @@ import { formatCount, formatUsd, plural, sourceName } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle, type Style } from "./io.js";
 import type { PlanOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
+import {
+  chooseModels,
+  createPromptHelper,
+  indexSaved,
+  openRetrieval,
+  progressFromEvents,
+} from "./pipeline.js";
 import { type ModePlan, type PlanScenario, planModes, type Range } from "./plan.js";
 import { createProgress } from "./progress.js";
 import { writePlanReport } from "./report.js";
@@ -162,6 +168,8 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
     };
 
     if (options.json) {
+      // Before the JSON: a failed write makes the error the one JSON document on stdout.
+      await indexSaved(opened, progress);
       io.stdout.write(
         `${JSON.stringify(
           {
@@ -199,6 +207,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       io.stdout.write(`${retrievalLines(log.events).join("\n")}\n\n`);
     }
     io.stdout.write(renderPlan(plans, { numOutput: promptHelper.numOutput, style }));
+    await indexSaved(opened, progress);
     return EXIT_OK;
   } finally {
     progress.clear();

@@ -38,6 +38,11 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
   cacheDir: string;
   /** Ignore the stored index and embed everything again. @default false */
   rebuild?: boolean;
+  /**
+   * `"background"`: return as soon as the index is built and write it meanwhile (a caller answering a question
+   * does not wait for the file); await `index.saved` before the process ends. @default "await" (return once written)
+   */
+  persist?: "await" | "background";
 }
 
 /** What building an index cost, and how the documents compare with the stored index. */

@@ -192,4 +192,57 @@ describe("VectorStoreIndex: persistence", () => {
     expect(aborted.name).toBe("AbortError");
     expect(RagsynthError.isInstance(aborted)).toBe(false);
   });
+
+  it('persist: "background" returns the built index and writes it meanwhile; `saved` says when and where', async () => {
+    const embedModel = new MockEmbedding({ dimensions: 16 });
+    const documents = [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")];
+    const options = { embedModel, cacheDir: dir, splitter: smallSplitter };
+    const built = await VectorStoreIndex.fromDocumentsCached(documents, {
+      ...options,
+      persist: "background",
+    });
+    // Usable at once, written once `saved` settles.
+    expect(await built.asRetriever({ similarityTopK: 1 }).retrieve({ query: "Birds" })).toHaveLength(1);
+    expect(await built.saved).toBe(path.join(dir, INDEX_FILE_NAME));
+    const loaded = await VectorStoreIndex.load(dir, { embedModel });
+    expect(loaded.nodes.map((node) => node.toJSON())).toEqual(built.nodes.map((node) => node.toJSON()));
+    // Nothing changed: nothing written, `saved` is undefined; by default the write is done on return.
+    const again = await VectorStoreIndex.fromDocumentsCached(documents, {
+      ...options,
+      persist: "background",
+    });
+    expect(await again.saved).toBeUndefined();
+    const changed = [document("a.md", "Cats nap."), documents[1] as TextNode];
+    const awaited = await VectorStoreIndex.fromDocumentsCached(changed, options);
+    expect((await VectorStoreIndex.load(dir, { embedModel })).nodes.map((node) => node.text)).toEqual(
+      awaited.nodes.map((node) => node.text),
+    );
+    expect(await awaited.saved).toBe(path.join(dir, INDEX_FILE_NAME));
+    expect(await (await VectorStoreIndex.fromNodes([], { embedModel })).saved).toBeUndefined();
+  });
+
+  it('persist: "background" reports a failed write through `saved` only, and refuses another value', async () => {
+    const embedModel = new MockEmbedding();
+    const blocker = path.join(dir, "file");
+    await writeFile(blocker, "x");
+    const built = await VectorStoreIndex.fromDocumentsCached([document("a.md", "Alpha.")], {
+      embedModel,
+      cacheDir: blocker,
+      persist: "background",
+    });
+    expect(built.nodes.map((node) => node.text)).toEqual(["Alpha."]);
+    const error = await rejectionOf(built.saved);
+    expect(RagsynthError.isInstance(error, "index_save")).toBe(true);
+
+    const refused = await rejectionOf(
+      VectorStoreIndex.fromDocumentsCached([document("a.md", "Alpha.")], {
+        embedModel,
+        cacheDir: dir,
+        persist: "later" as "background",
+      }),
+    );
+    expect(RagsynthError.isInstance(refused, "invalid_argument")).toBe(true);
+    expect(refused.message).toMatch(/persist.*"await".*"background"/s);
+    expect(await readdir(dir)).toEqual(["file"]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
@@ -39,6 +40,7 @@ export class VectorStoreIndex {
   readonly buildStats: IndexBuildStats;
   readonly #entries: readonly IndexEntry[];
   #lexical: LexicalIndex | undefined;
+  #saved: Promise<string | undefined> = Promise.resolve(undefined);
 
   private constructor(
     embedModel: Embedder,
@@ -94,8 +96,15 @@ export class VectorStoreIndex {
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
-    { cacheDir, rebuild = false, ...given }: FromDocumentsCachedOptions,
+    { cacheDir, rebuild = false, persist = "await", ...given }: FromDocumentsCachedOptions,
   ): Promise<VectorStoreIndex> {
+    if (persist !== "await" && persist !== "background") {
+      throw new InvalidArgumentError({
+        parameter: "persist",
+        value: persist,
+        expected: 'be "await" (return once the index is written) or "background" (write it while you use it)',
+      });
+    }
     const options = withDefaultEmbedModel("documents", documents, given);
     const stored = rebuild ? undefined : await readIndexFile(cacheDir, options.signal);
     const cache = new EmbeddingCache();
@@ -125,7 +134,17 @@ export class VectorStoreIndex {
       sameEmbedder &&
       stored.storeVectors === storesVectors(options.embedModel) &&
       sameSources(stored.sources, index.sources);
-    if (!unchanged) await index.persist(cacheDir, options.signal ? { signal: options.signal } : {});
+    if (!unchanged) {
+      const writing = index.persist(cacheDir, options.signal ? { signal: options.signal } : {});
+      if (persist === "background") {
+        // Handled here, so a failure before anyone awaits `saved` is not an unhandled rejection; `saved` still
+        // rejects with it.
+        writing.catch(() => {});
+        index.#saved = writing;
+      } else {
+        index.#saved = Promise.resolve(await writing);
+      }
+    }
     return index;
   }
 
@@ -188,6 +207,16 @@ export class VectorStoreIndex {
       sources: diffSources([], []),
     };
     return new VectorStoreIndex(embedModel, stored.entries, stored.sources, stats, storedLexical(stored));
+  }
+
+  /**
+   * Settles when the write {@link VectorStoreIndex.fromDocumentsCached} started is done: the file's path, or
+   * `undefined` when nothing was written (nothing changed, or the index was not built by it). With
+   * `persist: "background"` await it before the process ends: it rejects with the write's IndexSaveError (or the
+   * AbortError of its signal).
+   */
+  get saved(): Promise<string | undefined> {
+    return this.#saved;
   }
 
   /**

@@ -159,6 +159,36 @@ describe("ragsynth index", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "index_save", exitCode: 1 } });
   });
 
+  it("an ask whose index cannot be written prints the answer, then exits 1 with index_save (--json: the error only)", async () => {
+    const blocker = join(dir, "blocker");
+    await writeFile(blocker, "a file, not a folder");
+    const cacheDir = join(blocker, "cache");
+    const ask = ["ask", docs, "-q", "What is the default response mode?", "--cache-dir", cacheDir];
+    const { code, stdout, stderr } = await runCli([...ask, "--no-stream"]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("The default response mode is `compact`.");
+    expect(stderr).toContain(
+      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.json.gz")}`,
+    );
+    const json = await runCli([...ask, "--json"]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "index_save", exitCode: 1 } });
+  });
+
+  it("an ask after an edit answers from the edited file, and has saved the index when it exits", async () => {
+    await indexJSON([docs]);
+    await appendFile(join(docs, "cli.md"), "\nThe zebra-striped banner marks a stale index.\n");
+    // The ask writes the index while it answers (persist: "background"), and waits for the write before exiting.
+    const asked = await runCli(["ask", docs, "-q", "What does the zebra-striped banner mark?", "--json"]);
+    expect(asked.code, asked.stderr).toBe(0);
+    const answer = JSON.parse(asked.stdout);
+    expect(answer.answer).toContain("zebra-striped banner marks a stale index");
+    expect(answer.index.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+    const after = await indexJSON([docs]);
+    expect(after.sources.unchanged).toHaveLength(6);
+    expect(after.sources.changed).toEqual([]);
+  });
+
   describe("with a model embedding model", () => {
     let server: FakeOpenAIServer;
     beforeEach(async () => {
