@@ -2,9 +2,18 @@
 // `ask` wall time and peak RSS on the small and large corpora; one 1 MB and one 32 MB file; a BM25 query over
 // 100k chunks; dense top-k over 100k × 384 float32 vectors against a flat Float32Array loop. ragsynth only.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { ensureCorpus } from "../lib/corpus.mjs";
 import { NOT_BUILT, ROOT_DIR, ragsynthExports } from "../lib/libs.mjs";
 import { fmt, fmtRatio, target } from "../lib/report.mjs";
@@ -15,17 +24,50 @@ const BIN = join(ROOT_DIR, "dist", "cli", "bin.js");
 const QUESTION = "How do I validate a request body against a JSON schema?";
 const RSS_HOOK = `process.on("exit",()=>process.stderr.write("\\nbench-maxrss "+process.resourceUsage().maxRSS+"\\n"))`;
 
-/** One CLI run, timed from a small launcher (see timed-spawn.mjs): wall ms, peak RSS MB. */
-function cli(args) {
+/**
+ * One CLI run, timed from a small launcher (see timed-spawn.mjs): wall ms, peak RSS MB, and when its first byte
+ * on stdout arrived (`firstOutputMs`, with `firstOutput: true`).
+ */
+function cli(args, { firstOutput = false } = {}) {
   const result = timedSpawn(
     process.execPath,
     ["--import", `data:text/javascript,${encodeURIComponent(RSS_HOOK)}`, BIN, ...args],
-    { env: { ...process.env, RAGSYNTH_LLM: "", RAGSYNTH_EMBED: "", NO_COLOR: "1" } },
+    { env: { ...process.env, RAGSYNTH_LLM: "", RAGSYNTH_EMBED: "", NO_COLOR: "1" }, firstOutput },
   );
   const rss = Number(/bench-maxrss (\d+)/.exec(result.stderr)?.[1] ?? Number.NaN) / 1024;
   if (result.status !== 0)
     throw new Error(`ragsynth ${args[0]} exited ${result.status}: ${result.stderr.slice(-400)}`);
-  return { ms: result.ms, rss };
+  return { ms: result.ms, rss, firstOutputMs: result.firstOutputMs };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * `ask` right after one file of a copy of the corpus was edited (a line appended, a new one each sample): the index
+ * is written again, beside the answer. When the answer's first byte arrived and when the process ended, medians.
+ */
+function editedAsks(corpus, runs) {
+  const dir = mkdtempSync(join(tmpdir(), "bench-edited-"));
+  try {
+    const docs = join(dir, "docs");
+    cpSync(corpus.dir, docs, { recursive: true });
+    const cache = join(dir, "cache");
+    cli(["index", docs, "--cache-dir", cache]);
+    const edited = join(docs, relative(corpus.dir, corpus.files[0]));
+    const samples = [];
+    for (let i = 0; i < Math.max(3, Math.min(runs, 5)); i++) {
+      appendFileSync(edited, `\nAn edited line, number ${i}.\n`);
+      samples.push(
+        cli(["ask", docs, "--cache-dir", cache, "-q", QUESTION, "--no-stream"], { firstOutput: true }),
+      );
+    }
+    return {
+      answerMs: median(samples.map((sample) => sample.firstOutputMs)),
+      exitMs: median(samples.map((sample) => sample.ms)),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function dirBytes(dir) {
@@ -45,11 +87,11 @@ function corpusRow(name, dir, textBytes, runs) {
     for (let i = 0; i < Math.max(3, Math.min(runs, 5)); i++) {
       asks.push(cli(["ask", dir, "--cache-dir", cache, "-q", QUESTION, "--no-stream"]));
     }
-    const median = (list) => list.map((run) => run.ms).sort((a, b) => a - b)[Math.floor(list.length / 2)];
+    const ms = (list) => median(list.map((run) => run.ms));
     return {
       firstMs: first.ms,
-      unchangedMs: median(again),
-      askMs: median(asks),
+      unchangedMs: ms(again),
+      askMs: ms(asks),
       rssMB: Math.max(first.rss, ...again.map((r) => r.rss), ...asks.map((r) => r.rss)),
       indexBytes: dirBytes(cache),
       textBytes,
@@ -135,6 +177,16 @@ export async function corpusFigure({ quick, runs }) {
       target("large: ask wall", "≤ 1.5 s", `${fmt(l.askMs / 1000, 2)} s`, l.askMs <= 1500),
       target("large: peak RSS", "≤ 500 MB", `${fmt(l.rssMB)} MB`, l.rssMB <= 500),
     );
+    const edited = editedAsks(large, runs);
+    json.largeEdited = edited;
+    rows.push([
+      "large: ask right after one file was edited (index written again)",
+      "",
+      "",
+      `answer shown ${fmt(edited.answerMs / 1000, 2)} s, exit ${fmt(edited.exitMs / 1000, 2)} s`,
+      "",
+      "",
+    ]);
     const dir = mkdtempSync(join(tmpdir(), "bench-single-"));
     try {
       const times = {};
@@ -266,6 +318,11 @@ export async function corpusFigure({ quick, runs }) {
     notes: [
       `Corpora: ${small.sources.map((source) => `${source.set} (${source.packages.join(", ")})`).join("; ")}; large adds bench/corpora/npm-types. Built by the bench on first use.`,
       `CLI runs are child processes of \`node dist/cli/bin.js\`, started and timed by a small launcher process (not the bench, whose large heap makes every fork slower), with no model configured (BM25 + extractive), cache in a fresh temporary folder; "unchanged index" and "ask" are medians of ${Math.max(3, Math.min(runs, 5))}; ask asks "${QUESTION}". Peak RSS is the largest maxRSS of those processes.`,
+      ...(json.largeEdited
+        ? [
+            `Edited: a copy of the large corpus, indexed once; before each ask a line is appended to its first file, so the ask splits that file again and writes the whole index file while it answers (it exits once the file is written). "answer shown" is when the answer's first byte reached stdout, "exit" when the process ended; medians of ${Math.max(3, Math.min(runs, 5))}.`,
+          ]
+        : []),
       "The single files are the large corpus's text cut to 1 MB and 32 MB (the large corpus's 30.6 MB when shorter): first index, then one ask. Dense: random vectors; the flat loop is one pass of dot products keeping the best 4, the index's retriever scores by cosine over its float32 matrix and selects with LlamaIndex's heap order.",
     ],
     json,

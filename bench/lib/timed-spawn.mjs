@@ -10,7 +10,8 @@ const LAUNCHER = fileURLToPath(new URL("./timed-spawn-child.mjs", import.meta.ur
 /**
  * Runs `command args` like `spawnSync(command, args, options)` from the launcher. Returns `{ ms, status,
  * stdout, stderr }`: `ms` is the launcher's wall time around its own spawnSync; stdout and stderr are strings.
- * `options` must be JSON (cwd, env, input, maxBuffer); stdout and stderr are always captured.
+ * `options` must be JSON (cwd, env, input, maxBuffer); stdout and stderr are always captured. With
+ * `firstOutput: true` the result also has `firstOutputMs`: when the first byte on stdout arrived.
  */
 export function timedSpawn(command, args, options = {}) {
   const out = execFileSync(process.execPath, [LAUNCHER], {
