@@ -127,9 +127,22 @@ export async function openRetrieval(
  * line while it lasts. A failed write fails the command, as it did before the answer was printed.
  */
 export async function indexSaved(opened: OpenedIndex, progress: Progress): Promise<void> {
+  const { saved } = opened.index;
+  // No progress line for a write that is already done (or none was started).
+  const done = await Promise.race([
+    saved.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ]);
+  if (done) {
+    await saved;
+    return;
+  }
   progress.start("Saving the index");
   try {
-    await opened.index.saved;
+    await saved;
   } finally {
     progress.clear();
   }
