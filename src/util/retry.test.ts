@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LLMError } from "../errors/llm-error.js";
 import { createCallSignal, sleep } from "./abort.js";
 import { computeRetryDelay, parseRetryAfter, retryWithBackoff } from "./retry.js";
@@ -197,18 +197,31 @@ describe("retryWithBackoff", () => {
     expect(error.retryAfterMs).toBe(120_000);
   });
 
-  it("cancels a backoff wait as soon as the signal aborts", async () => {
-    const controller = new AbortController();
-    const started = Date.now();
-    const pending = retryWithBackoff({
-      run: async () => {
-        setTimeout(() => controller.abort(), 10);
-        throw retryable({ retryAfterMs: 10_000 });
-      },
-      signal: controller.signal,
-    });
-    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
-    expect(Date.now() - started).toBeLessThan(1000);
+  it("cancels a backoff wait as soon as the signal aborts (its timer cleared, no time passed)", async () => {
+    vi.useFakeTimers();
+    try {
+      const controller = new AbortController();
+      let calls = 0;
+      const outcome = retryWithBackoff({
+        run: async () => {
+          calls += 1;
+          throw retryable({ retryAfterMs: 10_000 });
+        },
+        signal: controller.signal,
+      }).then(
+        () => "resolved",
+        (error: unknown) => error,
+      );
+      // The first attempt fails and the 10 s backoff starts; the fake clock never moves.
+      await vi.advanceTimersByTimeAsync(0);
+      expect(vi.getTimerCount()).toBe(1);
+      controller.abort();
+      expect(await outcome).toMatchObject({ name: "AbortError" });
+      expect(calls).toBe(1);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("does not start when the signal is already aborted", async () => {

@@ -96,7 +96,6 @@ describe("bad-input catalogue: model answers", () => {
   }, async () => {
     server = await startFakeOpenAIServer({ faults: [{ kind: "never-ending", intervalMs: 10 }] });
     const { llm } = fakeLLM(server.url, { timeoutMs: 300 });
-    const started = Date.now();
     const streaming = getResponseSynthesizer({ llm, responseMode: "compact" }).stream({
       query: "q",
       nodes: [node("c")],
@@ -107,7 +106,7 @@ describe("bad-input catalogue: model answers", () => {
         for await (const _delta of streaming.textStream) deltas += 1;
       })(),
     );
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The stream never ends on its own: only the timeout can have ended it.
     expect(deltas).toBeGreaterThan(3);
     expectTyped(error, "llm_timeout", /within timeoutMs 300/, /Raise timeoutMs/);
     expect(LLMError.isInstance(error)).toBe(true);
