@@ -26,7 +26,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
     controller.abort();
     setTimeout(() => {
-      process.stderr.write("\r\u001b[2K");
+      // Erase a progress line that may still be on screen; a pipe or file gets no escape codes.
+      if (process.stderr.isTTY) process.stderr.write("\r\u001b[2K");
       process.exit(EXIT_INTERRUPTED);
     }, 150).unref();
   });
