@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
+import { recordingTokenizer } from "../tokenizer/recording-tokenizer.test.util.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import { countUpTo, type Tokenizer } from "../tokenizer/tokenizer.js";
 import {
   CHINESE_TEXT,
   EDGE_CASE_TEXT,
@@ -180,22 +180,7 @@ describe("SentenceSplitter (ragsynth behaviour)", () => {
   it("splits a 200K-letter run without counting it whole (BPE counting is quadratic there)", () => {
     const text = `Intro. ${"x".repeat(200_000)} outro.`;
     // What the splitter hands its tokenizer: no text with a letter run above 4096 (hasLongRun's limit).
-    const counted: string[] = [];
-    const recording: Tokenizer = {
-      name: "recording",
-      count: (piece) => {
-        counted.push(piece);
-        return CL100K.count(piece);
-      },
-      countUpTo: (piece, limit) => {
-        counted.push(piece);
-        return countUpTo(CL100K, piece, limit);
-      },
-      encode: (piece) => {
-        counted.push(piece);
-        return CL100K.encode(piece);
-      },
-    };
+    const { tokenizer: recording, counted } = recordingTokenizer(CL100K);
     const chunks = new SentenceSplitter({ chunkSize: 1024, chunkOverlap: 0, tokenizer: recording }).splitText(
       text,
     );

@@ -3,6 +3,7 @@ import type { RagsynthEvent } from "../events/events.js";
 import type { LLMCallOptions } from "../llm/types.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import { MockLLM, type MockLLMOptions } from "../testing/mock-llm.js";
+import { recordingTokenizer } from "../tokenizer/recording-tokenizer.test.util.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerFunction } from "../tokenizer/tokenizer.js";
 
@@ -60,15 +61,5 @@ export function words(count: number, prefix = "word"): string {
  */
 export function recordingCl100k(): { tokenizer: Tokenizer; counted: string[]; cl100k: Tokenizer } {
   const cl100k = resolveTokenizer("cl100k_base");
-  const counted: string[] = [];
-  const tokenizer: Tokenizer = {
-    name: "cl100k_base",
-    count: (text) => {
-      counted.push(text);
-      return cl100k.count(text);
-    },
-    encode: (text) => cl100k.encode(text),
-    pretokenizer: cl100k.pretokenizer as RegExp,
-  };
-  return { tokenizer, counted, cl100k };
+  return { ...recordingTokenizer(cl100k, { pretokenizer: true }), cl100k };
 }

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
+import { recordingTokenizer } from "./recording-tokenizer.test.util.js";
 import { resolveTokenizer } from "./resolve-tokenizer.js";
 import { countUpTo, type Tokenizer } from "./tokenizer.js";
 
@@ -46,15 +47,7 @@ describe("countUpTo", () => {
 describe("SentenceSplitter with countUpTo", () => {
   it("asks 'does it fit?' with countUpTo only and splits exactly as with full counts", () => {
     const text = prose(4000);
-    const fullCounts: string[] = [];
-    const counting: Tokenizer = {
-      name: "cl100k_base",
-      count: (t) => {
-        fullCounts.push(t);
-        return cl100k.count(t);
-      },
-      encode: (t) => cl100k.encode(t),
-    };
+    const { tokenizer: counting, counted: fullCounts } = recordingTokenizer(cl100k);
     let upToCalls = 0;
     const bounded: Tokenizer = {
       ...counting,
