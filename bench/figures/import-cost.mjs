@@ -228,30 +228,19 @@ export async function importFigure({ quick, runs }) {
       fmtRatio(ratio(ours?.bytes, peerClosure.bytes)),
     ],
     ["packages in the closure", ours ? fmt(ours.packages) : NOT_BUILT, fmt(peerClosure.packages), "—"],
-    [
-      "`ragsynth ask examples/docs` offline (extractive), ms (whole process)",
-      built ? fmt(ms("ask"), 1) : NOT_BUILT,
-      "—",
-      "—",
-    ],
-    [
-      "the same with the piece-count file full (65,536 pieces to load), ms",
-      built ? fmt(ms("ask-full-pieces"), 1) : NOT_BUILT,
-      "—",
-      "—",
-    ],
-    [
-      "the same, with a word in the question that no run has counted (the rank table loads), ms",
-      built ? fmt(ms("ask-new-word"), 1) : NOT_BUILT,
-      "—",
-      "—",
-    ],
-    [
-      "the same as the very first run (an empty cache folder: no compiled code, no piece counts), ms",
-      built ? fmt(ms("ask-first-run"), 1) : NOT_BUILT,
-      "—",
-      "—",
-    ],
+    // The offline ask, each row in a cache folder of its own.
+    ...[
+      ["`ragsynth ask examples/docs` offline (extractive), ms (whole process)", "ask"],
+      ["the same with the piece-count file full (65,536 pieces to load), ms", "ask-full-pieces"],
+      [
+        "the same, with a word in the question that no run has counted (the rank table loads), ms",
+        "ask-new-word",
+      ],
+      [
+        "the same as the very first run (an empty cache folder: no compiled code, no piece counts), ms",
+        "ask-first-run",
+      ],
+    ].map(([label, key]) => [label, built ? fmt(ms(key), 1) : NOT_BUILT, "—", "—"]),
   ];
   return {
     id: "import",
