@@ -95,7 +95,7 @@ function pieceCounts(name: TokenizerName): PieceCounts {
       return tokens;
     });
     // With a cache folder, the counts earlier runs saved: a run that meets only pieces counted before never loads
-    // the rank table (~90 ms for cl100k, ~170 ms for o200k), and counts the same.
+    // the rank table (BENCHMARKS.md's import figure times both cases), and counts the same.
     const dir = tokenizerCacheDir();
     if (dir !== undefined) seedPieceCounts(memo, name, dir);
     counts.set(name, memo);

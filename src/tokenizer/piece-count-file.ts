@@ -8,9 +8,10 @@ import type { TokenizerName } from "./tokenizer.js";
 const require = createRequire(import.meta.url);
 
 /**
- * The most pieces a file keeps: the most recently used. Loading one costs ~0.3 µs a piece (v8.deserialize, then a
- * map insert), so a full file loads in ~20 ms, against ~90 ms to load cl100k's rank table (~170 ms for o200k's).
- * Real documentation has ~40k distinct pieces per million tokens: a folder of docs fits.
+ * The most pieces a file keeps: the most recently used. Loading costs a v8.deserialize and a map insert per piece,
+ * so the cap keeps a full file well below the cost of loading a rank table (BENCHMARKS.md's import figure times an
+ * ask with a full file, and one that loads the table). Real documentation has ~40k distinct pieces per million
+ * tokens: a folder of docs fits.
  */
 export const MAX_SAVED_PIECES = 65_536;
 
