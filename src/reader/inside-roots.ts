@@ -1,0 +1,68 @@
+import type { Stats } from "node:fs";
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+
+/** Why a path was refused by {@link resolveInsideRoots}. */
+export type OutsideRootsCode = "outside_roots" | "not_a_file" | "missing" | "unreadable";
+
+/** The answer of {@link resolveInsideRoots}. */
+export type InsideRootsResult =
+  | { ok: true; realPath: string; stats: Stats }
+  | { ok: false; code: OutsideRootsCode; reason: string };
+
+/**
+ * The one place that decides whether a file may be read: `candidate` is resolved with `realpath` (every symbolic
+ * link followed) and must then lie inside one of `realRoots` (themselves real paths, from {@link realRoots}) and be a
+ * regular file. So a symlink that leads out of the documents folder, `/proc/self/environ`, a device, a FIFO or a
+ * socket is refused, whatever the name it is reached by.
+ */
+export async function resolveInsideRoots(
+  candidate: string,
+  roots: readonly string[],
+): Promise<InsideRootsResult> {
+  let real: string;
+  try {
+    real = await realpath(candidate);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR"
+      ? { ok: false, code: "missing", reason: "no such file" }
+      : { ok: false, code: "unreadable", reason: `could not be resolved (${code ?? "error"})` };
+  }
+  if (!roots.some((root) => isInside(real, root))) {
+    return {
+      ok: false,
+      code: "outside_roots",
+      reason: "leads outside the folders given (a symbolic link out, or ../)",
+    };
+  }
+  let stats: Stats;
+  try {
+    stats = await stat(real);
+  } catch (error) {
+    return {
+      ok: false,
+      code: "unreadable",
+      reason: `could not be examined (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    };
+  }
+  if (!stats.isFile()) {
+    return { ok: false, code: "not_a_file", reason: "not a regular file (a device, FIFO, socket or folder)" };
+  }
+  return { ok: true, realPath: real, stats };
+}
+
+/** The real paths of the roots the user gave (a file root stands for itself). Missing roots are left out. */
+export async function realRoots(paths: readonly string[]): Promise<string[]> {
+  const resolved = await Promise.all(
+    paths.map((root) => realpath(path.resolve(root)).catch(() => undefined)),
+  );
+  return resolved.filter((root): root is string => root !== undefined);
+}
+
+/** True when `real` is `root` or lies below it (both real, absolute paths). */
+export function isInside(real: string, root: string): boolean {
+  if (real === root) return true;
+  const relative = path.relative(root, real);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
