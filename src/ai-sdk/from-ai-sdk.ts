@@ -1,10 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { LLMError } from "../errors/llm-error.js";
 import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { type ModelMetadataOptions, resolveModelMetadata } from "../llm/resolve-model-metadata.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMUsage } from "../llm/types.js";
 import type { ContentBlock } from "../schema/content-block.js";
+import { readImageFileBlock } from "../schema/image-bytes.js";
 import { abortable, createAbortError, createCallSignal } from "../util/abort.js";
 import { parseRetryAfter, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
 
@@ -110,7 +110,7 @@ async function loadImages(messages: readonly ChatMessage[], pixels: boolean): Pr
       const blocks = await Promise.all(
         message.blocks.map(async (block) =>
           block.type === "image" && block.path !== undefined && block.data === undefined
-            ? { ...block, path: undefined, data: new Uint8Array(await readFile(block.path)) }
+            ? { ...block, path: undefined, data: await readImageFileBlock(block) }
             : block,
         ),
       );

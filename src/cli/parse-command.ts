@@ -38,7 +38,7 @@ export interface QueryOptions extends CommonOptions {
   similarityCutoff: number | undefined;
   /** `--llm`, else `RAGSYNTH_LLM`; undefined means the offline default. */
   llm: string | undefined;
-  /** `--vision`: the model takes images (sent as image parts). */
+  /** `--vision`: the model takes images, and the checked images the sources reference are sent to it as image parts. */
   vision: boolean;
   contextWindow: number | undefined;
   numOutput: number | undefined;
