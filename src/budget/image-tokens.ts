@@ -124,7 +124,10 @@ export function countImageTokens(
   const { width, height } = image;
   if (width === undefined || height === undefined || !(width > 0 && height > 0)) {
     const most = maxTokens(modelRule);
-    return withAssumption(most, `an image of unknown size counts as ${most} tokens (OpenAI's high-detail maximum)`);
+    return withAssumption(
+      most,
+      `an image of unknown size counts as ${most} tokens (OpenAI's high-detail maximum)`,
+    );
   }
   const tokens =
     modelRule.kind === "patches"
