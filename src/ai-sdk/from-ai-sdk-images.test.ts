@@ -75,8 +75,10 @@ describe("fromAiSdk with images", () => {
       ]);
     }
     expect(llm.metadata.imageInput).toBe("pixels");
-    expect(llm.metadata.assumptions).toContain(
-      "image tokens of gpt-4o counted by OpenAI's rule; pass imageTokens if the server counts otherwise",
+    // gpt-4o is in OpenAI's image table: its own rule applies through any provider, no assumption.
+    expect(llm.metadata.imageTokens).toEqual({ kind: "openai", model: "gpt-4o" });
+    expect(llm.metadata.assumptions ?? []).not.toContainEqual(
+      expect.stringMatching(/image tokens of gpt-4o/),
     );
   });
 

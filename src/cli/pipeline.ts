@@ -8,7 +8,14 @@ import type { NodePostprocessor } from "../postprocessor/types.js";
 import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { type OpenedIndex, openIndex, reportSkipped } from "./load-index.js";
-import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NOTICE } from "./models.js";
+import {
+  chooseEmbedder,
+  chooseLLM,
+  type EmbedChoice,
+  extractiveOnlyNotice,
+  type LLMChoice,
+  OFFLINE_NOTICE,
+} from "./models.js";
 import type { QueryOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { UsageError } from "./usage-error.js";
@@ -77,7 +84,11 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
     numOutput: options.numOutput,
   });
   const embedChoice = chooseEmbedder(options.embed, io.env, options.timeoutMs);
-  if (llmChoice.defaulted) io.stderr.write(`${OFFLINE_NOTICE}\n`);
+  if (llmChoice.defaulted) {
+    io.stderr.write(
+      `${embedChoice.label === "hashing" ? OFFLINE_NOTICE : extractiveOnlyNotice(embedChoice.label)}\n`,
+    );
+  }
   const metadata = llmChoice.metadata();
   // Checked before any document is read, and in the CLI's own words.
   if (options.numOutput !== undefined && options.numOutput >= metadata.contextWindow) {
