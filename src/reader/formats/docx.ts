@@ -39,7 +39,7 @@ async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<R
       `${path}: this is a legacy Word (.doc) file, not a DOCX. Save it as .docx to read it.`,
     );
   }
-  const { entries } = checkZip({ bytes, path, limits, keep: ["docProps/core.xml"] });
+  const { entries } = await checkZip({ bytes, path, limits, keep: ["docProps/core.xml"] });
   signal?.throwIfAborted();
   const mammoth = (await import("mammoth")).default;
   let html: string;
@@ -54,7 +54,7 @@ async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<R
     const reason = error instanceof Error ? error.message : String(error);
     throw new ReaderSkipError("corrupt", `${path}: not a readable DOCX (${reason}).`);
   }
-  const { blocks } = htmlToBlocks({ html, maxDepth: limits.maxDepth, withLines: false });
+  const { blocks } = await htmlToBlocks({ html, maxDepth: limits.maxDepth, withLines: false });
   const metadata: Record<string, string | number> = {};
   const core = entries.get("docProps/core.xml");
   const title = core && /<dc:title>([^<]*)<\/dc:title>/.exec(new TextDecoder().decode(core))?.[1]?.trim();

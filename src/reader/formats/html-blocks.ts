@@ -1,4 +1,4 @@
-import { type Handler, Parser } from "htmlparser2";
+import type { Handler, Parser } from "htmlparser2";
 import type { DocumentBlock } from "./types.js";
 
 // HTML markup → blocks, with htmlparser2's streaming parser: its callbacks keep no tree and we keep only a stack
@@ -122,7 +122,13 @@ function languageOf(className: string | undefined): string | undefined {
 }
 
 /** Reads HTML into blocks: boilerplate dropped, `<main>`/`<article>` preferred when present. */
-export function htmlToBlocks({ html, maxDepth, withLines }: HtmlToBlocksOptions): HtmlBlocksResult {
+export async function htmlToBlocks({
+  html,
+  maxDepth,
+  withLines,
+}: HtmlToBlocksOptions): Promise<HtmlBlocksResult> {
+  // Loaded on the first HTML (or DOCX) file, so a folder of Markdown never pays for it.
+  const { Parser } = await import("htmlparser2");
   const hardDepth = Math.max(parserDepthCap, maxDepth);
   const blocks: (DocumentBlock & { inMain: boolean })[] = [];
   const stack: string[] = [];

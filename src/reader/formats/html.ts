@@ -57,9 +57,9 @@ export function decodeHtml(bytes: Uint8Array): { text: string; charset: string }
   }
 }
 
-function readHtml({ bytes, limits }: ReaderInput): ReadFileResult {
+async function readHtml({ bytes, limits }: ReaderInput): Promise<ReadFileResult> {
   const { text, charset } = decodeHtml(bytes);
-  const { blocks, title, language } = htmlToBlocks({
+  const { blocks, title, language } = await htmlToBlocks({
     html: text,
     maxDepth: limits.maxDepth,
     withLines: true,

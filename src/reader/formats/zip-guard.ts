@@ -1,4 +1,3 @@
-import { Inflate } from "fflate";
 import { type ReaderLimits, ReaderSkipError } from "./types.js";
 
 // A zip (DOCX, and any zip-based format to come) is checked before a library extracts it: first the sizes its
@@ -33,13 +32,13 @@ const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
  * @throws ReaderSkipError `too_large` for a zip that expands past the limits (a zip bomb), `corrupt` for one
  * that is not a readable zip or whose entries lie about their sizes.
  */
-export function checkZip(options: {
+export async function checkZip(options: {
   bytes: Uint8Array;
   path: string;
   limits: ReaderLimits;
   /** Entries whose inflated bytes to return (small metadata parts). */
   keep?: readonly string[];
-}): ZipCheck {
+}): Promise<ZipCheck> {
   const { bytes, path, limits, keep = [] } = options;
   const corrupt = (why: string) =>
     new ReaderSkipError("corrupt", `${path}: not a readable zip file (${why}).`);
@@ -80,6 +79,7 @@ export function checkZip(options: {
     expanded > limits.maxCompressionRatio * Math.max(compressed, step);
   if (overLimits(declaredTotal, compressedTotal)) throw tooLarge(declaredTotal, compressedTotal);
 
+  const { Inflate } = await import("fflate");
   const entries = new Map<string, Uint8Array>();
   let realTotal = 0;
   for (const part of parts) {
