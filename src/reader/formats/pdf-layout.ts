@@ -65,9 +65,13 @@ export function itemsToLines(items: readonly PdfTextItem[]): PdfLine[] {
   return lines.filter((line) => line.text.length > 0);
 }
 
-/** A line's text with its digits masked, and its height on the page (a running line keeps its place). */
+/**
+ * A line's words with digits masked, in sorted order, and its height on the page: a running line keeps its
+ * place, and books mirror it on facing pages ("40 gnuplot 5.4" on the left, "gnuplot 5.4 41" on the right).
+ */
 function runningKey(line: PdfLine): string {
-  return `${Math.round(line.y / 4)}:${line.text.toLowerCase().replace(/\d+/g, "#").replace(/\s+/g, " ").trim()}`;
+  const words = line.text.toLowerCase().replace(/\d+/g, "#").split(/\s+/).filter(Boolean).sort();
+  return `${Math.round(line.y / 4)}:${words.join(" ")}`;
 }
 
 /**

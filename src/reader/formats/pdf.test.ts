@@ -76,6 +76,24 @@ describe("pdfReader", () => {
     ]);
   });
 
+  it("drops a running header mirrored on facing pages (page number left on even pages, right on odd)", async () => {
+    // Seven pages: the even pages' header alone is on 3, fewer than half; the two sides together make it running.
+    const bodies = ["Alpha.", "Beta.", "Gamma.", "Delta.", "Epsilon.", "Zeta.", "Eta."];
+    const pages = bodies.map((body, index) => {
+      const pageNumber = index + 1;
+      const header =
+        pageNumber % 2 === 0 ? `${pageNumber} Widget Manual 2.1` : `Widget Manual 2.1 ${pageNumber}`;
+      return {
+        texts: [
+          { x: 72, y: 760, size: 9, text: header },
+          { x: 72, y: 700, size: 11, text: body },
+        ],
+      };
+    });
+    const result = await read(makePdf({ pages }));
+    expect(result.blocks.map((block) => block.text)).toEqual(bodies);
+  });
+
   it("keeps an edge line that appears on only one page", async () => {
     const pages = [1, 2, 3].map((pageNumber) => bodyPage(pageNumber, [["Body."]]));
     pages[1]?.texts?.push({ x: 72, y: 775, size: 9, text: "Draft notice only here" });
