@@ -7,10 +7,11 @@ import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocess
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import { referencedImagesPostprocessor } from "../reader/image-references.js";
 import type { CommandContext } from "./io.js";
-import { type OpenedIndex, openIndex, reportSkipped } from "./load-index.js";
+import { type OpenedIndex, openIndex } from "./load-index.js";
 import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NOTICE } from "./models.js";
 import type { QueryOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
+import { reportReadCounts } from "./read-report.js";
 import { UsageError } from "./usage-error.js";
 
 /** A cheap test for a Markdown or HTML image reference; the postprocessor parses them properly. */
@@ -108,7 +109,7 @@ export async function openRetrieval(
 ): Promise<{ opened: OpenedIndex; postprocessors: NodePostprocessor[] }> {
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
-  reportSkipped(opened.stats, io, options.verbose);
+  reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
   const postprocessors = buildPostprocessors(options, opened.embedModel);
   // Chunks carry the images they reference only to a model that takes images (pixels, or captions offline),
   // and only when some chunk references one (no postprocessor, and no trace line, for text-only corpora).

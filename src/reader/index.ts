@@ -1,3 +1,14 @@
+export type { ReaderOverrides } from "./formats/registry.js";
+export type {
+  DocumentBlock,
+  DocumentBlockKind,
+  DocumentReader,
+  ReaderInput,
+  ReaderLimits,
+  ReaderSkipCode,
+  ReadFileResult,
+} from "./formats/types.js";
+export { ReaderSkipError } from "./formats/types.js";
 export {
   findImageReferences,
   type ImageReference,

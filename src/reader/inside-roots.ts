@@ -3,7 +3,11 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** Why a path was refused by {@link resolveInsideRoots}. */
-export type OutsideRootsCode = "outside_roots" | "not_a_file" | "missing" | "unreadable";
+export type OutsideRootsCode = "outside_roots" | "not_a_file" | "missing" | "unreadable" | "symlink_loop";
+
+// Kernel and device file systems: their "files" are live process data (`/proc/self/environ` holds the environment,
+// keys included) or devices. Refused even when a root or a followed symlink leads there.
+const PSEUDO_FILE_SYSTEMS = ["/proc", "/sys", "/dev"];
 
 /** The answer of {@link resolveInsideRoots}. */
 export type InsideRootsResult =
@@ -14,7 +18,8 @@ export type InsideRootsResult =
  * The one place that decides whether a file may be read: `candidate` is resolved with `realpath` (every symbolic
  * link followed) and must then lie inside one of `realRoots` (themselves real paths, from {@link realRoots}) and be a
  * regular file. So a symlink that leads out of the documents folder, `/proc/self/environ`, a device, a FIFO or a
- * socket is refused, whatever the name it is reached by.
+ * socket is refused, whatever the name it is reached by. Anything under `/proc`, `/sys` or `/dev` is refused too, even
+ * inside a root: `/proc/self/environ` passes for a regular file.
  */
 export async function resolveInsideRoots(
   candidate: string,
@@ -25,9 +30,19 @@ export async function resolveInsideRoots(
     real = await realpath(candidate);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") {
+      return {
+        ok: false,
+        code: "symlink_loop",
+        reason: "symbolic link loop (following it leads back to itself)",
+      };
+    }
     return code === "ENOENT" || code === "ENOTDIR"
       ? { ok: false, code: "missing", reason: "no such file" }
       : { ok: false, code: "unreadable", reason: `could not be resolved (${code ?? "error"})` };
+  }
+  if (PSEUDO_FILE_SYSTEMS.some((system) => isInside(real, system))) {
+    return { ok: false, code: "not_a_file", reason: `a kernel or device file (${real}), never read` };
   }
   if (!roots.some((root) => isInside(real, root))) {
     return {
