@@ -126,7 +126,8 @@ export async function readWalkedFile(
     id: displayPath,
     text,
     ...fields,
-    metadata: { ...metadata, ...fields.metadata },
+    // The file's own fields first and never overwritten by the reader's.
+    metadata: { ...fields.metadata, ...withoutKeys(metadata, fields.metadata) },
   });
   setDocumentBlocks(document, blocks);
   return { document, realPath, format: chosen.reader.format };
@@ -179,6 +180,13 @@ function checkBlocks(blocks: unknown, format: string): DocumentBlock[] {
     throw new Error(`the ${format} reader returned no list of blocks with text (got ${typeof blocks})`);
   }
   return blocks as DocumentBlock[];
+}
+
+function withoutKeys(
+  metadata: Record<string, string | number>,
+  taken: Record<string, unknown>,
+): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !Object.hasOwn(taken, key)));
 }
 
 function plainMetadata(metadata: unknown): Record<string, string | number> {
