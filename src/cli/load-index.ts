@@ -7,16 +7,17 @@ import {
   isOtherIndexVersion,
   VectorStoreIndex,
 } from "../index-store/index.js";
-import { readDocuments, type SkippedPath } from "../reader/index.js";
+import { builtInReader } from "../reader/formats/registry.js";
+import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
-import type { WalkFlags } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { countSkipped, noDocuments } from "./read-report.js";
 import { UsageError } from "./usage-error.js";
 import { userCacheDir } from "./user-cache-dir.js";
+import type { WalkFlags } from "./walk-flags.js";
 
 /** What opening the index found and cost; `--json` prints it. */
 export interface IndexStats {
@@ -126,8 +127,10 @@ export async function refreshIndex({
   const known = new Map(
     (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
   );
+  const { readAs, ...walkOptions } = walk;
   const read = await readDocuments(given, {
-    ...walk,
+    ...walkOptions,
+    readers: readersFor(readAs),
     signal,
     // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
     skipRead: ({ path, size, lastModifiedAt, reader }) => {
@@ -179,6 +182,16 @@ export async function refreshIndex({
     },
   });
   return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/** `--read-as` as the reader's `readers` option: each ending read by the built-in reader of its format. */
+function readersFor(readAs: Record<string, string>): Record<string, DocumentReader> {
+  const readers: Record<string, DocumentReader> = {};
+  for (const [ending, format] of Object.entries(readAs)) {
+    const reader = builtInReader(format);
+    if (reader) readers[ending] = reader;
+  }
+  return readers;
 }
 
 /**

@@ -89,6 +89,12 @@ export const OPTIONS = {
     description: "Pass over files and folders matching this glob (repeatable; drafts/**, *.log)",
     multiple: true,
   },
+  "read-as": {
+    type: "string",
+    value: "<.ext=format>",
+    description: "Read files with this ending by a built-in reader (repeatable; .mdx=markdown, .log=text)",
+    multiple: true,
+  },
   "no-ignore": {
     type: "boolean",
     description:
@@ -185,6 +191,7 @@ const INDEX = [
   "rebuild",
   "include",
   "exclude",
+  "read-as",
   "no-ignore",
   "hidden",
   "follow-symlinks",

@@ -14,15 +14,9 @@ import {
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
 import { didYouMean, UsageError } from "./usage-error.js";
+import { type WalkFlags, walkFlags } from "./walk-flags.js";
 
-/** How the CLI's walk flags reach the reader (`--include`, `--exclude`, `--no-ignore`, `--hidden`, `--follow-symlinks`). */
-export interface WalkFlags {
-  include: string[];
-  exclude: string[];
-  noIgnore: boolean;
-  hidden: boolean;
-  followSymlinks: boolean;
-}
+export type { WalkFlags };
 
 /** Options every command shares. */
 export interface CommonOptions {
@@ -190,13 +184,7 @@ function parseCommandArgs(
 
   const common: CommonOptions = {
     paths,
-    walk: {
-      include: globs("--include", values.include),
-      exclude: globs("--exclude", values.exclude),
-      noIgnore: values["no-ignore"] === true,
-      hidden: values.hidden === true,
-      followSymlinks: values["follow-symlinks"] === true,
-    },
+    walk: walkFlags(values),
     cacheDir: stringValue(values["cache-dir"]),
     embed: stringValue(values.embed) ?? nonEmpty(env.RAGSYNTH_EMBED),
     rebuild: values.rebuild === true,
@@ -267,17 +255,6 @@ function reportPath(value: string | undefined): string | undefined {
     );
   }
   return value;
-}
-
-/** The patterns of a repeatable glob option; an empty one is a mistake. */
-function globs(flag: string, raw: unknown): string[] {
-  const given = (Array.isArray(raw) ? raw : typeof raw === "string" ? [raw] : []) as string[];
-  for (const pattern of given) {
-    if (pattern.trim() === "") {
-      throw new UsageError(`${flag} needs a glob pattern, got an empty one.`, `Example: ${flag} "**/*.md"`);
-    }
-  }
-  return given;
 }
 
 function stringValue(value: unknown): string | undefined {

@@ -39,10 +39,11 @@ describe("ragsynth index: the walk", () => {
     );
     expect(verbose.stderr).toMatch(/^ragsynth: skipped .*loop\.md \(symlink_loop\): symbolic link loop/m);
 
-    const json = await runCli(["index", docs, "--json"]);
+    // --read-as maps an ending onto a built-in reader: settings.ini counts as Markdown now.
+    const json = await runCli(["index", docs, "--json", "--read-as", ".ini=markdown"]);
     const output = JSON.parse(json.stdout);
     expect(output.files).toBe(7);
-    expect(output.formats).toEqual({ markdown: 5, text: 2 });
+    expect(output.formats).toEqual({ markdown: 6, text: 1 });
     expect(output.skippedCounts).toEqual({
       binary: 1,
       invalid_utf8: 1,

@@ -75,6 +75,16 @@ export function createReaderRegistry({
   };
 }
 
+/** The built-in reader named `format` (`markdown`, `text`…), to map another ending onto it; undefined when none is. */
+export function builtInReader(format: string): DocumentReader | undefined {
+  return [...BUILT_IN_READERS].reverse().find((reader) => reader.format === format);
+}
+
+/** The formats of the built-in readers, sorted: what {@link builtInReader} knows. */
+export function builtInFormats(): string[] {
+  return [...new Set([...BUILT_IN_READERS.map((reader) => reader.format), FALLBACK_READER.format])].sort();
+}
+
 /** `MD` → `.md`; `.Tar.GZ` → `.tar.gz`. */
 export function normalizeEnding(ending: string): string {
   const lower = ending.toLowerCase();
