@@ -23,8 +23,14 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
   },
   index: {
     usage: "ragsynth index <paths…>",
-    summary: "Read, split and embed the files, and keep the index in the cache dir for ask and plan.",
-    examples: ["ragsynth index examples/docs", "ragsynth index docs/ --embed openai:text-embedding-3-small"],
+    summary:
+      "Read, split and embed the files, and keep the index in the cache dir for ask and plan. Any text file is read; " +
+      ".gitignore/.ragsignore, hidden names and .git, node_modules, dist, build… are passed over and counted.",
+    examples: [
+      "ragsynth index examples/docs",
+      "ragsynth index docs/ --embed openai:text-embedding-3-small",
+      'ragsynth index docs/ --exclude "drafts/**" --read-as .mdx=markdown -v   # -v lists skipped files',
+    ],
   },
   batch: {
     usage: "ragsynth batch <questions.jsonl> --index <dir> --out <answers.jsonl> [--redis <url>]",

@@ -1,10 +1,11 @@
 import { isAbsolute, relative } from "node:path";
 import { formatDuration, plural } from "./format.js";
 import type { CommandContext } from "./io.js";
-import { type IndexStats, refreshIndex, reportSkipped } from "./load-index.js";
+import { type IndexStats, refreshIndex } from "./load-index.js";
 import { chooseEmbedder } from "./models.js";
 import type { IndexOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
+import { reportReadCounts } from "./read-report.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** A path for people: relative to `cwd` when below it, else absolute. */
@@ -40,7 +41,7 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
     const embed = chooseEmbedder(options.embed, io.env, options.timeoutMs);
     const opened = await refreshIndex({ ...options, embed, io, signal, progress });
     progress.clear();
-    reportSkipped(opened.stats, io, options.verbose);
+    reportReadCounts(opened.stats, io, { verbose: options.verbose, always: true });
     if (options.json) {
       io.stdout.write(
         `${JSON.stringify({ command: "index", embed: { id: opened.embedModel.id }, ...opened.stats }, null, 2)}\n`,

@@ -1,22 +1,23 @@
 import { access, constants, mkdir, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
-import { RagsynthError } from "../errors/ragsynth-error.js";
 import {
   type IndexBuildStats,
   type IndexSource,
   isOtherIndexVersion,
   VectorStoreIndex,
 } from "../index-store/index.js";
-import { readDocuments, type SkippedPath } from "../reader/index.js";
+import { builtInReader } from "../reader/formats/registry.js";
+import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
 import { sha256Hex } from "../util/sha256.js";
-import { plural } from "./format.js";
 import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
 import type { Progress } from "./progress.js";
+import { countSkipped, noDocuments } from "./read-report.js";
 import { UsageError } from "./usage-error.js";
 import { userCacheDir } from "./user-cache-dir.js";
+import type { WalkFlags } from "./walk-flags.js";
 
 /** What opening the index found and cost; `--json` prints it. */
 export interface IndexStats {
@@ -24,8 +25,12 @@ export interface IndexStats {
   cacheDir: string;
   /** Documents read. */
   files: number;
+  /** Documents read (or listed unchanged), by format: `{ markdown: 12, text: 3 }`. */
+  formats: Record<string, number>;
   /** Files and folders passed over, with the reason. */
   skipped: SkippedPath[];
+  /** `skipped` counted by reason: `{ binary: 2, ignored: 9 }`. */
+  skippedCounts: Record<string, number>;
   chunks: number;
   /** Texts sent to the embedding model on this run (0 when everything came from the cache). */
   embedded: number;
@@ -77,6 +82,7 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
 /** Options of {@link openIndex}. */
 export interface OpenIndexOptions {
   paths: string[];
+  walk: WalkFlags;
   cacheDir: string | undefined;
   embed: EmbedChoice;
   rebuild: boolean;
@@ -91,6 +97,7 @@ export interface OpenIndexOptions {
  */
 export async function refreshIndex({
   paths,
+  walk,
   cacheDir,
   embed,
   rebuild,
@@ -120,11 +127,15 @@ export async function refreshIndex({
   const known = new Map(
     (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
   );
+  const { readAs, ...walkOptions } = walk;
   const read = await readDocuments(given, {
+    ...walkOptions,
+    readers: readersFor(readAs),
     signal,
-    skipRead: ({ path, size, lastModifiedAt }) => {
+    // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
+    skipRead: ({ path, size, lastModifiedAt, reader }) => {
       const source = known.get(path);
-      return source?.size === size && source.lastModifiedAt === lastModifiedAt;
+      return source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader;
     },
   });
   // Our own cache folder is no news.
@@ -134,7 +145,9 @@ export async function refreshIndex({
   const stats = (build: IndexBuildStats) => ({
     cacheDir: folder,
     files: documents.length,
+    formats: read.formats,
     skipped,
+    skippedCounts: countSkipped(skipped),
     chunks: build.chunks,
     embedded: build.embedded,
     reused: build.reused,
@@ -169,6 +182,16 @@ export async function refreshIndex({
     },
   });
   return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/** `--read-as` as the reader's `readers` option: each ending read by the built-in reader of its format. */
+function readersFor(readAs: Record<string, string>): Record<string, DocumentReader> {
+  const readers: Record<string, DocumentReader> = {};
+  for (const [ending, format] of Object.entries(readAs)) {
+    const reader = builtInReader(format);
+    if (reader) readers[ending] = reader;
+  }
+  return readers;
 }
 
 /**
@@ -255,44 +278,4 @@ async function writableCacheDir(folder: string, io: CliIO): Promise<string> {
     `ragsynth: note: ${dirname(folder)} is read-only, so the index is kept in ${fallback} (--cache-dir picks another place).\n`,
   );
   return fallback;
-}
-
-function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
-  const shown = skipped.slice(0, 3).map((entry) => `${entry.path}: ${entry.reason}`);
-  const passed =
-    skipped.length > 0
-      ? ` (${skipped.length} skipped: ${shown.join("; ")}${skipped.length > 3 ? "; …" : ""})`
-      : "";
-  return new RagsynthError({
-    code: "document_read",
-    message: `No .md or .txt documents to read in ${paths.join(", ")}${passed}. Point ragsynth at a folder of .md or .txt files.`,
-  });
-}
-
-const QUIET_SKIPS = new Set(["hidden", "node_modules", "symlink_folder", "not_recursive"]);
-
-/**
- * Reports skipped files on stderr: one line per file that could not be read (binary, unreadable, empty,
- * too large), one line for all files with other endings, and (with `--verbose`) hidden folders and the like.
- */
-export function reportSkipped(stats: IndexStats, io: CliIO, verbose: boolean): void {
-  const otherEndings = stats.skipped.filter((entry) => entry.code === "extension");
-  for (const entry of stats.skipped) {
-    if (entry.code === "extension" || (QUIET_SKIPS.has(entry.code) && !verbose)) continue;
-    // The reader's hint names its option (maxFileBytes), which the CLI does not have.
-    const reason =
-      entry.code === "too_large"
-        ? `${entry.reason.replace(/ is over maxFileBytes.*$/, "")} is over the 32 MiB limit for one file; split it into smaller files to read it`
-        : entry.reason;
-    io.stderr.write(`ragsynth: skipped ${entry.path}: ${reason}\n`);
-  }
-  if (otherEndings.length > 0) {
-    const endings = [...new Set(otherEndings.map((entry) => /\.[^./]+$/.exec(entry.path)?.[0] ?? "(none)"))];
-    const list = verbose
-      ? `: ${otherEndings.map((entry) => entry.path).join(", ")}`
-      : ` (${endings.join(", ")})`;
-    io.stderr.write(
-      `ragsynth: skipped ${plural(otherEndings.length, "file")} with other endings${list}; only .md and .txt are read.\n`,
-    );
-  }
 }

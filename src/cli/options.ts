@@ -77,6 +77,34 @@ export const OPTIONS = {
     description: "Where the index is kept (default .ragsynth/ next to the documents)",
   },
   rebuild: { type: "boolean", description: "Ignore the cached index and build it again" },
+  include: {
+    type: "string",
+    value: "<glob>",
+    description: "Read only files matching this glob below the folders given (repeatable; **/*.md, guide/**)",
+    multiple: true,
+  },
+  exclude: {
+    type: "string",
+    value: "<glob>",
+    description: "Pass over files and folders matching this glob (repeatable; drafts/**, *.log)",
+    multiple: true,
+  },
+  "read-as": {
+    type: "string",
+    value: "<.ext=format>",
+    description: "Read files with this ending by a built-in reader (repeatable; .mdx=markdown, .log=text)",
+    multiple: true,
+  },
+  "no-ignore": {
+    type: "boolean",
+    description:
+      "Read what .gitignore/.ragsignore and the default folders (.git, node_modules, dist, build…) leave out",
+  },
+  hidden: { type: "boolean", description: "Read hidden files and folders (names starting with a dot)" },
+  "follow-symlinks": {
+    type: "boolean",
+    description: "Follow symbolic links that lead outside the paths given (never to /proc, devices or FIFOs)",
+  },
   timeout: {
     type: "string",
     value: "<seconds>",
@@ -134,7 +162,11 @@ export const OPTIONS = {
     description:
       "Write a self-contained HTML page of the run (timeline, calls, sources; plan: modes as bars)",
   },
-  verbose: { type: "boolean", short: "v", description: "Show stack traces and details on errors" },
+  verbose: {
+    type: "boolean",
+    short: "v",
+    description: "List every skipped file with its reason; stack traces and details on errors",
+  },
   help: { type: "boolean", short: "h", description: "Show this help" },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -154,7 +186,18 @@ const RETRIEVAL = [
   "context-window",
   "num-output",
 ] as const satisfies readonly OptionName[];
-const INDEX = ["cache-dir", "rebuild", "timeout", "json"] as const satisfies readonly OptionName[];
+const INDEX = [
+  "cache-dir",
+  "rebuild",
+  "include",
+  "exclude",
+  "read-as",
+  "no-ignore",
+  "hidden",
+  "follow-symlinks",
+  "timeout",
+  "json",
+] as const satisfies readonly OptionName[];
 const ALWAYS = ["verbose", "help"] as const satisfies readonly OptionName[];
 
 /** The options each command accepts. */

@@ -15,10 +15,15 @@ import {
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
 import { didYouMean, UsageError } from "./usage-error.js";
+import { type WalkFlags, walkFlags } from "./walk-flags.js";
+
+export type { WalkFlags };
 
 /** Options every command shares. */
 export interface CommonOptions {
   paths: string[];
+  /** `--include`, `--exclude`, `--no-ignore`, `--hidden`, `--follow-symlinks`: how folders are walked. */
+  walk: WalkFlags;
   cacheDir: string | undefined;
   /** `--embed`, else `RAGSYNTH_EMBED`; undefined means the offline default. */
   embed: string | undefined;
@@ -182,6 +187,7 @@ function parseCommandArgs(
 
   const common: CommonOptions = {
     paths,
+    walk: walkFlags(values),
     cacheDir: stringValue(values["cache-dir"]),
     embed: stringValue(values.embed) ?? nonEmpty(env.RAGSYNTH_EMBED),
     rebuild: values.rebuild === true,

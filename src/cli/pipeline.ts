@@ -7,7 +7,7 @@ import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocess
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
 import type { CommandContext } from "./io.js";
-import { type OpenedIndex, openIndex, reportSkipped } from "./load-index.js";
+import { type OpenedIndex, openIndex } from "./load-index.js";
 import {
   chooseEmbedder,
   chooseLLM,
@@ -18,6 +18,7 @@ import {
 } from "./models.js";
 import type { QueryOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
+import { reportReadCounts } from "./read-report.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -116,7 +117,7 @@ export async function openRetrieval(
 ): Promise<{ opened: OpenedIndex; postprocessors: NodePostprocessor[]; images: ImageReport | undefined }> {
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
-  reportSkipped(opened.stats, io, options.verbose);
+  reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
   const postprocessors = buildPostprocessors(options, opened.embedModel);
   // Images pass one checked door, and only when some node is or references one (no postprocessor, and no trace
   // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.

@@ -8,6 +8,11 @@ export interface IndexSource {
   size?: number;
   /** The file's modification time, when the document carried `last_modified_at`. */
   lastModifiedAt?: string;
+  /**
+   * The reader that made the document's text (`markdown@1`: its format and version), when the document carried
+   * `reader` (documents from `readDocuments` do): a file read by another reader counts as changed.
+   */
+  reader?: string;
   /** Ids of the nodes split from this document. */
   nodeIds: string[];
 }

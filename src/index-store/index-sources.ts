@@ -23,10 +23,14 @@ export function unchangedNodes(
   return nodes;
 }
 
-/** Whether a document has the size and modification time its stored source was indexed with. */
+/**
+ * Whether a document has the size and modification time its stored source was indexed with, and was read by the
+ * same reader (a new reader for its ending makes another text from the same bytes).
+ */
 export function sameStat(document: TextNode, source: IndexSource): boolean {
-  const { file_size: size, last_modified_at: modified } = document.metadata;
+  const { file_size: size, last_modified_at: modified, reader } = document.metadata;
   return (
+    source.reader === (typeof reader === "string" ? reader : undefined) &&
     source.size !== undefined &&
     source.lastModifiedAt !== undefined &&
     source.size === size &&
@@ -44,6 +48,7 @@ export function sameSources(before: readonly IndexSource[], after: readonly Inde
       source.contentHash === other.contentHash &&
       source.size === other.size &&
       source.lastModifiedAt === other.lastModifiedAt &&
+      source.reader === other.reader &&
       source.nodeIds.length === other.nodeIds.length &&
       source.nodeIds.every((id, position) => id === other.nodeIds[position])
     );
@@ -56,13 +61,14 @@ export function describeSource(
   nodes: readonly TextNode[],
   kept: IndexSource | undefined,
 ): IndexSource {
-  const { file_size: size, last_modified_at: lastModifiedAt } = document.metadata;
+  const { file_size: size, last_modified_at: lastModifiedAt, reader } = document.metadata;
   return {
     id: document.id,
     // An unchanged file (same size and time) keeps its stored hash: no need to hash it again.
     contentHash: kept?.contentHash ?? contentHash(document.text),
     ...(typeof size === "number" ? { size } : {}),
     ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
+    ...(typeof reader === "string" ? { reader } : {}),
     nodeIds: nodes.map((node) => node.id),
   };
 }

@@ -1,4 +1,15 @@
 export type { ImageLimits } from "../schema/image-bytes.js";
+export type { ReaderOverrides } from "./formats/registry.js";
+export type {
+  DocumentBlock,
+  DocumentBlockKind,
+  DocumentReader,
+  ReaderInput,
+  ReaderLimits,
+  ReaderSkipCode,
+  ReadFileResult,
+} from "./formats/types.js";
+export { ReaderSkipError } from "./formats/types.js";
 export type { SkippedImage, SkippedImageCode } from "./image-guard.js";
 export {
   findImageReferences,

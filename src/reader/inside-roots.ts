@@ -3,7 +3,7 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** Why a path was refused by {@link resolveInsideRoots}. */
-export type OutsideRootsCode = "outside_roots" | "not_a_file" | "missing" | "unreadable";
+export type OutsideRootsCode = "outside_roots" | "not_a_file" | "missing" | "unreadable" | "symlink_loop";
 
 /** The answer of {@link resolveInsideRoots}. */
 export type InsideRootsResult =
@@ -29,6 +29,13 @@ export async function resolveInsideRoots(
     real = await realpath(candidate);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") {
+      return {
+        ok: false,
+        code: "symlink_loop",
+        reason: "symbolic link loop (following it leads back to itself)",
+      };
+    }
     return code === "ENOENT" || code === "ENOTDIR"
       ? { ok: false, code: "missing", reason: "no such file" }
       : { ok: false, code: "unreadable", reason: `could not be resolved (${code ?? "error"})` };

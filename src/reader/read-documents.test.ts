@@ -50,7 +50,7 @@ describe("readDocuments", () => {
     // NUL bytes: read, this file would be skipped as binary.
     await write("docs/binary.md", new Uint8Array([0x68, 0x00, 0x69]));
     await write("docs/new.md", "new text");
-    const asked: { path: string; size: number; lastModifiedAt: string }[] = [];
+    const asked: { path: string; size: number; lastModifiedAt: string; reader: string }[] = [];
     const { documents, skipped } = await readDocuments(["docs"], {
       skipRead: (file) => {
         asked.push(file);
@@ -68,6 +68,7 @@ describe("readDocuments", () => {
       path: "docs/known.md",
       size: 10,
       lastModifiedAt: documents[1]?.metadata.last_modified_at,
+      reader: "markdown@1",
     });
   });
 
@@ -97,7 +98,7 @@ describe("readDocuments", () => {
     expect(skipped[0]?.reason).toMatch(/raise maxFileBytes/);
   });
 
-  it("reports hidden entries, node_modules, other endings and subfolders without entering them", async () => {
+  it("reports hidden entries, node_modules, images and subfolders without entering them", async () => {
     await write("docs/.git/config.md", "secret");
     await write("docs/.notes.md", "hidden");
     await write("docs/node_modules/pkg/readme.md", "dependency");
@@ -107,12 +108,13 @@ describe("readDocuments", () => {
     const { documents, skipped } = await readDocuments(["docs"], { recursive: false });
     expect(documents.map((document) => document.id)).toEqual(["docs/top.md"]);
     expect(skipped.map(({ path, code }) => [path, code])).toEqual([
-      ["docs/.git", "hidden"],
-      ["docs/.notes.md", "hidden"],
-      ["docs/image.png", "extension"],
-      ["docs/node_modules", "node_modules"],
+      ["docs/.git", "ignored"],
+      ["docs/.notes.md", "ignored"],
+      ["docs/image.png", "unsupported"],
+      ["docs/node_modules", "ignored"],
       ["docs/sub", "not_recursive"],
     ]);
+    expect(skipped[3]?.reason).toMatch(/node_modules\/ holds installed npm packages/);
   });
 
   it("reads explicitly named paths even when hidden or of another ending, and reads each file once", async () => {
@@ -134,12 +136,12 @@ describe("readDocuments", () => {
     expect(documents.map((document) => document.id)).toEqual(["docs/A.MD", "docs/b.rst"]);
   });
 
-  it("does not follow symbolic links to folders, which could loop", async () => {
+  it("names a symbolic link to a folder that holds it as a loop, and reads the rest", async () => {
     await write("docs/a.md", "a");
     await symlink(path.join(root, "docs"), path.join(root, "docs/loop"), "dir");
     const { documents, skipped } = await readDocuments(["docs"]);
     expect(documents.map((document) => document.id)).toEqual(["docs/a.md"]);
-    expect(skipped).toEqual([{ path: "docs/loop", code: "symlink_folder", reason: expect.any(String) }]);
+    expect(skipped).toEqual([{ path: "docs/loop", code: "symlink_loop", reason: expect.any(String) }]);
   });
 
   it.skipIf(process.getuid?.() === 0)("reports a file it may not read", async () => {
@@ -154,7 +156,7 @@ describe("readDocuments", () => {
 
   it("returns no documents for an empty folder, so the caller can say so", async () => {
     await mkdir(path.join(root, "empty"));
-    expect(await readDocuments(["empty"])).toEqual({ documents: [], skipped: [] });
+    expect(await readDocuments(["empty"])).toEqual({ documents: [], skipped: [], formats: {} });
   });
 
   it("throws a document_read error naming every missing path", async () => {

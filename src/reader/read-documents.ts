@@ -1,54 +1,69 @@
-import type { Dirent, Stats } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
-import { TextNode } from "../schema/text-node.js";
+import type { TextNode } from "../schema/text-node.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
+import { createReaderRegistry, normalizeEnding, type ReaderOverrides } from "./formats/registry.js";
+import { DEFAULT_READER_LIMITS } from "./formats/types.js";
+import { readWalkedFile } from "./read-file.js";
+import type { SkippedPath } from "./skipped-path.js";
+import { type WalkRoot, walkFiles } from "./walk-files.js";
+import { globTest } from "./walk-rules.js";
 
-// Files read (and entries examined) at once: the reads overlap in libuv's thread pool instead of waiting in turn.
+export type { SkipCode, SkippedPath } from "./skipped-path.js";
+
+// Files read at once: the reads overlap in libuv's thread pool instead of waiting in turn.
 const READ_CONCURRENCY = 8;
 
 /** Options of {@link readDocuments}. */
 export interface ReadDocumentsOptions {
-  /** File endings to read when walking a folder (case-insensitive). Files named explicitly are read whatever their ending. @default [".txt", ".md"] */
-  extensions?: readonly string[];
-  /** Walk subfolders. @default true */
-  recursive?: boolean;
-  /** Larger files are skipped (and reported). @default 33554432 (32 MiB) */
-  maxFileBytes?: number;
   /**
-   * Text files to list without reading: called with the file's `file_path`, size and modification time (ISO);
-   * when it returns true, the file's document carries its metadata but an empty `text`. For a caller that
-   * already holds the content, such as an index that knows the file by its size and modification time.
+   * Readers to add or replace by file ending, as LlamaIndex's `file_extractor`: `{ ".log": logReader }` (a
+   * {@link DocumentReader}: `format`, `extensions`, `read({ bytes, path, limits })`). A file whose ending has no
+   * reader is read as plain text when it is text, and skipped as `binary` otherwise.
+   * @default the built-in readers (`BUILT_IN_READERS`)
+   */
+  readers?: ReaderOverrides | undefined;
+  /**
+   * Only files with these endings are read from folders (case-insensitive; the rest are recorded `ignored`).
+   * Files named explicitly are read whatever their ending. Image endings (`.png`…) listed here are read as image
+   * documents. @default every ending
+   */
+  extensions?: readonly string[] | undefined;
+  /** Glob patterns (picomatch: `**\/*.md`, `guide/**`) a file below a folder given must match to be read. A pattern without `/` matches a name at any depth. @default every file */
+  include?: readonly string[] | undefined;
+  /** Glob patterns of files and folders below a folder given to pass over (recorded `ignored`). @default none */
+  exclude?: readonly string[] | undefined;
+  /**
+   * Pass over nothing by rule: `.gitignore` and `.ragsignore` files (read in every folder and from the
+   * repository's top down, as git does) and the default ignored folders (`.git`, `node_modules`, `dist`, `build`…,
+   * `DEFAULT_IGNORED_FOLDERS`) are then not applied. @default false
+   */
+  noIgnore?: boolean | undefined;
+  /** Read hidden files and folders (names starting with a dot) below the folders given. @default false */
+  hidden?: boolean | undefined;
+  /**
+   * Follow symbolic links that lead outside the paths given. Off, such a link (to a file or a folder) is recorded
+   * `outside_roots` and nothing behind it is read. Files under `/proc`, `/sys`, `/dev`, FIFOs, sockets and devices
+   * are never read. @default false
+   */
+  followSymlinks?: boolean | undefined;
+  /** Walk subfolders. @default true */
+  recursive?: boolean | undefined;
+  /** Larger files are skipped (and reported) without being read. @default 33554432 (32 MiB) */
+  maxFileBytes?: number | undefined;
+  /**
+   * Files to list without reading: called with the file's `file_path`, size, modification time (ISO) and the id
+   * of the reader that would read it (`markdown@1`); when it returns true, the file's document carries its metadata
+   * but an empty `text`. For a caller that already holds the content, such as an index that knows the file by its
+   * size, modification time and reader (compare all three: another reader makes another text).
    * @default every file is read
    */
-  skipRead?: ((file: { path: string; size: number; lastModifiedAt: string }) => boolean) | undefined;
-  signal?: AbortSignal;
-}
-
-/** Why a file or folder was not read. */
-export type SkipCode =
-  | "extension"
-  | "hidden"
-  | "node_modules"
-  | "not_recursive"
-  | "symlink_folder"
-  | "not_a_file"
-  | "too_large"
-  | "unreadable"
-  | "binary"
-  | "invalid_utf8"
-  | "empty";
-
-/** A file or folder that was not read, and why. */
-export interface SkippedPath {
-  /** The path, in the same form as documents' `file_path`. */
-  path: string;
-  code: SkipCode;
-  /** A sentence for people: `binary file (contains NUL bytes)`. */
-  reason: string;
+  skipRead?:
+    | ((file: { path: string; size: number; lastModifiedAt: string; reader: string }) => boolean)
+    | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** What {@link readDocuments} found. */
@@ -57,193 +72,110 @@ export interface ReadDocumentsResult {
   documents: TextNode[];
   /** Everything passed over, sorted by path. Nothing is dropped without an entry here. */
   skipped: SkippedPath[];
+  /** Documents read, by format (`{ markdown: 12, text: 3 }`). */
+  formats: Record<string, number>;
 }
 
-/** Metadata keys hidden from the LLM and the embedder, as LlamaIndex's SimpleDirectoryReader hides them. */
-const HIDDEN_KEYS = ["file_name", "file_size", "last_modified_at"];
-
 /**
- * Reads text and image files and folders into documents: `TextNode`s whose id is their `file_path`, with
- * metadata `file_path`, `file_name`, `file_size` and `last_modified_at` (only `file_path` is shown
- * to the LLM and embedder). Text is decoded as UTF-8 (a BOM is dropped) and `\r\n` becomes `\n`.
+ * Reads files and folders into documents, one per file: `TextNode`s whose id is their `file_path`, with metadata
+ * `file_path`, `file_name`, `file_size`, `last_modified_at`, `format` and `reader` (only `file_path` and what the
+ * reader found, such as a title, are shown to the LLM and embedder).
  *
- * Folder walks skip hidden entries (`.git`, `.env`), `node_modules`, other file endings, and
- * symbolic links to folders; each is reported once in `skipped` (a skipped folder is not entered).
- * Paths named explicitly are always read, hidden or not. Binary files (NUL bytes), invalid UTF-8,
- * unreadable, empty and oversized files are reported in `skipped` as well.
+ * Each file is read by the reader registered for its ending (`readers` adds or replaces them); a file with no
+ * reader is read as plain text when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). A document's `text` is
+ * its blocks' texts joined by blank lines, and the blocks stay beside it (`getDocumentBlocks`).
+ *
+ * Folders are walked recursively. Passed over, each with an entry in `skipped` (a folder is not entered): hidden
+ * names, `.gitignore`/`.ragsignore` rules, default folders (`node_modules`, `.git`, `dist`…), `exclude` globs,
+ * files not matching `include` or `extensions`, symbolic links out of the paths given or in a loop, devices and
+ * FIFOs, and files that are binary, too large, empty, unreadable, or that their reader refused (`encrypted`,
+ * `corrupt`…). One bad file never fails the walk. Every file is read only inside the paths given (after
+ * resolving links), and each real file once.
  *
  * Image files (`.png`, `.jpg`, … when their endings are in `extensions`, or named explicitly) become
  * `ImageNode`s captioned with their file name; their pixels are read only when a model is sent them.
  *
- * @throws RagsynthError with code `document_read` when a path does not exist or cannot be examined.
+ * @throws RagsynthError with code `document_read` when a path does not exist or cannot be examined;
+ *   InvalidArgumentError for malformed options.
  * @example
- * const { documents, skipped } = await readDocuments(["docs"], { extensions: [".md"] });
+ * const { documents, skipped } = await readDocuments(["docs"], { exclude: ["drafts/**"] });
  */
 export async function readDocuments(
   paths: readonly string[],
   {
-    extensions = [".txt", ".md"],
+    readers,
+    extensions,
+    include,
+    exclude,
+    noIgnore = false,
+    hidden = false,
+    followSymlinks = false,
     recursive = true,
-    maxFileBytes = 32 * 1024 * 1024,
+    maxFileBytes = DEFAULT_READER_LIMITS.maxFileBytes,
     skipRead,
     signal,
   }: ReadDocumentsOptions = {},
 ): Promise<ReadDocumentsResult> {
   validate(paths, extensions, maxFileBytes);
-  const endings = extensions.map((ending) => (ending.startsWith(".") ? ending : `.${ending}`).toLowerCase());
+  const registry = createReaderRegistry({ readers });
+  const endings = extensions?.map(normalizeEnding);
   const roots = await statRoots(paths, signal);
-  const files = new Map<string, { displayPath: string; stats: Stats }>();
-  const skipped: SkippedPath[] = [];
-
-  const walk = async (directory: string, displayPath: string): Promise<void> => {
-    signal?.throwIfAborted();
-    let entries: Dirent[];
-    try {
-      entries = await readdir(directory, { withFileTypes: true });
-    } catch (error) {
-      skipped.push({
-        path: displayPath,
-        code: "unreadable",
-        reason: `folder could not be read (${errorCode(error)})`,
-      });
-      return;
-    }
-    const examined = await mapConcurrent(
-      entries,
-      READ_CONCURRENCY * 2,
-      signal ?? new AbortController().signal,
-      async (entry) =>
-        entry.name.startsWith(".") || entry.name === "node_modules"
-          ? undefined
-          : stat(path.join(directory, entry.name)).catch((error: unknown) => error as Error),
-    );
-    for (const [position, entry] of entries.entries()) {
-      const absolute = path.join(directory, entry.name);
-      const display = path.posix.join(displayPath, entry.name);
-      const skip = (code: SkipCode, reason: string) => skipped.push({ path: display, code, reason });
-      if (entry.name.startsWith(".")) {
-        skip("hidden", "hidden (name starts with a dot); name it explicitly to read it");
-        continue;
-      }
-      if (entry.name === "node_modules") {
-        skip("node_modules", "node_modules folder; name it explicitly to read it");
-        continue;
-      }
-      const stats = examined[position];
-      if (!stats || stats instanceof Error) {
-        skip("unreadable", `could not be examined (${errorCode(stats)}), e.g. a broken symbolic link`);
-        continue;
-      }
-      if (stats.isDirectory()) {
-        if (entry.isSymbolicLink()) skip("symlink_folder", "symbolic link to a folder (not followed)");
-        else if (!recursive) skip("not_recursive", "subfolder (recursive is false)");
-        else await walk(absolute, display);
-      } else if (!stats.isFile()) {
-        skip("not_a_file", "not a regular file");
-      } else if (!endings.some((ending) => entry.name.toLowerCase().endsWith(ending))) {
-        skip("extension", `file ending not in ${endings.join(", ")}`);
-      } else if (!files.has(absolute)) {
-        files.set(absolute, { displayPath: display, stats });
-      }
-    }
-  };
-
-  for (const root of roots) {
-    if (root.stats.isDirectory()) await walk(root.absolute, root.displayPath);
-    else if (!root.stats.isFile())
-      skipped.push({ path: root.displayPath, code: "not_a_file", reason: "not a regular file" });
-    else if (!files.has(root.absolute))
-      files.set(root.absolute, { displayPath: root.displayPath, stats: root.stats });
-  }
-
-  const documents: TextNode[] = [];
+  const walked = await walkFiles(roots, {
+    recursive,
+    hidden,
+    noIgnore,
+    followSymlinks,
+    include: globTest("include", include),
+    exclude: globTest("exclude", exclude),
+    extensions: endings,
+    signal,
+  });
+  const skipped = [...walked.skipped];
+  // Images are read when asked for by ending, or when named explicitly.
+  const explicit = new Set(roots.filter((root) => root.stats.isFile()).map((root) => root.displayPath));
+  const wantedImages = new Set((endings ?? []).map((ending) => ending.slice(1)));
   const results = await mapConcurrent(
-    [...files],
+    walked.files,
     READ_CONCURRENCY,
     signal ?? new AbortController().signal,
-    ([absolute, { displayPath, stats }]) =>
-      readOne(absolute, displayPath, stats, { maxFileBytes, skipRead, signal }),
+    (file) =>
+      readWalkedFile(file.absolute, file.displayPath, {
+        registry,
+        limits: { ...DEFAULT_READER_LIMITS, maxFileBytes },
+        allowedRoots: walked.allowedRoots,
+        imageEndings: explicit.has(file.displayPath)
+          ? new Set([...wantedImages, path.extname(file.displayPath).slice(1).toLowerCase()])
+          : wantedImages,
+        skipRead,
+        signal,
+      }),
   );
-  for (const result of results) {
-    if ("code" in result) skipped.push(result);
-    else documents.push(result);
+  const documents: TextNode[] = [];
+  const formats: Record<string, number> = {};
+  const seen = new Map<string, string>();
+  for (const [position, result] of results.entries()) {
+    const first = result.realPath === undefined ? undefined : seen.get(result.realPath);
+    if (first !== undefined) {
+      const display = walked.files[position]?.displayPath ?? "";
+      if (display !== first)
+        skipped.push({ path: display, code: "duplicate", reason: `the same file as ${first}` });
+      continue;
+    }
+    if (result.realPath !== undefined) seen.set(result.realPath, walked.files[position]?.displayPath ?? "");
+    if ("skipped" in result) {
+      skipped.push(result.skipped);
+    } else {
+      documents.push(result.document);
+      formats[result.format] = (formats[result.format] ?? 0) + 1;
+    }
   }
   documents.sort((left, right) => compare(left.id, right.id));
   skipped.sort((left, right) => compare(left.path, right.path));
-  return { documents, skipped };
+  return { documents, skipped, formats };
 }
 
-async function readOne(
-  absolute: string,
-  displayPath: string,
-  stats: Stats,
-  {
-    maxFileBytes,
-    skipRead,
-    signal,
-  }: {
-    maxFileBytes: number;
-    skipRead: ReadDocumentsOptions["skipRead"];
-    signal: AbortSignal | undefined;
-  },
-): Promise<TextNode | SkippedPath> {
-  const skip = (code: SkipCode, reason: string): SkippedPath => ({ path: displayPath, code, reason });
-  if (stats.size > maxFileBytes) {
-    return skip(
-      "too_large",
-      `${stats.size} bytes is over maxFileBytes (${maxFileBytes}); raise maxFileBytes to read it`,
-    );
-  }
-  const extension = path.extname(absolute).slice(1).toLowerCase();
-  if (IMAGE_EXTENSIONS.includes(extension)) return imageDocument(absolute, displayPath, stats);
-  if (skipRead?.({ path: displayPath, size: stats.size, lastModifiedAt: stats.mtime.toISOString() })) {
-    return new TextNode({ id: displayPath, text: "", ...fileFields(absolute, displayPath, stats) });
-  }
-  let bytes: Buffer;
-  try {
-    bytes = signal ? await readFile(absolute, { signal }) : await readFile(absolute);
-  } catch (error) {
-    signal?.throwIfAborted();
-    return skip("unreadable", `file could not be read (${errorCode(error)})`);
-  }
-  if (bytes.includes(0)) return skip("binary", "binary file (contains NUL bytes)");
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return skip("invalid_utf8", "not valid UTF-8 text; convert it to UTF-8 to read it");
-  }
-  text = text.replace(/\r\n?/g, "\n");
-  if (text.trim() === "") return skip("empty", "empty file (no text besides whitespace)");
-  return new TextNode({
-    id: displayPath,
-    text,
-    ...fileFields(absolute, displayPath, stats),
-  });
-}
-
-/**
- * An image file as a document: an {@link ImageNode} read later by its path (never decoded here), captioned
- * with its file name (`revenue-chart.png` → `revenue chart`), since a file carries no alt text of its own.
- */
-function imageDocument(absolute: string, displayPath: string, stats: Stats): ImageNode {
-  const caption = path.basename(absolute, path.extname(absolute)).replace(/[-_]+/g, " ").trim();
-  return new ImageNode({
-    id: displayPath,
-    text: caption,
-    imagePath: absolute,
-    ...fileFields(absolute, displayPath, stats),
-  });
-}
-
-interface Root {
-  absolute: string;
-  displayPath: string;
-  stats: Stats;
-}
-
-async function statRoots(paths: readonly string[], signal: AbortSignal | undefined): Promise<Root[]> {
-  const roots: Root[] = [];
+async function statRoots(paths: readonly string[], signal: AbortSignal | undefined): Promise<WalkRoot[]> {
+  const roots: WalkRoot[] = [];
   const missing: string[] = [];
   for (const given of paths) {
     signal?.throwIfAborted();
@@ -255,7 +187,10 @@ async function statRoots(paths: readonly string[], signal: AbortSignal | undefin
       if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") {
         throw new RagsynthError({
           code: "document_read",
-          message: `Could not examine "${given}" (${errorCode(error)}). Check its permissions.`,
+          message:
+            errorCode(error) === "ELOOP"
+              ? `"${given}" is a symbolic link loop: following it leads back to itself. Point at the real file or folder, or fix the link.`
+              : `Could not examine "${given}" (${errorCode(error)}). Check its permissions.`,
           cause: error,
         });
       }
@@ -277,7 +212,11 @@ function toDisplayPath(given: string): string {
   return normalized.length > 1 && normalized.endsWith("/") ? normalized.slice(0, -1) : normalized;
 }
 
-function validate(paths: readonly string[], extensions: readonly string[], maxFileBytes: number): void {
+function validate(
+  paths: readonly string[],
+  extensions: readonly string[] | undefined,
+  maxFileBytes: number,
+): void {
   if (!Array.isArray(paths) || paths.some((given) => typeof given !== "string" || given === "")) {
     throw new InvalidArgumentError({
       parameter: "paths",
@@ -286,8 +225,8 @@ function validate(paths: readonly string[], extensions: readonly string[], maxFi
     });
   }
   if (
-    !Array.isArray(extensions) ||
-    extensions.some((ending) => typeof ending !== "string" || ending === "")
+    extensions !== undefined &&
+    (!Array.isArray(extensions) || extensions.some((ending) => typeof ending !== "string" || ending === ""))
   ) {
     throw new InvalidArgumentError({
       parameter: "extensions",
@@ -310,18 +249,4 @@ function errorCode(error: unknown): string {
 
 function compare(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
-}
-
-/** The metadata every document read from a file carries, with the bookkeeping keys hidden from embeddings and prompts. */
-function fileFields(absolute: string, displayPath: string, stats: Stats) {
-  return {
-    metadata: {
-      file_path: displayPath,
-      file_name: path.basename(absolute),
-      file_size: stats.size,
-      last_modified_at: stats.mtime.toISOString(),
-    },
-    excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
-    excludedLlmMetadataKeys: [...HIDDEN_KEYS],
-  };
 }

@@ -238,10 +238,12 @@ describe("ragsynth errors", () => {
     const { code, stdout, stderr } = await runCli(["ask", mixed, "-q", QUESTION, "--llm", "extractive"]);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain("compact");
-    expect(stderr).toMatch(/^ragsynth: skipped .*broken\.md: binary file.*$/m);
-    expect(stderr).toMatch(
-      /^ragsynth: skipped 1 file with other endings \(\.png\); only \.md and \.txt are read\.$/m,
+    expect(stderr).toBe(
+      "ragsynth: read 1 file (markdown 1) · skipped 2 (binary 1, unsupported 1) (-v lists them)\n",
     );
+    const verbose = await runCli(["ask", mixed, "-q", QUESTION, "--llm", "extractive", "-v"]);
+    expect(verbose.stderr).toMatch(/^ragsynth: skipped .*broken\.md \(binary\): binary file.*$/m);
+    expect(verbose.stderr).toMatch(/^ragsynth: skipped .*image\.png \(unsupported\): an image.*$/m);
   });
 
   it("a bad --llm spec is a usage error with the valid forms", async () => {

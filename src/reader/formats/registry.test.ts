@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
+import { decodeText, paragraphBlocks } from "./basic-text.js";
+import { BUILT_IN_READERS, createReaderRegistry, READERS_VERSION } from "./registry.js";
+import type { DocumentReader } from "./types.js";
+
+const reader = (format: string): DocumentReader => ({
+  format,
+  extensions: [],
+  read: () => ({ blocks: [{ kind: "paragraph", text: format }] }),
+});
+
+describe("createReaderRegistry", () => {
+  it("picks the built-in reader by ending, case-insensitively, and none for an unknown ending", () => {
+    const registry = createReaderRegistry();
+    expect(registry.readerFor("Guide.MD")?.reader.format).toBe("markdown");
+    expect(registry.readerFor("notes.txt")?.id).toBe(`text@${READERS_VERSION}`);
+    expect(registry.readerFor("data.xyz")).toBeUndefined();
+    // A file named like an ending is not that format.
+    expect(registry.readerFor(".md")).toBeUndefined();
+    expect(registry.fallback.reader.format).toBe("text");
+  });
+
+  it("adds and replaces readers by ending; the longest matching ending wins", () => {
+    const registry = createReaderRegistry({
+      readers: {
+        log: reader("log"),
+        ".MD": reader("mine"),
+        ".gz": reader("gzip"),
+        ".md.gz": reader("md-gzip"),
+      },
+    });
+    expect(registry.readerFor("a.log")?.id).toBe("log@custom");
+    expect(registry.readerFor("a.md")?.reader.format).toBe("mine");
+    expect(registry.readerFor("README.md.gz")?.reader.format).toBe("md-gzip");
+    expect(registry.readerFor("changelog.Debian.gz")?.reader.format).toBe("gzip");
+    expect(registry.readerFor("a.txt")?.reader.format).toBe("text");
+  });
+
+  it("rejects a malformed reader or ending with a typed error", () => {
+    const bad = (readers: unknown) => {
+      try {
+        createReaderRegistry({ readers: readers as never });
+      } catch (error) {
+        expect(InvalidArgumentError.isInstance(error)).toBe(true);
+        return (error as Error).message;
+      }
+      throw new Error("no error");
+    };
+    expect(bad({ ".log": { format: "log" } })).toMatch(/Expected `readers\[".log"\]` to be a DocumentReader/);
+    expect(bad({ "a b": reader("x") })).toMatch(/keyed by a file ending/);
+    expect(bad([reader("x")])).toMatch(/Expected `readers` to be an object of readers by file ending/);
+  });
+
+  it("keeps READERS_VERSION with the built-in table: change one, change the other", () => {
+    // When this fails, a reader was added or changed: bump READERS_VERSION (so cached indexes read those files
+    // again) and update both lines here.
+    const table = BUILT_IN_READERS.flatMap((entry) =>
+      entry.extensions.map((ending) => `${ending}=${entry.format}`),
+    );
+    expect({ version: READERS_VERSION, table }).toEqual({
+      version: 1,
+      table: [".txt=text", ".text=text", ".md=markdown", ".markdown=markdown"],
+    });
+  });
+});
+
+describe("the built-in text reader", () => {
+  it("makes one paragraph block per blank-line-separated paragraph, with its lines", () => {
+    expect(paragraphBlocks("# Title\nintro\n\n\n  indented\n \t\nlast  \n")).toEqual([
+      { kind: "paragraph", text: "# Title\nintro", lines: { start: 1, end: 2 } },
+      { kind: "paragraph", text: "  indented", lines: { start: 5, end: 5 } },
+      { kind: "paragraph", text: "last", lines: { start: 7, end: 7 } },
+    ]);
+  });
+
+  it("decodes UTF-8 (BOM dropped) and UTF-16 with its BOM; refuses NUL bytes and invalid UTF-8 by code", () => {
+    expect(decodeText(new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x0d, 0x0a, 0x62]))).toBe("a\nb");
+    expect(decodeText(new Uint8Array([0xff, 0xfe, 0x68, 0, 0x69, 0]))).toBe("hi");
+    expect(decodeText(new Uint8Array([0xfe, 0xff, 0, 0x68, 0, 0x69]))).toBe("hi");
+    expect(() => decodeText(new Uint8Array([0x61, 0, 0x62]))).toThrow(
+      expect.objectContaining({ code: "binary" }),
+    );
+    expect(() => decodeText(new Uint8Array([0x63, 0x61, 0x66, 0xe9]))).toThrow(
+      expect.objectContaining({ code: "invalid_utf8" }),
+    );
+  });
+});

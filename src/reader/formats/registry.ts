@@ -1,0 +1,128 @@
+import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
+import { markdownParagraphReader, textReader } from "./basic-text.js";
+import type { DocumentReader } from "./types.js";
+
+/**
+ * The readers ragsynth ships, one line each: a reader claims the endings it lists (`extensions`). When two claim
+ * the same ending, the later line wins. Adding a reader to this list (or changing what one emits) changes which
+ * text the index holds: bump {@link READERS_VERSION} with it, so cached indexes read those files again.
+ */
+export const BUILT_IN_READERS: readonly DocumentReader[] = [textReader, markdownParagraphReader];
+
+/**
+ * The version of the built-in readers' output, kept in the index with every file (`reader` in its metadata): a
+ * file indexed by another version (or another reader) is read again even if its size and time are unchanged.
+ */
+export const READERS_VERSION = 1;
+
+/** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
+export const FALLBACK_READER: DocumentReader = textReader;
+
+/**
+ * Readers to add or replace by file ending, as LlamaIndex's `file_extractor`: `{ ".log": myLogReader }`. Keys are
+ * endings with or without their dot, case-insensitive; compound endings (`.md.gz`) are allowed.
+ */
+export type ReaderOverrides = Readonly<Record<string, DocumentReader>>;
+
+/** A reader picked for a file, with the id the index keeps to notice when a file would be read differently. */
+export interface ChosenReader {
+  reader: DocumentReader;
+  /** `<format>@<READERS_VERSION>` for a built-in reader, `<format>@custom` for one passed in `readers`. */
+  id: string;
+}
+
+/** Endings mapped to readers: the built-in ones with the overrides on top. */
+export interface ReaderRegistry {
+  /** The reader registered for `fileName`'s ending (the longest that matches: `.md.gz` before `.gz`), if any. */
+  readerFor(fileName: string): ChosenReader | undefined;
+  /** The reader of text files with no reader of their own. */
+  readonly fallback: ChosenReader;
+  /** Every ending and the format its reader names, sorted by ending. */
+  readonly endings: readonly { ending: string; format: string }[];
+}
+
+/**
+ * The registry of readers by file ending: {@link BUILT_IN_READERS}, with `readers` added or replacing them.
+ * @throws InvalidArgumentError when an ending or a reader in `readers` is malformed
+ * @example
+ * const registry = createReaderRegistry({ readers: { ".log": { format: "log", extensions: [".log"], read } } });
+ */
+export function createReaderRegistry({
+  readers,
+}: {
+  readers?: ReaderOverrides | undefined;
+} = {}): ReaderRegistry {
+  const table = new Map<string, ChosenReader>();
+  for (const reader of BUILT_IN_READERS) {
+    for (const ending of reader.extensions) {
+      table.set(normalizeEnding(ending), { reader, id: `${reader.format}@${READERS_VERSION}` });
+    }
+  }
+  for (const [ending, reader] of Object.entries(checkOverrides(readers))) {
+    table.set(normalizeEnding(ending), { reader, id: `${reader.format}@custom` });
+  }
+  const byLength = [...table.keys()].sort((left, right) => right.length - left.length);
+  return {
+    readerFor(fileName) {
+      const name = fileName.toLowerCase();
+      const ending = byLength.find((candidate) => name.endsWith(candidate) && name.length > candidate.length);
+      return ending === undefined ? undefined : table.get(ending);
+    },
+    fallback: { reader: FALLBACK_READER, id: `${FALLBACK_READER.format}@${READERS_VERSION}` },
+    endings: [...table]
+      .map(([ending, chosen]) => ({ ending, format: chosen.reader.format }))
+      .sort((left, right) => (left.ending < right.ending ? -1 : 1)),
+  };
+}
+
+/** The built-in reader named `format` (`markdown`, `text`…), to map another ending onto it; undefined when none is. */
+export function builtInReader(format: string): DocumentReader | undefined {
+  return [...BUILT_IN_READERS].reverse().find((reader) => reader.format === format);
+}
+
+/** The formats of the built-in readers, sorted: what {@link builtInReader} knows. */
+export function builtInFormats(): string[] {
+  return [...new Set([...BUILT_IN_READERS.map((reader) => reader.format), FALLBACK_READER.format])].sort();
+}
+
+/** `MD` → `.md`; `.Tar.GZ` → `.tar.gz`. */
+export function normalizeEnding(ending: string): string {
+  const lower = ending.toLowerCase();
+  return lower.startsWith(".") ? lower : `.${lower}`;
+}
+
+function checkOverrides(readers: unknown): ReaderOverrides {
+  if (readers === undefined) return {};
+  if (typeof readers !== "object" || readers === null || Array.isArray(readers)) {
+    throw new InvalidArgumentError({
+      parameter: "readers",
+      value: readers,
+      expected: 'be an object of readers by file ending, such as { ".log": logReader }',
+    });
+  }
+  for (const [ending, reader] of Object.entries(readers)) {
+    if (!/^\.?[\w.+-]+$/.test(ending) || ending === ".") {
+      throw new InvalidArgumentError({
+        parameter: `readers["${ending}"]`,
+        value: ending,
+        expected: "be keyed by a file ending such as .log or .md.gz",
+      });
+    }
+    const candidate = reader as Partial<DocumentReader> | null;
+    if (
+      typeof candidate !== "object" ||
+      candidate === null ||
+      typeof candidate.read !== "function" ||
+      typeof candidate.format !== "string" ||
+      candidate.format === ""
+    ) {
+      throw new InvalidArgumentError({
+        parameter: `readers["${ending}"]`,
+        value: reader,
+        expected:
+          "be a DocumentReader: an object with a `format` name and a `read({ bytes, path, limits })` function",
+      });
+    }
+  }
+  return readers as ReaderOverrides;
+}

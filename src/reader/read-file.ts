@@ -1,0 +1,232 @@
+import type { Stats } from "node:fs";
+import { constants, open } from "node:fs/promises";
+import path from "node:path";
+import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
+import { TextNode } from "../schema/text-node.js";
+import { setDocumentBlocks } from "./document-blocks.js";
+import { looksBinary, SNIFF_LENGTH } from "./formats/basic-text.js";
+import type { ChosenReader, ReaderRegistry } from "./formats/registry.js";
+import { type DocumentBlock, type ReaderLimits, ReaderSkipError } from "./formats/types.js";
+import { resolveInsideRoots } from "./inside-roots.js";
+import type { SkipCode, SkippedPath } from "./skipped-path.js";
+
+/** Metadata keys hidden from the LLM and the embedder (bookkeeping, as LlamaIndex's SimpleDirectoryReader hides them). */
+const HIDDEN_KEYS = ["file_name", "file_size", "last_modified_at", "format", "reader"];
+
+/** What reading one file needs. */
+export interface ReadFileContext {
+  registry: ReaderRegistry;
+  limits: ReaderLimits;
+  /** Real paths a file must lie in. */
+  allowedRoots: readonly string[];
+  /** Image endings (without dot) read as image documents. */
+  imageEndings: ReadonlySet<string>;
+  skipRead:
+    | ((file: { path: string; size: number; lastModifiedAt: string; reader: string }) => boolean)
+    | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** A file read: its document, or why not, and its real path (to read each file once). */
+export type FileOutcome =
+  | { document: TextNode; realPath: string; format: string }
+  | { skipped: SkippedPath; realPath?: string };
+
+/**
+ * Reads one walked file: checks it lies inside the roots (`resolveInsideRoots`), picks its reader by ending (the
+ * fallback reads unknown endings when they are text), and makes its document: the blocks' texts joined by blank
+ * lines, the blocks kept beside it (`getDocumentBlocks`), metadata `format` and `reader`. A reader's
+ * `ReaderSkipError` is recorded under its code; any other error of a reader as `corrupt`, with its message.
+ */
+export async function readWalkedFile(
+  absolute: string,
+  displayPath: string,
+  context: ReadFileContext,
+): Promise<FileOutcome> {
+  const skip = (code: SkipCode, reason: string, realPath?: string): FileOutcome => ({
+    skipped: { path: displayPath, code, reason },
+    ...(realPath ? { realPath } : {}),
+  });
+  const inside = await resolveInsideRoots(absolute, context.allowedRoots);
+  if (!inside.ok) {
+    if (inside.code === "missing") return skip("unreadable", "vanished while being read (no such file)");
+    return skip(inside.code, inside.reason);
+  }
+  const { realPath, stats } = inside;
+  const maxFileBytes = context.limits.maxFileBytes;
+  if (stats.size > maxFileBytes) {
+    return skip(
+      "too_large",
+      `${stats.size} bytes is over maxFileBytes (${maxFileBytes}); raise maxFileBytes to read it`,
+      realPath,
+    );
+  }
+  const ending = path.extname(displayPath).slice(1).toLowerCase();
+  if (IMAGE_EXTENSIONS.includes(ending)) {
+    if (context.imageEndings.has(ending))
+      return { document: imageDocument(absolute, displayPath, stats), realPath, format: "image" };
+    return skip(
+      "unsupported",
+      `an image; list .${ending} in extensions to index images by their file name`,
+      realPath,
+    );
+  }
+  const registered = context.registry.readerFor(path.basename(displayPath));
+  const chosen: ChosenReader = registered ?? context.registry.fallback;
+  const fields = fileFields(absolute, displayPath, stats, chosen);
+  if (
+    context.skipRead?.({
+      path: displayPath,
+      size: stats.size,
+      lastModifiedAt: stats.mtime.toISOString(),
+      reader: chosen.id,
+    })
+  ) {
+    return {
+      document: new TextNode({ id: displayPath, text: "", ...fields }),
+      realPath,
+      format: chosen.reader.format,
+    };
+  }
+  let bytes: Uint8Array;
+  try {
+    const read = await readBounded(realPath, maxFileBytes, registered === undefined, context.signal);
+    if (read === "binary") return skip("binary", "binary file (contains NUL bytes)", realPath);
+    if (typeof read === "number") {
+      const reason = `${read} bytes is over maxFileBytes (${maxFileBytes}); raise maxFileBytes to read it`;
+      return skip("too_large", reason, realPath);
+    }
+    if (read === "not_a_file")
+      return skip("not_a_file", "not a regular file (a device, FIFO or socket)", realPath);
+    bytes = read;
+  } catch (error) {
+    context.signal?.throwIfAborted();
+    return skip("unreadable", `file could not be read (${errorCode(error)})`, realPath);
+  }
+  let blocks: DocumentBlock[];
+  let metadata: Record<string, string | number> = {};
+  try {
+    const result = await chosen.reader.read({
+      bytes,
+      path: displayPath,
+      limits: context.limits,
+      signal: context.signal,
+    });
+    blocks = checkBlocks(result?.blocks, chosen.reader.format);
+    metadata = plainMetadata(result?.metadata);
+  } catch (error) {
+    context.signal?.throwIfAborted();
+    if (ReaderSkipError.isInstance(error)) return skip(error.code, error.message, realPath);
+    const message = error instanceof Error ? error.message : String(error);
+    return skip("corrupt", `the ${chosen.reader.format} reader failed: ${message}`, realPath);
+  }
+  const text = blocks.map((block) => block.text).join("\n\n");
+  if (text.trim() === "") return skip("empty", "empty file (no text besides whitespace)", realPath);
+  const document = new TextNode({
+    id: displayPath,
+    text,
+    ...fields,
+    // The file's own fields first and never overwritten by the reader's.
+    metadata: { ...fields.metadata, ...withoutKeys(metadata, fields.metadata) },
+  });
+  setDocumentBlocks(document, blocks);
+  return { document, realPath, format: chosen.reader.format };
+}
+
+/**
+ * The file's bytes, read through a descriptor opened without following links and without blocking (a FIFO swapped
+ * in after the check cannot hang the walk), never more than `maxFileBytes`. With `sniff`, a file whose first bytes
+ * hold a NUL byte is answered `"binary"` without reading the rest.
+ */
+async function readBounded(
+  realPath: string,
+  maxFileBytes: number,
+  sniff: boolean,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array | "binary" | "not_a_file" | number> {
+  const handle = await open(realPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return "not_a_file";
+    // A file that grew past the limit since it was examined: its size.
+    if (stats.size > maxFileBytes) return stats.size;
+    const buffer = Buffer.alloc(Math.min(stats.size, maxFileBytes) + 1);
+    let length = 0;
+    let sniffed = !sniff;
+    while (length < buffer.length) {
+      signal?.throwIfAborted();
+      // The first read is the sniff window only, so a large binary is passed over after 8 KiB.
+      const want = sniffed ? buffer.length - length : Math.min(SNIFF_LENGTH, buffer.length) - length;
+      const { bytesRead } = await handle.read(buffer, length, want, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (!sniffed && length >= Math.min(SNIFF_LENGTH, stats.size)) {
+        if (looksBinary(buffer.subarray(0, length))) return "binary";
+        sniffed = true;
+      }
+    }
+    if (length > maxFileBytes) return length;
+    return buffer.subarray(0, length);
+  } finally {
+    await handle.close();
+  }
+}
+
+function checkBlocks(blocks: unknown, format: string): DocumentBlock[] {
+  if (
+    !Array.isArray(blocks) ||
+    blocks.some((block) => typeof block !== "object" || block === null || typeof block.text !== "string")
+  ) {
+    throw new Error(`the ${format} reader returned no list of blocks with text (got ${typeof blocks})`);
+  }
+  return blocks as DocumentBlock[];
+}
+
+function withoutKeys(
+  metadata: Record<string, string | number>,
+  taken: Record<string, unknown>,
+): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !Object.hasOwn(taken, key)));
+}
+
+function plainMetadata(metadata: unknown): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  if (typeof metadata !== "object" || metadata === null) return out;
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * An image file as a document: an {@link ImageNode} read later by its path (never decoded here), captioned
+ * with its file name (`revenue-chart.png` → `revenue chart`), since a file carries no alt text of its own.
+ */
+function imageDocument(absolute: string, displayPath: string, stats: Stats): ImageNode {
+  const caption = path.basename(absolute, path.extname(absolute)).replace(/[-_]+/g, " ").trim();
+  return new ImageNode({
+    id: displayPath,
+    text: caption,
+    imagePath: absolute,
+    ...fileFields(absolute, displayPath, stats, undefined),
+  });
+}
+
+/** The metadata every document read from a file carries, with the bookkeeping keys hidden from embeddings and prompts. */
+function fileFields(absolute: string, displayPath: string, stats: Stats, chosen: ChosenReader | undefined) {
+  return {
+    metadata: {
+      file_path: displayPath,
+      file_name: path.basename(absolute),
+      file_size: stats.size,
+      last_modified_at: stats.mtime.toISOString(),
+      ...(chosen ? { format: chosen.reader.format, reader: chosen.id } : {}),
+    } as Record<string, string | number>,
+    excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
+    excludedLlmMetadataKeys: [...HIDDEN_KEYS],
+  };
+}
+
+function errorCode(error: unknown): string {
+  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : String(error);
+}

@@ -1,0 +1,178 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { readDocuments } from "./read-documents.js";
+
+let root: string;
+
+async function write(relative: string, content: string | Uint8Array = "text"): Promise<void> {
+  const file = path.join(root, relative);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content);
+}
+
+const ids = (documents: { id: string }[]) => documents.map((document) => path.relative(root, document.id));
+const skips = (skipped: { path: string; code: string }[]) =>
+  skipped.map(({ path: skippedPath, code }) => [path.relative(root, skippedPath), code]);
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "ragsynth-walk-"));
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("the walk's ignore rules", () => {
+  it("applies .gitignore and .ragsignore per folder as git does: deeper rules win, ! takes a file back", async () => {
+    await write("docs/.gitignore", "*.log\nsecret/\n");
+    await write("docs/.ragsignore", "drafts\n");
+    await write("docs/a.md");
+    await write("docs/run.log");
+    await write("docs/secret/key.md");
+    await write("docs/drafts/wip.md");
+    await write("docs/sub/.gitignore", "!keep.log\n");
+    await write("docs/sub/keep.log");
+    await write("docs/sub/other.log");
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")]);
+    expect(ids(documents)).toEqual(["docs/a.md", "docs/sub/keep.log"]);
+    expect(skips(skipped)).toEqual([
+      ["docs/.gitignore", "ignored"],
+      ["docs/.ragsignore", "ignored"],
+      ["docs/drafts", "ignored"],
+      ["docs/run.log", "ignored"],
+      ["docs/secret", "ignored"],
+      ["docs/sub/.gitignore", "ignored"],
+      ["docs/sub/other.log", "ignored"],
+    ]);
+    expect(skipped.find((entry) => entry.path.endsWith("run.log"))?.reason).toMatch(/docs\/\.gitignore/);
+    expect(skipped.find((entry) => entry.path.endsWith("drafts"))?.reason).toMatch(/docs\/\.ragsignore/);
+  });
+
+  it("applies the .gitignore files above the folder given, up to the repository's top", async () => {
+    await mkdir(path.join(root, "repo", ".git"), { recursive: true });
+    await write("repo/.gitignore", "generated.md\n");
+    await write("repo/docs/guide.md");
+    await write("repo/docs/generated.md");
+    const inRepo = await readDocuments([path.join(root, "repo", "docs")]);
+    expect(ids(inRepo.documents)).toEqual(["repo/docs/guide.md"]);
+    expect(skips(inRepo.skipped)).toEqual([["repo/docs/generated.md", "ignored"]]);
+    // Outside a repository, a .gitignore above the folder given is not applied.
+    await rm(path.join(root, "repo", ".git"), { recursive: true });
+    const alone = await readDocuments([path.join(root, "repo", "docs")]);
+    expect(ids(alone.documents)).toEqual(["repo/docs/generated.md", "repo/docs/guide.md"]);
+  });
+
+  it("passes over the default folders, and reads them and ignored files with noIgnore", async () => {
+    await write("docs/a.md");
+    await write("docs/node_modules/pkg/readme.md");
+    await write("docs/dist/a.md");
+    await write("docs/build/html/index.txt");
+    await write("docs/__pycache__/x.txt");
+    await write("docs/.gitignore", "a.md\n");
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")]);
+    expect(ids(documents)).toEqual([]);
+    expect(skips(skipped)).toEqual([
+      ["docs/.gitignore", "ignored"],
+      ["docs/__pycache__", "ignored"],
+      ["docs/a.md", "ignored"],
+      ["docs/build", "ignored"],
+      ["docs/dist", "ignored"],
+      ["docs/node_modules", "ignored"],
+    ]);
+    expect(skipped[3]?.reason).toBe(
+      "build/ holds build output, passed over by default (--no-ignore reads it)",
+    );
+    const all = await readDocuments([path.join(root, "docs")], { noIgnore: true });
+    expect(ids(all.documents)).toEqual([
+      "docs/__pycache__/x.txt",
+      "docs/a.md",
+      "docs/build/html/index.txt",
+      "docs/dist/a.md",
+      "docs/node_modules/pkg/readme.md",
+    ]);
+    expect(skips(all.skipped)).toEqual([["docs/.gitignore", "ignored"]]);
+  });
+
+  it("reads hidden files and folders with hidden, but not .git", async () => {
+    await write("docs/.notes.md");
+    await write("docs/.github/guide.md");
+    await write("docs/.git/HEAD");
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")], { hidden: true });
+    expect(ids(documents)).toEqual(["docs/.github/guide.md", "docs/.notes.md"]);
+    expect(skips(skipped)).toEqual([["docs/.git", "ignored"]]);
+  });
+
+  it("takes include and exclude globs relative to the folder given; a name-only pattern matches at any depth", async () => {
+    await write("docs/guide/a.md");
+    await write("docs/guide/b.txt");
+    await write("docs/drafts/c.md");
+    await write("docs/notes/d.md");
+    await write("docs/notes/e.log");
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")], {
+      include: ["**/*.md", "*.log"],
+      exclude: ["drafts/**", "d.md"],
+    });
+    expect(ids(documents)).toEqual(["docs/guide/a.md", "docs/notes/e.log"]);
+    expect(skipped.map((entry) => [path.relative(root, entry.path), entry.reason])).toEqual([
+      ["docs/drafts", "matches --exclude"],
+      ["docs/guide/b.txt", "does not match --include"],
+      ["docs/notes/d.md", "matches --exclude"],
+    ]);
+  });
+
+  it("rejects malformed globs with a typed error", async () => {
+    const error = await readDocuments([root], { include: [""] }).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/Expected `include` to be an array of glob patterns/);
+  });
+});
+
+describe("the walk's links and special files", () => {
+  it("reads a file linked twice inside the folder once, and follows a link to a folder inside it", async () => {
+    await write("docs/a.md", "alpha");
+    await write("docs/shared/b.md", "beta");
+    await symlink(path.join(root, "docs/a.md"), path.join(root, "docs/alias.md"));
+    await symlink(path.join(root, "docs/shared"), path.join(root, "docs/view"), "dir");
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")]);
+    expect(ids(documents)).toEqual(["docs/a.md", "docs/shared/b.md"]);
+    expect(skips(skipped)).toEqual([
+      ["docs/alias.md", "duplicate"],
+      ["docs/view", "duplicate"],
+    ]);
+  });
+
+  it("names link loops, a dangling link and a FIFO, and reads every other file", async () => {
+    await write("docs/a.md", "alpha");
+    await symlink("self.md", path.join(root, "docs/self.md"));
+    await symlink("ping.md", path.join(root, "docs/pong.md"));
+    await symlink("pong.md", path.join(root, "docs/ping.md"));
+    await mkdir(path.join(root, "docs/sub"));
+    await symlink("..", path.join(root, "docs/sub/up"), "dir");
+    await symlink(path.join(root, "nowhere.md"), path.join(root, "docs/dangling.md"));
+    execFileSync("mkfifo", [path.join(root, "docs/pipe.md")]);
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")]);
+    expect(ids(documents)).toEqual(["docs/a.md"]);
+    expect(skips(skipped)).toEqual([
+      ["docs/dangling.md", "unreadable"],
+      ["docs/ping.md", "symlink_loop"],
+      ["docs/pipe.md", "not_a_file"],
+      ["docs/pong.md", "symlink_loop"],
+      ["docs/self.md", "symlink_loop"],
+      ["docs/sub/up", "symlink_loop"],
+    ]);
+    expect(skipped[0]?.reason).toMatch(/broken symbolic link/);
+  });
+
+  it("never reads /proc, even through a followed link", async () => {
+    await write("docs/a.md", "alpha");
+    await symlink("/proc/self/environ", path.join(root, "docs/env.md"));
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")], { followSymlinks: true });
+    expect(ids(documents)).toEqual(["docs/a.md"]);
+    expect(skips(skipped)).toEqual([["docs/env.md", "not_a_file"]]);
+    expect(skipped[0]?.reason).toMatch(/kernel or device file/);
+  });
+});

@@ -1,0 +1,210 @@
+import type { Dirent, Stats } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { isInside } from "./inside-roots.js";
+import type { SkipCode, SkippedPath } from "./skipped-path.js";
+import {
+  ancestorIgnoreLevels,
+  DEFAULT_IGNORED_FOLDERS,
+  type GlobTest,
+  type IgnoreLevel,
+  ignoredBy,
+  loadIgnoreLevel,
+} from "./walk-rules.js";
+
+/** How {@link walkFiles} walks. */
+export interface WalkOptions {
+  recursive: boolean;
+  /** Enter hidden folders and take hidden files (names starting with a dot). */
+  hidden: boolean;
+  /** Pass over `.gitignore`/`.ragsignore` rules and the default ignored folders. */
+  noIgnore: boolean;
+  /** Follow symbolic links that lead outside the paths given. */
+  followSymlinks: boolean;
+  include: GlobTest | undefined;
+  exclude: GlobTest | undefined;
+  /** Lower-case endings with their dot; undefined takes every ending. */
+  extensions: readonly string[] | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** A path the user gave. */
+export interface WalkRoot {
+  absolute: string;
+  displayPath: string;
+  stats: Stats;
+}
+
+/** A file the walk found, to be read. */
+export interface WalkedFile {
+  /** The path as walked (through links, not resolved). */
+  absolute: string;
+  displayPath: string;
+}
+
+/** What {@link walkFiles} found. */
+export interface WalkResult {
+  files: WalkedFile[];
+  skipped: SkippedPath[];
+  /**
+   * Real paths files may be read from: the roots, and the targets of links followed with `followSymlinks`.
+   * Every file is checked against them again when it is read (`resolveInsideRoots`).
+   */
+  allowedRoots: string[];
+}
+
+/**
+ * Walks the paths given: folders recursively, in name order, passing over (and recording why) what the rules leave
+ * out; a path named explicitly is taken whatever its name. Symbolic links are resolved: one leading outside the paths
+ * given is recorded `outside_roots` unless `followSymlinks`; one leading back to a folder it lies in, `symlink_loop`.
+ */
+export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions): Promise<WalkResult> {
+  const files: WalkedFile[] = [];
+  const skipped: SkippedPath[] = [];
+  const allowedRoots: string[] = [];
+  const realRootPaths = new Map<WalkRoot, string>();
+  for (const root of roots) {
+    const real = await realpath(root.absolute).catch(() => undefined);
+    if (real === undefined) continue;
+    realRootPaths.set(root, real);
+    allowedRoots.push(real);
+  }
+  const visited = new Set<string>();
+  const skip = (display: string, code: SkipCode, reason: string) =>
+    skipped.push({ path: display, code, reason });
+
+  const walk = async (
+    folder: string,
+    realFolder: string,
+    display: string,
+    relativeBase: string,
+    levels: readonly IgnoreLevel[],
+    ancestors: ReadonlySet<string>,
+  ): Promise<void> => {
+    options.signal?.throwIfAborted();
+    visited.add(realFolder);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      skip(display, "unreadable", `folder could not be read (${errorCode(error)})`);
+      return;
+    }
+    entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+    const names = new Set(entries.map((entry) => entry.name));
+    const own = options.noIgnore ? undefined : await loadIgnoreLevel(folder, display, names);
+    const rules = own ? [...levels, own] : levels;
+    const inner = new Set([...ancestors, realFolder]);
+
+    for (const entry of entries) {
+      const absolute = path.join(folder, entry.name);
+      const entryDisplay = path.posix.join(display, entry.name);
+      const relative = relativeBase === "" ? entry.name : `${relativeBase}/${entry.name}`;
+      const leave = (code: SkipCode, reason: string) => skip(entryDisplay, code, reason);
+
+      const target = entry.isSymbolicLink() ? await resolveLink(absolute) : undefined;
+      if (target && "code" in target) {
+        leave(target.code, target.reason);
+        continue;
+      }
+      const isFolder = target ? target.stats.isDirectory() : entry.isDirectory();
+      const isFile = target ? target.stats.isFile() : entry.isFile();
+      const ruled = leftOutBy(entry.name, relative, entryDisplay, absolute, isFolder, rules, options);
+      if (ruled) {
+        leave("ignored", ruled);
+        continue;
+      }
+      const real = target?.real ?? path.join(realFolder, entry.name);
+      if (target && !allowedRoots.some((root) => isInside(real, root))) {
+        if (!options.followSymlinks) {
+          leave(
+            "outside_roots",
+            "symbolic link leading outside the folders given (not followed; --follow-symlinks to follow it)",
+          );
+          continue;
+        }
+        if (!target.stats.isFile() && !target.stats.isDirectory()) {
+          leave("not_a_file", "not a regular file (a device, FIFO or socket)");
+          continue;
+        }
+        allowedRoots.push(real);
+      }
+      if (isFolder) {
+        if (inner.has(real))
+          leave("symlink_loop", "symbolic link to a folder that holds it (a loop; not followed)");
+        else if (visited.has(real))
+          leave("duplicate", "the same folder as one already read (reached by a link)");
+        else if (!options.recursive) leave("not_recursive", "subfolder (recursive is false)");
+        else await walk(absolute, real, entryDisplay, relative, rules, inner);
+      } else if (isFile) {
+        files.push({ absolute, displayPath: entryDisplay });
+      } else {
+        leave("not_a_file", "not a regular file (a device, FIFO or socket)");
+      }
+    }
+  };
+
+  for (const root of roots) {
+    const real = realRootPaths.get(root);
+    if (real === undefined) {
+      skip(root.displayPath, "unreadable", "could not be resolved");
+    } else if (root.stats.isDirectory()) {
+      const levels = options.noIgnore ? [] : await ancestorIgnoreLevels(real);
+      await walk(real, real, root.displayPath, "", levels, new Set());
+    } else if (root.stats.isFile()) {
+      files.push({ absolute: root.absolute, displayPath: root.displayPath });
+    } else {
+      skip(root.displayPath, "not_a_file", "not a regular file (a device, FIFO or socket)");
+    }
+  }
+  return { files, skipped, allowedRoots };
+}
+
+/** Why the walk's rules leave an entry out (a sentence), or undefined when they take it. */
+function leftOutBy(
+  name: string,
+  relative: string,
+  display: string,
+  absolute: string,
+  isFolder: boolean,
+  levels: readonly IgnoreLevel[],
+  options: WalkOptions,
+): string | undefined {
+  const folderRule = isFolder && !options.noIgnore ? DEFAULT_IGNORED_FOLDERS.get(name) : undefined;
+  if (folderRule) return `${name}/ holds ${folderRule}, passed over by default (--no-ignore reads it)`;
+  if (name.startsWith(".") && !options.hidden) {
+    return "hidden (name starts with a dot); --hidden, or naming it, reads it";
+  }
+  const ignoreFile = options.noIgnore ? undefined : ignoredBy(levels, absolute, isFolder);
+  if (ignoreFile) return `ignored by ${ignoreFile} (--no-ignore reads it)`;
+  if (options.exclude && (options.exclude(relative) || options.exclude(display))) return "matches --exclude";
+  if (isFolder) return undefined;
+  if (options.include && !options.include(relative) && !options.include(display)) {
+    return "does not match --include";
+  }
+  const lower = name.toLowerCase();
+  if (options.extensions && !options.extensions.some((ending) => lower.endsWith(ending))) {
+    return `file ending not in extensions (${options.extensions.join(", ")})`;
+  }
+  return undefined;
+}
+
+type LinkTarget = { real: string; stats: Stats } | { code: SkipCode; reason: string };
+
+async function resolveLink(absolute: string): Promise<LinkTarget> {
+  try {
+    const real = await realpath(absolute);
+    return { real, stats: await stat(real) };
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ELOOP")
+      return { code: "symlink_loop", reason: "symbolic link loop (it leads back to itself)" };
+    if (code === "ENOENT")
+      return { code: "unreadable", reason: "broken symbolic link (its target does not exist)" };
+    return { code: "unreadable", reason: `symbolic link could not be followed (${code})` };
+  }
+}
+
+function errorCode(error: unknown): string {
+  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : String(error);
+}

@@ -1,0 +1,137 @@
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+import picomatch from "picomatch";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+
+/**
+ * Folders a walk passes over unless told not to (`noIgnore`): version control data, installed dependencies,
+ * caches and build output, whose files are not the documents (or are copies of them).
+ */
+export const DEFAULT_IGNORED_FOLDERS: ReadonlyMap<string, string> = new Map([
+  [".git", "Git's own data"],
+  [".hg", "Mercurial's own data"],
+  [".svn", "Subversion's own data"],
+  ["node_modules", "installed npm packages"],
+  ["bower_components", "installed Bower packages"],
+  [".venv", "a Python virtual environment"],
+  ["venv", "a Python virtual environment"],
+  ["__pycache__", "Python's bytecode cache"],
+  [".tox", "tox's environments"],
+  [".mypy_cache", "mypy's cache"],
+  [".pytest_cache", "pytest's cache"],
+  [".ragsynth", "ragsynth's index cache"],
+  ["dist", "build output"],
+  ["build", "build output"],
+  ["target", "build output (Cargo, Maven)"],
+  [".next", "build output (Next.js)"],
+  [".nuxt", "build output (Nuxt)"],
+  ["coverage", "test coverage reports"],
+]);
+
+/** Files of ignore rules read in every folder walked, in `.gitignore` syntax. `.ragsignore` is for ragsynth only. */
+export const IGNORE_FILES = [".gitignore", ".ragsignore"] as const;
+
+/** The ignore rules of one folder (its `.gitignore` and `.ragsignore`). */
+export interface IgnoreLevel {
+  /** The folder, as the walk reaches it (absolute). */
+  folder: string;
+  /** For messages: `docs/.gitignore`. */
+  label: string;
+  matcher: Ignore;
+}
+
+/** The rules of `folder`, or undefined when it holds no ignore file. Unreadable ignore files are passed over. */
+export async function loadIgnoreLevel(
+  folder: string,
+  label: string,
+  names: ReadonlySet<string> | undefined,
+): Promise<IgnoreLevel | undefined> {
+  const matcher = ignore();
+  const found: string[] = [];
+  for (const name of IGNORE_FILES) {
+    if (names && !names.has(name)) continue;
+    const text = await readFile(path.join(folder, name), "utf8").catch(() => undefined);
+    if (text === undefined) continue;
+    matcher.add(text);
+    found.push(path.posix.join(label, name));
+  }
+  return found.length === 0 ? undefined : { folder, label: found.join(" and "), matcher };
+}
+
+/**
+ * The ignore rules above `root` that git would apply: those of every folder from the repository's top (the nearest
+ * ancestor holding `.git`) down to `root`'s parent. None when `root` is not inside a repository.
+ */
+export async function ancestorIgnoreLevels(root: string): Promise<IgnoreLevel[]> {
+  const ancestors: string[] = [];
+  for (let folder = path.dirname(root); ; folder = path.dirname(folder)) {
+    ancestors.unshift(folder);
+    if (
+      await stat(path.join(folder, ".git")).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    if (path.dirname(folder) === folder) return [];
+  }
+  const levels: IgnoreLevel[] = [];
+  for (const folder of ancestors) {
+    const level = await loadIgnoreLevel(folder, folder, undefined);
+    if (level) levels.push(level);
+  }
+  return levels;
+}
+
+/**
+ * Which ignore file ignores `absolute` (a folder when `isFolder`), as git decides: the deepest folder whose rules
+ * match it wins, and a `!pattern` there takes it back. Undefined when none does.
+ */
+export function ignoredBy(
+  levels: readonly IgnoreLevel[],
+  absolute: string,
+  isFolder: boolean,
+): string | undefined {
+  for (let depth = levels.length - 1; depth >= 0; depth--) {
+    const level = levels[depth] as IgnoreLevel;
+    const relative = path.relative(level.folder, absolute).split(path.sep).join("/");
+    if (relative === "" || relative.startsWith("..")) continue;
+    const result = level.matcher.test(isFolder ? `${relative}/` : relative);
+    if (result.unignored) return undefined;
+    if (result.ignored) return level.label;
+  }
+  return undefined;
+}
+
+/** A glob test from `--include`/`--exclude` patterns. */
+export type GlobTest = (relativePath: string) => boolean;
+
+/**
+ * Glob patterns (picomatch syntax, `**` included) as one test of a path relative to the folder given. A pattern
+ * without a slash matches a name at any depth (`*.log`, `drafts`), as in `.gitignore`.
+ * @throws InvalidArgumentError when a pattern is not a non-empty string
+ */
+export function globTest(parameter: string, patterns: readonly string[] | undefined): GlobTest | undefined {
+  if (patterns === undefined) return undefined;
+  if (
+    !Array.isArray(patterns) ||
+    patterns.some((pattern) => typeof pattern !== "string" || pattern.trim() === "")
+  ) {
+    throw new InvalidArgumentError({
+      parameter,
+      value: patterns,
+      expected: 'be an array of glob patterns such as ["**/*.md", "drafts/**"]',
+    });
+  }
+  if (patterns.length === 0) return undefined;
+  const withSlash = patterns
+    .filter((pattern) => pattern.includes("/"))
+    .map((pattern) => pattern.replace(/^\.\//, ""));
+  const names = patterns.filter((pattern) => !pattern.includes("/"));
+  const tests = [
+    ...(withSlash.length > 0 ? [picomatch(withSlash, { dot: true })] : []),
+    ...(names.length > 0 ? [picomatch(names, { dot: true, basename: true })] : []),
+  ];
+  return (relativePath) => tests.some((test) => test(relativePath));
+}
