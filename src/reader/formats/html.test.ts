@@ -89,12 +89,16 @@ describe("htmlReader", () => {
     expect(result.metadata).toMatchObject({ charset: "windows-1252" });
   });
 
-  it("honours a charset in <meta http-equiv=Content-Type> and a UTF-16 byte-order mark", async () => {
+  it("honours a charset in <meta http-equiv=Content-Type>, an XML declaration and a UTF-16 byte-order mark", async () => {
     const latin1 = new TextEncoder().encode(
       '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><p>Gr  ',
     );
     const bytes = new Uint8Array([...latin1.slice(0, -2), 0xfc, 0xdf, ...new TextEncoder().encode("e</p>")]);
     expect(texts(await read(bytes))).toEqual(["Grüße"]);
+    const xhtml = new TextEncoder().encode('<?xml version="1.0" encoding="iso-8859-1"?>\n<html><p>Ol');
+    expect(
+      texts(await read(new Uint8Array([...xhtml, 0xe9, ...new TextEncoder().encode("!</p></html>")]))),
+    ).toEqual(["Olé!"]);
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("<p>Ünïcode text</p>", "utf16le")]);
     expect(texts(await read(new Uint8Array(utf16)))).toEqual(["Ünïcode text"]);
   });
