@@ -155,7 +155,11 @@ export async function htmlToBlocks({
       const inMain = mainAt.length > 0 || flatInMain;
       if (name === "img" && attributes.alt) {
         const target = captures[captures.length - 1] ?? paragraph;
-        if (target !== undefined && target.kind !== "table_row") target.text += ` ${attributes.alt} `;
+        if (target?.kind === "table_row") {
+          const cells = target.cells as string[];
+          if (cells.length === 0) cells.push("");
+          cells[cells.length - 1] += ` ${attributes.alt} `;
+        } else if (target !== undefined) target.text += ` ${attributes.alt} `;
         else
           paragraph = {
             kind: "paragraph",

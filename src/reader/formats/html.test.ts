@@ -23,7 +23,7 @@ describe("htmlReader", () => {
       '<pre><code class="language-ts">const a = 1;',
       "  return a &lt; 2;</code></pre>",
       "<table><tr><th>Option</th><th>Default</th></tr>",
-      "<tr><td>timeout</td><td>30 s</td></tr></table>",
+      '<tr><td>timeout</td><td>30 s <img src="clock.png" alt="clock"></td></tr></table>',
       "</body></html>",
     ].join("\n");
     const result = await read(html);
@@ -34,7 +34,7 @@ describe("htmlReader", () => {
       { kind: "list_item", text: "Second step", lines: { start: 5, end: 5 } },
       { kind: "code", text: "const a = 1;\n  return a < 2;", language: "ts", lines: { start: 6, end: 7 } },
       { kind: "table_row", text: "Option | Default", lines: { start: 8, end: 8 } },
-      { kind: "table_row", text: "timeout | 30 s", lines: { start: 9, end: 9 } },
+      { kind: "table_row", text: "timeout | 30 s clock", lines: { start: 9, end: 9 } },
     ]);
     expect(result.metadata).toMatchObject({ title: "The Guide", language: "en", charset: "utf-8" });
   });
