@@ -87,6 +87,25 @@ describe("docxReader", () => {
     expect(skip.message).toMatch(/big\.bin expands past the 100 bytes it declares/);
   });
 
+  it("reads a DOCX nested past limits.maxDepth as flat paragraphs instead of overflowing mammoth's stack", async () => {
+    const depth = 50_000; // tables in tables: mammoth's recursive walk overflows the stack on this
+    const nested =
+      "<w:tbl><w:tr><w:tc>".repeat(depth) +
+      paragraph("Deep & inside") +
+      "</w:tc></w:tr></w:tbl>".repeat(depth);
+    const bytes = makeDocx({ body: paragraph("Before.") + nested + paragraph("After.") });
+    // Repeated markup compresses far past the default 100:1, which would skip the file before its depth counts.
+    const limits = { ...DEFAULT_READER_LIMITS, maxCompressionRatio: 10_000 };
+    const result = await read(bytes, limits);
+    expect(result.blocks).toEqual([
+      { kind: "paragraph", text: "Before." },
+      { kind: "paragraph", text: "Deep & inside" },
+      { kind: "paragraph", text: "After." },
+    ]);
+    expect(result.metadata).toMatchObject({ flattened: "nesting deeper than 256" });
+    expect((await skipOf(bytes)).code).toBe("too_large");
+  });
+
   it("skips a truncated DOCX as corrupt", async () => {
     const bytes = makeDocx({ body: paragraph("Some text") });
     expect((await skipOf(bytes.slice(0, Math.floor(bytes.length / 2)))).code).toBe("corrupt");

@@ -1,5 +1,11 @@
 import { htmlToBlocks } from "./html-blocks.js";
-import { type DocumentReader, type ReaderInput, ReaderSkipError, type ReadFileResult } from "./types.js";
+import {
+  type DocumentBlock,
+  type DocumentReader,
+  type ReaderInput,
+  ReaderSkipError,
+  type ReadFileResult,
+} from "./types.js";
 import { checkZip } from "./zip-guard.js";
 
 // mammoth reads a DOCX's paragraphs, "Heading 1".."Heading 6" styles, lists and tables into plain semantic
@@ -18,6 +24,33 @@ function decodeXmlText(text: string): string {
     .replace(/&quot;/g, '"')
     .replace(/&apos;/g, "'")
     .replace(/&amp;/g, "&");
+}
+
+/** The deepest element nesting of an XML text, stopping once past `limit` (a linear scan, no parser). */
+function xmlDepthOver(xml: string, limit: number): boolean {
+  let depth = 0;
+  for (let at = xml.indexOf("<"); at !== -1; at = xml.indexOf("<", at + 1)) {
+    const next = xml.charCodeAt(at + 1);
+    if (next === 0x2f /* / */) depth--;
+    else if (next !== 0x3f /* ? */ && next !== 0x21 /* ! */) {
+      const end = xml.indexOf(">", at);
+      if (end === -1) break;
+      if (xml.charCodeAt(end - 1) !== 0x2f) depth++;
+      if (depth > limit) return true;
+    }
+  }
+  return false;
+}
+
+/** A document nested past the depth limit is read as flat text: each paragraph's runs, in order. */
+function flatParagraphs(xml: string): DocumentBlock[] {
+  const blocks: DocumentBlock[] = [];
+  for (const part of xml.split("</w:p>")) {
+    const text = [...part.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((match) => match[1]).join("");
+    const clean = decodeXmlText(text).replace(/\s+/g, " ").trim();
+    if (clean.length > 0) blocks.push({ kind: "paragraph", text: clean });
+  }
+  return blocks;
 }
 
 async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<ReadFileResult> {
@@ -39,8 +72,24 @@ async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<R
       `${path}: this is a legacy Word (.doc) file, not a DOCX. Save it as .docx to read it.`,
     );
   }
-  const { entries } = await checkZip({ bytes, path, limits, keep: ["docProps/core.xml"] });
+  const { entries } = await checkZip({
+    bytes,
+    path,
+    limits,
+    keep: ["docProps/core.xml", "word/document.xml"],
+  });
   signal?.throwIfAborted();
+  const metadata: Record<string, string | number> = {};
+  const core = entries.get("docProps/core.xml");
+  const title = core && /<dc:title>([^<]*)<\/dc:title>/.exec(new TextDecoder().decode(core))?.[1]?.trim();
+  if (title) metadata.title = decodeXmlText(title);
+  // mammoth walks the XML recursively: past maxDepth the structure is not read, only the text.
+  const documentXml = entries.get("word/document.xml");
+  const xml = documentXml === undefined ? "" : new TextDecoder().decode(documentXml);
+  if (xmlDepthOver(xml, limits.maxDepth)) {
+    const flattened = `nesting deeper than ${limits.maxDepth}`;
+    return { blocks: flatParagraphs(xml), metadata: { ...metadata, flattened } };
+  }
   const mammoth = (await import("mammoth")).default;
   let html: string;
   try {
@@ -55,10 +104,6 @@ async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<R
     throw new ReaderSkipError("corrupt", `${path}: not a readable DOCX (${reason}).`);
   }
   const { blocks } = await htmlToBlocks({ html, maxDepth: limits.maxDepth, withLines: false });
-  const metadata: Record<string, string | number> = {};
-  const core = entries.get("docProps/core.xml");
-  const title = core && /<dc:title>([^<]*)<\/dc:title>/.exec(new TextDecoder().decode(core))?.[1]?.trim();
-  if (title) metadata.title = decodeXmlText(title);
   return { blocks, metadata };
 }
 

@@ -1,93 +1,19 @@
 import type { Handler, Parser } from "htmlparser2";
+import {
+  blockElements,
+  droppedElements,
+  droppedRoles,
+  headingDepth,
+  parserDepthCap,
+  permalinkMarks,
+  rawTextElements,
+  structuralElements,
+} from "./html-elements.js";
 import type { DocumentBlock } from "./types.js";
 
 // HTML markup → blocks, with htmlparser2's streaming parser: its callbacks keep no tree and we keep only a stack
 // of open elements, so a document nested 100,000 deep costs an array, never the call stack. Shared by the HTML
 // reader and the DOCX reader (mammoth turns a DOCX into HTML).
-
-/** Elements whose content is never document text: scripts, styles, page furniture, forms' option lists. */
-const droppedElements = new Set([
-  "script",
-  "style",
-  "template",
-  "noscript",
-  "nav",
-  "footer",
-  "aside",
-  "svg",
-  "math",
-  "iframe",
-  "object",
-  "canvas",
-  "select",
-  "option",
-  "button",
-  "dialog",
-  "head",
-]);
-/** ARIA roles of page furniture, dropped like the elements above. */
-const droppedRoles = new Set([
-  "navigation",
-  "banner",
-  "contentinfo",
-  "complementary",
-  "search",
-  "menu",
-  "menubar",
-]);
-/** Elements that start and end a block of text. */
-const blockElements = new Set([
-  "address",
-  "article",
-  "blockquote",
-  "body",
-  "caption",
-  "center",
-  "dd",
-  "details",
-  "div",
-  "dl",
-  "dt",
-  "fieldset",
-  "figcaption",
-  "figure",
-  "form",
-  "header",
-  "hr",
-  "html",
-  "legend",
-  "main",
-  "ol",
-  "p",
-  "section",
-  "summary",
-  "table",
-  "tbody",
-  "tfoot",
-  "thead",
-  "ul",
-  "br",
-]);
-/** The permalink marks documentation generators (Sphinx, MkDocs) put after a heading's text. */
-const permalinkMarks = /(?:\s*[¶§🔗]+|\s+#)\s*$/u;
-/** Elements whose content the tokenizer reads as raw text: a restart must not happen inside one. */
-const rawTextElements = new Set([
-  "script",
-  "style",
-  "textarea",
-  "title",
-  "xmp",
-  "iframe",
-  "noembed",
-  "noframes",
-  "noscript",
-  "plaintext",
-]);
-/** Past this depth the parser starts afresh (see below); at least `maxDepth`. */
-const parserDepthCap = 1024;
-/** Elements read as blocks of their own kind, or as table cells. */
-const structuralElements = new Set(["h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "tr", "td", "th"]);
-const headingDepth: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
 
 /** What the HTML held: its blocks, and its `<title>` and `lang` when present. */
 export interface HtmlBlocksResult {
@@ -229,7 +155,11 @@ export async function htmlToBlocks({
       const inMain = mainAt.length > 0 || flatInMain;
       if (name === "img" && attributes.alt) {
         const target = captures[captures.length - 1] ?? paragraph;
-        if (target !== undefined && target.kind !== "table_row") target.text += ` ${attributes.alt} `;
+        if (target?.kind === "table_row") {
+          const cells = target.cells as string[];
+          if (cells.length === 0) cells.push("");
+          cells[cells.length - 1] += ` ${attributes.alt} `;
+        } else if (target !== undefined) target.text += ` ${attributes.alt} `;
         else
           paragraph = {
             kind: "paragraph",

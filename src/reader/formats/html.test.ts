@@ -23,7 +23,7 @@ describe("htmlReader", () => {
       '<pre><code class="language-ts">const a = 1;',
       "  return a &lt; 2;</code></pre>",
       "<table><tr><th>Option</th><th>Default</th></tr>",
-      "<tr><td>timeout</td><td>30 s</td></tr></table>",
+      '<tr><td>timeout</td><td>30 s <img src="clock.png" alt="clock"></td></tr></table>',
       "</body></html>",
     ].join("\n");
     const result = await read(html);
@@ -34,7 +34,7 @@ describe("htmlReader", () => {
       { kind: "list_item", text: "Second step", lines: { start: 5, end: 5 } },
       { kind: "code", text: "const a = 1;\n  return a < 2;", language: "ts", lines: { start: 6, end: 7 } },
       { kind: "table_row", text: "Option | Default", lines: { start: 8, end: 8 } },
-      { kind: "table_row", text: "timeout | 30 s", lines: { start: 9, end: 9 } },
+      { kind: "table_row", text: "timeout | 30 s clock", lines: { start: 9, end: 9 } },
     ]);
     expect(result.metadata).toMatchObject({ title: "The Guide", language: "en", charset: "utf-8" });
   });
@@ -89,12 +89,16 @@ describe("htmlReader", () => {
     expect(result.metadata).toMatchObject({ charset: "windows-1252" });
   });
 
-  it("honours a charset in <meta http-equiv=Content-Type> and a UTF-16 byte-order mark", async () => {
+  it("honours a charset in <meta http-equiv=Content-Type>, an XML declaration and a UTF-16 byte-order mark", async () => {
     const latin1 = new TextEncoder().encode(
       '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><p>Gr  ',
     );
     const bytes = new Uint8Array([...latin1.slice(0, -2), 0xfc, 0xdf, ...new TextEncoder().encode("e</p>")]);
     expect(texts(await read(bytes))).toEqual(["Grüße"]);
+    const xhtml = new TextEncoder().encode('<?xml version="1.0" encoding="iso-8859-1"?>\n<html><p>Ol');
+    expect(
+      texts(await read(new Uint8Array([...xhtml, 0xe9, ...new TextEncoder().encode("!</p></html>")]))),
+    ).toEqual(["Olé!"]);
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("<p>Ünïcode text</p>", "utf16le")]);
     expect(texts(await read(new Uint8Array(utf16)))).toEqual(["Ünïcode text"]);
   });

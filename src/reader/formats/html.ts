@@ -3,10 +3,12 @@ import { htmlToBlocks } from "./html-blocks.js";
 import type { DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 
 // The charset is found as browsers do (WHATWG encoding sniffing, simplified): a byte-order mark, else a
-// `<meta charset>` or `<meta http-equiv="Content-Type" content="…; charset=…">` in the first 1024 bytes, else
+// `<meta charset>`, `<meta http-equiv="Content-Type" content="…; charset=…">` or an XHTML page's
+// `<?xml … encoding="…"?>` in the first 1024 bytes, else
 // UTF-8 when the bytes are valid UTF-8, else windows-1252. TextDecoder knows the legacy encodings by their labels.
 
-const metaCharset = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i;
+const declaredCharset =
+  /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)|^\s*<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)/i;
 
 // windows-1252's bytes 0x80–0x9F (WHATWG's table; 0x81, 0x8D, 0x8F, 0x90, 0x9D stay C1 controls). Node 20's
 // TextDecoder("windows-1252") decodes these as Latin-1 control characters, so smart quotes would be lost.
@@ -43,9 +45,8 @@ function byteOrderMark(bytes: Uint8Array): string | undefined {
 export function decodeHtml(bytes: Uint8Array): { text: string; charset: string } {
   const mark = byteOrderMark(bytes);
   if (mark !== undefined) return decodeWith(mark, bytes) as { text: string; charset: string };
-  const declared = metaCharset
-    .exec(new TextDecoder("latin1").decode(bytes.subarray(0, 1024)))?.[1]
-    ?.toLowerCase();
+  const found = declaredCharset.exec(new TextDecoder("latin1").decode(bytes.subarray(0, 1024)));
+  const declared = (found?.[1] ?? found?.[2])?.toLowerCase();
   // A page that says UTF-16 in a meta tag without a BOM is ASCII-compatible in fact: browsers read it as UTF-8.
   const label = declared?.startsWith("utf-16") ? "utf-8" : declared;
   const decoded = label === undefined ? undefined : decodeWith(label, bytes);

@@ -1,3 +1,5 @@
+import { deflateSync } from "node:zlib";
+
 // Builds small, valid PDF files byte by byte for the PDF reader's tests: real bytes PDF.js parses, with a correct
 // cross-reference table, so each test states exactly what is on each page.
 
@@ -18,6 +20,8 @@ export interface PdfPageSpec {
 
 export interface MakePdfOptions {
   pages: PdfPageSpec[];
+  /** Flate-compresses each page's content stream, with this many spaces after the drawing (a bomb, when large). */
+  flatePadding?: number;
   /**
    * Adds a standard-security-handler `/Encrypt` dictionary whose user password is not empty, as a PDF saved with
    * "require a password to open" has: readers cannot open it without the password.
@@ -45,7 +49,7 @@ function contentStream(page: PdfPageSpec): string {
 }
 
 /** Returns the bytes of a PDF with the given pages. */
-export function makePdf({ pages, encrypted = false }: MakePdfOptions): Uint8Array {
+export function makePdf({ pages, encrypted = false, flatePadding }: MakePdfOptions): Uint8Array {
   // Objects: 1 catalog, 2 pages, 3 Helvetica, 4 Courier, 5 image, then per page: page object and content stream.
   const objects: string[] = [];
   const pageIds = pages.map((_, index) => 6 + index * 2);
@@ -63,8 +67,16 @@ export function makePdf({ pages, encrypted = false }: MakePdfOptions): Uint8Arra
     objects[pageId] =
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${pageId + 1} 0 R ` +
       `/Resources << /Font << /F1 3 0 R /F2 4 0 R >> /XObject << /Im1 5 0 R >> >> >>`;
-    objects[pageId + 1] =
-      `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`;
+    if (flatePadding === undefined) {
+      objects[pageId + 1] =
+        `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`;
+    } else {
+      const compressed = deflateSync(
+        Buffer.concat([Buffer.from(content, "latin1"), Buffer.alloc(flatePadding, 0x20)]),
+      );
+      objects[pageId + 1] =
+        `<< /Length ${compressed.byteLength} /Filter /FlateDecode >>\nstream\n${compressed.toString("latin1")}\nendstream`;
+    }
   });
   let encryptId: number | undefined;
   if (encrypted) {

@@ -155,6 +155,18 @@ describe("pdfReader", () => {
     expect(await skipCodeOf(bytes)).toBe("no_text_layer");
   });
 
+  it("skips a PDF whose compressed streams expand past maxDecompressedBytes (a decompression bomb)", async () => {
+    const texts = [{ x: 72, y: 700, size: 11, text: "Padded page." }];
+    const bytes = makePdf({ pages: [{ texts }], flatePadding: 3 * 1024 * 1024 });
+    expect(bytes.byteLength).toBeLessThan(20_000);
+    expect((await read(bytes)).blocks).toEqual([{ kind: "paragraph", text: "Padded page.", page: 1 }]);
+    const limits = { ...DEFAULT_READER_LIMITS, maxDecompressedBytes: 1024 * 1024 };
+    await expect(pdfReader.read({ bytes, path: "doc.pdf", limits })).rejects.toMatchObject({
+      code: "too_large",
+      message: expect.stringMatching(/expand past 1\.0 MB/),
+    });
+  });
+
   it("reads a PDF where only some pages lack text, and counts those pages", async () => {
     const bytes = makePdf({
       pages: [{ image: true }, { texts: [{ x: 72, y: 700, size: 11, text: "Text here." }] }],

@@ -5,6 +5,7 @@ import {
   type PdfLine,
   type PdfTextItem,
 } from "./pdf-layout.js";
+import { checkPdfStreams } from "./pdf-stream-guard.js";
 import { type DocumentReader, type ReaderInput, ReaderSkipError, type ReadFileResult } from "./types.js";
 
 // PDF.js through unpdf: unpdf ships PDF.js's serverless build as one file with no dependencies and no worker
@@ -67,13 +68,14 @@ async function pageItems(document: PdfJsDocument, pageNumber: number): Promise<P
   return items;
 }
 
-async function readPdf({ bytes, path, signal }: ReaderInput): Promise<ReadFileResult> {
+async function readPdf({ bytes, path, limits, signal }: ReaderInput): Promise<ReadFileResult> {
   if (!endsWithEofMarker(bytes)) {
     throw new ReaderSkipError(
       "corrupt",
       `${path}: the PDF ends without its %%EOF marker, so it looks truncated (${bytes.byteLength} bytes). Copy or download the file again.`,
     );
   }
+  checkPdfStreams({ bytes, path, limits });
   const document = await openDocument(bytes, path);
   try {
     const pages: PdfLine[][] = [];
@@ -112,7 +114,8 @@ async function readPdf({ bytes, path, signal }: ReaderInput): Promise<ReadFileRe
  * Reads PDF files with Mozilla's PDF.js: text per page in reading order, lines grouped into paragraphs, words
  * hyphenated across line ends joined, running headers, footers and page numbers dropped, larger type as
  * headings, monospaced lines as code; every block carries its page. An encrypted PDF is skipped as `encrypted`,
- * a damaged or truncated one as `corrupt`, one whose pages hold no text (scanned) as `no_text_layer`.
+ * a damaged or truncated one as `corrupt`, one whose pages hold no text (scanned) as `no_text_layer`, one whose
+ * compressed streams expand past `limits.maxDecompressedBytes` as `too_large`.
  */
 export const pdfReader: DocumentReader = {
   format: "pdf",

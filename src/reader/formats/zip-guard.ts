@@ -25,7 +25,8 @@ function findEndOfCentralDirectory(view: DataView): number {
   return -1;
 }
 
-const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const megabytes = (bytes: number) =>
+  bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /**
  * Checks a zip's declared and real expansion against the limits, and returns the named small entries' bytes.
