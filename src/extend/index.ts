@@ -83,7 +83,7 @@ export {
 } from "../splitter/split-functions.js";
 export { DEFAULT_METADATA_FORMAT_LEN, truncateText } from "../splitter/token-text-splitter.js";
 export { DEFAULT_ACCUMULATE_SEPARATOR } from "../synthesizer/accumulate.js";
-export type { SynthesizerCallOptions, SynthesizerCallResult } from "../synthesizer/call-model.js";
+export type { SynthesizerCallOptions, SynthesizerCallResult } from "../model-call/call-model.js";
 export {
   type CreateSynthesizerOptions,
   createSynthesizer,

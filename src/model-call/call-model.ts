@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ChatPromptHelper, PromptHelper } from "../budget/index.js";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import type { JsonSchemaFormat, LLM, LLMUsage } from "../llm/types.js";
@@ -8,7 +9,7 @@ import type { ImageBlock } from "../schema/content-block.js";
 import { createAbortError } from "../util/abort.js";
 import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import { mergeAbortSignals } from "../util/merge-abort-signals.js";
-import type { SynthesisTrace } from "./synthesis-trace.js";
+import type { CallTracer } from "./call-trace.js";
 
 /** Options of one model call made through the call path ({@link callModel}). */
 export interface SynthesizerCallOptions {
@@ -76,7 +77,7 @@ export interface ModelCallPath {
   /** Added to by every call: calls, tokens (the server's usage, else counted), retries. */
   readonly usage: SynthesisUsage;
   /** Starts each call's GenAI span. */
-  readonly trace: Pick<SynthesisTrace, "startCall">;
+  readonly trace: CallTracer;
   emit(event: RagsynthEvent): void;
   now(): number;
 }
@@ -128,6 +129,7 @@ export async function callModel(
   const maxTokens = Math.min(options.maxTokens ?? promptHelper.numOutput, promptHelper.numOutput);
   const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat, content });
   path.usage.llmCalls += 1;
+  const callId = randomUUID();
   const started = path.now();
   const span = path.trace.startCall(step, {
     operation: rendered.kind === "chat" ? "chat" : "text_completion",
@@ -142,6 +144,7 @@ export async function callModel(
       llm,
       prompt,
       variables,
+      rendered,
       systemPrompt,
       responseFormat,
       content,
@@ -175,6 +178,7 @@ export async function callModel(
   path.emit({
     type: "llm-call-start",
     mode: path.mode,
+    callId,
     step,
     promptTokens: counted,
     contextTokens,
@@ -216,7 +220,7 @@ export async function callModel(
     ...(error === undefined ? {} : { error }),
   };
   span.end({ ...end, text });
-  path.emit({ type: "llm-call-end", mode: path.mode, step, ...end, text });
+  path.emit({ type: "llm-call-end", mode: path.mode, callId, step, ...end, text });
   if (error !== undefined) throw error;
   return { text, stopped, promptTokens, completionTokens, rendered };
 }

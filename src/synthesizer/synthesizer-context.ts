@@ -11,7 +11,7 @@ import {
   type ModelCallPath,
   type SynthesizerCallOptions,
   type SynthesizerCallResult,
-} from "./call-model.js";
+} from "../model-call/call-model.js";
 import type { SynthesisTrace } from "./synthesis-trace.js";
 
 /**
