@@ -4,7 +4,9 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import { hasImageNodes } from "../schema/nodes-to-blocks.js";
+import { describeImage } from "../schema/content-block.js";
+import { hasImageNodes, nodesToBlocks } from "../schema/nodes-to-blocks.js";
+import type { NodeWithScore } from "../schema/text-node.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
 import { defaultTracer, prepareTracer } from "../tracing/start-span.js";
 import { createAbortError } from "../util/abort.js";
@@ -87,11 +89,32 @@ export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettin
    * `context.blocks` ready. Without it, `run` handles every run (modes that send no context).
    */
   runMessages?: ((context: SynthesizerContext) => Promise<string | SynthesizerRunResult<T>>) | undefined;
+  /**
+   * True for a mode that sends no node content to the model (it answers from the query alone, or returns the
+   * context as text): nodes with images then go to `run` like any other. Without it, a synthesizer with no
+   * `runMessages` refuses nodes with images (an `invalid_argument` error naming `runMessages`) rather than send
+   * the model their text and silently drop the images, as LlamaIndex raises for a missing method.
+   * @default false
+   */
+  readsNoContent?: boolean | undefined;
   /** With no nodes: answer `emptyResponse` without calling `run` (LlamaIndex), or call `run` anyway. @default "empty-response" */
   emptyNodes?: "empty-response" | "run";
 }
 
 const DEFAULT_EMPTY_RESPONSE = "Empty Response";
+
+/** A synthesizer without a message path was given images: say so before any call instead of dropping them. */
+function refuseImages(mode: string, nodes: readonly NodeWithScore[]): never {
+  const image = nodesToBlocks(nodes).find((block) => block.type === "image");
+  throw new InvalidArgumentError({
+    parameter: "runMessages",
+    value: undefined,
+    expected: `be given to synthesizer "${mode}" for nodes with images (${image ? describeImage(image) : "an image"})`,
+    hint:
+      "Its `run` sees only the nodes' text, so the images would be dropped. Add `runMessages` (it gets " +
+      "`context.blocks`, text and images in order), set `readsNoContent` if the mode sends no node content, or pass only text nodes.",
+  });
+}
 
 /**
  * Builds a {@link ResponseSynthesizer} from a `run` function: the same plumbing as the built-in modes
@@ -106,7 +129,7 @@ const DEFAULT_EMPTY_RESPONSE = "Empty Response";
  */
 export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
   const { mode, run, runMessages, llm, systemPrompt, onEvent, verbose = false } = options;
-  const { emptyNodes = "empty-response", multimodal = false } = options;
+  const { emptyNodes = "empty-response", multimodal = false, readsNoContent = false } = options;
   const emptyResponse = options.emptyResponse ?? DEFAULT_EMPTY_RESPONSE;
   const concurrency = options.concurrency ?? "adaptive";
   if (concurrency !== "adaptive" && (!Number.isInteger(concurrency) || concurrency < 1)) {
@@ -170,7 +193,9 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
       if (emptyNodes === "empty-response" && (nodes.length === 0 || allBlank(nodes))) {
         result = { text: emptyResponse };
       } else {
-        const messageRun = multimodal || hasImageNodes(nodes) ? runMessages : undefined;
+        const hasImages = hasImageNodes(nodes);
+        if (hasImages && !runMessages && !readsNoContent) refuseImages(mode, nodes);
+        const messageRun = multimodal || hasImages ? runMessages : undefined;
         const messagePath = messageRun !== undefined;
         if (messagePath) checkImageModel(llm, mode);
         const context = createSynthesizerContext({

@@ -1,8 +1,9 @@
 import type { ZodType } from "zod";
+import { imagesOverflow } from "../budget/content-packer.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import type { ContentBlock } from "../schema/content-block.js";
+import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
 import { checkImagesFit } from "./message-refine.js";
 import { modeBudget, reportPack } from "./mode-budget.js";
@@ -23,9 +24,14 @@ export async function runMessageSimpleSummarize<T>(
   const available = helper.getAvailableContextSize(template, budget);
   const images = context.blocks.filter((block) => block.type === "image");
   const imageTokens = helper.countBlocks(images);
-  // Every image goes in the one call: each must fit beside all the others.
-  for (const image of images)
-    checkImagesFit(context, available - imageTokens + helper.countImage(image), [image]);
+  // Every image goes in the one call: each must fit alone (the one that does not is named), then all together.
+  checkImagesFit(context, available, images);
+  if (imageTokens > available) {
+    throw imagesOverflow(images as ImageBlock[], imageTokens, available, {
+      contextWindow: helper.contextWindow,
+      numOutput: helper.numOutput,
+    });
+  }
   let room = available - imageTokens;
   let truncatedTokens = 0;
   const blocks: ContentBlock[] = [];

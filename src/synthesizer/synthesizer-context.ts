@@ -2,16 +2,16 @@ import { type BudgetOptions, ChatPromptHelper, type PromptHelper } from "../budg
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
-import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import type { ContentBlock } from "../schema/content-block.js";
-import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
-import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import {
   callModel,
   type ModelCallPath,
   type SynthesizerCallOptions,
   type SynthesizerCallResult,
 } from "../model-call/call-model.js";
+import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
+import type { ContentBlock } from "../schema/content-block.js";
+import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
+import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import type { SynthesisTrace } from "./synthesis-trace.js";
 
 /**
