@@ -90,13 +90,14 @@ export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettin
    */
   runMessages?: ((context: SynthesizerContext) => Promise<string | SynthesizerRunResult<T>>) | undefined;
   /**
-   * True for a mode that sends no node content to the model (it answers from the query alone, or returns the
-   * context as text): nodes with images then go to `run` like any other. Without it, a synthesizer with no
-   * `runMessages` refuses nodes with images (an `invalid_argument` error naming `runMessages`) rather than send
-   * the model their text and silently drop the images, as LlamaIndex raises for a missing method.
-   * @default false
+   * How `run` takes nodes that hold images. `"blocks"`: it reads `context.blocks` (text and image blocks in
+   * order, sizes read from the headers) and `context.multimodal` is true, as every built-in mode that sends
+   * context does; the model must take images. `"text"`: the mode sends no node content to the model (it answers
+   * from the query alone, or returns the context as text), so `run` sees the nodes as they are. Unset, and
+   * without `runMessages`, nodes with images are refused (an `invalid_argument` error naming `runMessages`)
+   * rather than sent as text with the images silently dropped, as LlamaIndex raises for a missing method.
    */
-  readsNoContent?: boolean | undefined;
+  imageNodes?: "blocks" | "text" | undefined;
   /** With no nodes: answer `emptyResponse` without calling `run` (LlamaIndex), or call `run` anyway. @default "empty-response" */
   emptyNodes?: "empty-response" | "run";
 }
@@ -112,7 +113,7 @@ function refuseImages(mode: string, nodes: readonly NodeWithScore[]): never {
     expected: `be given to synthesizer "${mode}" for nodes with images (${image ? describeImage(image) : "an image"})`,
     hint:
       "Its `run` sees only the nodes' text, so the images would be dropped. Add `runMessages` (it gets " +
-      "`context.blocks`, text and images in order), set `readsNoContent` if the mode sends no node content, or pass only text nodes.",
+      '`context.blocks`, text and images in order), set `imageNodes: "blocks"` if `run` reads `context.blocks`, or pass only text nodes.',
   });
 }
 
@@ -129,7 +130,7 @@ function refuseImages(mode: string, nodes: readonly NodeWithScore[]): never {
  */
 export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
   const { mode, run, runMessages, llm, systemPrompt, onEvent, verbose = false } = options;
-  const { emptyNodes = "empty-response", multimodal = false, readsNoContent = false } = options;
+  const { emptyNodes = "empty-response", multimodal = false, imageNodes } = options;
   const emptyResponse = options.emptyResponse ?? DEFAULT_EMPTY_RESPONSE;
   const concurrency = options.concurrency ?? "adaptive";
   if (concurrency !== "adaptive" && (!Number.isInteger(concurrency) || concurrency < 1)) {
@@ -194,9 +195,11 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
         result = { text: emptyResponse };
       } else {
         const hasImages = hasImageNodes(nodes);
-        if (hasImages && !runMessages && !readsNoContent) refuseImages(mode, nodes);
+        if (hasImages && !runMessages && imageNodes === undefined) refuseImages(mode, nodes);
         const messageRun = multimodal || hasImages ? runMessages : undefined;
-        const messagePath = messageRun !== undefined;
+        // The one corridor: a mode that reads blocks gets them in `run`; `runMessages` is a custom mode's own path.
+        const messagePath =
+          messageRun !== undefined || ((multimodal || hasImages) && imageNodes === "blocks");
         if (messagePath) checkImageModel(llm, mode);
         const context = createSynthesizerContext({
           mode,
