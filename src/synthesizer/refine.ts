@@ -58,23 +58,17 @@ function roomForStep(
 }
 
 /**
- * Images cannot be cut, so each must fit, before any call, the smallest room a step can have: the QA prompt's,
- * or the refine prompt's with an answer of up to `numOutput` tokens when more steps may follow.
+ * Images cannot be cut: one that does not fit beside the QA prompt fits no step, so it is named before any call.
+ * The refine steps' room is checked with the real answer so far, step by step, as for text: a worst-case answer
+ * of `numOutput` tokens would refuse runs whose real answers are short (the large-`numOutput` warning says so).
  */
 function checkImagesFit(
   context: SynthesizerContext,
   lane: ContentLane,
-  steps: number,
   budgetFor: (variables: TemplateVariables) => BudgetOptions,
 ): void {
-  const { query } = context;
-  const qaRoom = lane.room(lane.template("qa"), budgetFor({ query_str: query }), "context_str").available;
-  lane.checkImages(qaRoom);
-  if (steps > 1 || context.chatPromptHelper.countBlocks(context.blocks) > qaRoom) {
-    const refineBudget = budgetFor({ query_str: query, existing_answer: "" });
-    const refineRoom = lane.room(lane.template("refine"), refineBudget, "context_msg").available;
-    lane.checkImages(refineRoom - context.promptHelper.numOutput);
-  }
+  const budget = budgetFor({ query_str: context.query });
+  lane.checkImages(lane.room(lane.template("qa"), budget, "context_str").available);
 }
 
 /**
@@ -142,7 +136,7 @@ async function runRefine<T>(
     context.budget({ variables, ...(responseFormat ? { responseFormat } : {}) });
 
   const takers = lane.takers(context.mode !== "compact").filter((taker) => !taker.done);
-  if (lane.images) checkImagesFit(context, lane, takers.length, budgetFor);
+  if (lane.images) checkImagesFit(context, lane, budgetFor);
   warnLargeNumOutput(context);
 
   const state: RefineState<T> = { answer: undefined, object: undefined, step: 0 };
