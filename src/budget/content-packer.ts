@@ -137,6 +137,6 @@ export function imagesOverflow(
 /** How to make an image fit: detail "low" only for an image not already sent that way. */
 function imageHint(image: ImageBlock): string {
   return image.detail === "low"
-    ? 'An image cannot be cut, and this one is already sent at low detail: raise contextWindow, lower numOutput, or shorten the prompt.'
+    ? "An image cannot be cut, and this one is already sent at low detail: raise contextWindow, lower numOutput, or shorten the prompt."
     : 'An image cannot be cut: send it with detail "low" (85 tokens with OpenAI\'s rule), raise contextWindow, or lower numOutput.';
 }
