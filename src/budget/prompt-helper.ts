@@ -132,6 +132,13 @@ export class PromptHelper {
     this.imageTokens = imageTokens;
   }
 
+  /** This budget when it states an image rule, else the same budget with the model's (`metadata.imageTokens`). */
+  withImageRuleOf(metadata: Pick<LLMMetadata, "imageTokens">): PromptHelper {
+    return this.imageTokens !== undefined || metadata.imageTokens === undefined
+      ? this
+      : this.withImageTokens(metadata.imageTokens);
+  }
+
   /** The same budget with `imageTokens` as its image rule. */
   withImageTokens(imageTokens: ImageTokenRule): PromptHelper {
     return new PromptHelper({

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ChatPromptHelper, PromptHelper } from "../budget/index.js";
+import { PromptHelper } from "../budget/index.js";
 import type { RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { MockLLM } from "../testing/mock-llm.js";
@@ -15,7 +15,6 @@ function pathFor(llm: MockLLM, events: RagsynthEvent[]): ModelCallPath {
     mode: "test",
     llm,
     promptHelper,
-    chatPromptHelper: ChatPromptHelper.fromLLMMetadata(llm.metadata, promptHelper),
     systemPrompt: "Be brief.",
     signal: new AbortController().signal,
     limiter: undefined,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ChatPromptHelper, PromptHelper } from "../budget/index.js";
+import type { PromptHelper } from "../budget/index.js";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import type { JsonSchemaFormat, LLM, LLMUsage } from "../llm/types.js";
 import { type PredictOptions, predict, preparePrompt, streamPredict } from "../prompt/predict.js";
@@ -65,10 +65,8 @@ export interface ModelCallPath {
   /** Shown as the events' and spans' `mode` (`"compact"`, `"rerank"`). */
   readonly mode: string;
   readonly llm: LLM;
-  /** Counts the prompt (its tokenizer) and caps each answer (its `numOutput`). */
+  /** Counts the prompt (its tokenizer, and its image rule for calls with `content`) and caps each answer (its `numOutput`). */
   readonly promptHelper: PromptHelper;
-  /** Counts image blocks; read only for calls with `content`. */
-  readonly chatPromptHelper: ChatPromptHelper;
   readonly systemPrompt: string | undefined;
   /** Cancels the call (a call's own `signal` option takes its place). */
   readonly signal: AbortSignal;
@@ -166,7 +164,7 @@ export async function callModel(
     // Count while the request is in flight, after the other calls of a concurrent round have been sent:
     // counting first would hold back every later call of the round by the CPU time of the earlier counts.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const chatHelper = content ? path.chatPromptHelper : undefined;
+    const chatHelper = content ? promptHelper : undefined;
     const countImage = chatHelper ? (image: ImageBlock) => chatHelper.countImage(image) : undefined;
     counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm, countImage }).total;
     contextTokens = chatHelper

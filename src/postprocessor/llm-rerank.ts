@@ -1,5 +1,4 @@
 import type { Tracer } from "@opentelemetry/api";
-import { ChatPromptHelper } from "../budget/chat-prompt-helper.js";
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { checkQuery } from "../errors/check-query.js";
@@ -224,15 +223,10 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
   ): ModelCallPath {
     const { llm, tracer, captureContent } = this;
     const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
-    let chatHelper: ChatPromptHelper | undefined;
     return {
       mode: "rerank",
       llm,
-      promptHelper: helper,
-      get chatPromptHelper() {
-        chatHelper ??= ChatPromptHelper.fromLLMMetadata(llm.metadata, helper);
-        return chatHelper;
-      },
+      promptHelper: helper.withImageRuleOf(llm.metadata),
       systemPrompt: undefined,
       signal: mergeAbortSignals(signal),
       // The model's shared limiter: reranking and synthesis with one model share its slots.

@@ -151,17 +151,17 @@ export const textPlacer: Pick<ContentLane, "place"> = {
 };
 
 function imageLane(context: SynthesizerContext, template: ContentLane["template"]): ContentLane {
-  const helper = context.chatPromptHelper;
+  const helper = context.promptHelper;
   const limits = () => ({ contextWindow: helper.contextWindow, numOutput: helper.numOutput });
   const size = (prompt: BasePromptTemplate, budget: BudgetOptions, variable: string) =>
-    helper.getAvailableContextSize(prompt, { ...budget, contextVariable: variable });
+    helper.getAvailableContentSize(prompt, { ...budget, contextVariable: variable });
   return {
     images: true,
     template,
     takers(perNode) {
       const groups = perNode ? blocksPerNode(context) : [[...context.blocks]];
       return groups.map((blocks) => {
-        const packer = helper.createPacker(blocks);
+        const packer = helper.createContentPacker(blocks);
         return {
           get done() {
             return packer.done;
@@ -179,7 +179,7 @@ function imageLane(context: SynthesizerContext, template: ContentLane["template"
     size,
     repack(prompt, budget, perNode) {
       const groups = perNode ? blocksPerNode(context) : [[...context.blocks]];
-      return groups.flatMap((blocks) => helper.repack(prompt, blocks, budget));
+      return groups.flatMap((blocks) => helper.repackContent(prompt, blocks, budget));
     },
     checkImages(room) {
       for (const block of context.blocks) {

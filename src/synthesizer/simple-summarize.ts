@@ -102,7 +102,7 @@ function takeWithImages(
   lane: ContentLane,
   available: number,
 ): { piece: PackedContent; truncatedTokens: number } {
-  const helper = context.chatPromptHelper;
+  const helper = context.promptHelper;
   const images = context.blocks.filter((block): block is ImageBlock => block.type === "image");
   const imageTokens = helper.countBlocks(images);
   // Every image goes in the one call: each must fit alone (the one that does not is named), then all together.
@@ -134,7 +134,7 @@ function takeWithImages(
 /** The start of a text block that fits in `room`, or undefined when not even its first character does. */
 function startOf(context: SynthesizerContext, block: ContentBlock, room: number) {
   try {
-    return context.chatPromptHelper.createPacker([block]).next(room);
+    return context.promptHelper.createContentPacker([block]).next(room);
   } catch (error) {
     if (RagsynthError.isInstance(error, "context_overflow")) return undefined;
     throw error;
