@@ -19,8 +19,6 @@ export interface PackedContent {
 /** Takes content off the front of a run's blocks, one budget at a time: text may be cut, images never. */
 export interface ContentTaker {
   readonly done: boolean;
-  /** Tokens of what is left (text only: what a truncating mode reports as cut off). */
-  readonly remainingTokens: number;
   next(
     available: number,
     options?: { frame?: PromptFrame | undefined; maxWaste?: number },
@@ -109,9 +107,6 @@ function textLane(context: SynthesizerContext, template: ContentLane["template"]
         get done() {
           return packer.done;
         },
-        get remainingTokens() {
-          return packer.remainingTokens;
-        },
         next(available, options = {}) {
           const piece = packer.nextPiece(available, options);
           return piece && toContent(piece);
@@ -165,9 +160,6 @@ function imageLane(context: SynthesizerContext, template: ContentLane["template"
         return {
           get done() {
             return packer.done;
-          },
-          get remainingTokens() {
-            return 0;
           },
           next: (available) => packer.next(available),
         };
