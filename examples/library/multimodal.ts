@@ -1,5 +1,5 @@
 // Text and pictures in one answer: ImageNodes next to TextNodes, one token budget that counts both.
-import { ChatPromptHelper, getResponseSynthesizer, ImageNode, PromptHelper, TextNode } from "ragsynth";
+import { getResponseSynthesizer, ImageNode, PromptHelper, TextNode } from "ragsynth";
 import { MockLLM } from "ragsynth/testing";
 
 // A 1×1 PNG; in real use: new ImageNode({ imagePath: "docs/chart.png", text: "alt text" }) or { imageUrl }.
@@ -20,7 +20,7 @@ export async function main() {
   console.log(response.toString(), sent); // Revenue grew everywhere. [ 'text', 'text', 'text', 'image', 'text' ]
 
   // What an image costs: OpenAI's rule (low detail 85; high: 85 + 170 per 512-px tile after scaling).
-  const budget = new ChatPromptHelper({ promptHelper: new PromptHelper({ contextWindow: 8192 }) });
+  const budget = new PromptHelper({ contextWindow: 8192, imageTokens: { kind: "openai" } });
   const tokens = budget.countImage({
     type: "image",
     url: "https://example.com/a.png",

@@ -2,6 +2,9 @@ import type { JsonSchemaFormat } from "../llm/types.js";
 import type { TemplateVariables } from "../prompt/prompt-template.js";
 import type { RenderTarget } from "../prompt/render-prompt.js";
 
+/** Tokens LlamaIndex keeps free in each chunk for formatting slack. */
+export const DEFAULT_PADDING = 5;
+
 /** What the budget of one call depends on, besides the template. */
 export interface BudgetOptions {
   /** Chunks that share the context. @default 1 */

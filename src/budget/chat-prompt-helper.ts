@@ -1,47 +1,41 @@
-import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import type { ImageTokenRule, LLMMetadata } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import { countPromptTokens, type PromptTokenCount, renderPrompt } from "../prompt/render-prompt.js";
+import type { PromptTokenCount } from "../prompt/render-prompt.js";
 import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
-import type { BudgetOptions } from "./budget-options.js";
-import { checkPrompt } from "./check-arguments.js";
-import { type ContentChunk, type ContentPacker, createContentPacker } from "./content-packer.js";
-import { countImageTokens } from "./image-tokens.js";
-import { DEFAULT_PADDING, PromptHelper } from "./prompt-helper.js";
+import type { ChatBudgetOptions } from "./content-budget.js";
+import type { ContentChunk, ContentPacker } from "./content-packer.js";
+import { PromptHelper } from "./prompt-helper.js";
 
-/** Budget options of a multimodal prompt: the variable its blocks replace, besides {@link BudgetOptions}. */
-export interface ChatBudgetOptions extends BudgetOptions {
-  /** The template variable the blocks go in. @default "context_str" */
-  contextVariable?: string | undefined;
-}
+export type { ChatBudgetOptions } from "./content-budget.js";
 
 /** Options of {@link ChatPromptHelper}. */
 export interface ChatPromptHelperOptions {
   /** The text budget it builds on: window, output reserve, tokenizer. @default new PromptHelper() */
   promptHelper?: PromptHelper | undefined;
-  /** What an image costs. @default { kind: "openai" } */
+  /** What an image costs. @default the helper's own rule, else { kind: "openai" } */
   imageTokens?: ImageTokenRule | undefined;
 }
 
 /**
- * LlamaIndex's `ChatPromptHelper`: the budget of a multimodal chat prompt. Text blocks are counted with the
- * tokenizer, images with the model's image-token rule, and the prompt around them exactly as it is sent
- * (each block is its own content part, so counts add up). The window, output reserve and formula are the
- * wrapped {@link PromptHelper}'s.
- * @example
- * const helper = ChatPromptHelper.fromLLMMetadata(llm.metadata);
- * const chunks = helper.repack(CHAT_CONTENT_QA_PROMPT, blocks, { variables: { query_str: "Why?" }, llm });
+ * LlamaIndex's `ChatPromptHelper`, kept as a thin alias: `PromptHelper` now counts images itself
+ * (`countImage`, `countBlocks`, `countContentPrompt`, `getAvailableContentSize`, `createContentPacker`,
+ * `repackContent`), and every method here answers through it.
+ * @deprecated Use `PromptHelper` (with `imageTokens`, or `PromptHelper.fromLLMMetadata(metadata)`, which reads
+ *   the model's rule). `getAvailableContextSize(prompt, options)` here is `getAvailableContentSize` there (the
+ *   name `getAvailableContextSize` on PromptHelper takes a token count).
  */
 export class ChatPromptHelper {
   readonly promptHelper: PromptHelper;
   readonly imageTokens: ImageTokenRule;
+  readonly #helper: PromptHelper;
 
-  constructor({
-    promptHelper = new PromptHelper(),
-    imageTokens = { kind: "openai" },
-  }: ChatPromptHelperOptions = {}) {
+  constructor({ promptHelper = new PromptHelper(), imageTokens }: ChatPromptHelperOptions = {}) {
     this.promptHelper = promptHelper;
-    this.imageTokens = imageTokens;
+    this.imageTokens = imageTokens ?? promptHelper.imageTokens ?? { kind: "openai" };
+    this.#helper =
+      promptHelper.imageTokens === this.imageTokens
+        ? promptHelper
+        : promptHelper.withImageTokens(this.imageTokens);
   }
 
   /** A helper for a model: its text budget (see `PromptHelper.fromLLMMetadata`) and its image-token rule. */
@@ -60,99 +54,42 @@ export class ChatPromptHelper {
     return this.promptHelper.numOutput;
   }
 
-  /** One image's prompt tokens under this helper's rule (see `countImageTokens`). */
+  /** See `PromptHelper.countImage`. */
   countImage(image: ImageBlock): number {
-    return countImageTokens(image, this.imageTokens).tokens;
+    return this.#helper.countImage(image);
   }
 
-  /** Blocks' tokens: each text on its own, each image by the rule. */
+  /** See `PromptHelper.countBlocks`. */
   countBlocks(blocks: readonly ContentBlock[]): number {
-    let total = 0;
-    for (const block of blocks) {
-      total += block.type === "text" ? this.promptHelper.tokenizer.count(block.text) : this.countImage(block);
-    }
-    return total;
+    return this.#helper.countBlocks(blocks);
   }
 
-  /** What this helper assumed to count these images (unknown sizes, an unstated rule), one line each. */
+  /** See `PromptHelper.assumptionsFor`. */
   assumptionsFor(blocks: readonly ContentBlock[]): string[] {
-    const lines = new Set<string>();
-    for (const block of blocks) {
-      if (block.type !== "image") continue;
-      const { assumption } = countImageTokens(block, this.imageTokens);
-      if (assumption) lines.add(assumption);
-    }
-    return [...lines];
+    return this.#helper.assumptionsFor(blocks);
   }
 
-  /** The prompt's tokens with no blocks in it: template with known values, system prompt, chat wrapping, schema. */
+  /** See `PromptHelper.countContentPrompt`. */
   countPrompt(prompt: BasePromptTemplate, options: ChatBudgetOptions = {}): PromptTokenCount {
-    checkPrompt("prompt", prompt);
-    const { llm, systemPrompt, responseFormat, variables = {}, contextVariable = "context_str" } = options;
-    const rendered = renderPrompt({
-      prompt,
-      variables,
-      llm,
-      systemPrompt,
-      responseFormat,
-      empty: true,
-      content: { variable: contextVariable, blocks: [] },
-    });
-    return countPromptTokens(rendered, this.promptHelper.tokenizer, {
-      llm,
-      systemPrompt,
-      responseFormat,
-      countImage: (image) => this.countImage(image),
-    });
+    return this.#helper.countContentPrompt(prompt, options);
   }
 
-  /**
-   * Tokens left for the blocks of one call: `contextWindow − prompt − numOutput − padding` (the
-   * PromptHelper's formula), with the prompt counted as sent.
-   * @throws ContextOverflowError when nothing is left
-   */
+  /** See `PromptHelper.getAvailableContentSize`. @throws ContextOverflowError when nothing is left */
   getAvailableContextSize(prompt: BasePromptTemplate, options: ChatBudgetOptions = {}): number {
-    const { padding = DEFAULT_PADDING } = options;
-    const { total, parts } = this.countPrompt(prompt, options);
-    const size = this.promptHelper.getAvailableContextSize(total, parts) - padding;
-    if (size <= 0) {
-      throw new ContextOverflowError({
-        contextWindow: this.contextWindow,
-        numOutput: this.numOutput,
-        promptTokens: total + padding,
-        parts,
-        hint: `Padding ${padding} leaves no room for content. Raise contextWindow, lower numOutput, or shorten the prompt.`,
-      });
-    }
-    return size;
+    return this.#helper.getAvailableContentSize(prompt, options);
   }
 
-  /** A packer over the blocks, with this helper's tokenizer, separator and image rule. */
+  /** See `PromptHelper.createContentPacker`. */
   createPacker(blocks: readonly ContentBlock[]): ContentPacker {
-    return createContentPacker({
-      blocks,
-      tokenizer: this.promptHelper.tokenizer,
-      separator: this.promptHelper.separator,
-      countImage: (image) => this.countImage(image),
-      limits: { contextWindow: this.contextWindow, numOutput: this.numOutput },
-    });
+    return this.#helper.createContentPacker(blocks);
   }
 
-  /**
-   * The blocks packed into as few chunks as fit beside the prompt, in order: text is cut where a chunk ends,
-   * an image is never cut, and a [text, image] run that does not fit is split between chunks.
-   * @throws ContextOverflowError naming an image that does not fit even alone, before anything is sent
-   */
+  /** See `PromptHelper.repackContent`. */
   repack(
     prompt: BasePromptTemplate,
     blocks: readonly ContentBlock[],
     options: ChatBudgetOptions = {},
   ): ContentChunk[] {
-    const available = this.getAvailableContextSize(prompt, options);
-    const packer = this.createPacker(blocks);
-    const chunks: ContentChunk[] = [];
-    for (let chunk = packer.next(available); chunk !== undefined; chunk = packer.next(available))
-      chunks.push(chunk);
-    return chunks;
+    return this.#helper.repackContent(prompt, blocks, options);
   }
 }

@@ -108,6 +108,35 @@ export function imageOverflow(
     tokens,
     room: maxTokens,
     ...limits,
-    hint: 'An image cannot be cut: send it with detail "low" (85 tokens with OpenAI\'s rule), raise contextWindow, or lower numOutput.',
+    hint: imageHint(image),
   });
+}
+
+/**
+ * The error for images that each fit beside the prompt but must all go in one call (`simple_summarize`) and
+ * together do not.
+ */
+export function imagesOverflow(
+  images: readonly ImageBlock[],
+  tokens: number,
+  maxTokens: number,
+  limits: { contextWindow: number; numOutput: number },
+): ContextOverflowError {
+  const canBeLow = images.some((image) => image.detail !== "low");
+  return ContextOverflowError.forPiece({
+    what: `The ${images.length} images, ${tokens} tokens together,`,
+    tokens,
+    room: maxTokens,
+    ...limits,
+    hint:
+      "Images cannot be cut and this mode sends them all in one call: " +
+      `use a mode that spreads them over calls (compact, tree_summarize), send fewer images${canBeLow ? ', send them with detail "low"' : ""}, raise contextWindow, or lower numOutput.`,
+  });
+}
+
+/** How to make an image fit: detail "low" only for an image not already sent that way. */
+function imageHint(image: ImageBlock): string {
+  return image.detail === "low"
+    ? "An image cannot be cut, and this one is already sent at low detail: raise contextWindow, lower numOutput, or shorten the prompt."
+    : 'An image cannot be cut: send it with detail "low" (85 tokens with OpenAI\'s rule), raise contextWindow, or lower numOutput.';
 }

@@ -1,16 +1,14 @@
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { ImageBlock } from "../schema/content-block.js";
+import { mediaTypeFromPath } from "../schema/image-node.js";
 
-const MEDIA_TYPE_BY_FORMAT: Readonly<Record<string, string>> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-  bmp: "image/bmp",
-  svg: "image/svg+xml",
-  tiff: "image/tiff",
-  heif: "image/heic",
-};
+/**
+ * The media type of an `image-size` format, through the one extension table (`schema/image-node.ts`): the
+ * package names formats by their usual file extension (`png`, `jpg`, `svg`, `tiff`), HEIF/HEIC files `heif`.
+ */
+function mediaTypeOfFormat(format: string): string | undefined {
+  return mediaTypeFromPath(`image.${format === "heif" ? "heic" : format}`);
+}
 
 /** Bytes of a `data:` URL, or undefined for other URLs. */
 export function dataUrlBytes(url: string): Uint8Array | undefined {
@@ -39,7 +37,7 @@ export async function withImageDimensions(image: ImageBlock): Promise<ImageBlock
       size = await imageSizeFromFile(image.path);
     }
     if (!size) return image;
-    const mediaType = image.mediaType ?? (size.type ? MEDIA_TYPE_BY_FORMAT[size.type] : undefined);
+    const mediaType = image.mediaType ?? (size.type ? mediaTypeOfFormat(size.type) : undefined);
     return {
       ...image,
       ...(image.width === undefined && size.width !== undefined ? { width: size.width } : {}),

@@ -13,6 +13,7 @@ import { ChatPromptTemplate, PromptTemplate } from "../prompt/prompt-template.js
 import { CHAT_TOKENS_REPLY_PRIMING } from "../prompt/render-prompt.js";
 import { truncateText } from "../splitter/token-text-splitter.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import { thrownBy } from "../util/thrown-by.test.util.js";
 import { getBiggestPrompt } from "./get-biggest-prompt.js";
 import { DEFAULT_PADDING, PromptHelper } from "./prompt-helper.js";
 
@@ -346,12 +347,3 @@ describe("chunk sizes of the default prompts", () => {
     expect(base - withSchema).toBe(tokenizer.count(fixed + instructions) - tokenizer.count(fixed));
   });
 });
-
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw");
-}

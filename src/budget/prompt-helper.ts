@@ -1,13 +1,21 @@
 import { ContextOverflowError, type PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { DEFAULT_CONTEXT_WINDOW, DEFAULT_NUM_OUTPUT, type LLMMetadata } from "../llm/types.js";
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_NUM_OUTPUT,
+  type ImageTokenRule,
+  type LLMMetadata,
+} from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, type PromptTokenCount, renderPrompt } from "../prompt/render-prompt.js";
+import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
 import { TokenTextSplitter, truncateText } from "../splitter/token-text-splitter.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
-import type { BudgetOptions } from "./budget-options.js";
+import { type BudgetOptions, DEFAULT_PADDING } from "./budget-options.js";
 import { checkInteger, checkPrompt } from "./check-arguments.js";
+import { type ChatBudgetOptions, contentBudget } from "./content-budget.js";
+import type { ContentChunk, ContentPacker } from "./content-packer.js";
 import { createPromptFrame, packChunksGreedily } from "./repack.js";
 import {
   checkChunks,
@@ -17,8 +25,7 @@ import {
   type TextPacker,
 } from "./text-packer.js";
 
-/** Tokens LlamaIndex keeps free in each chunk for formatting slack. */
-export const DEFAULT_PADDING = 5;
+export { DEFAULT_PADDING } from "./budget-options.js";
 /** LlamaIndex's default overlap between the chunks of a splitter built for a prompt. */
 export const DEFAULT_CHUNK_OVERLAP_RATIO = 0.1;
 
@@ -54,6 +61,11 @@ export interface PromptHelperOptions {
   tokenizer?: TokenizerLike | undefined;
   /** Where words end when text is cut. @default " " */
   separator?: string | undefined;
+  /**
+   * What an image costs, for prompts with content blocks. Unset: the model's rule where a synthesizer knows the
+   * model (`metadata.imageTokens`), else OpenAI's. @default undefined (counted as `{ kind: "openai" }`)
+   */
+  imageTokens?: ImageTokenRule | undefined;
 }
 
 /**
@@ -71,6 +83,9 @@ export class PromptHelper {
   readonly chunkSizeLimit: number | undefined;
   readonly tokenizer: Tokenizer;
   readonly separator: string;
+  /** The image-token rule this helper was given; undefined when none was (then OpenAI's rule counts). */
+  readonly imageTokens: ImageTokenRule | undefined;
+  #content: ReturnType<typeof contentBudget> | undefined;
 
   /** @throws InvalidArgumentError for a value out of range (message says which and why) */
   constructor({
@@ -80,6 +95,7 @@ export class PromptHelper {
     chunkSizeLimit,
     tokenizer,
     separator = " ",
+    imageTokens,
   }: PromptHelperOptions = {}) {
     checkInteger("contextWindow", contextWindow, 1);
     checkInteger("numOutput", numOutput, 0);
@@ -113,6 +129,27 @@ export class PromptHelper {
     this.chunkSizeLimit = chunkSizeLimit;
     this.tokenizer = resolveTokenizer(tokenizer);
     this.separator = separator;
+    this.imageTokens = imageTokens;
+  }
+
+  /** This budget when it states an image rule, else the same budget with the model's (`metadata.imageTokens`). */
+  withImageRuleOf(metadata: Pick<LLMMetadata, "imageTokens">): PromptHelper {
+    return this.imageTokens !== undefined || metadata.imageTokens === undefined
+      ? this
+      : this.withImageTokens(metadata.imageTokens);
+  }
+
+  /** The same budget with `imageTokens` as its image rule. */
+  withImageTokens(imageTokens: ImageTokenRule): PromptHelper {
+    return new PromptHelper({
+      contextWindow: this.contextWindow,
+      numOutput: this.numOutput,
+      chunkOverlapRatio: this.chunkOverlapRatio,
+      chunkSizeLimit: this.chunkSizeLimit,
+      tokenizer: this.tokenizer,
+      separator: this.separator,
+      imageTokens,
+    });
   }
 
   /**
@@ -131,6 +168,7 @@ export class PromptHelper {
       contextWindow: metadata.contextWindow,
       numOutput: reserveOutput(metadata, options.numOutput),
       tokenizer: options.tokenizer ?? metadata.tokenizer,
+      imageTokens: options.imageTokens ?? metadata.imageTokens,
     });
   }
 
@@ -296,6 +334,58 @@ export class PromptHelper {
    */
   createPromptFrame(prompt: BasePromptTemplate, options: BudgetOptions = {}): PromptFrame | undefined {
     return createPromptFrame(this, prompt, options);
+  }
+
+  get #contentBudget() {
+    this.#content ??= contentBudget(this, this.imageTokens ?? { kind: "openai" });
+    return this.#content;
+  }
+
+  /** One image's prompt tokens under this helper's image rule (see `countImageTokens`). */
+  countImage(image: ImageBlock): number {
+    return this.#contentBudget.countImage(image);
+  }
+
+  /** Blocks' tokens: each text on its own, each image by the rule. */
+  countBlocks(blocks: readonly ContentBlock[]): number {
+    return this.#contentBudget.countBlocks(blocks);
+  }
+
+  /** What counting these images assumed (unknown sizes, an unstated rule), one line each. */
+  assumptionsFor(blocks: readonly ContentBlock[]): string[] {
+    return this.#contentBudget.assumptionsFor(blocks);
+  }
+
+  /** The tokens of a prompt with content blocks, with none in it: the fixed part as sent, images counted by the rule. */
+  countContentPrompt(prompt: BasePromptTemplate, options: ChatBudgetOptions = {}): PromptTokenCount {
+    return this.#contentBudget.countPrompt(prompt, options);
+  }
+
+  /**
+   * Tokens left for the content blocks of one call: `contextWindow − prompt − numOutput − padding`, with the
+   * prompt counted as sent.
+   * @throws ContextOverflowError when nothing is left
+   */
+  getAvailableContentSize(prompt: BasePromptTemplate, options: ChatBudgetOptions = {}): number {
+    return this.#contentBudget.availableSize(prompt, options);
+  }
+
+  /** A packer over content blocks: text cut where a budget ends (as the text packer cuts it), images whole. */
+  createContentPacker(blocks: readonly ContentBlock[]): ContentPacker {
+    return this.#contentBudget.createPacker(blocks);
+  }
+
+  /**
+   * The blocks packed into as few chunks as fit beside the prompt, in order: text is cut where a chunk ends,
+   * an image never is, and a [text, image] run that does not fit is split between chunks.
+   * @throws ContextOverflowError naming an image that does not fit even alone, before anything is sent
+   */
+  repackContent(
+    prompt: BasePromptTemplate,
+    blocks: readonly ContentBlock[],
+    options: ChatBudgetOptions = {},
+  ): ContentChunk[] {
+    return this.#contentBudget.repack(prompt, blocks, options);
   }
 
   /** A packer over the chunks (joined as in {@link PromptHelper.repack}) with this helper's tokenizer and separator. */

@@ -3,6 +3,7 @@ import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
+import { thrownBy } from "../util/thrown-by.test.util.js";
 import { createTextPacker, joinChunks, type PackOptions, type TextPacker } from "./text-packer.js";
 
 const cl100k = resolveTokenizer("cl100k_base");
@@ -193,12 +194,3 @@ describe("TextPacker", () => {
     expect(() => createTextPacker({ chunks: [], separator: "" })).toThrow("`separator`");
   });
 });
-
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw");
-}

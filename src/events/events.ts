@@ -47,6 +47,11 @@ export type RagsynthEvent =
   | {
       type: "llm-call-start";
       mode: string;
+      /**
+       * The call's id, the same on its `llm-call-end`: pairs the two when calls run at once. Every call ragsynth
+       * makes sets it; optional in the type so events built by hand (replays, tests) still type-check.
+       */
+      callId?: string;
       step: LLMCallStep;
       promptTokens: number;
       contextTokens: number;
@@ -56,6 +61,8 @@ export type RagsynthEvent =
   | {
       type: "llm-call-end";
       mode: string;
+      /** The id its `llm-call-start` carried (always set by ragsynth's calls). */
+      callId?: string;
       step: LLMCallStep;
       promptTokens: number;
       completionTokens: number;

@@ -47,6 +47,7 @@ export { lexicalTokens } from "../lexical/lexical-tokens.js";
 export { type MessagesToPromptOptions, messagesToPrompt } from "../llm/messages-to-prompt.js";
 export { lookupModelLimits, type ModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_NUM_OUTPUT } from "../llm/types.js";
+export type { SynthesizerCallOptions, SynthesizerCallResult } from "../model-call/call-model.js";
 export { OPENAI_BASE_URL } from "../openai/openai-connection.js";
 export { OLLAMA_DEFAULT_NUM_CTX } from "../openai/openai-like-options.js";
 export { type ModelSpec, parseModelSpec } from "../openai/parse-model-spec.js";
@@ -83,7 +84,6 @@ export {
 } from "../splitter/split-functions.js";
 export { DEFAULT_METADATA_FORMAT_LEN, truncateText } from "../splitter/token-text-splitter.js";
 export { DEFAULT_ACCUMULATE_SEPARATOR } from "../synthesizer/accumulate.js";
-export type { SynthesizerCallOptions, SynthesizerCallResult } from "../synthesizer/call-model.js";
 export {
   type CreateSynthesizerOptions,
   createSynthesizer,

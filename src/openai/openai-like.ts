@@ -4,7 +4,7 @@ import { LLMError } from "../errors/llm-error.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
-import { createAbortError, createCallSignal } from "../util/abort.js";
+import { createAbortError, createAttemptSignal, createCallSignal } from "../util/abort.js";
 import { retryWithBackoff } from "../util/retry.js";
 import {
   badResponse,
@@ -181,25 +181,31 @@ export class OpenAILike implements LLM {
     try {
       const { value, retries } = await this.#retry(
         async () => {
-          const requestOptions = signal ? { signal } : {};
-          const reply = this.#reply(url);
-          if (request.kind === "chat") {
-            const params = body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
-            const { data, response } = await client.chat.completions
-              .create(params, requestOptions)
-              .withResponse();
+          // Each attempt its own signal: the SDK's abort listener goes on it, not on the caller's.
+          const attempt = createAttemptSignal(signal);
+          try {
+            const requestOptions = attempt.signal ? { signal: attempt.signal } : {};
+            const reply = this.#reply(url);
+            if (request.kind === "chat") {
+              const params = body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
+              const { data, response } = await client.chat.completions
+                .create(params, requestOptions)
+                .withResponse();
+              checkCompletionBody(data, response.headers.get("content-type"), reply);
+              const choice = data.choices[0];
+              return {
+                text: choice?.message?.content ?? "",
+                usage: toUsage(data.usage, choice?.finish_reason),
+              };
+            }
+            const params = body as unknown as OpenAI.CompletionCreateParamsNonStreaming;
+            const { data, response } = await client.completions.create(params, requestOptions).withResponse();
             checkCompletionBody(data, response.headers.get("content-type"), reply);
             const choice = data.choices[0];
-            return {
-              text: choice?.message?.content ?? "",
-              usage: toUsage(data.usage, choice?.finish_reason),
-            };
+            return { text: choice?.text ?? "", usage: toUsage(data.usage, choice?.finish_reason) };
+          } finally {
+            attempt.dispose();
           }
-          const params = body as unknown as OpenAI.CompletionCreateParamsNonStreaming;
-          const { data, response } = await client.completions.create(params, requestOptions).withResponse();
-          checkCompletionBody(data, response.headers.get("content-type"), reply);
-          const choice = data.choices[0];
-          return { text: choice?.text ?? "", usage: toUsage(data.usage, choice?.finish_reason) };
         },
         url,
         signal,
@@ -268,6 +274,8 @@ export class OpenAILike implements LLM {
     const url = this.#endpoint(request);
     const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
     let stream: PieceStream | undefined;
+    // The signal of the attempt whose stream is open; given up when the next attempt starts or the call ends.
+    let attempt: ReturnType<typeof createAttemptSignal> | undefined;
     let usage: LLMUsage | undefined;
     let finishReason: string | undefined;
     let deltas = 0;
@@ -288,8 +296,10 @@ export class OpenAILike implements LLM {
       const { value: first, retries } = await this.#retry(
         async () => {
           stream?.close();
+          attempt?.dispose();
+          attempt = createAttemptSignal(signal);
           usage = undefined;
-          stream = await this.#open(request, body, url, signal);
+          stream = await this.#open(request, body, url, attempt.signal);
           return next();
         },
         url,
@@ -313,6 +323,7 @@ export class OpenAILike implements LLM {
       throw fail(error, url);
     } finally {
       if (!finished) stream?.close();
+      attempt?.dispose();
     }
   }
 }

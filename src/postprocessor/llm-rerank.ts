@@ -1,5 +1,4 @@
 import type { Tracer } from "@opentelemetry/api";
-import { ChatPromptHelper } from "../budget/chat-prompt-helper.js";
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { checkQuery } from "../errors/check-query.js";
@@ -7,10 +6,10 @@ import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import { DEFAULT_NUM_OUTPUT, type LLM } from "../llm/types.js";
+import { callModel, type ModelCallPath } from "../model-call/call-model.js";
+import { startCallTrace } from "../model-call/call-trace.js";
 import type { BasePromptTemplate, PromptMixin } from "../prompt/prompt-template.js";
 import type { NodeWithScore } from "../schema/text-node.js";
-import { callModel, type ModelCallPath } from "../synthesizer/call-model.js";
-import { startCallTrace } from "../synthesizer/synthesis-trace.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
@@ -224,15 +223,10 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
   ): ModelCallPath {
     const { llm, tracer, captureContent } = this;
     const usage: SynthesisUsage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
-    let chatHelper: ChatPromptHelper | undefined;
     return {
       mode: "rerank",
       llm,
-      promptHelper: helper,
-      get chatPromptHelper() {
-        chatHelper ??= ChatPromptHelper.fromLLMMetadata(llm.metadata, helper);
-        return chatHelper;
-      },
+      promptHelper: helper.withImageRuleOf(llm.metadata),
       systemPrompt: undefined,
       signal: mergeAbortSignals(signal),
       // The model's shared limiter: reranking and synthesis with one model share its slots.

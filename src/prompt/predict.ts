@@ -21,6 +21,11 @@ export interface PredictOptions {
   content?: PromptContent | undefined;
   /** Holds a slot of this limiter for the call (and gives it up while the call waits to retry). */
   limiter?: ConcurrencyLimiter | undefined;
+  /**
+   * The prompt as {@link preparePrompt} already rendered it from these same options: sent as is, not rendered
+   * again (the instrumented call renders once, counts that, and sends that).
+   */
+  rendered?: RenderedPrompt | undefined;
 }
 
 export interface PredictResult {
@@ -68,7 +73,7 @@ export function preparePrompt(
  */
 export async function predict(options: PredictOptions): Promise<PredictResult> {
   options.signal?.throwIfAborted();
-  const rendered = preparePrompt(options);
+  const rendered = options.rendered ?? preparePrompt(options);
   const lease = await options.limiter?.acquire(options.signal);
   const call = withLease(callOptions(options), lease);
   try {
@@ -90,7 +95,7 @@ export function streamPredict(options: PredictOptions): {
   textStream: AsyncIterable<string>;
 } {
   options.signal?.throwIfAborted();
-  const rendered = preparePrompt(options);
+  const rendered = options.rendered ?? preparePrompt(options);
   const open = (call: LLMCallOptions) =>
     rendered.kind === "chat"
       ? options.llm.streamChat(rendered.messages, call)

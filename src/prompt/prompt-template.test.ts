@@ -2,16 +2,8 @@ import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MissingTemplateVariableError } from "../errors/missing-template-variable-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { thrownBy } from "../util/thrown-by.test.util.js";
 import { ChatPromptTemplate, PromptTemplate, SelectorPromptTemplate } from "./prompt-template.js";
-
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw");
-}
 
 const qa = new PromptTemplate({
   template: "Context: {context_str}\nQ: {query_str}\nA: ",

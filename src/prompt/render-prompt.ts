@@ -215,7 +215,7 @@ function countBlocks(
         parameter: "countImage",
         value: undefined,
         expected: `be given to count a prompt with images (${describeImage(block)})`,
-        hint: "Count multimodal prompts with a ChatPromptHelper, which knows the model's image-token rule.",
+        hint: "Count multimodal prompts with PromptHelper.countContentPrompt, which knows the image-token rule.",
       });
     }
   }

@@ -1,15 +1,15 @@
 import type { ZodType } from "zod";
 import type { JsonSchemaFormat } from "../llm/types.js";
+import type { SynthesizerCallOptions } from "../model-call/call-model.js";
 import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import type { PromptContent } from "../prompt/render-prompt.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
+import { contentLane } from "./content-lane.js";
 import {
   createSynthesizer,
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
-import { blocksPerNode, checkImagesFit } from "./message-refine.js";
 import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import { createTextChannel, type TextChannel } from "./text-channel.js";
@@ -43,8 +43,8 @@ export function createAccumulateSynthesizer<T>(options: AccumulateModeOptions<T>
       text_qa_template: options.textQaTemplate,
       chat_content_qa_template: options.chatContentQaTemplate,
     },
+    imageNodes: "blocks",
     run: (context) => runAccumulate(context, options),
-    runMessages: (context) => runMessageAccumulate(context, options),
   });
 }
 
@@ -53,67 +53,33 @@ async function runAccumulate<T>(
   options: AccumulateModeOptions<T>,
 ): Promise<SynthesizerRunResult<T>> {
   const { query } = context;
-  const { outputSchema: schema } = options;
-  const helper = context.promptHelper;
-  const template = context.prompts.text_qa_template as BasePromptTemplate;
-  const { responseFormat, budget } = await modeBudget(context, schema, { query_str: query });
-  const available = helper.getAvailableChunkSize(template, budget);
-  const pieces =
-    options.mode === "compact_accumulate"
-      ? helper.repack(template, context.chunks, budget)
-      : context.chunks.flatMap((chunk) => helper.repack(template, [chunk], budget));
+  const lane = contentLane(context);
+  const template = lane.template("qa");
+  const { responseFormat, budget } = await modeBudget(context, options.outputSchema, { query_str: query });
+  const available = lane.size(template, budget, "context_str");
+  if (lane.images) lane.checkImages(available);
+  const pieces = lane.repack(template, budget, options.mode !== "compact_accumulate");
   reportPack(context, {
     round: 0,
-    chunkTokens: pieces.map((piece) => helper.tokenizer.count(piece)),
+    chunkTokens: pieces.map((piece) => piece.tokens),
     availableChunkSize: available,
   });
-
   return answerEach(
     context,
     options,
     template,
     responseFormat,
-    pieces.map((piece) => ({ context: piece, variables: { query_str: query, context_str: piece } })),
+    pieces.map((piece) => {
+      const placed = lane.place(piece, "context_str");
+      return { variables: { query_str: query, ...placed.values }, call: placed.call };
+    }),
   );
 }
 
-/** One accumulate call's input: its variables, and its text context or its blocks. */
+/** One accumulate call's input: its variables, and where its piece goes (text context or blocks). */
 interface AccumulatePiece {
   variables: TemplateVariables;
-  context?: string;
-  content?: PromptContent;
-}
-
-/** `accumulate` / `compact_accumulate` on the message path: blocks packed per node or across nodes, one call per chunk. */
-export async function runMessageAccumulate<T>(
-  context: SynthesizerContext,
-  options: AccumulateModeOptions<T>,
-): Promise<SynthesizerRunResult<T>> {
-  const { query, mode } = context;
-  const helper = context.chatPromptHelper;
-  const template = context.prompts.chat_content_qa_template as BasePromptTemplate;
-  const { responseFormat, budget } = await modeBudget(context, options.outputSchema, { query_str: query });
-  const available = helper.getAvailableContextSize(template, budget);
-  checkImagesFit(context, available, context.blocks);
-  const chunks =
-    mode === "compact_accumulate"
-      ? helper.repack(template, context.blocks, budget)
-      : blocksPerNode(context).flatMap((blocks) => helper.repack(template, blocks, budget));
-  reportPack(context, {
-    round: 0,
-    chunkTokens: chunks.map((chunk) => chunk.tokens),
-    availableChunkSize: available,
-  });
-  return answerEach(
-    context,
-    options,
-    template,
-    responseFormat,
-    chunks.map((chunk) => ({
-      variables: { query_str: query },
-      content: { variable: "context_str", blocks: chunk.blocks },
-    })),
-  );
+  call: Partial<SynthesizerCallOptions>;
 }
 
 /** One call per piece, at most `concurrency` at once, streamed in order; `Response N: …` joined by the separator. */
@@ -132,8 +98,7 @@ async function answerEach<T>(
     try {
       const { text } = await context.call(template, piece.variables, {
         step: { kind: "accumulate", index, count: pieces.length },
-        ...(piece.context === undefined ? {} : { context: piece.context }),
-        ...(piece.content === undefined ? {} : { content: piece.content }),
+        ...piece.call,
         responseFormat,
         signal: taskSignal,
         ...(channel ? { onDelta: (delta: string) => void channel.push(delta) } : {}),

@@ -9,20 +9,14 @@ import { MockLLM, type MockLLMInput } from "../testing/mock-llm.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { nodesOf, recordEvents } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
+import { RESPONSE_MODES } from "./types.js";
 
 /** A few hundred cases in CI; `RAGSYNTH_PROPERTY_RUNS=2000` (or more) for a long run. Fixed seed: reproducible. */
 const NUM_RUNS = Number(process.env.RAGSYNTH_PROPERTY_RUNS ?? 300);
 const SEED = Number(process.env.RAGSYNTH_PROPERTY_SEED ?? 20261130);
 const cl100k = resolveTokenizer("cl100k_base");
-const GENERATING_MODES = [
-  "refine",
-  "compact",
-  "tree_summarize",
-  "simple_summarize",
-  "generation",
-  "accumulate",
-  "compact_accumulate",
-] as const;
+// Every mode that calls the model.
+const GENERATING_MODES = RESPONSE_MODES.filter((mode) => mode !== "no_text" && mode !== "context_only");
 // Words that tokenize very differently: multi-token, non-Latin (CJK), emoji, punctuation, newlines.
 const VOCABULARY = [
   "alpha",

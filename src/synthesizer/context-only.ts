@@ -6,7 +6,7 @@ import type { ResponseSynthesizer } from "./types.js";
  * response prints as `""`, not `"None"`, and no model is needed.
  */
 export function createNoTextSynthesizer<T>(settings: SynthesizerSettings): ResponseSynthesizer<T> {
-  return createSynthesizer<T>({ ...settings, mode: "no_text", run: async () => "" });
+  return createSynthesizer<T>({ ...settings, mode: "no_text", imageNodes: "text", run: async () => "" });
 }
 
 /**
@@ -17,6 +17,7 @@ export function createContextOnlySynthesizer<T>(settings: SynthesizerSettings): 
   return createSynthesizer<T>({
     ...settings,
     mode: "context_only",
+    imageNodes: "text",
     run: async (context) => context.chunks.join("\n\n"),
   });
 }

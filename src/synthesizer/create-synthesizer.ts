@@ -4,7 +4,9 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import { hasImageNodes } from "../schema/nodes-to-blocks.js";
+import { describeImage } from "../schema/content-block.js";
+import { hasImageNodes, nodesToBlocks } from "../schema/nodes-to-blocks.js";
+import type { NodeWithScore } from "../schema/text-node.js";
 import { captureContentFromEnv } from "../tracing/gen-ai.js";
 import { defaultTracer, prepareTracer } from "../tracing/start-span.js";
 import { createAbortError } from "../util/abort.js";
@@ -87,11 +89,33 @@ export interface CreateSynthesizerOptions<T = unknown> extends SynthesizerSettin
    * `context.blocks` ready. Without it, `run` handles every run (modes that send no context).
    */
   runMessages?: ((context: SynthesizerContext) => Promise<string | SynthesizerRunResult<T>>) | undefined;
+  /**
+   * How `run` takes nodes that hold images. `"blocks"`: it reads `context.blocks` (text and image blocks in
+   * order, sizes read from the headers) and `context.multimodal` is true, as every built-in mode that sends
+   * context does; the model must take images. `"text"`: the mode sends no node content to the model (it answers
+   * from the query alone, or returns the context as text), so `run` sees the nodes as they are. Unset, and
+   * without `runMessages`, nodes with images are refused (an `invalid_argument` error naming `runMessages`)
+   * rather than sent as text with the images silently dropped, as LlamaIndex raises for a missing method.
+   */
+  imageNodes?: "blocks" | "text" | undefined;
   /** With no nodes: answer `emptyResponse` without calling `run` (LlamaIndex), or call `run` anyway. @default "empty-response" */
   emptyNodes?: "empty-response" | "run";
 }
 
 const DEFAULT_EMPTY_RESPONSE = "Empty Response";
+
+/** A synthesizer without a message path was given images: say so before any call instead of dropping them. */
+function refuseImages(mode: string, nodes: readonly NodeWithScore[]): never {
+  const image = nodesToBlocks(nodes).find((block) => block.type === "image");
+  throw new InvalidArgumentError({
+    parameter: "runMessages",
+    value: undefined,
+    expected: `be given to synthesizer "${mode}" for nodes with images (${image ? describeImage(image) : "an image"})`,
+    hint:
+      "Its `run` sees only the nodes' text, so the images would be dropped. Add `runMessages` (it gets " +
+      '`context.blocks`, text and images in order), set `imageNodes: "blocks"` if `run` reads `context.blocks`, or pass only text nodes.',
+  });
+}
 
 /**
  * Builds a {@link ResponseSynthesizer} from a `run` function: the same plumbing as the built-in modes
@@ -106,7 +130,7 @@ const DEFAULT_EMPTY_RESPONSE = "Empty Response";
  */
 export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
   const { mode, run, runMessages, llm, systemPrompt, onEvent, verbose = false } = options;
-  const { emptyNodes = "empty-response", multimodal = false } = options;
+  const { emptyNodes = "empty-response", multimodal = false, imageNodes } = options;
   const emptyResponse = options.emptyResponse ?? DEFAULT_EMPTY_RESPONSE;
   const concurrency = options.concurrency ?? "adaptive";
   if (concurrency !== "adaptive" && (!Number.isInteger(concurrency) || concurrency < 1)) {
@@ -170,8 +194,12 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
       if (emptyNodes === "empty-response" && (nodes.length === 0 || allBlank(nodes))) {
         result = { text: emptyResponse };
       } else {
-        const messageRun = multimodal || hasImageNodes(nodes) ? runMessages : undefined;
-        const messagePath = messageRun !== undefined;
+        const hasImages = hasImageNodes(nodes);
+        if (hasImages && !runMessages && imageNodes === undefined) refuseImages(mode, nodes);
+        const messageRun = multimodal || hasImages ? runMessages : undefined;
+        // The one corridor: a mode that reads blocks gets them in `run`; `runMessages` is a custom mode's own path.
+        const messagePath =
+          messageRun !== undefined || ((multimodal || hasImages) && imageNodes === "blocks");
         if (messagePath) checkImageModel(llm, mode);
         const context = createSynthesizerContext({
           mode,

@@ -22,6 +22,7 @@ export function createGenerationSynthesizer<T>(options: GenerationModeOptions<T>
     mode: "generation",
     prompts: { simple_template: options.simpleTemplate },
     emptyNodes: "run",
+    imageNodes: "text",
     run: async (context) => {
       const responseFormat = schema ? await toResponseFormat(schema) : undefined;
       const template = context.prompts.simple_template as BasePromptTemplate;

@@ -1,13 +1,13 @@
 import type { BudgetOptions } from "../budget/budget-options.js";
-import type { PackedPiece, PromptFrame } from "../budget/text-packer.js";
+import type { PromptFrame } from "../budget/text-packer.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import type { LLMCallStep } from "../events/events.js";
 import type { JsonSchemaFormat } from "../llm/types.js";
 import { STRUCTURED_REFINE_RESPONSE_SCHEMA } from "../prompt/default-prompts.js";
 import { parseObject, toResponseFormat } from "../prompt/predict.js";
-import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
+import type { TemplateVariables } from "../prompt/prompt-template.js";
+import { type ContentLane, contentLane, type PackedContent } from "./content-lane.js";
 import { createSynthesizer, type SynthesizerRunResult } from "./create-synthesizer.js";
-import { runMessageRefine } from "./message-refine.js";
 import { reportPack } from "./mode-budget.js";
 import type { RefineModeOptions } from "./refine-mode-options.js";
 import { createStructuredRefineParser, type StructuredRefineAnswer } from "./structured-refine-parser.js";
@@ -30,39 +30,45 @@ export function createRefineSynthesizer<T>(options: RefineModeOptions<T>): Respo
       chat_content_qa_template: options.chatContentQaTemplate,
       chat_content_refine_template: options.chatContentRefineTemplate,
     },
+    imageNodes: "blocks",
     run: (context) => runRefine(context, options),
-    runMessages: (context) => runMessageRefine(context, options),
   });
 }
 
 /**
  * The room the next step has: the QA prompt while there is no answer, else the refine prompt with the real
- * answer so far. With a frame, each piece is checked inside its exact rendered prompt, so the padding (a margin
- * for BPE merges at the seams) would only waste room: 5 tokens a step, a whole extra call on long runs.
+ * answer so far. With a frame (text), each piece is checked inside its exact rendered prompt, so the padding
+ * (a margin for BPE merges at the seams) would only waste room: 5 tokens a step, a whole extra call on long runs.
  * @throws ContextOverflowError when the prompt leaves no room for one token of context
  */
 function roomForStep(
   context: SynthesizerContext,
+  lane: ContentLane,
   answer: string | undefined,
   budgetFor: (variables: TemplateVariables) => BudgetOptions,
-): { available: number; frame: PromptFrame | undefined } {
-  const helper = context.promptHelper;
+): { available: number; frame?: PromptFrame | undefined } {
   const { query } = context;
-  const template = (
-    answer === undefined ? context.prompts.text_qa_template : context.prompts.refine_template
-  ) as BasePromptTemplate;
-  const budget = budgetFor(
-    answer === undefined ? { query_str: query } : { query_str: query, existing_answer: answer },
-  );
-  const frame = helper.createPromptFrame(template, budget);
+  const first = answer === undefined;
+  const budget = budgetFor(first ? { query_str: query } : { query_str: query, existing_answer: answer });
   try {
-    return {
-      available: helper.getAvailableChunkSize(template, frame ? { ...budget, padding: 0 } : budget),
-      frame,
-    };
+    return lane.room(lane.template(first ? "qa" : "refine"), budget, first ? "context_str" : "context_msg");
   } catch (error) {
     throw overflowWithAnswer(context, answer, error);
   }
+}
+
+/**
+ * Images cannot be cut: one that does not fit beside the QA prompt fits no step, so it is named before any call.
+ * The refine steps' room is checked with the real answer so far, step by step, as for text: a worst-case answer
+ * of `numOutput` tokens would refuse runs whose real answers are short (the large-`numOutput` warning says so).
+ */
+function checkImagesFit(
+  context: SynthesizerContext,
+  lane: ContentLane,
+  budgetFor: (variables: TemplateVariables) => BudgetOptions,
+): void {
+  const budget = budgetFor({ query_str: context.query });
+  lane.checkImages(lane.room(lane.template("qa"), budget, "context_str").available);
 }
 
 /**
@@ -124,35 +130,32 @@ async function runRefine<T>(
   options: RefineModeOptions<T>,
 ): Promise<SynthesizerRunResult<T>> {
   const { signal } = context;
-  const helper = context.promptHelper;
+  const lane = contentLane(context);
   const responseFormat = await responseFormatOf(options);
   const budgetFor = (variables: TemplateVariables) =>
     context.budget({ variables, ...(responseFormat ? { responseFormat } : {}) });
 
-  const packers = (
-    context.mode === "compact"
-      ? [helper.createPacker([...context.chunks])]
-      : context.chunks.map((chunk) => helper.createPacker([chunk]))
-  ).filter((packer) => !packer.done);
+  const takers = lane.takers(context.mode !== "compact").filter((taker) => !taker.done);
+  if (lane.images) checkImagesFit(context, lane, budgetFor);
   warnLargeNumOutput(context);
 
   const state: RefineState<T> = { answer: undefined, object: undefined, step: 0 };
-  const ask = (piece: PackedPiece, isFinal: boolean, available: number) =>
-    askStep(context, options, state, { piece, isFinal, available, responseFormat });
-  const room = () => roomForStep(context, state.answer, budgetFor);
-  if (packers.length === 0) await ask({ text: "", tokens: 0 }, true, room().available);
-  for (const [index, packer] of packers.entries()) {
-    while (!packer.done) {
+  const ask = (piece: PackedContent, isFinal: boolean, available: number) =>
+    askStep(context, lane, options, state, { piece, isFinal, available, responseFormat });
+  const room = () => roomForStep(context, lane, state.answer, budgetFor);
+  if (takers.length === 0) await ask({ blocks: [], tokens: 0 }, true, room().available);
+  for (const [index, taker] of takers.entries()) {
+    while (!taker.done) {
       signal.throwIfAborted();
       const { available, frame } = room();
-      let piece: PackedPiece | undefined;
+      let piece: PackedContent | undefined;
       try {
-        piece = packer.nextPiece(available, { frame });
+        piece = taker.next(available, { frame });
       } catch (error) {
         throw overflowWithAnswer(context, state.answer, error);
       }
       if (piece === undefined) break;
-      await ask(piece, packer.done && index === packers.length - 1, available);
+      await ask(piece, taker.done && index === takers.length - 1, available);
     }
   }
   const text = state.answer ?? "";
@@ -161,21 +164,22 @@ async function runRefine<T>(
 }
 
 /**
- * One call: the QA prompt while there is no answer yet, the refine prompt after. Updates `state`. The piece
+ * One call: the QA prompt while there is no answer yet, the refine prompt after. Updates `state`. A text piece
  * comes with the packer's exact counts (of itself and, packed inside its prompt's frame, of the whole prompt),
- * so neither the pack event nor the call tokenizes them again.
+ * so neither the pack event nor the call tokenizes it again.
  */
 async function askStep<T>(
   context: SynthesizerContext,
+  lane: ContentLane,
   options: RefineModeOptions<T>,
   state: RefineState<T>,
   {
-    piece: packed,
+    piece,
     isFinal,
     available,
     responseFormat,
   }: {
-    piece: PackedPiece;
+    piece: PackedContent;
     isFinal: boolean;
     available: number;
     responseFormat: JsonSchemaFormat | undefined;
@@ -183,29 +187,24 @@ async function askStep<T>(
 ): Promise<void> {
   const { query } = context;
   const { answer, step } = state;
-  const piece = packed.text;
-  const tokens =
-    packed.promptTokens === undefined ? undefined : { prompt: packed.promptTokens, context: packed.tokens };
+  const first = answer === undefined;
   state.step += 1;
-  reportPack(context, { round: step, chunkTokens: [packed.tokens], availableChunkSize: available });
-  const template = (
-    answer === undefined ? context.prompts.text_qa_template : context.prompts.refine_template
-  ) as BasePromptTemplate;
-  const variables: TemplateVariables =
-    answer === undefined
-      ? { query_str: query, context_str: piece }
-      : { query_str: query, existing_answer: answer, context_msg: piece };
-  const callStep: LLMCallStep = { kind: answer === undefined ? "answer" : "refine", index: step };
+  reportPack(context, { round: step, chunkTokens: [piece.tokens], availableChunkSize: available });
+  const template = lane.template(first ? "qa" : "refine");
+  const placed = lane.place(piece, first ? "context_str" : "context_msg");
+  const variables: TemplateVariables = first
+    ? { query_str: query, ...placed.values }
+    : { query_str: query, existing_answer: answer, ...placed.values };
+  const callStep: LLMCallStep = { kind: first ? "answer" : "refine", index: step };
 
   if (options.structuredAnswerFiltering) {
     // Streamed even when the caller does not stream, so an irrelevant chunk is abandoned after a few tokens.
     const parser = await createStructuredRefineParser(isFinal ? (delta) => context.write(delta) : undefined);
     let parsed: StructuredRefineAnswer | undefined;
     await context.call(template, variables, {
+      ...placed.call,
       step: callStep,
-      context: piece,
       responseFormat,
-      tokens,
       onDelta: (delta) => parser.feed(delta),
       describe: (text, stopped) => {
         if (stopped) return { querySatisfied: false };
@@ -217,12 +216,7 @@ async function askStep<T>(
     return;
   }
   const call = isFinal ? context.stream : context.call;
-  const { text } = await call(template, variables, {
-    step: callStep,
-    context: piece,
-    responseFormat,
-    tokens,
-  });
+  const { text } = await call(template, variables, { ...placed.call, step: callStep, responseFormat });
   if (options.outputSchema) state.object = parseObject(text, options.outputSchema);
   // An empty refinement keeps the answer so far.
   if (text.trim() !== "") state.answer = text;

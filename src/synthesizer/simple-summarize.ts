@@ -1,13 +1,17 @@
 import type { ZodType } from "zod";
+import { imagesOverflow } from "../budget/content-packer.js";
 import { DEFAULT_PADDING } from "../budget/prompt-helper.js";
+import type { PromptFrame } from "../budget/text-packer.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
 import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
+import { type ContentLane, contentLane, type PackedContent } from "./content-lane.js";
 import {
   createSynthesizer,
   type SynthesizerRunResult,
   type SynthesizerSettings,
 } from "./create-synthesizer.js";
-import { runMessageSimpleSummarize } from "./message-simple.js";
 import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
@@ -38,8 +42,8 @@ export function createSimpleSummarizeSynthesizer<T>(
       text_qa_template: options.textQaTemplate,
       chat_content_qa_template: options.chatContentQaTemplate,
     },
+    imageNodes: "blocks",
     run: (context) => runSimpleSummarize(context, options.outputSchema),
-    runMessages: (context) => runMessageSimpleSummarize(context, options.outputSchema),
   });
 }
 
@@ -47,31 +51,92 @@ async function runSimpleSummarize<T>(
   context: SynthesizerContext,
   schema: ZodType<T> | undefined,
 ): Promise<SynthesizerRunResult<T>> {
-  const helper = context.promptHelper;
-  const template = context.prompts.text_qa_template as BasePromptTemplate;
+  const lane = contentLane(context);
+  const template = lane.template("qa");
   const { responseFormat, budget } = await modeBudget(context, schema, { query_str: context.query });
-  // With a frame the cut is checked inside the rendered prompt, so the padding is not needed for safety.
-  const frame = helper.createPromptFrame(template, budget);
-  const available = helper.getAvailableChunkSize(template, frame ? { ...budget, padding: 0 } : budget);
-  const joined = context.chunks
-    .map((chunk) => chunk.trim())
-    .filter((chunk) => chunk !== "")
-    .join("\n");
-  const packer = helper.createPacker([joined]);
-  const piece = packer.nextPiece(available, { frame, maxWaste: DEFAULT_PADDING });
-  const truncatedTokens = packer.done ? 0 : packer.remainingTokens;
-  const contextText = piece?.text ?? "";
+  const { available, frame } = lane.room(template, budget, "context_str");
+  const { piece, truncatedTokens } = lane.images
+    ? takeWithImages(context, lane, available)
+    : takeText(context, available, frame);
   reportPack(context, {
     round: 0,
     chunkTokens: piece ? [piece.tokens] : [],
     availableChunkSize: available,
     truncatedTokens,
   });
+  const placed = lane.place(piece ?? { blocks: [], tokens: 0 }, "context_str");
   const { text } = await context.stream(
     template,
-    { query_str: context.query, context_str: contextText },
-    { step: { kind: "simple_summarize" }, context: contextText, responseFormat },
+    { query_str: context.query, ...placed.values },
+    { ...placed.call, tokens: undefined, step: { kind: "simple_summarize" }, responseFormat },
   );
   if (schema) return { text, object: parseObject(text, schema) };
   return { text: text === "" ? context.emptyResponse : text };
+}
+
+/** The chunks joined with `"\n"`, cut once inside the prompt's frame at a word, or a token when that wastes less. */
+function takeText(
+  context: SynthesizerContext,
+  available: number,
+  frame: PromptFrame | undefined,
+): { piece: PackedContent | undefined; truncatedTokens: number } {
+  const joined = context.chunks
+    .map((chunk) => chunk.trim())
+    .filter((chunk) => chunk !== "")
+    .join("\n");
+  const packer = context.promptHelper.createPacker([joined]);
+  const piece = packer.nextPiece(available, { frame, maxWaste: DEFAULT_PADDING });
+  return {
+    piece: piece && { blocks: [{ type: "text", text: piece.text }], tokens: piece.tokens },
+    truncatedTokens: packer.done ? 0 : packer.remainingTokens,
+  };
+}
+
+/**
+ * Every image (whole) and as much of the text, in order, as the room the images leave; text that does not fit
+ * is cut off at the end, as in {@link takeText}.
+ * @throws ContextOverflowError before the call naming an image that does not fit alone, or the images together
+ */
+function takeWithImages(
+  context: SynthesizerContext,
+  lane: ContentLane,
+  available: number,
+): { piece: PackedContent; truncatedTokens: number } {
+  const helper = context.promptHelper;
+  const images = context.blocks.filter((block): block is ImageBlock => block.type === "image");
+  const imageTokens = helper.countBlocks(images);
+  // Every image goes in the one call: each must fit alone (the one that does not is named), then all together.
+  lane.checkImages(available);
+  if (imageTokens > available) {
+    throw imagesOverflow(images, imageTokens, available, {
+      contextWindow: helper.contextWindow,
+      numOutput: helper.numOutput,
+    });
+  }
+  let room = available - imageTokens;
+  let truncatedTokens = 0;
+  const blocks: ContentBlock[] = [];
+  for (const block of context.blocks) {
+    if (block.type === "image") {
+      blocks.push(block);
+      continue;
+    }
+    const piece = room >= 1 ? startOf(context, block, room) : undefined;
+    if (piece) {
+      blocks.push(...piece.blocks);
+      room -= piece.tokens;
+    }
+    truncatedTokens += helper.countBlocks([block]) - (piece?.tokens ?? 0);
+  }
+  return { piece: { blocks, tokens: helper.countBlocks(blocks) }, truncatedTokens };
+}
+
+/** The start of a text block that fits in `room`, or undefined when not even its first character does. */
+function startOf(context: SynthesizerContext, block: ContentBlock, room: number) {
+  try {
+    return context.promptHelper.createContentPacker([block]).next(room);
+  } catch (error) {
+    if (RagsynthError.isInstance(error, "context_overflow")) return undefined;
+    throw error;
+  }
 }

@@ -4,6 +4,7 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
+import { contentLane, type PackedContent, textPlacer } from "./content-lane.js";
 import type { SynthesizerRunResult } from "./create-synthesizer.js";
 import { modeBudget, reportPack } from "./mode-budget.js";
 import type { SynthesizerContext } from "./synthesizer-context.js";
@@ -28,39 +29,49 @@ export function intermediateSummaryTokens(
 }
 
 /**
- * The tree's levels from `startLevel` on, over text chunks: pack, summarize each packed chunk, repeat until
- * one is left. The message path hands its level-0 summaries (text) to this.
+ * The tree: pack the run's content against the summary prompt (with images: the chat content summary prompt,
+ * images whole), summarize each packed chunk, and repeat on the summaries (text) until one chunk is left.
  */
 export async function summarizeLevels<T>(
   context: SynthesizerContext,
   schema: ZodType<T> | undefined,
-  startChunks: readonly string[],
-  startLevel: number,
-  startCount = Number.POSITIVE_INFINITY,
 ): Promise<SynthesizerRunResult<T>> {
   const { signal } = context;
   const helper = context.promptHelper;
-  const template = (context.prompts.summary_template as BasePromptTemplate).partialFormat({
-    query_str: context.query,
-  });
+  const lane = contentLane(context);
+  const withQuery = (prompt: BasePromptTemplate) => prompt.partialFormat({ query_str: context.query });
+  const textTemplate = withQuery(context.prompts.summary_template as BasePromptTemplate);
+  const leafTemplate = withQuery(lane.template("summary"));
   const { responseFormat, budget } = await modeBudget(context, schema);
-  let chunks: readonly string[] = startChunks;
-  let previousCount = startCount;
-  const available = helper.getAvailableChunkSize(template, budget);
+  // Summaries are text: two must fit one text chunk of the levels above, whatever level 0 packed.
+  const available = helper.getAvailableChunkSize(textTemplate, budget);
   const summaryTokens = intermediateSummaryTokens(context, available);
+  const leafAvailable = lane.images ? lane.size(leafTemplate, budget, "context_str") : available;
+  if (lane.images) lane.checkImages(leafAvailable);
+  let chunks: readonly string[] = [];
+  let previousCount = Number.POSITIVE_INFINITY;
 
-  for (let level = startLevel; ; level += 1) {
+  for (let level = 0; ; level += 1) {
     signal.throwIfAborted();
+    const template = level === 0 ? leafTemplate : textTemplate;
     // The packer knows each piece's exact count, so no piece is tokenized again before the calls go out.
-    const pieces = helper.repackWithTokens(template, chunks, budget);
-    const packed = pieces.map((piece) => piece.text);
+    const pieces: PackedContent[] =
+      level === 0
+        ? lane.repack(leafTemplate, budget, false)
+        : helper.repackWithTokens(textTemplate, chunks, budget).map((piece) => ({
+            blocks: [{ type: "text", text: piece.text }],
+            tokens: piece.tokens,
+            promptTokens: piece.promptTokens,
+          }));
+    const place = (piece: PackedContent | undefined) =>
+      (level === 0 ? lane : textPlacer).place(piece ?? { blocks: [], tokens: 0 }, "context_str");
     if (
       level === 0 &&
-      packed.length > 1 &&
+      pieces.length > 1 &&
       summaryTokens !== undefined &&
       summaryTokens < MIN_SUMMARY_TOKENS
     ) {
-      const { total, parts } = helper.countPrompt(template, budget);
+      const { total, parts } = helper.countPrompt(textTemplate, budget);
       throw new ContextOverflowError({
         contextWindow: helper.contextWindow,
         numOutput: helper.numOutput,
@@ -72,39 +83,27 @@ export async function summarizeLevels<T>(
           `below the useful minimum of ${MIN_SUMMARY_TOKENS}. Raise contextWindow, or shorten the query, template or system prompt.`,
       });
     }
-    // The packer's exact counts of each prompt and piece, so no call counts its prompt again.
-    const tokensOf = (index: number) => {
-      const piece = pieces[index];
-      return piece?.promptTokens === undefined
-        ? undefined
-        : { prompt: piece.promptTokens, context: piece.tokens };
-    };
     reportPack(context, {
       round: level,
       chunkTokens: pieces.map((piece) => piece.tokens),
-      availableChunkSize: available,
+      availableChunkSize: level === 0 ? leafAvailable : available,
     });
 
-    if (packed.length <= 1) {
-      const piece = packed[0] ?? "";
-      const { text } = await context.stream(
-        template,
-        { context_str: piece },
-        {
-          step: { kind: "tree", level, index: 0, count: 1 },
-          context: piece,
-          responseFormat,
-          tokens: tokensOf(0),
-        },
-      );
+    if (pieces.length <= 1) {
+      const placed = place(pieces[0]);
+      const { text } = await context.stream(template, placed.values, {
+        ...placed.call,
+        step: { kind: "tree", level, index: 0, count: 1 },
+        responseFormat,
+      });
       if (schema) return { text, object: parseObject(text, schema) };
       return { text: text === "" ? context.emptyResponse : text };
     }
-    if (packed.length >= previousCount) {
+    if (pieces.length >= previousCount) {
       throw new RagsynthError({
         code: "tree_not_shrinking",
         message:
-          `tree_summarize level ${level} packed ${chunks.length} summaries into ${packed.length} chunks, ` +
+          `tree_summarize level ${level} packed ${chunks.length} summaries into ${pieces.length} chunks, ` +
           `no fewer than the ${previousCount} chunks of level ${level - 1}, so the tree would never reach one chunk. ` +
           (summaryTokens === undefined
             ? "The summaries are as long as their inputs (does the model echo its prompt?). Set numOutput so summaries are capped."
@@ -112,22 +111,18 @@ export async function summarizeLevels<T>(
               "does the model ignore its output limit (max_tokens) or echo its prompt?"),
       });
     }
-    chunks = await mapConcurrent(packed, context.concurrency, signal, async (chunk, index, taskSignal) => {
-      const { text } = await context.call(
-        template,
-        { context_str: chunk },
-        {
-          step: { kind: "tree", level, index, count: packed.length },
-          context: chunk,
-          responseFormat,
-          ...(summaryTokens === undefined ? {} : { maxTokens: summaryTokens }),
-          signal: taskSignal,
-          tokens: tokensOf(index),
-        },
-      );
+    chunks = await mapConcurrent(pieces, context.concurrency, signal, async (piece, index, taskSignal) => {
+      const placed = place(piece);
+      const { text } = await context.call(template, placed.values, {
+        ...placed.call,
+        step: { kind: "tree", level, index, count: pieces.length },
+        responseFormat,
+        ...(summaryTokens === undefined ? {} : { maxTokens: summaryTokens }),
+        signal: taskSignal,
+      });
       // Intermediate summaries travel as JSON when the answer is typed, as in LlamaIndex.
       return schema ? JSON.stringify(parseObject(text, schema)) : text;
     });
-    previousCount = packed.length;
+    previousCount = pieces.length;
   }
 }

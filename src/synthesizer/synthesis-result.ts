@@ -25,7 +25,7 @@ export const JSON_TEXT_MODES = new Set([
 
 /** What the message path's budget assumed about images (unknown sizes, no stated image-token rule). */
 export function imageAssumptions(context: SynthesizerContext): string[] {
-  const assumptions = context.chatPromptHelper.assumptionsFor(context.blocks);
+  const assumptions = context.promptHelper.assumptionsFor(context.blocks);
   const hasImage = context.blocks.some((block) => block.type === "image");
   if (hasImage && context.llm.metadata.imageTokens === undefined) {
     assumptions.unshift(

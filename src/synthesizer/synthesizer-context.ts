@@ -2,16 +2,16 @@ import { type BudgetOptions, ChatPromptHelper, type PromptHelper } from "../budg
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
-import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
-import type { ContentBlock } from "../schema/content-block.js";
-import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
-import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import {
   callModel,
   type ModelCallPath,
   type SynthesizerCallOptions,
   type SynthesizerCallResult,
-} from "./call-model.js";
+} from "../model-call/call-model.js";
+import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
+import type { ContentBlock } from "../schema/content-block.js";
+import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
+import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import type { SynthesisTrace } from "./synthesis-trace.js";
 
 /**
@@ -33,9 +33,15 @@ export interface SynthesizerContext {
   readonly multimodal: boolean;
   /** The model. Throws an `invalid_argument` error in synthesizers built without one. */
   readonly llm: LLM;
-  /** The budget. Throws an `invalid_argument` error in synthesizers built without a model or helper. */
+  /**
+   * The budget, text and images: the helper given (or built from the model), with the model's image-token rule
+   * when the helper states none. Throws an `invalid_argument` error in synthesizers built without a model or helper.
+   */
   readonly promptHelper: PromptHelper;
-  /** The multimodal budget: {@link promptHelper} plus the model's image-token rule. */
+  /**
+   * The same budget as {@link promptHelper}, as a `ChatPromptHelper`.
+   * @deprecated `promptHelper` counts images itself (`countImage`, `countBlocks`, `getAvailableContentSize`, …).
+   */
   readonly chatPromptHelper: ChatPromptHelper;
   readonly systemPrompt: string | undefined;
   /** The prompts by key, as `getPrompts()` returns them (after any `updatePrompts`). */
@@ -102,6 +108,7 @@ function missing(parameter: "llm" | "promptHelper", mode: string): never {
 /** Builds the context of one synthesis run. */
 export function createSynthesizerContext(init: ContextInit): SynthesizerContext {
   const chunks = init.nodes.map(({ node }) => node.getContent(MetadataMode.LLM));
+  let helper: PromptHelper | undefined;
   let chatHelper: ChatPromptHelper | undefined;
   const context: SynthesizerContext = {
     mode: init.mode,
@@ -114,10 +121,12 @@ export function createSynthesizerContext(init: ContextInit): SynthesizerContext 
       return init.llm ?? missing("llm", init.mode);
     },
     get promptHelper() {
-      return init.promptHelper ?? missing("promptHelper", init.mode);
+      const given = init.promptHelper ?? missing("promptHelper", init.mode);
+      helper ??= init.llm ? given.withImageRuleOf(init.llm.metadata) : given;
+      return helper;
     },
     get chatPromptHelper() {
-      chatHelper ??= ChatPromptHelper.fromLLMMetadata(context.llm.metadata, context.promptHelper);
+      chatHelper ??= new ChatPromptHelper({ promptHelper: context.promptHelper });
       return chatHelper;
     },
     systemPrompt: init.systemPrompt,
@@ -155,9 +164,6 @@ export function createSynthesizerContext(init: ContextInit): SynthesizerContext 
     },
     get promptHelper() {
       return context.promptHelper;
-    },
-    get chatPromptHelper() {
-      return context.chatPromptHelper;
     },
     systemPrompt: init.systemPrompt,
     signal: init.signal,

@@ -1,13 +1,7 @@
 import type { ZodType } from "zod";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import {
-  createSynthesizer,
-  type SynthesizerRunResult,
-  type SynthesizerSettings,
-} from "./create-synthesizer.js";
-import { runMessageTree } from "./message-tree.js";
+import { createSynthesizer, type SynthesizerSettings } from "./create-synthesizer.js";
 import { summarizeLevels } from "./summarize-levels.js";
-import type { SynthesizerContext } from "./synthesizer-context.js";
 import type { ResponseSynthesizer } from "./types.js";
 
 export interface TreeSummarizeModeOptions<T> {
@@ -38,14 +32,7 @@ export function createTreeSummarizeSynthesizer<T>(
       summary_template: options.summaryTemplate,
       chat_content_summary_template: options.chatContentSummaryTemplate,
     },
-    run: (context) => runTreeSummarize(context, options.outputSchema),
-    runMessages: (context) => runMessageTree(context, options.outputSchema),
+    imageNodes: "blocks",
+    run: (context) => summarizeLevels(context, options.outputSchema),
   });
-}
-
-function runTreeSummarize<T>(
-  context: SynthesizerContext,
-  schema: ZodType<T> | undefined,
-): Promise<SynthesizerRunResult<T>> {
-  return summarizeLevels(context, schema, context.chunks, 0);
 }

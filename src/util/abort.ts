@@ -64,3 +64,24 @@ export function abortable<T>(work: () => PromiseLike<T>, signal: AbortSignal | u
       .finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
+
+/**
+ * A signal of its own for one attempt of a call, aborting when `parent` does. Libraries that add an abort listener
+ * per request and never remove it (the openai SDK) then leave it on this short-lived signal, not on the caller's:
+ * 20 retries no longer stack 21 listeners (and a `MaxListenersExceededWarning`) on one signal. `dispose` takes
+ * this attempt's one listener off `parent`; call it when the attempt (and any stream it opened) is over.
+ */
+export function createAttemptSignal(parent: AbortSignal | undefined): {
+  signal: AbortSignal | undefined;
+  dispose: () => void;
+} {
+  if (!parent) return { signal: undefined, dispose: () => {} };
+  const controller = new AbortController();
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, dispose: () => {} };
+  }
+  const onAbort = () => controller.abort(parent.reason);
+  parent.addEventListener("abort", onAbort, { once: true });
+  return { signal: controller.signal, dispose: () => parent.removeEventListener("abort", onAbort) };
+}

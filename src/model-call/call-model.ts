@@ -1,4 +1,5 @@
-import type { ChatPromptHelper, PromptHelper } from "../budget/index.js";
+import { randomUUID } from "node:crypto";
+import type { PromptHelper } from "../budget/index.js";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import type { JsonSchemaFormat, LLM, LLMUsage } from "../llm/types.js";
 import { type PredictOptions, predict, preparePrompt, streamPredict } from "../prompt/predict.js";
@@ -8,7 +9,7 @@ import type { ImageBlock } from "../schema/content-block.js";
 import { createAbortError } from "../util/abort.js";
 import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import { mergeAbortSignals } from "../util/merge-abort-signals.js";
-import type { SynthesisTrace } from "./synthesis-trace.js";
+import type { CallTracer } from "./call-trace.js";
 
 /** Options of one model call made through the call path ({@link callModel}). */
 export interface SynthesizerCallOptions {
@@ -64,10 +65,8 @@ export interface ModelCallPath {
   /** Shown as the events' and spans' `mode` (`"compact"`, `"rerank"`). */
   readonly mode: string;
   readonly llm: LLM;
-  /** Counts the prompt (its tokenizer) and caps each answer (its `numOutput`). */
+  /** Counts the prompt (its tokenizer, and its image rule for calls with `content`) and caps each answer (its `numOutput`). */
   readonly promptHelper: PromptHelper;
-  /** Counts image blocks; read only for calls with `content`. */
-  readonly chatPromptHelper: ChatPromptHelper;
   readonly systemPrompt: string | undefined;
   /** Cancels the call (a call's own `signal` option takes its place). */
   readonly signal: AbortSignal;
@@ -76,7 +75,7 @@ export interface ModelCallPath {
   /** Added to by every call: calls, tokens (the server's usage, else counted), retries. */
   readonly usage: SynthesisUsage;
   /** Starts each call's GenAI span. */
-  readonly trace: Pick<SynthesisTrace, "startCall">;
+  readonly trace: CallTracer;
   emit(event: RagsynthEvent): void;
   now(): number;
 }
@@ -128,6 +127,7 @@ export async function callModel(
   const maxTokens = Math.min(options.maxTokens ?? promptHelper.numOutput, promptHelper.numOutput);
   const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat, content });
   path.usage.llmCalls += 1;
+  const callId = randomUUID();
   const started = path.now();
   const span = path.trace.startCall(step, {
     operation: rendered.kind === "chat" ? "chat" : "text_completion",
@@ -142,6 +142,7 @@ export async function callModel(
       llm,
       prompt,
       variables,
+      rendered,
       systemPrompt,
       responseFormat,
       content,
@@ -163,7 +164,7 @@ export async function callModel(
     // Count while the request is in flight, after the other calls of a concurrent round have been sent:
     // counting first would hold back every later call of the round by the CPU time of the earlier counts.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const chatHelper = content ? path.chatPromptHelper : undefined;
+    const chatHelper = content ? promptHelper : undefined;
     const countImage = chatHelper ? (image: ImageBlock) => chatHelper.countImage(image) : undefined;
     counted = countPromptTokens(rendered, tokenizer, { systemPrompt, responseFormat, llm, countImage }).total;
     contextTokens = chatHelper
@@ -175,6 +176,7 @@ export async function callModel(
   path.emit({
     type: "llm-call-start",
     mode: path.mode,
+    callId,
     step,
     promptTokens: counted,
     contextTokens,
@@ -216,7 +218,7 @@ export async function callModel(
     ...(error === undefined ? {} : { error }),
   };
   span.end({ ...end, text });
-  path.emit({ type: "llm-call-end", mode: path.mode, step, ...end, text });
+  path.emit({ type: "llm-call-end", mode: path.mode, callId, step, ...end, text });
   if (error !== undefined) throw error;
   return { text, stopped, promptTokens, completionTokens, rendered };
 }
