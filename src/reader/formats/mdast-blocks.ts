@@ -20,10 +20,11 @@ export function mdastToBlocks(
   { extra = {}, withLines = true }: MdastToBlocksOptions = {},
 ): DocumentBlock[] {
   const blocks: DocumentBlock[] = [];
-  const push = (block: DocumentBlock, node: Nodes) => {
+  // `last`: the node whose end ends the block (a list item ends at its own content, before its nested list).
+  const push = (block: DocumentBlock, node: Nodes, last: Nodes = node) => {
     if (block.text === "") return;
     const start = node.position?.start.line;
-    const end = node.position?.end.line;
+    const end = last.position?.end.line;
     if (withLines && start !== undefined && end !== undefined) block.lines = { start, end };
     blocks.push({ ...block, ...extra });
   };
@@ -54,6 +55,7 @@ export function mdastToBlocks(
         push(
           { kind: "list_item", text: node.checked == null ? text : `[${node.checked ? "x" : " "}] ${text}` },
           node,
+          own.at(-1) ?? node,
         );
         for (const child of node.children) if (child.type === "list") visit(child);
         return;

@@ -77,3 +77,15 @@ describe("mdxReader", () => {
     ).rejects.toMatchObject({ code: "invalid_utf8" });
   });
 });
+
+describe("mdxReader lists", () => {
+  it("ends a list item's lines before its nested list, which gets its own items", async () => {
+    const { blocks } = await read("- outer\n  - inner one\n  - inner two\n- last\n");
+    expect(blocks.map((block) => [block.text, block.lines])).toEqual([
+      ["outer", { start: 1, end: 1 }],
+      ["inner one", { start: 2, end: 2 }],
+      ["inner two", { start: 3, end: 3 }],
+      ["last", { start: 4, end: 4 }],
+    ]);
+  });
+});

@@ -93,3 +93,14 @@ describe("plainTextReader", () => {
     ]);
   });
 });
+
+describe("plainTextReader with UTF-16", () => {
+  it("reads a UTF-16 LE file with its BOM as paragraphs", async () => {
+    const bytes = new Uint8Array([0xff, 0xfe, ...Buffer.from("Überschrift\r\n\r\nText.", "utf16le")]);
+    const result = await plainTextReader.read({ bytes, path: "windows.txt", limits: DEFAULT_READER_LIMITS });
+    expect(result.blocks).toEqual([
+      { kind: "paragraph", text: "Überschrift", lines: { start: 1, end: 1 } },
+      { kind: "paragraph", text: "Text.", lines: { start: 3, end: 3 } },
+    ]);
+  });
+});
