@@ -53,7 +53,7 @@ describe("readDocuments with bad input", () => {
 
   it("reads a file with an unknown ending as text when it is text, and counts a binary one", async () => {
     await write("docs/config.unknownending", "[core]\nname = ragsynth\n");
-    await write("docs/utf16.rst", new Uint8Array([0xff, 0xfe, 0x68, 0, 0x69, 0]));
+    await write("docs/utf16.notes", new Uint8Array([0xff, 0xfe, 0x68, 0, 0x69, 0]));
     const binary = new Uint8Array(20_000).fill(0x41);
     binary[3] = 0;
     await write("docs/blob.bin", binary);
@@ -62,7 +62,7 @@ describe("readDocuments with bad input", () => {
       documents.map((document) => [path.basename(document.id), document.text, document.metadata.format]),
     ).toEqual([
       ["config.unknownending", "[core]\nname = ragsynth", "text"],
-      ["utf16.rst", "hi", "text"],
+      ["utf16.notes", "hi", "text"],
     ]);
     expect(rows(skipped)).toEqual([["docs/blob.bin", "binary"]]);
   });

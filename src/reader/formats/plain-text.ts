@@ -86,7 +86,8 @@ function firstInvalidUtf8Offset(bytes: Uint8Array): number {
 
 /**
  * Splits text into paragraphs at blank lines, each with its 1-based line range. Lines of only whitespace count
- * as blank. Used for plain text and for the free text of other text formats.
+ * as blank; lines keep their indentation, a paragraph's trailing whitespace goes. Used for plain text and for the
+ * free text of other text formats.
  */
 export function paragraphBlocks(text: string, firstLine = 1): DocumentBlock[] {
   const blocks: DocumentBlock[] = [];
@@ -96,7 +97,7 @@ export function paragraphBlocks(text: string, firstLine = 1): DocumentBlock[] {
     if (start === -1) return;
     blocks.push({
       kind: "paragraph",
-      text: lines.slice(start, end).join("\n").trim(),
+      text: lines.slice(start, end).join("\n").trimEnd(),
       lines: { start: start + firstLine, end: end - 1 + firstLine },
     });
     start = -1;

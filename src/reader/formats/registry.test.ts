@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
-import { decodeText, paragraphBlocks } from "./basic-text.js";
+import { decodeText, paragraphBlocks } from "./plain-text.js";
 import { BUILT_IN_READERS, createReaderRegistry, READERS_VERSION } from "./registry.js";
 import type { DocumentReader } from "./types.js";
 
@@ -62,6 +62,7 @@ describe("createReaderRegistry", () => {
         "code:97",
         "text:2",
         "markdown:2",
+        "rst:2",
         "mdx:1",
         "html:3",
         "pdf:1",

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
-import { markdownParagraphReader, textReader } from "./basic-text.js";
+import { markdownParagraphReader } from "./basic-text.js";
 import { codeReader } from "./code.js";
 import { csvReader } from "./csv.js";
 import { docxReader } from "./docx.js";
@@ -9,6 +9,8 @@ import { manReader } from "./man.js";
 import { mdxReader } from "./mdx.js";
 import { notebookReader } from "./notebook.js";
 import { pdfReader } from "./pdf.js";
+import { plainTextReader } from "./plain-text.js";
+import { rstReader } from "./rst.js";
 import type { DocumentReader } from "./types.js";
 
 /**
@@ -18,8 +20,9 @@ import type { DocumentReader } from "./types.js";
  */
 export const BUILT_IN_READERS: readonly DocumentReader[] = [
   codeReader,
-  textReader,
+  plainTextReader,
   markdownParagraphReader,
+  rstReader,
   mdxReader,
   htmlReader,
   pdfReader,
@@ -36,7 +39,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
 export const READERS_VERSION = 2;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
-export const FALLBACK_READER: DocumentReader = textReader;
+export const FALLBACK_READER: DocumentReader = plainTextReader;
 
 /**
  * Readers to add or replace by file ending, as LlamaIndex's `file_extractor`: `{ ".log": myLogReader }`. Keys are
