@@ -7,6 +7,7 @@ import {
   DEFAULT_QUEUE,
   type JobData,
 } from "./job-data.js";
+import { validateJobData } from "./job-schema.js";
 import { loadBullMQ } from "./load-bullmq.js";
 import { openRedis } from "./open-redis.js";
 import { isRetryableItemError, retryAfterOf } from "./retry-policy.js";
@@ -86,28 +87,37 @@ function startQueueWorker(
   const worker = new Worker<JobData, BatchItemResult>(
     queueName,
     async (job, _token, signal) => {
-      const { kind, config, item } = job.data;
-      const processor = processors[kind];
+      let data: JobData;
+      try {
+        data = validateJobData(job.data);
+      } catch (error) {
+        throw new UnrecoverableError(encodeItemError(error));
+      }
+      const { kind, config, item } = data;
+      const processor = Object.hasOwn(processors, kind) ? processors[kind] : undefined;
       if (!processor) {
         throw new UnrecoverableError(
           `invalid_argument: This worker has no processor for work kind "${kind}" (it has ${Object.keys(processors).join(", ")}).`,
         );
       }
       try {
+        // Progress for BullMQ dashboards: 0 when taken, 100 when answered.
+        await job.updateProgress(0);
         const { value, usage } = await processor(item, {
           config,
           signal: signal ?? new AbortController().signal,
           attempt: job.attemptsMade + 1,
-          ...(job.data.routeCalls ? { callQueue } : {}),
+          ...(data.routeCalls ? { callQueue } : {}),
         });
-        if (job.data.tokensPerMinute && usage) {
+        if (data.tokensPerMinute && usage) {
           await chargeTokens(
             counter,
             queue,
-            job.data.tokensPerMinute,
+            data.tokensPerMinute,
             usage.promptTokens + usage.completionTokens,
           );
         }
+        await job.updateProgress(100);
         return { id: item.id, ok: true, value, ...(usage ? { usage } : {}) };
       } catch (error) {
         const retryAfterMs = retryAfterOf(error);
