@@ -29,7 +29,7 @@ export async function dumpRedis(redisUrl: string): Promise<string> {
       else if (type === "hash") value = await client.hgetall(key);
       else if (type === "list") value = await client.lrange(key, 0, -1);
       else if (type === "set") value = await client.smembers(key);
-      else if (type === "zset") value = await client.zrange(key, 0, -1);
+      else if (type === "zset") value = await client.zrange(key, "0", "-1");
       else if (type === "stream") value = await client.xrange(key, "-", "+");
       parts.push(`${key} ${JSON.stringify(value)}`);
     }
