@@ -49,16 +49,26 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
 };
 
 // Where an option means something else in a command, its help says so (one text per command, not two).
-const COMMAND_DESCRIPTIONS: Partial<Record<CommandName, Partial<Record<keyof typeof OPTIONS, string>>>> = {
-  batch: { concurrency: "Questions answered at once, embedded backend (default 4)" },
-  worker: { concurrency: "Jobs taken at once, and as many model-call jobs besides (default 4)" },
+const COMMAND_DESCRIPTIONS: Partial<
+  Record<CommandName, Partial<Record<keyof typeof OPTIONS, { value?: string; description: string }>>>
+> = {
+  batch: {
+    concurrency: { value: "<n>", description: "Questions answered at once, embedded backend (default 4)" },
+  },
+  worker: {
+    concurrency: {
+      value: "<n>",
+      description: "Jobs taken at once, and as many model-call jobs besides (default 4)",
+    },
+  },
 };
 
 function optionLines(topic: CommandName): string[] {
   const rows = COMMAND_OPTIONS[topic].map((name: keyof typeof OPTIONS) => {
-    const spec: OptionSpec = OPTIONS[name];
+    const override = COMMAND_DESCRIPTIONS[topic]?.[name];
+    const spec: OptionSpec = { ...OPTIONS[name], ...override };
     const flag = `${spec.short ? `-${spec.short}, ` : "    "}--${name}${spec.value ? ` ${spec.value}` : ""}`;
-    return [flag, COMMAND_DESCRIPTIONS[topic]?.[name] ?? spec.description] as const;
+    return [flag, spec.description] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);
