@@ -38,7 +38,12 @@ describe.skipIf(!redisUrl)("batch status and progress (real Redis)", () => {
       await worker.ready;
       workers.push(worker);
       const controller = new AbortController();
-      const outcome = await createBullMQRunner({ redisUrl: redisUrl as string, queueName, pollMs: 5 }).run({
+      // A long poll: every job event wakes the loop long before its sleep would end, as in a real run.
+      const outcome = await createBullMQRunner({
+        redisUrl: redisUrl as string,
+        queueName,
+        pollMs: 60_000,
+      }).run({
         runId: "poll",
         kind: "question",
         items: items(40),
