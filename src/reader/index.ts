@@ -1,3 +1,5 @@
+export type { ImageLimits } from "../schema/image-bytes.js";
+export type { SkippedImage, SkippedImageCode } from "./image-guard.js";
 export {
   findImageReferences,
   type ImageReference,
