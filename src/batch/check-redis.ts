@@ -1,6 +1,6 @@
 import { abortable } from "../util/abort.js";
 import { connectionOf } from "./job-data.js";
-import { loadBullMQ } from "./load-bullmq.js";
+import { loadIoredis } from "./load-bullmq.js";
 import { RedisUnavailableError } from "./redis-unavailable-error.js";
 
 /** Options of {@link checkRedis}. */
@@ -21,8 +21,7 @@ export interface CheckRedisOptions {
  */
 export async function checkRedis({ redisUrl, timeoutMs = 5000, signal }: CheckRedisOptions): Promise<void> {
   connectionOf({ redisUrl });
-  await loadBullMQ();
-  const { Redis } = await import("ioredis");
+  const { Redis } = await loadIoredis();
   const client = new Redis(redisUrl, {
     lazyConnect: true,
     connectTimeout: timeoutMs,

@@ -17,8 +17,8 @@ import { EXIT_OK } from "./usage-error.js";
 export async function runWorker(options: WorkerOptions, { io, signal }: CommandContext): Promise<number> {
   // Loaded before the first job: a first call that waited for the SDK would reach the server late, bunched
   // with the calls the rate limit had spaced after it.
-  await loadOpenAISdk();
   await checkRedis({ redisUrl: options.redis, signal });
+  await loadOpenAISdk();
   const client = await openRedis(options.redis);
   const store = new RedisCallCache({ client });
   const cli = createCliProcessors({
