@@ -101,8 +101,6 @@ function startQueueWorker(
         );
       }
       try {
-        // Progress for BullMQ dashboards: 0 when taken, 100 when answered.
-        await job.updateProgress(0);
         const { value, usage } = await processor(item, {
           config,
           signal: signal ?? new AbortController().signal,
@@ -117,6 +115,8 @@ function startQueueWorker(
             usage.promptTokens + usage.completionTokens,
           );
         }
+        // Progress for BullMQ dashboards (a job starts at 0): 100 once answered. Nothing is written before the
+        // processor runs, so a rate-limited call starts when BullMQ spaced it, without a Redis round trip between.
         await job.updateProgress(100);
         return { id: item.id, ok: true, value, ...(usage ? { usage } : {}) };
       } catch (error) {
