@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { createAbortError, sleep } from "../util/abort.js";
+import { createAbortError } from "../util/abort.js";
 import { decodeItemError } from "./item-error-codec.js";
 import {
   type BullMQConnectionOptions,
@@ -10,6 +10,7 @@ import {
   jobIdOf,
 } from "./job-data.js";
 import { loadBullMQ } from "./load-bullmq.js";
+import { sleepOrWake } from "./sleep-or-wake.js";
 import {
   type BatchItemResult,
   type BatchOutcome,
@@ -76,17 +77,24 @@ export function createBullMQRunner(options: BullMQRunnerOptions): BatchRunner {
       const connection = connectionOf(options);
       const queue = new Queue(queueName, { connection });
       const events = new QueueEvents(queueName, { connection });
-      // Connection errors are retried by the client (a Redis restart); the listeners keep them quiet.
-      queue.on("error", () => undefined);
-      events.on("error", () => undefined);
       const started = performance.now();
       const progress = emptyProgress(items.length);
       const report = () => onProgress?.({ ...progress, elapsedMs: performance.now() - started });
+      // Connection errors are retried by the client (a Redis restart): the listeners keep them off stderr (their
+      // text may quote the password) and tell the progress line, until a command succeeds again.
+      const onConnectionError = () => {
+        if (progress.connectionLost) return;
+        progress.connectionLost = true;
+        report();
+      };
+      queue.on("error", onConnectionError);
+      events.on("error", onConnectionError);
       try {
         await events.waitUntilReady();
         if (options.requestsPerMinute !== undefined) {
           // The limit counts model calls: they run as jobs on the call queue, spaced evenly.
           const calls = new Queue(callQueueOf(queueName), { connection });
+          calls.on("error", onConnectionError);
           await calls.setGlobalRateLimit(1, Math.ceil(60_000 / options.requestsPerMinute));
           await calls.close();
         }
@@ -179,17 +187,18 @@ export function createBullMQRunner(options: BullMQRunnerOptions): BatchRunner {
           signal.throwIfAborted();
           // The events are the fast path; this sweep catches any event missed (a Redis restart, say).
           for (const id of pending().slice(0, 500)) await settle(id);
+          progress.connectionLost = false;
           progress.inFlight = active.size;
           report();
           if (results.size >= ids.length) break;
-          await Promise.race([
-            sleep(pollMs, signal),
-            new Promise<void>((resolve) => wake.add(resolve)),
-          ]).catch(() => undefined);
+          await sleepOrWake(pollMs, new Promise<void>((resolve) => wake.add(resolve)), signal).catch(
+            () => undefined,
+          );
           wake.clear();
         }
         closing = true;
         events.removeAllListeners();
+        events.on("error", () => undefined);
         progress.inFlight = 0;
         return {
           results: ids.map((id) => results.get(id) as BatchItemResult<R>),
@@ -197,6 +206,7 @@ export function createBullMQRunner(options: BullMQRunnerOptions): BatchRunner {
         };
       } catch (error) {
         events.removeAllListeners();
+        events.on("error", () => undefined);
         throw signal.aborted ? createAbortError(signal) : error;
       } finally {
         await Promise.allSettled([events.close(), queue.close()]);

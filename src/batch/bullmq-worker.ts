@@ -7,6 +7,7 @@ import {
   DEFAULT_QUEUE,
   type JobData,
 } from "./job-data.js";
+import { validateJobData } from "./job-schema.js";
 import { loadBullMQ } from "./load-bullmq.js";
 import { openRedis } from "./open-redis.js";
 import { isRetryableItemError, retryAfterOf } from "./retry-policy.js";
@@ -86,8 +87,14 @@ function startQueueWorker(
   const worker = new Worker<JobData, BatchItemResult>(
     queueName,
     async (job, _token, signal) => {
-      const { kind, config, item } = job.data;
-      const processor = processors[kind];
+      let data: JobData;
+      try {
+        data = validateJobData(job.data);
+      } catch (error) {
+        throw new UnrecoverableError(encodeItemError(error));
+      }
+      const { kind, config, item } = data;
+      const processor = Object.hasOwn(processors, kind) ? processors[kind] : undefined;
       if (!processor) {
         throw new UnrecoverableError(
           `invalid_argument: This worker has no processor for work kind "${kind}" (it has ${Object.keys(processors).join(", ")}).`,
@@ -98,16 +105,19 @@ function startQueueWorker(
           config,
           signal: signal ?? new AbortController().signal,
           attempt: job.attemptsMade + 1,
-          ...(job.data.routeCalls ? { callQueue } : {}),
+          ...(data.routeCalls ? { callQueue } : {}),
         });
-        if (job.data.tokensPerMinute && usage) {
+        if (data.tokensPerMinute && usage) {
           await chargeTokens(
             counter,
             queue,
-            job.data.tokensPerMinute,
+            data.tokensPerMinute,
             usage.promptTokens + usage.completionTokens,
           );
         }
+        // Progress for BullMQ dashboards (a job starts at 0): 100 once answered. Nothing is written before the
+        // processor runs, so a rate-limited call starts when BullMQ spaced it, without a Redis round trip between.
+        await job.updateProgress(100);
         return { id: item.id, ok: true, value, ...(usage ? { usage } : {}) };
       } catch (error) {
         const retryAfterMs = retryAfterOf(error);

@@ -1,5 +1,5 @@
 export { BatchInputError } from "./batch-input-error.js";
-export { type BatchQueueStatus, getBatchStatus } from "./batch-status.js";
+export { type BatchQueueStatus, type BatchStatusOptions, getBatchStatus } from "./batch-status.js";
 export { type BullMQRunnerOptions, createBullMQRunner } from "./bullmq-runner.js";
 export { type BatchWorker, type BatchWorkerOptions, startBatchWorker } from "./bullmq-worker.js";
 export {
@@ -10,6 +10,7 @@ export {
   type WithCallCacheOptions,
   withCallCache,
 } from "./call-cache.js";
+export { type CheckRedisOptions, checkRedis } from "./check-redis.js";
 export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-runner.js";
 export { FileCallCache } from "./file-call-cache.js";
 export type { BullMQConnectionOptions } from "./job-data.js";
@@ -22,8 +23,9 @@ export {
   type QuestionProcessorOptions,
 } from "./question-processor.js";
 export { createQueueLLM, type QueueLLM, type QueueLLMOptions } from "./queue-llm.js";
-export { parseBatchItems } from "./read-batch-items.js";
+export { decodeBatchInput, parseBatchItems } from "./read-batch-items.js";
 export { RedisCallCache, type RedisKeyValueClient } from "./redis-call-cache.js";
+export { RedisUnavailableError } from "./redis-unavailable-error.js";
 export type {
   BatchItem,
   BatchItemError,

@@ -29,6 +29,25 @@ export function loadBullMQ(): Promise<BullMQ> {
   return loading;
 }
 
+/**
+ * Loads the optional `ioredis` peer alone (much lighter than BullMQ): enough to check a Redis before a run.
+ * @throws MissingPeerDependencyError naming `npm i bullmq ioredis` when it is missing
+ */
+export async function loadIoredis(): Promise<{ Redis: typeof import("ioredis").Redis }> {
+  try {
+    return await import("ioredis");
+  } catch (error) {
+    if (isModuleNotFound(error)) {
+      throw new MissingPeerDependencyError({
+        packages: ["bullmq", "ioredis"],
+        feature: "The BullMQ batch backend (a Redis URL was given)",
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
 function isModuleNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";

@@ -2,19 +2,58 @@ import { BatchInputError } from "./batch-input-error.js";
 import type { BatchItem, JsonValue } from "./types.js";
 
 /**
+ * Decodes a batch input file's bytes as UTF-8, without a leading byte order mark.
+ * @throws BatchInputError naming the first line that is not valid UTF-8
+ */
+export function decodeBatchInput(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch (error) {
+    let line = 1;
+    let start = 0;
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    for (let end = 0; end <= bytes.length; end++) {
+      if (end < bytes.length && bytes[end] !== 0x0a) continue;
+      try {
+        strict.decode(bytes.subarray(start, end));
+      } catch {
+        break;
+      }
+      line += 1;
+      start = end + 1;
+    }
+    throw new BatchInputError({
+      line,
+      message:
+        "expected UTF-8 text, got bytes that are not UTF-8. Save the file as UTF-8 (iconv -f <encoding> -t UTF-8 in > out).",
+      cause: error,
+    });
+  }
+}
+
+/**
  * Parses a JSONL batch input: one JSON object per line with a unique `id` (string, or a number turned into
- * one) and, when `require` names them, string fields such as `query`. Blank lines are skipped.
+ * one) and, when `require` names them, string fields such as `query`. Blank lines and a leading byte order
+ * mark are skipped.
  * @throws BatchInputError naming the line for a line that is not an object, a missing or duplicate id, or a
  *   missing required field
  * @example parseBatchItems('{"id":"q1","query":"What is compact mode?"}\n', { require: ["query"] })
  */
 export function parseBatchItems(
   text: string,
-  { require = [] }: { require?: readonly string[] } = {},
+  {
+    require = [],
+    check,
+  }: {
+    require?: readonly string[];
+    /** Called for each item; what it throws becomes a {@link BatchInputError} naming the line. */
+    check?: (item: BatchItem, line: number) => void;
+  } = {},
 ): BatchItem[] {
   const items: BatchItem[] = [];
   const seen = new Map<string, number>();
-  const lines = text.split("\n");
+  // A byte order mark (Windows editors write one) is not part of the first line's JSON.
+  const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split("\n");
   for (const [index, raw] of lines.entries()) {
     const line = index + 1;
     if (raw.trim() === "") continue;
@@ -60,7 +99,15 @@ export function parseBatchItems(
         });
       }
     }
-    items.push({ ...record, id: key });
+    const item = { ...record, id: key };
+    if (check) {
+      try {
+        check(item, line);
+      } catch (error) {
+        throw new BatchInputError({ line, message: (error as Error).message, cause: error });
+      }
+    }
+    items.push(item);
   }
   return items;
 }

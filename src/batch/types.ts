@@ -40,6 +40,8 @@ export interface BatchProgress {
   promptTokens: number;
   completionTokens: number;
   elapsedMs: number;
+  /** True while the backend cannot reach its store (Redis): the run waits for it and resumes. */
+  connectionLost?: boolean;
 }
 
 /** The result of a whole batch: every item's result, in input order. */

@@ -1,4 +1,4 @@
-import { sleep } from "../util/abort.js";
+import { sleepOrWake } from "./sleep-or-wake.js";
 
 /** The parts of BullMQ's Queue and QueueEvents that waiting for one job needs. */
 export interface JobWatch {
@@ -47,7 +47,7 @@ export async function waitForJob(
             : { state, failedReason: job.failedReason, attemptsMade: job.attemptsMade };
         }
       }
-      await Promise.race([woken, sleep(pollMs, signal)]);
+      await sleepOrWake(pollMs, woken, signal);
     }
   } finally {
     events.removeListener(`completed:${jobId}`, onEvent);

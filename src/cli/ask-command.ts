@@ -16,6 +16,7 @@ import {
   progressFromEvents,
 } from "./pipeline.js";
 import { createProgress } from "./progress.js";
+import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
 import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -35,6 +36,12 @@ export function sourceToJSON(source: NodeWithScore, index: number) {
 /** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
 export async function runAsk(options: AskOptions, context: CommandContext): Promise<number> {
   const { io, signal } = context;
+  // The trace page must not land on a document (row 6 of issue 25): refused before anything is read.
+  await refuseOutputOverInput({
+    outputs: [["--report", options.report]],
+    inputs: options.paths.map((path) => ["documents", path] as const),
+    cwd: io.cwd,
+  });
   const started = performance.now();
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));

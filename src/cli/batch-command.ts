@@ -1,48 +1,86 @@
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
+import { CACHE_HMAC_KEY_ENV } from "../batch/call-cache-seal.js";
 import {
   type BatchOutcome,
   type BatchProgress,
   type BatchRunner,
+  checkRedis,
   createBullMQRunner,
   createEmbeddedRunner,
+  decodeBatchInput,
   FileCallCache,
   getBatchStatus,
   parseBatchItems,
 } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
-import { stripUrlCredentials } from "../errors/scrub-secrets.js";
+import { hideUrlPassword } from "../errors/scrub-secrets.js";
+import { readIndexHeader } from "../index-store/persistence.js";
 import { sha256Hex } from "../util/sha256.js";
 import { createCliProcessors, questionRunConfig } from "./batch-processors.js";
+import { allowedLLM, type BatchTrust, checkQuestionItem } from "./batch-trust.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
 import type { CommandContext } from "./io.js";
 import type { BatchOptions } from "./parse-batch-command.js";
 import { createProgress } from "./progress.js";
+import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./usage-error.js";
 
 /**
  * `ragsynth batch`: answers every question of a JSONL into `--out`, in-process (resumable from `--out`) or,
  * with `--redis`, as BullMQ jobs for `ragsynth worker`s. Ctrl-C stops the embedded run (finished answers
  * stay in `--out`) or, with Redis, only this submitter: the jobs keep running. `--status` shows the queue.
+ * The questions file is untrusted: an item may choose only among the models the operator allowed.
  */
 export async function runBatch(options: BatchOptions, { io, signal }: CommandContext): Promise<number> {
   if (options.status) return showStatus(options, { io, signal });
   const inputPath = resolve(io.cwd, options.input as string);
-  let text: string;
+  const out = resolve(io.cwd, options.out as string);
+  const callCachePath = options.redis
+    ? undefined
+    : resolve(io.cwd, options.callCache ?? `${out}.calls.jsonl`);
+  const config = questionRunConfig(options, io.cwd);
+  // Before anything is read or written: an output over an input would destroy it.
+  await refuseOutputOverInput({
+    outputs: [
+      ["--out", options.out],
+      ["--call-cache", callCachePath],
+    ],
+    inputs: [
+      ["questions file", options.input],
+      ["index folder", config.index],
+    ],
+    cwd: io.cwd,
+  });
+  let bytes: Uint8Array;
   try {
-    text = await readFile(inputPath, "utf8");
+    bytes = await readFile(inputPath);
   } catch {
     throw new UsageError(
       `Cannot read ${options.input}.`,
       'Give a JSONL file with one {"id": …, "query": …} per line.',
     );
   }
-  const items = parseBatchItems(text, { require: ["query"] });
-  const out = resolve(io.cwd, options.out as string);
+  const trust: BatchTrust = {
+    command: "batch",
+    llm: options.llm ?? null,
+    allowLLM: options.allowLLM,
+    embed: options.embed ?? null,
+    indexRoots: [config.index],
+  };
+  const items = parseBatchItems(decodeBatchInput(bytes), {
+    require: ["query"],
+    check: (item) => {
+      checkQuestionItem(item);
+      allowedLLM(item.llm, trust, `item "${item.id}"`);
+    },
+  });
+  await checkIndex(config.index, options.index as string);
   const runId = options.runId ?? defaultRunId(out);
-  const config = questionRunConfig(options, io.cwd);
   let runner: BatchRunner;
+  let cache: FileCallCache | undefined;
   if (options.redis) {
+    await checkRedis({ redisUrl: options.redis, signal });
     runner = createBullMQRunner({
       redisUrl: options.redis,
       ...(options.queue ? { queueName: options.queue } : {}),
@@ -51,9 +89,17 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
       ...(options.tokensPerMinute ? { tokensPerMinute: options.tokensPerMinute } : {}),
     });
   } else {
-    const store = await FileCallCache.open(resolve(io.cwd, options.callCache ?? `${out}.calls.jsonl`));
+    cache = await FileCallCache.open(callCachePath as string, { hmacKey: io.env[CACHE_HMAC_KEY_ENV] });
+    const refused = cache.rejected.checksum + cache.rejected.shape;
+    if (refused > 0) {
+      io.stderr.write(
+        `ragsynth: warning: ignored ${refused} call-cache ${refused === 1 ? "entry" : "entries"} in ${callCachePath} ` +
+          `(${cache.rejected.checksum} with a checksum that does not match, ${cache.rejected.shape} unreadable): ` +
+          "edited or written by another key; those calls are paid again.\n",
+      );
+    }
     runner = createEmbeddedRunner({
-      processors: createCliProcessors({ env: io.env, store }).processors,
+      processors: createCliProcessors({ env: io.env, store: cache, trust }).processors,
       out,
       concurrency: options.concurrency,
       attempts: options.attempts,
@@ -67,7 +113,9 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
   });
   progress.start(`Batch (${runner.backend})`, items.length);
   const onProgress = (snapshot: BatchProgress) =>
-    progress.update(snapshot.done + snapshot.failed + snapshot.skipped, progressDetail(snapshot, options));
+    progress.update(snapshot.done + snapshot.failed + snapshot.skipped, progressDetail(snapshot, options), {
+      etaMs: etaMs(snapshot),
+    });
   let outcome: BatchOutcome;
   try {
     outcome = await runner.run({ runId, kind: "question", config, items, signal, onProgress });
@@ -76,7 +124,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
     if (signal.aborted && options.redis) {
       io.stderr.write(
         `ragsynth: stopped waiting; the jobs of run ${runId} keep running on the workers. ` +
-          `See them with ragsynth batch --status --redis ${stripUrlCredentials(options.redis)}, ` +
+          `See them with ragsynth batch --status --run-id ${runId} --redis ${hideUrlPassword(options.redis)}, ` +
           "and collect the answers by running the same command again.\n",
       );
     }
@@ -96,6 +144,25 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
   return outcome.progress.failed > 0 ? EXIT_FAILURE : EXIT_OK;
 }
 
+/** A wrong `--index` is one error before anything runs or is enqueued, with the command that builds one. */
+async function checkIndex(dir: string, given: string): Promise<void> {
+  let header: Awaited<ReturnType<typeof readIndexHeader>>;
+  try {
+    header = await readIndexHeader(dir);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot read the index in ${given} (${(error as Error).message.replace(/\.$/, "")}).`,
+      "Build it again with ragsynth index <folder>, then pass the .ragsynth folder it wrote to --index.",
+    );
+  }
+  if (!header) {
+    throw new UsageError(
+      `No index in ${given}.`,
+      "Build one with ragsynth index <folder>, then pass the .ragsynth folder it wrote (e.g. --index docs/.ragsynth).",
+    );
+  }
+}
+
 /** The run id when none is given: the output file's name and a hash of its absolute path. */
 function defaultRunId(out: string): string {
   const name = basename(out).replace(/[^\w.-]+/g, "_");
@@ -107,15 +174,20 @@ function cost(promptTokens: number, completionTokens: number, options: BatchOpti
   return ((options.priceIn ?? 0) * promptTokens + (options.priceOut ?? 0) * completionTokens) / 1_000_000;
 }
 
-function progressDetail(snapshot: BatchProgress, options: BatchOptions): string {
+/** The time left, from the pace of the items finished in this run (items skipped as already done excluded). */
+function etaMs(snapshot: BatchProgress): number | undefined {
   const finished = snapshot.done + snapshot.failed;
   const remaining = snapshot.total - finished - snapshot.skipped;
-  const eta = finished > 0 ? ` · ETA ${formatDuration((snapshot.elapsedMs / finished) * remaining)}` : "";
+  return finished > 0 ? (snapshot.elapsedMs / finished) * remaining : undefined;
+}
+
+function progressDetail(snapshot: BatchProgress, options: BatchOptions): string {
   const usd = cost(snapshot.promptTokens, snapshot.completionTokens, options);
   return (
+    `${snapshot.connectionLost ? "Redis unreachable, waiting to reconnect · " : ""}` +
     `${snapshot.failed} failed · ${snapshot.inFlight} in flight · ` +
     `${formatCount(snapshot.promptTokens + snapshot.completionTokens)} tokens` +
-    `${usd === null ? "" : ` · ${formatUsd(usd)}`}${eta}`
+    `${usd === null ? "" : ` · ${formatUsd(usd)}`}`
   );
 }
 
@@ -147,15 +219,24 @@ function summarize(
   };
 }
 
-async function showStatus(options: BatchOptions, { io }: CommandContext): Promise<number> {
+/**
+ * `batch --status`: one run's jobs (`--run-id`, or the run `--out` names), else every job in the queue. A
+ * Redis that is down or refuses the credentials is one error line, at once.
+ */
+async function showStatus(options: BatchOptions, { io, signal }: CommandContext): Promise<number> {
+  const redisUrl = options.redis as string;
+  await checkRedis({ redisUrl, signal });
+  const runId = options.runId ?? (options.out ? defaultRunId(resolve(io.cwd, options.out)) : undefined);
   const status = await getBatchStatus({
-    redisUrl: options.redis as string,
+    redisUrl,
     ...(options.queue ? { queueName: options.queue } : {}),
+    ...(runId ? { runId } : {}),
   });
   if (options.json) io.stdout.write(`${JSON.stringify({ command: "batch-status", ...status }, null, 2)}\n`);
   else {
     io.stdout.write(
-      `queue ${status.queueName}: ${status.waiting} waiting, ${status.active} active, ${status.delayed} delayed, ` +
+      `queue ${status.queueName}, ${status.runId === null ? "all runs" : `run ${status.runId}`}: ` +
+        `${status.waiting} waiting, ${status.active} active, ${status.delayed} delayed, ` +
         `${status.completed} done, ${status.failed} failed · ${status.workers} worker connection${status.workers === 1 ? "" : "s"}\n`,
     );
   }

@@ -11,18 +11,30 @@ import {
   withCallCache,
 } from "../batch/index.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { redactJson } from "../errors/scrub-secrets.js";
 import { VectorStoreIndex } from "../index-store/index.js";
 import type { LLM } from "../llm/types.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
+import type { ResponseMode } from "../synthesizer/types.js";
+import {
+  allowedEmbed,
+  allowedLLM,
+  type BatchTrust,
+  checkMode,
+  checkQuestionConfig,
+  checkQuestionItem,
+  indexUnderRoots,
+} from "./batch-trust.js";
+import { cliSecrets, createRedactor } from "./io.js";
 import { chooseEmbedder, chooseLLM } from "./models.js";
 import { createPromptHelper } from "./pipeline.js";
-import { UsageError } from "./usage-error.js";
 
 /**
  * The settings of a questions run, as they travel in every job. Model *specs*, never keys: each worker
- * reads its own API key from its environment. Items may override `mode`, `llm`, `topK` and the templates.
+ * reads its own API key from its environment, and uses a spec only when its operator allowed it
+ * ({@link BatchTrust}). Items may override `mode`, `llm` (among the allowed specs), `topK` and the templates.
  */
 export interface QuestionRunConfig {
   [field: string]: JsonValue;
@@ -48,15 +60,34 @@ const OVERRIDES = [
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Options of {@link createCliProcessors}. */
+export interface CliProcessorsOptions {
+  /** The process's environment: API keys, base URLs. */
+  env: Env;
+  /** Where paid model calls are kept; entries are written scrubbed of the secrets. */
+  store: CallCacheStore;
+  /** What the operator decided: models items and jobs may choose, index roots. */
+  trust: BatchTrust;
+  /** Secrets besides the environment's API keys to scrub from answers, errors and the cache (a Redis password). */
+  secrets?: readonly string[];
+}
+
 /**
  * The processors a CLI batch or worker runs: `question` (through a query engine over the persisted index)
  * and `llm-call` (one model call, the unit of a distributed tree_summarize). Every model call goes through
- * the call cache `store`, so a retried item pays only for the calls it had not finished.
+ * the call cache `store`, so a retried item pays only for the calls it had not finished. Items and job settings
+ * are untrusted: checked against {@link BatchTrust} and a schema before use. Answers, error messages and cache
+ * entries are scrubbed of the API keys and passwords as `ask` output is.
  */
-export function createCliProcessors({ env, store }: { env: Env; store: CallCacheStore }): {
+export function createCliProcessors({ env, store: rawStore, trust, secrets = [] }: CliProcessorsOptions): {
   processors: Record<string, BatchProcessor>;
   close(): Promise<void>;
 } {
+  const redact = createRedactor([...cliSecrets(env), ...secrets]);
+  const store: CallCacheStore = {
+    get: (key) => rawStore.get(key),
+    set: (key, entry) => rawStore.set(key, { ...entry, text: redact(entry.text) }),
+  };
   const indexes = new Map<string, Promise<VectorStoreIndex>>();
   const models = new Map<string, LLM>();
   const queued = new Map<string, Promise<QueueLLM>>();
@@ -113,29 +144,40 @@ export function createCliProcessors({ env, store }: { env: Env; store: CallCache
     return pending;
   };
 
-  const engineFor = (item: BatchItem, context: BatchProcessorContext): Promise<RetrieverQueryEngine> => {
+  const engineFor = async (
+    item: BatchItem,
+    context: BatchProcessorContext,
+  ): Promise<RetrieverQueryEngine> => {
+    checkQuestionConfig(context.config);
+    checkQuestionItem(item);
     const config = context.config as QuestionRunConfig;
     const settings: Record<string, JsonValue | undefined> = { ...config };
-    for (const name of OVERRIDES) if (item[name] !== undefined) settings[name] = item[name];
+    for (const name of OVERRIDES)
+      if (item[name] !== undefined && item[name] !== null) settings[name] = item[name];
+    const runSpec = allowedLLM(config.llm, trust, "config");
+    settings.llm =
+      item.llm === undefined || item.llm === null
+        ? runSpec
+        : allowedLLM(item.llm, trust, `item "${item.id}"`);
+    const mode = checkMode(settings.mode, `item "${item.id}".mode`);
+    const embed = allowedEmbed(config.embed, trust);
+    const indexDir = await indexUnderRoots(config.index, trust);
     const key = JSON.stringify([
       ...OVERRIDES.map((name) => settings[name] ?? null),
+      indexDir,
+      embed,
+      config.contextWindow,
+      config.numOutput,
       context.callQueue ?? null,
     ]);
     let pending = engines.get(key);
     if (!pending) {
       pending = (async () => {
-        const mode = settings.mode as ResponseMode;
-        if (!RESPONSE_MODES.includes(mode)) {
-          throw new UsageError(
-            `Item "${item.id}" asks for mode "${String(mode)}".`,
-            `Modes: ${RESPONSE_MODES.join(", ")}.`,
-          );
-        }
         const spec = (settings.llm as string | null) ?? null;
         const llm = context.callQueue
           ? await queuedModelFor(spec, config.contextWindow, context.callQueue)
           : modelFor(spec, config.contextWindow);
-        const index = await indexFor(config.index, config.embed);
+        const index = await indexFor(indexDir, embed);
         const template = (name: string) =>
           typeof settings[name] === "string"
             ? { [name]: new PromptTemplate({ template: settings[name] as string }) }
@@ -160,10 +202,28 @@ export function createCliProcessors({ env, store }: { env: Env; store: CallCache
   };
 
   const llmCall: BatchProcessor = async (item, { config, signal }) => {
-    const { llm: spec = null, contextWindow = null } = (config ?? {}) as {
-      llm?: string | null;
-      contextWindow?: number | null;
-    };
+    const settings = (
+      typeof config === "object" && config !== null && !Array.isArray(config) ? config : {}
+    ) as Record<string, JsonValue>;
+    const spec = allowedLLM(settings.llm, trust, "config");
+    const contextWindow = settings.contextWindow ?? null;
+    if (
+      contextWindow !== null &&
+      !(typeof contextWindow === "number" && Number.isInteger(contextWindow) && contextWindow > 0)
+    ) {
+      throw new InvalidArgumentError({
+        parameter: "config.contextWindow",
+        value: contextWindow,
+        expected: "be a positive whole number or null",
+      });
+    }
+    if (!Array.isArray(item.messages) && typeof item.prompt !== "string") {
+      throw new InvalidArgumentError({
+        parameter: `item "${item.id}".prompt`,
+        value: item.prompt,
+        expected: "be a string (or the item carry `messages`)",
+      });
+    }
     const llm = modelFor(spec, contextWindow);
     const options = {
       signal,
@@ -181,10 +241,23 @@ export function createCliProcessors({ env, store }: { env: Env; store: CallCache
     return { value: result.text, usage };
   };
 
+  // What leaves a processor (into --out, a job's return value or failed reason) is scrubbed as `ask` output is.
+  const scrubbed =
+    (processor: BatchProcessor): BatchProcessor =>
+    async (item, context) => {
+      try {
+        const result = await processor(item, context);
+        return { ...result, value: redactJson(result.value, redact) };
+      } catch (error) {
+        if (error instanceof Error) error.message = redact(error.message);
+        throw error;
+      }
+    };
+
   return {
     processors: {
-      question: createQuestionProcessor({ engineFor }) as BatchProcessor,
-      "llm-call": llmCall,
+      question: scrubbed(createQuestionProcessor({ engineFor }) as BatchProcessor),
+      "llm-call": scrubbed(llmCall),
     },
     async close() {
       const models = await Promise.allSettled(queued.values());

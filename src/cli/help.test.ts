@@ -24,3 +24,18 @@ describe("--help and the README tell a new user what they need", () => {
     expect(readme).toMatch(/"module": "NodeNext"/);
   });
 });
+
+describe("--concurrency in batch and worker help", () => {
+  it("is described once, and the same way as the summary (no adaptive model-call default there)", () => {
+    for (const [topic, meaning] of [
+      ["batch", /Questions answered at once.*default 4/],
+      ["worker", /Jobs taken at once.*default 4/],
+    ] as const) {
+      const text = helpText(topic, "0.0.0");
+      const lines = text.split("\n").filter((line) => /^ +--concurrency /.test(line));
+      expect(lines, text).toHaveLength(1);
+      expect(lines[0]).toMatch(meaning);
+      expect(text).not.toMatch(/adaptive/);
+    }
+  });
+});

@@ -36,7 +36,7 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
     usage: "ragsynth batch <questions.jsonl> --index <dir> --out <answers.jsonl> [--redis <url>]",
     summary:
       "Answer a JSONL of {id, query} durably: in-process (resumable from --out), or as BullMQ jobs with --redis. " +
-      "Here --concurrency is questions at once (default 4).",
+      "The questions file is untrusted: an item's llm must be --llm or an --allow-llm.",
     examples: [
       "ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl",
       "ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl --redis redis://127.0.0.1:6379",
@@ -46,16 +46,33 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
   worker: {
     usage: "ragsynth worker --redis <url> [--queue <name>] [--concurrency <n>]",
     summary:
-      "Take batch jobs from a Redis queue until stopped (start as many as you like, anywhere); --concurrency is jobs at once (default 4).",
+      "Take batch jobs from a Redis queue until stopped (start as many as you like, anywhere). Jobs are untrusted: " +
+      "the worker uses its own --llm (or an --allow-llm) and opens indexes under --index-root only.",
     examples: [
       "RAGSYNTH_LLM=openai:gpt-4o-mini ragsynth worker --redis redis://127.0.0.1:6379 --concurrency 8",
     ],
   },
 };
 
-function optionLines(names: readonly (keyof typeof OPTIONS)[]): string[] {
-  const rows = names.map((name) => {
-    const spec: OptionSpec = OPTIONS[name];
+// Where an option means something else in a command, its help says so (one text per command, not two).
+const COMMAND_DESCRIPTIONS: Partial<
+  Record<CommandName, Partial<Record<keyof typeof OPTIONS, { value?: string; description: string }>>>
+> = {
+  batch: {
+    concurrency: { value: "<n>", description: "Questions answered at once, embedded backend (default 4)" },
+  },
+  worker: {
+    concurrency: {
+      value: "<n>",
+      description: "Jobs taken at once, and as many model-call jobs besides (default 4)",
+    },
+  },
+};
+
+function optionLines(topic: CommandName): string[] {
+  const rows = COMMAND_OPTIONS[topic].map((name: keyof typeof OPTIONS) => {
+    const override = COMMAND_DESCRIPTIONS[topic]?.[name];
+    const spec: OptionSpec = { ...OPTIONS[name], ...override };
     const flag = `${spec.short ? `-${spec.short}, ` : "    "}--${name}${spec.value ? ` ${spec.value}` : ""}`;
     return [flag, spec.description] as const;
   });
@@ -98,7 +115,7 @@ export function helpText(topic: CommandName | undefined, version: string): strin
     ].join("\n");
   }
   const { usage, summary, examples } = SUMMARIES[topic];
-  const lines = [`Usage: ${usage}`, "", summary, "", "Options:", ...optionLines(COMMAND_OPTIONS[topic])];
+  const lines = [`Usage: ${usage}`, "", summary, "", "Options:", ...optionLines(topic)];
   if (topic !== "index" && topic !== "worker") {
     lines.push("", `Response modes: ${RESPONSE_MODES.join(", ")} (default compact).`);
   }

@@ -1,5 +1,5 @@
 import { fstatSync, readFileSync } from "node:fs";
-import { redactKnownSecrets } from "../errors/scrub-secrets.js";
+import { hideUrlPasswords, redactKnownSecrets, urlCredentials } from "../errors/scrub-secrets.js";
 /** Something text can be written to: a stream, or a buffer in tests. */
 export interface TextSink {
   write(text: string): void;
@@ -29,14 +29,34 @@ export interface CliIO {
  * Replaces every occurrence of the given secrets with `[REDACTED]` (the library's rule: `redactKnownSecrets`).
  * Every byte the CLI writes goes through one of these, so an API key echoed by a server, an error cause or a
  * trace never reaches the terminal. Secrets shorter than 8 characters are ignored: they would redact ordinary
- * words. Answers that quote `Bearer …` or `sk-…` on purpose are left alone.
+ * words. The password of a URL (`redis://user:password@host`) is hidden whatever its length. Answers that
+ * quote `Bearer …` or `sk-…` on purpose are left alone.
  */
 export function createRedactor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
-  return (text) => redactKnownSecrets(text, secrets);
+  return (text) => hideUrlPasswords(redactKnownSecrets(text, secrets));
 }
 
 /** The environment variables whose values are credentials. */
 export const SECRET_ENV_VARS = ["OPENAI_API_KEY", "RAGSYNTH_API_KEY"] as const;
+
+/**
+ * Every secret the CLI must never print: the API keys in the environment and the passwords of the Redis URLs
+ * it was given (`RAGSYNTH_REDIS_URL`, `--redis` in `argv`).
+ */
+export function cliSecrets(
+  env: Readonly<Record<string, string | undefined>>,
+  argv: readonly string[] = [],
+): string[] {
+  const redisUrls = [env.RAGSYNTH_REDIS_URL];
+  for (const [index, arg] of argv.entries()) {
+    if (arg === "--redis") redisUrls.push(argv[index + 1]);
+    else if (arg.startsWith("--redis=")) redisUrls.push(arg.slice("--redis=".length));
+  }
+  return [
+    ...SECRET_ENV_VARS.map((name) => env[name]).filter((value): value is string => value !== undefined),
+    ...redisUrls.flatMap((url) => urlCredentials(url)),
+  ];
+}
 
 /** Wraps a sink so everything written to it is redacted first. */
 export function redactingSink(sink: TextSink, redact: (text: string) => string): TextSink {
@@ -47,7 +67,7 @@ export function redactingSink(sink: TextSink, redact: (text: string) => string):
  * The real process, with every output redacted of the credentials found in the environment. A closed
  * pipe (`ragsynth ask … | head -3`) ends the process quietly instead of crashing with EPIPE.
  */
-export function processIO(): CliIO {
+export function processIO(argv: readonly string[] = []): CliIO {
   const env = process.env;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
@@ -55,7 +75,7 @@ export function processIO(): CliIO {
       throw error;
     });
   }
-  const redact = createRedactor(SECRET_ENV_VARS.map((name) => env[name]));
+  const redact = createRedactor(cliSecrets(env, argv));
   const sink = (stream: NodeJS.WriteStream): TextSink =>
     redactingSink({ write: (text) => stream.write(text) }, redact);
   return {

@@ -3,7 +3,7 @@ import { saveTokenizerCache } from "../tokenizer/bpe-tokenizer.js";
 import { useTokenizerCache } from "../tokenizer/cache-dir.js";
 import { processIO } from "./io.js";
 import { runCli } from "./run-cli.js";
-import { EXIT_INTERRUPTED } from "./usage-error.js";
+import { EXIT_INTERRUPTED, EXIT_TERMINATED } from "./usage-error.js";
 import { userCacheDir } from "./user-cache-dir.js";
 
 /**
@@ -21,20 +21,24 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 
   // Ctrl-C aborts every call in flight; the run then ends with 130. A second Ctrl-C exits at once, and so does
   // the first if the run has not ended 150 ms later (work that does not watch the signal, such as a file write).
+  // SIGTERM (systemd, Docker and Kubernetes stopping a process) takes the same path and ends with 143.
   const controller = new AbortController();
-  process.on("SIGINT", () => {
-    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
-    controller.abort();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    const exitCode = signal === "SIGTERM" ? EXIT_TERMINATED : EXIT_INTERRUPTED;
+    if (controller.signal.aborted) process.exit(exitCode);
+    stoppedBy = signal;
+    controller.abort(new DOMException(`Stopped by ${signal}`, "AbortError"));
     setTimeout(() => {
       // Erase a progress line that may still be on screen; a pipe or file gets no escape codes.
       if (process.stderr.isTTY) process.stderr.write("\r\u001b[2K");
-      process.exit(EXIT_INTERRUPTED);
+      process.exit(exitCode);
     }, 150).unref();
-  });
-  // SIGTERM (a process manager stopping a worker) ends the run the same way.
-  process.on("SIGTERM", () => controller.abort());
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
 
-  const code = await runCli({ argv, io: processIO(), signal: controller.signal });
+  const code = await runCli({ argv, io: processIO(argv), signal: controller.signal });
   saveTokenizerCache();
-  return code;
+  return code === EXIT_INTERRUPTED && stoppedBy === "SIGTERM" ? EXIT_TERMINATED : code;
 }

@@ -149,6 +149,19 @@ export const OPTIONS = {
     value: "<ms>",
     description: "How soon a dead worker's jobs go to another worker (default 30000)",
   },
+  "allow-llm": {
+    type: "string",
+    value: "<spec>",
+    description:
+      "A model spec questions (or jobs) may choose besides --llm; repeatable. Nothing else reaches your API key",
+    multiple: true,
+  },
+  "index-root": {
+    type: "string",
+    value: "<dir>",
+    description: "Open only indexes under this folder; repeatable (default: the current folder)",
+    multiple: true,
+  },
   "call-cache": {
     type: "string",
     value: "<file>",
@@ -222,13 +235,24 @@ export const COMMAND_OPTIONS = {
     "requests-per-minute",
     "tokens-per-minute",
     "attempts",
+    "allow-llm",
     "call-cache",
     "price-in",
     "price-out",
     "json",
     ...ALWAYS,
   ],
-  worker: ["redis", "queue", "concurrency", "lock-duration", ...ALWAYS],
+  worker: [
+    "redis",
+    "queue",
+    "llm",
+    "embed",
+    "allow-llm",
+    "index-root",
+    "concurrency",
+    "lock-duration",
+    ...ALWAYS,
+  ],
 } as const satisfies Record<string, readonly OptionName[]>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;

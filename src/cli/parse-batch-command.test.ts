@@ -56,10 +56,43 @@ describe("batch and worker command lines", () => {
       options: {
         redis: "redis://h:1",
         queue: undefined,
+        llm: undefined,
+        embed: undefined,
+        allowLLM: [],
+        indexRoots: [],
         concurrency: 8,
         lockDurationMs: 5000,
         verbose: false,
       },
     });
+  });
+
+  it("reads the models a worker or batch allows and the worker's index roots (each repeatable)", () => {
+    expect(
+      parse([
+        "worker",
+        "--redis",
+        "redis://h:1",
+        "--llm",
+        "openai:gpt-4o-mini",
+        "--allow-llm",
+        "openai:gpt-4o",
+        "--allow-llm",
+        "ollama:llama3.1",
+        "--index-root",
+        "/srv/a",
+        "--index-root",
+        "/srv/b",
+      ]),
+    ).toMatchObject({
+      options: {
+        llm: "openai:gpt-4o-mini",
+        allowLLM: ["openai:gpt-4o", "ollama:llama3.1"],
+        indexRoots: ["/srv/a", "/srv/b"],
+      },
+    });
+    expect(
+      parse(["batch", "q.jsonl", "--index", "i", "--out", "o", "--allow-llm", "openai:gpt-4o"]),
+    ).toMatchObject({ options: { allowLLM: ["openai:gpt-4o"] } });
   });
 });

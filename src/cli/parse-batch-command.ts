@@ -24,6 +24,8 @@ export interface BatchOptions {
   tokensPerMinute: number | undefined;
   attempts: number;
   callCache: string | undefined;
+  /** `--allow-llm`: model specs items may choose besides `llm`. */
+  allowLLM: string[];
   priceIn: number | undefined;
   priceOut: number | undefined;
   json: boolean;
@@ -34,6 +36,14 @@ export interface BatchOptions {
 export interface WorkerOptions {
   redis: string;
   queue: string | undefined;
+  /** The worker's own model (`--llm` / `RAGSYNTH_LLM`), used for jobs that name none or the same. */
+  llm: string | undefined;
+  /** The worker's embedding model (`--embed` / `RAGSYNTH_EMBED`). */
+  embed: string | undefined;
+  /** `--allow-llm`: further specs jobs may choose. */
+  allowLLM: string[];
+  /** `--index-root`: indexes are opened only under these folders (default: the current folder). */
+  indexRoots: string[];
   concurrency: number;
   lockDurationMs: number | undefined;
   verbose: boolean;
@@ -53,6 +63,14 @@ export function parseBatchArgs(
     const value = values[name];
     return typeof value === "string" ? value : Array.isArray(value) ? value[value.length - 1] : undefined;
   };
+  const list = (name: string) => {
+    const value = values[name];
+    return (Array.isArray(value) ? value : typeof value === "string" ? [value] : [])
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "");
+  };
+  const llm = text("llm") ?? (env.RAGSYNTH_LLM?.trim() || undefined);
+  const embed = text("embed") ?? (env.RAGSYNTH_EMBED?.trim() || undefined);
   const redis = text("redis") ?? (env.RAGSYNTH_REDIS_URL?.trim() || undefined);
   const concurrency = positiveInteger("--concurrency", text("concurrency")) ?? 4;
   if (command === "worker") {
@@ -68,6 +86,10 @@ export function parseBatchArgs(
       options: {
         redis,
         queue: text("queue"),
+        llm,
+        embed,
+        allowLLM: list("allow-llm"),
+        indexRoots: list("index-root"),
         concurrency,
         lockDurationMs: positiveInteger("--lock-duration", text("lock-duration")),
         verbose: values.verbose === true,
@@ -104,8 +126,8 @@ export function parseBatchArgs(
       status,
       mode: modes[0] ?? "compact",
       topK: positiveInteger("--top-k", text("top-k")) ?? 4,
-      llm: text("llm") ?? (env.RAGSYNTH_LLM?.trim() || undefined),
-      embed: text("embed") ?? (env.RAGSYNTH_EMBED?.trim() || undefined),
+      llm,
+      embed,
       contextWindow: positiveInteger("--context-window", text("context-window")),
       numOutput: positiveInteger("--num-output", text("num-output")),
       concurrency,
@@ -113,6 +135,7 @@ export function parseBatchArgs(
       tokensPerMinute: positiveInteger("--tokens-per-minute", text("tokens-per-minute")),
       attempts: positiveInteger("--attempts", text("attempts")) ?? 3,
       callCache: text("call-cache"),
+      allowLLM: list("allow-llm"),
       priceIn: nonNegativeNumber("--price-in", text("price-in")),
       priceOut: nonNegativeNumber("--price-out", text("price-out")),
       json: values.json === true,

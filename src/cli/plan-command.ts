@@ -14,6 +14,7 @@ import {
 } from "./pipeline.js";
 import { type ModePlan, type PlanScenario, planModes, type Range } from "./plan.js";
 import { createProgress } from "./progress.js";
+import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { writePlanReport } from "./report.js";
 import { createEventLog, eventToJSON, optimizerNotes, retrievalLines } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -110,6 +111,12 @@ export function renderPlan(
 /** `ragsynth plan`: retrieve, then show how each mode would pack the context, without calling the model. */
 export async function runPlan(options: PlanOptions, context: CommandContext): Promise<number> {
   const { io, signal } = context;
+  // The trace page must not land on a document (row 6 of issue 25): refused before anything is read.
+  await refuseOutputOverInput({
+    outputs: [["--report", options.report]],
+    inputs: options.paths.map((path) => ["documents", path] as const),
+    cwd: io.cwd,
+  });
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
   try {

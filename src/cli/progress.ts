@@ -8,8 +8,11 @@ import type { TextSink } from "./io.js";
 export interface Progress {
   /** Starts (or replaces) the current task. */
   start(label: string, total?: number): void;
-  /** Updates the current task's count and, optionally, its detail text. */
-  update(done: number, detail?: string): void;
+  /**
+   * Updates the current task's count and, optionally, its detail text and the time left (`etaMs`, when the
+   * caller knows better than done/total, such as a batch that skipped finished items); the line shows one ETA.
+   */
+  update(done: number, detail?: string, options?: { etaMs?: number | undefined }): void;
   /** Erases the line; the next `start` draws again. Call before writing to a terminal stdout. */
   clear(): void;
 }
@@ -38,6 +41,7 @@ export function createProgress({
   let frame = 0;
   let timer: NodeJS.Timeout | undefined;
   let started = 0;
+  let etaMs: number | undefined;
 
   const draw = () => {
     frame = (frame + 1) % FRAMES.length;
@@ -50,7 +54,7 @@ export function createProgress({
     const seconds = (now() - started) / 1000;
     if (seconds >= 1) line += ` ${seconds.toFixed(0)}s`;
     if (total !== undefined && done > 0 && done < total && seconds >= 1) {
-      line += ` · ETA ${Math.ceil((seconds / done) * (total - done))}s`;
+      line += ` · ETA ${Math.ceil(etaMs !== undefined ? etaMs / 1000 : (seconds / done) * (total - done))}s`;
     }
     const width = Math.max(10, columns - 1);
     sink.write(`\r\u001b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
@@ -67,6 +71,7 @@ export function createProgress({
       total = nextTotal;
       done = 0;
       detail = "";
+      etaMs = undefined;
       started = now();
       if (!timer) {
         timer = setInterval(draw, 80);
@@ -74,9 +79,10 @@ export function createProgress({
       }
       draw();
     },
-    update(nextDone, nextDetail) {
+    update(nextDone, nextDetail, options) {
       done = nextDone;
       if (nextDetail !== undefined) detail = nextDetail;
+      if (options && "etaMs" in options) etaMs = options.etaMs;
     },
     clear() {
       if (!timer) return;

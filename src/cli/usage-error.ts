@@ -3,6 +3,8 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_INTERRUPTED = 130;
+/** Stopped by SIGTERM (128 + 15, as a shell reports a process the signal ended). */
+export const EXIT_TERMINATED = 143;
 
 /**
  * The command line itself is wrong: an unknown option or mode, a bad value, a missing path. Exits 2.

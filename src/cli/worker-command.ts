@@ -1,4 +1,6 @@
-import { openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
+import { resolve } from "node:path";
+import { checkRedis, openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
+import { urlCredentials } from "../errors/scrub-secrets.js";
 import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
 import { createCliProcessors } from "./batch-processors.js";
 import type { CommandContext } from "./io.js";
@@ -8,15 +10,30 @@ import { EXIT_OK } from "./usage-error.js";
 /**
  * `ragsynth worker`: takes batch jobs from the Redis queue until Ctrl-C (or SIGTERM), then finishes the jobs
  * in hand and exits. Model calls are cached in the same Redis, so a job retried anywhere pays only for
- * what no worker finished. API keys come from this process's environment and never go to Redis.
+ * what no worker finished. API keys come from this process's environment and never go to Redis. Jobs are
+ * untrusted: a job may only choose among the models this worker allows (`--llm`, `--allow-llm`), and only
+ * indexes under `--index-root` are opened. A Redis that is down or refuses the credentials is one error, at once.
  */
 export async function runWorker(options: WorkerOptions, { io, signal }: CommandContext): Promise<number> {
   // Loaded before the first job: a first call that waited for the SDK would reach the server late, bunched
   // with the calls the rate limit had spaced after it.
+  await checkRedis({ redisUrl: options.redis, signal });
   await loadOpenAISdk();
   const client = await openRedis(options.redis);
   const store = new RedisCallCache({ client });
-  const cli = createCliProcessors({ env: io.env, store });
+  const cli = createCliProcessors({
+    env: io.env,
+    store,
+    secrets: urlCredentials(options.redis),
+    trust: {
+      command: "worker",
+      llm: options.llm ?? null,
+      allowLLM: options.allowLLM,
+      embed: options.embed ?? null,
+      indexRoots:
+        options.indexRoots.length > 0 ? options.indexRoots.map((root) => resolve(io.cwd, root)) : [io.cwd],
+    },
+  });
   const worker = await startBatchWorker({
     redisUrl: options.redis,
     ...(options.queue ? { queueName: options.queue } : {}),

@@ -51,6 +51,7 @@ export type RagsynthErrorCode =
   | "batch_input"
   | "missing_peer_dependency"
   | "batch_job_failed"
+  | "redis_unavailable"
   | "not_implemented";
 
 /**

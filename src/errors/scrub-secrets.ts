@@ -35,7 +35,44 @@ function longestFirst(secrets: ReadonlyArray<string | undefined>): string[] {
 export function scrubSecrets(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
   return redactKnownSecrets(text, secrets)
     .replace(/Bearer\s+[^\s"',]+/gi, `Bearer ${REDACTED}`)
-    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED);
+    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
+    .replace(URL_PASSWORD, `$1${REDACTED}@`);
+}
+
+/** `text` with the password of every URL in it (`redis://user:password@host`) replaced by `[REDACTED]`. */
+export function hideUrlPasswords(text: string): string {
+  return text.replace(URL_PASSWORD, `$1${REDACTED}@`);
+}
+
+// The password of a URL's user info (`redis://user:password@host`, `https://:token@host`), wherever it is quoted.
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:'"]*:)[^\s/@'"]+@/gi;
+
+/**
+ * The secrets in a URL's user info (`redis://user:password@host`): the password as written and percent-decoded,
+ * for {@link redactKnownSecrets} (a client library may quote it bare, as in `AUTH user password`). Empty for a
+ * URL without one or for no URL.
+ */
+export function urlCredentials(url: string | undefined): string[] {
+  const userInfo = url === undefined ? undefined : /^[a-z][a-z0-9+.-]*:\/\/([^/@]*)@/i.exec(url.trim())?.[1];
+  // Without a colon, ioredis takes the whole user info as the password.
+  const password = userInfo?.includes(":") ? userInfo.slice(userInfo.indexOf(":") + 1) : userInfo;
+  if (!password) return [];
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // kept as written
+  }
+  return decoded === password ? [password] : [password, decoded];
+}
+
+/** A URL with its password (not its user name) replaced by `[REDACTED]`: for messages that name a Redis URL. */
+export function hideUrlPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/@]*)@/i, (_, scheme: string, userInfo: string) =>
+    userInfo.includes(":")
+      ? `${scheme}${userInfo.slice(0, userInfo.indexOf(":") + 1)}${REDACTED}@`
+      : `${scheme}${REDACTED}@`,
+  );
 }
 
 /**
@@ -71,4 +108,14 @@ export function withoutCredentials(value: unknown): unknown {
   } catch {
     return value;
   }
+}
+
+/** A copy of JSON data with `redact` applied to every string value (keys kept): results, cache entries. */
+export function redactJson<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, redact)) as T;
+  if (typeof value !== "object" || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = redactJson(item, redact);
+  return copy as T;
 }

@@ -29,7 +29,19 @@ async function writeQuestions(name: string, count: number): Promise<string> {
 async function startWorkers(queue: string, count: number) {
   const started = Array.from({ length: count }, () => {
     const worker = startCli(
-      ["worker", "--redis", redisUrl, "--queue", queue, "--concurrency", "4", "--lock-duration", "8000"],
+      [
+        "worker",
+        "--redis",
+        redisUrl,
+        "--queue",
+        queue,
+        "--concurrency",
+        "4",
+        "--lock-duration",
+        "8000",
+        "--index-root",
+        corpus.dir,
+      ],
       { env },
     );
     children.push(worker);

@@ -51,10 +51,13 @@ export async function startRedisServer({
   binary = redisServerBinary(),
   port,
   dir,
+  password,
 }: {
   binary?: string | undefined;
   port?: number;
   dir?: string;
+  /** Requires this password (`--requirepass`); `url` then carries it. */
+  password?: string;
 } = {}): Promise<TestRedisServer> {
   if (!binary) throw new Error("redis-server is not installed (apt-get install redis-server).");
   const folder = dir ?? (await mkdtemp(join(tmpdir(), "ragsynth-redis-")));
@@ -74,6 +77,7 @@ export async function startRedisServer({
     "",
     "--maxmemory-policy",
     "noeviction",
+    ...(password ? ["--requirepass", password] : []),
   ];
   // A small shell watchdog stops redis-server when the test process dies without tearing down (killed).
   const child = spawn("sh", ["-c", WATCHDOG, "sh", binary, ...args], { stdio: ["ignore", "pipe", "pipe"] });
@@ -89,7 +93,7 @@ export async function startRedisServer({
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const server: TestRedisServer = {
-    url: `redis://127.0.0.1:${chosenPort}`,
+    url: password ? `redis://:${password}@127.0.0.1:${chosenPort}` : `redis://127.0.0.1:${chosenPort}`,
     port: chosenPort,
     dir: folder,
     process: child,
@@ -99,7 +103,12 @@ export async function startRedisServer({
     },
     async restart() {
       await server.stop();
-      return startRedisServer({ binary, port: chosenPort, dir: folder });
+      return startRedisServer({
+        binary,
+        port: chosenPort,
+        dir: folder,
+        ...(password ? { password } : {}),
+      });
     },
     async dispose() {
       await server.stop();
