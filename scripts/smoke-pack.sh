@@ -21,6 +21,19 @@ const response = await ragsynth
   .synthesize({ query: "q", nodes: [{ node: new ragsynth.TextNode({ text: "hello" }) }] });
 if (response.toString() !== "ok" || response.usage.llmCalls !== 1) throw new Error("packed synthesis failed");
 '
+# CommonJS callers: Node >= 20.19 can require() an ES module, so a `.cts` file that tsc compiles to require() calls
+# loads ragsynth through the exports' "default" condition (Node 20.3-20.18 callers use `await import("ragsynth")`).
+cat > consumer.cts <<'CTS'
+import ragsynth = require("ragsynth");
+import testing = require("ragsynth/testing");
+const synthesizer = ragsynth.getResponseSynthesizer({ llm: new testing.MockLLM({ response: "ok from require" }) });
+synthesizer
+  .synthesize({ query: "q", nodes: [{ node: new ragsynth.TextNode({ text: "hello" }) }] })
+  .then((response) => console.log(response.toString()));
+CTS
+echo '{ "compilerOptions": { "module": "node20", "target": "es2022", "strict": true, "types": [] }, "files": ["consumer.cts"] }' >tsconfig.json
+"$root/node_modules/.bin/tsc" -p .
+[ "$(node consumer.cjs)" = "ok from require" ] || { echo "smoke-pack: require(\"ragsynth\") from CommonJS failed" >&2; exit 1; }
 # The LangChain subpath with its optional peer installed, as a LangChain user has it.
 npm install --silent --no-audit --no-fund @langchain/core@1 >/dev/null
 node --input-type=module -e '

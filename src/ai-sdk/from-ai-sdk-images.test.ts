@@ -3,11 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../llm/types.js";
+import { pngOfSize } from "../schema/png.test.util.js";
 import { type AiSdkCallArguments, fromAiSdk } from "./from-ai-sdk.js";
 
 type FakeModel = { modelId: string };
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-aisdk-img-"));
-writeFileSync(join(dir, "scan.png"), Buffer.from([1, 2, 3]));
+// A real PNG: files are checked by their first bytes before they are sent.
+const scan = pngOfSize(2, 2);
+writeFileSync(join(dir, "scan.png"), scan);
 
 function fakes() {
   const calls: AiSdkCallArguments<FakeModel>[] = [];
@@ -65,15 +68,17 @@ describe("fromAiSdk with images", () => {
               mediaType: "image/png",
               providerOptions: { openai: { imageDetail: "low" } },
             },
-            { type: "image", image: new Uint8Array([1, 2, 3]), mediaType: "image/png" },
+            { type: "image", image: new Uint8Array(scan), mediaType: "image/png" },
             { type: "image", image: new URL("https://example.com/a.jpg") },
           ],
         },
       ]);
     }
     expect(llm.metadata.imageInput).toBe("pixels");
-    expect(llm.metadata.assumptions).toContain(
-      "image tokens of gpt-4o counted by OpenAI's rule; pass imageTokens if the server counts otherwise",
+    // gpt-4o is in OpenAI's image table: its own rule applies through any provider, no assumption.
+    expect(llm.metadata.imageTokens).toEqual({ kind: "openai", model: "gpt-4o" });
+    expect(llm.metadata.assumptions ?? []).not.toContainEqual(
+      expect.stringMatching(/image tokens of gpt-4o/),
     );
   });
 

@@ -201,3 +201,69 @@ describe("fromAiSdk", () => {
     await expect(slow.complete("x")).rejects.toMatchObject({ code: "llm_timeout" });
   });
 });
+
+describe("fromAiSdk call settings, structured output and a 404", () => {
+  it("passes callSettings (providerOptions, headers, telemetry) to every call, and refuses what ragsynth sets", async () => {
+    const fake = fakes();
+    const callSettings = {
+      providerOptions: { openai: { parallelToolCalls: false } },
+      headers: { "x-team": "docs" },
+      experimental_telemetry: { isEnabled: true, functionId: "rag" },
+      seed: 7,
+    };
+    const llm = fromAiSdk(model, { ...fake, callSettings });
+    await llm.complete("hi");
+    for await (const _ of llm.streamComplete("hi")) void _;
+    expect(fake.calls).toHaveLength(2);
+    for (const call of fake.calls) expect(call).toMatchObject({ ...callSettings, model, maxRetries: 0 });
+    expect(() => fromAiSdk(model, { ...fake, callSettings: { maxRetries: 5, model } })).toThrow(
+      /Expected `callSettings` to leave out what ragsynth sets on each call \(.*\), got `"model, maxRetries"`/,
+    );
+  });
+
+  it("uses the AI SDK's own structured output when given Output and jsonSchema, prompt instructions otherwise", async () => {
+    const fake = fakes();
+    const made: unknown[] = [];
+    const output = {
+      Output: {
+        object: (options: { schema: unknown; name?: string }) => ({ kind: "object-output", ...options }),
+      },
+      jsonSchema: (schema: Record<string, unknown>) => {
+        made.push(schema);
+        return { wrapped: schema };
+      },
+    };
+    const native = fromAiSdk(model, { ...fake, output });
+    expect(native.metadata.structuredOutput).toBe("json_schema");
+    const schema = { type: "object", properties: { answer: { type: "string" } } };
+    await native.complete("q", { responseFormat: { name: "Answer", schema } });
+    expect(fake.calls[0]?.output).toEqual({
+      kind: "object-output",
+      schema: { wrapped: schema },
+      name: "Answer",
+    });
+    await native.complete("plain");
+    expect(fake.calls[1]?.output).toBeUndefined();
+    expect(fromAiSdk(model, fakes()).metadata.structuredOutput).toBe("instructions");
+    expect(() => fromAiSdk(model, { ...fake, output: { Output: {} } as never })).toThrow(
+      /Expected `output` to be \{ Output, jsonSchema \}/,
+    );
+  });
+
+  it("a 404 names the URL and suggests .chat() for an OpenAI-compatible server", async () => {
+    const llm = fromAiSdk(model, {
+      ...fakes(),
+      generateText: async () => {
+        throw Object.assign(new Error("Not Found"), {
+          statusCode: 404,
+          isRetryable: false,
+          url: "http://127.0.0.1:11434/v1/responses?key=secret",
+        });
+      },
+    });
+    const error = (await llm.complete("q").catch((caught: unknown) => caught)) as LLMError;
+    expect(error.message).toContain("No such endpoint at http://127.0.0.1:11434/v1/responses");
+    expect(error.message).toContain('createOpenAI({ baseURL }).chat("gpt-4o-mini")');
+    expect(error.message).not.toContain("secret");
+  });
+});

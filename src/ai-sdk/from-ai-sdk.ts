@@ -1,10 +1,12 @@
-import { readFile } from "node:fs/promises";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { type ModelMetadataOptions, resolveModelMetadata } from "../llm/resolve-model-metadata.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMUsage } from "../llm/types.js";
+import { redactUrl } from "../openai/to-llm-error.js";
 import type { ContentBlock } from "../schema/content-block.js";
+import { readImageFileBlock } from "../schema/image-bytes.js";
 import { abortable, createAbortError, createCallSignal } from "../util/abort.js";
 import { parseRetryAfter, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
 
@@ -49,7 +51,43 @@ export type AiSdkCallArguments<Model> = {
   maxRetries: number;
   /** streamText only: the AI SDK reports stream errors here instead of throwing. */
   onError?: (event: { error: unknown }) => void;
-} & ({ prompt: string; messages?: never } | { messages: AiSdkMessage[]; prompt?: never });
+  /** The AI SDK's structured output (`Output.object(…)`), when {@link FromAiSdkOptions.output} is given. */
+  output?: unknown;
+} & AiSdkCallSettings &
+  ({ prompt: string; messages?: never } | { messages: AiSdkMessage[]; prompt?: never });
+
+/**
+ * AI SDK call settings passed through to every `generateText`/`streamText` call: `providerOptions`, `headers`,
+ * `experimental_telemetry`, `topP`, `seed`, … Whatever ragsynth sets itself (the model, the prompt, the system
+ * text, `maxOutputTokens`, `abortSignal`, `maxRetries`, `onError`, `output`) cannot be set here.
+ */
+export type AiSdkCallSettings = {
+  providerOptions?: Record<string, Record<string, unknown>> | undefined;
+  headers?: Record<string, string | undefined> | undefined;
+  experimental_telemetry?: Record<string, unknown> | undefined;
+  [setting: string]: unknown;
+};
+
+/** The keys ragsynth sets on each call itself. */
+const MANAGED_SETTINGS = [
+  "model",
+  "prompt",
+  "messages",
+  "system",
+  "instructions",
+  "maxOutputTokens",
+  "abortSignal",
+  "maxRetries",
+  "onError",
+  "output",
+  "experimental_output",
+] as const;
+
+/** What {@link FromAiSdkOptions.output} takes: the `Output` and `jsonSchema` exports of `ai`. */
+export interface AiSdkStructuredOutput {
+  Output: { object(options: { schema: unknown; name?: string }): unknown };
+  jsonSchema(schema: Record<string, unknown>): unknown;
+}
 
 /** The two AI SDK functions ragsynth needs, passed in so ragsynth never imports `ai`. */
 export interface AiSdkFunctions<Model> {
@@ -77,6 +115,16 @@ export interface FromAiSdkOptions<Model> extends AiSdkFunctions<Model>, ModelMet
   timeoutMs?: number | undefined;
   /** @default 3 */
   maxRetries?: number | undefined;
+  /** Settings passed to every call (see {@link AiSdkCallSettings}): `providerOptions`, `headers`, `experimental_telemetry`, … */
+  callSettings?: AiSdkCallSettings | undefined;
+  /**
+   * `ai`'s `Output` and `jsonSchema`, to get structured answers (`outputSchema`) through the AI SDK's own structured
+   * output (`Output.object`), which providers send natively (OpenAI's json_schema, tools elsewhere). Without it,
+   * the schema goes as prompt instructions (`metadata.structuredOutput: "instructions"`).
+   * @example import { generateText, Output, jsonSchema, streamText } from "ai";
+   * fromAiSdk(model, { generateText, streamText, output: { Output, jsonSchema } })
+   */
+  output?: AiSdkStructuredOutput | undefined;
   retry?: RetryOptions | undefined;
   _internal?: RetryInternals | undefined;
 }
@@ -110,7 +158,7 @@ async function loadImages(messages: readonly ChatMessage[], pixels: boolean): Pr
       const blocks = await Promise.all(
         message.blocks.map(async (block) =>
           block.type === "image" && block.path !== undefined && block.data === undefined
-            ? { ...block, path: undefined, data: new Uint8Array(await readFile(block.path)) }
+            ? { ...block, path: undefined, data: await readImageFileBlock(block) }
             : block,
         ),
       );
@@ -152,6 +200,26 @@ function toUsage(usage: AiSdkUsage | undefined): LLMUsage {
   return result;
 }
 
+function checkCallSettings(settings: AiSdkCallSettings | undefined): void {
+  if (settings === undefined) return;
+  if (typeof settings !== "object" || settings === null || Array.isArray(settings)) {
+    throw new InvalidArgumentError({
+      parameter: "callSettings",
+      value: settings,
+      expected: "be an object of AI SDK call settings such as { providerOptions, headers }",
+    });
+  }
+  const managed = MANAGED_SETTINGS.filter((key) => key in settings);
+  if (managed.length > 0) {
+    throw new InvalidArgumentError({
+      parameter: "callSettings",
+      value: managed.join(", "),
+      expected: `leave out what ragsynth sets on each call (${MANAGED_SETTINGS.join(", ")})`,
+      hint: "Pass the model as fromAiSdk's first argument, maxOutputTokens as the synthesizer's numOutput, and output as fromAiSdk's output option.",
+    });
+  }
+}
+
 /** Turns an AI SDK `APICallError`-like error (statusCode, isRetryable, responseHeaders) into an LLMError. */
 function toTypedError(error: unknown, modelId: string): unknown {
   if (typeof error !== "object" || error === null || RagsynthError.isInstance(error)) return error;
@@ -161,9 +229,19 @@ function toTypedError(error: unknown, modelId: string): unknown {
   const headers =
     responseHeaders && typeof responseHeaders === "object" ? (responseHeaders as Record<string, string>) : {};
   const code = llmErrorCodeForStatus(status);
+  // A 404 from an OpenAI-compatible server is most often the Responses API, which `openai(model)` calls by default
+  // (AI SDK 5 on) and local servers lack: `.chat(model)` calls /chat/completions.
+  const notFound =
+    status === 404
+      ? ` No such endpoint${typeof url === "string" ? ` at ${redactUrl(url)}` : ""}: for an OpenAI-compatible server (Ollama, vLLM, llama.cpp), create the model with createOpenAI({ baseURL }).chat("${modelId}") so it calls /chat/completions.`
+      : "";
   return new LLMError({
     code,
-    message: `The AI SDK model ${modelId} failed${status ? ` (${status})` : ""}: ${String(message ?? "no message")}`,
+    message:
+      `The AI SDK model ${modelId} failed${status ? ` (${status})` : ""}: ${String(message ?? "no message")}.${notFound}`.replace(
+        /\.\./g,
+        ".",
+      ),
     status,
     url: typeof url === "string" ? url : undefined,
     retryable: isRetryable === true,
@@ -184,6 +262,18 @@ function toTypedError(error: unknown, modelId: string): unknown {
  * const llm = fromAiSdk(openai("gpt-4o-mini"), { generateText, streamText });
  */
 export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>): LLM {
+  checkCallSettings(options.callSettings);
+  if (
+    options.output !== undefined &&
+    (typeof options.output?.Output?.object !== "function" || typeof options.output.jsonSchema !== "function")
+  ) {
+    throw new InvalidArgumentError({
+      parameter: "output",
+      value: options.output,
+      expected: "be { Output, jsonSchema }, the two exports of the ai package",
+      hint: 'import { Output, jsonSchema } from "ai" and pass output: { Output, jsonSchema }.',
+    });
+  }
   const modelId = options.modelId ?? String((model as { modelId?: unknown })?.modelId ?? "ai-sdk-model");
   const provider = (model as { provider?: unknown })?.provider;
   // AI SDK providers are named `openai.chat`, `anthropic.messages`: the part before the dot.
@@ -200,7 +290,7 @@ export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>)
     }),
     ...(providerName === undefined ? {} : { provider: providerName }),
     isChatModel: true,
-    structuredOutput: "instructions",
+    structuredOutput: options.output === undefined ? "instructions" : "json_schema",
     kind: "generative",
   };
   const pixels = metadata.imageInput === "pixels";
@@ -211,10 +301,18 @@ export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>)
     call: LLMCallOptions,
     signal?: AbortSignal,
   ): AiSdkCallArguments<Model> => {
+    const settings = options.callSettings ?? {};
     const result: AiSdkCallArguments<Model> =
       "prompt" in input
-        ? { model, maxRetries: 0, prompt: input.prompt }
-        : { model, maxRetries: 0, ...splitSystem(input.messages, systemField) };
+        ? { ...settings, model, maxRetries: 0, prompt: input.prompt }
+        : { ...settings, model, maxRetries: 0, ...splitSystem(input.messages, systemField) };
+    if (call.responseFormat !== undefined && options.output !== undefined) {
+      const { Output, jsonSchema } = options.output;
+      result.output = Output.object({
+        schema: jsonSchema(call.responseFormat.schema),
+        name: call.responseFormat.name,
+      });
+    }
     if (call.maxTokens !== undefined) result.maxOutputTokens = call.maxTokens;
     if (options.temperature !== undefined) result.temperature = options.temperature;
     if (signal) result.abortSignal = signal;

@@ -4,6 +4,7 @@ import { ImageNode } from "../schema/image-node.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { formatSources, formatSummary, sourceName } from "./format.js";
+import { imageNotes } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import type { AskOptions } from "./parse-command.js";
@@ -43,7 +44,11 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     const retries = recordRetryWaits(log);
     // Built before the index, so a missing API key fails at once.
     const llm = models.llmChoice.create(options.report ? { onRetry: retries.onRetry } : {});
-    const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
+    const {
+      opened,
+      postprocessors,
+      images: imageReport,
+    } = await openRetrieval(options, models, context, progress);
     const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
     const showProgress = progressFromEvents(progress);
     let answering = false;
@@ -98,6 +103,9 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         `ragsynth: note: ${images} image${images === 1 ? " was" : "s were"} read by ${images === 1 ? "its" : "their"} alt text and captions only: the offline answerer cannot see pixels.\n`,
       );
     }
+    if (imageReport) {
+      for (const note of imageNotes(imageReport, llm.metadata, options.verbose)) io.stderr.write(`${note}\n`);
+    }
     if (options.report) {
       await writeAskReport(options.report, {
         log,
@@ -123,7 +131,12 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
             mode: options.mode,
             answer: response.response,
             sources: response.sourceNodes.map(sourceToJSON),
-            images: { count: images, readAs: images > 0 ? (llm.metadata.imageInput ?? null) : null },
+            images: {
+              count: images,
+              readAs: images > 0 ? (llm.metadata.imageInput ?? null) : null,
+              skipped: imageReport?.skipped ?? [],
+              withheld: imageReport?.withheld ?? 0,
+            },
             ...(response.assumptions ? { assumptions: response.assumptions } : {}),
             usage: response.usage,
             timings: {

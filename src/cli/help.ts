@@ -72,7 +72,7 @@ const ENVIRONMENT = [
   "  OPENAI_BASE_URL   Base URL for openai:<model> (any OpenAI-compatible server)",
   "",
   "Without --llm/--embed, ragsynth runs offline: an extractive answerer (it quotes the best sentences)",
-  "and a hashing embedder. Nothing is downloaded and no model server is needed.",
+  "and BM25 retrieval over the words of your files. Nothing is downloaded and no model server is needed.",
 ];
 
 /** The help of one command, or the overview. */

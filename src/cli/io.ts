@@ -1,3 +1,4 @@
+import { fstatSync, readFileSync } from "node:fs";
 import { redactKnownSecrets } from "../errors/scrub-secrets.js";
 /** Something text can be written to: a stream, or a buffer in tests. */
 export interface TextSink {
@@ -16,6 +17,12 @@ export interface CliIO {
   columns: number;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /**
+   * Standard input as text, for a question given as `-q -` or piped in. `explicit` (`-q -`) reads whatever stdin
+   * is, a terminal included (until Ctrl-D); otherwise only a pipe or a redirected file is read, never a terminal or
+   * a socket a parent left open. Undefined when there is nothing to read that way.
+   */
+  readStdin?: ((explicit: boolean) => string | undefined) | undefined;
 }
 
 /**
@@ -59,6 +66,15 @@ export function processIO(): CliIO {
     columns: process.stderr.columns || process.stdout.columns || 80,
     env,
     cwd: process.cwd(),
+    readStdin: (explicit) => {
+      try {
+        const stats = fstatSync(0);
+        if (!explicit && !stats.isFIFO() && !stats.isFile()) return undefined;
+        return readFileSync(0, "utf8");
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 

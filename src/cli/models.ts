@@ -18,6 +18,14 @@ export const OFFLINE_NOTICE =
   "For a real model set RAGSYNTH_LLM=openai:gpt-4o-mini with OPENAI_API_KEY (OPENAI_BASE_URL for another server), " +
   "or RAGSYNTH_LLM=ollama:llama3.1; see --help.";
 
+/** The line printed when `--embed` names a model but no `--llm` is given: retrieval is not the offline one. */
+export function extractiveOnlyNotice(embedLabel: string): string {
+  return (
+    `ragsynth: no --llm given, so answers are extractive (they quote your files); retrieval uses ${embedLabel}. ` +
+    "For written answers set --llm or RAGSYNTH_LLM; see --help."
+  );
+}
+
 const LLM_FORMS = "extractive, openai:<model>, ollama:<model> or <baseURL>#<model>";
 const EMBED_FORMS = "hashing, openai:<model>, ollama:<model> or <baseURL>#<model>";
 

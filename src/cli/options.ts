@@ -50,7 +50,7 @@ export const OPTIONS = {
   vision: {
     type: "boolean",
     description:
-      "The model takes images: chunks carry the images they reference (default for OpenAI's vision models)",
+      "Send the images the sources reference (under the paths given, PNG/JPEG/GIF/WebP, ≤ 20 MB) to the model; without it no local image leaves the machine",
   },
   "context-window": {
     type: "string",

@@ -128,3 +128,43 @@ describe("parseCommand", () => {
     expect(usageError(argv as string[]).message).toMatch(message);
   });
 });
+
+describe("the question from stdin", () => {
+  const withStdin = (argv: string[], stdin: string | undefined) => {
+    const reads: boolean[] = [];
+    const parsed = parseCommand(
+      argv,
+      {},
+      {
+        readStdin: (explicit) => {
+          reads.push(explicit);
+          return stdin;
+        },
+      },
+    );
+    return { query: parsed.command === "ask" ? parsed.options.query : undefined, reads };
+  };
+
+  it("reads `-q -` from stdin, not the dash as the question", () => {
+    expect(withStdin(["ask", "docs", "-q", "-"], "What is compact?\n")).toEqual({
+      query: "What is compact?",
+      reads: [true],
+    });
+  });
+
+  it("reads a piped question when none is given, and leaves stdin alone when one is", () => {
+    expect(withStdin(["ask", "docs"], "Piped question\n")).toEqual({
+      query: "Piped question",
+      reads: [false],
+    });
+    expect(withStdin(["ask", "docs", "-q", "Given"], "ignored")).toEqual({ query: "Given", reads: [] });
+  });
+
+  it("says what is wrong when stdin holds nothing or far too much", () => {
+    expect(() => withStdin(["ask", "docs", "-q", "-"], "  \n")).toThrow(/ask needs a question/);
+    expect(() => withStdin(["ask", "docs", "-q", "-"], undefined)).toThrow(/stdin could not be read/);
+    expect(() => withStdin(["ask", "docs"], "x".repeat(100_001))).toThrow(
+      /Expected a question of at most 100,000 characters on stdin, got 100,001/,
+    );
+  });
+});

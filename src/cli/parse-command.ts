@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { RetrievalMode } from "../query-engine/retriever.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
+import type { CliIO } from "./io.js";
 import {
   finiteNumber,
   nonNegativeNumber,
@@ -43,7 +44,7 @@ export interface QueryOptions extends CommonOptions {
   similarityCutoff: number | undefined;
   /** `--llm`, else `RAGSYNTH_LLM`; undefined means the offline default. */
   llm: string | undefined;
-  /** `--vision`: the model takes images (sent as image parts). */
+  /** `--vision`: the model takes images, and the checked images the sources reference are sent to it as image parts. */
   vision: boolean;
   contextWindow: number | undefined;
   numOutput: number | undefined;
@@ -89,6 +90,7 @@ const COMMAND_LIST = "ask, plan, index, batch, worker";
 export function parseCommand(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  { readStdin }: { readStdin?: CliIO["readStdin"] } = {},
 ): ParsedCommand {
   const [first, ...rest] = argv;
   if (first === undefined || first === "help") {
@@ -99,7 +101,7 @@ export function parseCommand(
   if (first === "--help" || first === "-h") return { command: "help", topic: undefined };
   if (first === "--version" || first === "-V") return { command: "version" };
   if (!isCommand(first)) throw unknownCommand(first);
-  return parseCommandArgs(first, rest, env);
+  return parseCommandArgs(first, rest, env, readStdin);
 }
 
 function isCommand(name: string): name is CommandName {
@@ -143,6 +145,7 @@ function parseCommandArgs(
   command: CommandName,
   args: string[],
   env: Readonly<Record<string, string | undefined>>,
+  readStdin: CliIO["readStdin"],
 ): ParsedCommand {
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -198,7 +201,7 @@ function parseCommandArgs(
     return { command, options: common };
   }
 
-  const query = questionFrom(command, stringValue(values.query), questionWords);
+  const query = questionFrom(command, stringValue(values.query), questionWords, readStdin);
   const queryOptions: QueryOptions = {
     ...common,
     query,
@@ -277,11 +280,33 @@ function streamFlag(tokens: ReturnType<typeof parseArgs>["tokens"] & object): bo
   return stream;
 }
 
-function questionFrom(command: CommandName, flag: string | undefined, words: string[]): string {
+// A question longer than this read from stdin is a mistake (a document piped in by accident), not a question.
+const MAX_STDIN_QUESTION_CHARS = 100_000;
+
+function questionFrom(
+  command: CommandName,
+  flag: string | undefined,
+  words: string[],
+  readStdin: CliIO["readStdin"],
+): string {
   if (flag !== undefined && words.length > 0) {
     throw new UsageError("Give the question once: either --query or after `--`, not both.");
   }
-  const query = (flag ?? words.join(" ")).trim();
+  // `-q -` reads the question from stdin; with no question at all, a question piped in (`echo … | ragsynth ask docs`).
+  const explicit = flag === "-" || (flag === undefined && words.length === 1 && words[0] === "-");
+  const piped = explicit || (flag === undefined && words.length === 0) ? readStdin?.(explicit) : undefined;
+  if (explicit && piped === undefined) {
+    throw new UsageError(`${command} --query - reads the question from stdin, but stdin could not be read.`);
+  }
+  if (piped !== undefined && piped.length > MAX_STDIN_QUESTION_CHARS) {
+    throw new UsageError(
+      `Expected a question of at most ${MAX_STDIN_QUESTION_CHARS.toLocaleString("en-US")} characters on stdin, got ${piped.length.toLocaleString("en-US")}.`,
+      "Pipe the question only; point ragsynth at the documents as paths.",
+    );
+  }
+  const query = (
+    piped !== undefined && (explicit || piped.trim() !== "") ? piped : (flag ?? words.join(" "))
+  ).trim();
   if (query === "") {
     throw new UsageError(
       `${command} needs a question.`,

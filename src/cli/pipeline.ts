@@ -5,17 +5,21 @@ import type { LLMMetadata } from "../llm/types.js";
 import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
-import { referencedImagesPostprocessor } from "../reader/image-references.js";
+import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { type OpenedIndex, openIndex } from "./load-index.js";
-import { chooseEmbedder, chooseLLM, type EmbedChoice, type LLMChoice, OFFLINE_NOTICE } from "./models.js";
+import {
+  chooseEmbedder,
+  chooseLLM,
+  type EmbedChoice,
+  extractiveOnlyNotice,
+  type LLMChoice,
+  OFFLINE_NOTICE,
+} from "./models.js";
 import type { QueryOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { UsageError } from "./usage-error.js";
-
-/** A cheap test for a Markdown or HTML image reference; the postprocessor parses them properly. */
-const IMAGE_REFERENCE = /!\[[^\]]*\]\(|<img\b/i;
 
 /**
  * The budget for a model, by the library's one output-reserve policy (`reserveOutput`): `--num-output`, else
@@ -81,7 +85,11 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
     numOutput: options.numOutput,
   });
   const embedChoice = chooseEmbedder(options.embed, io.env, options.timeoutMs);
-  if (llmChoice.defaulted) io.stderr.write(`${OFFLINE_NOTICE}\n`);
+  if (llmChoice.defaulted) {
+    io.stderr.write(
+      `${embedChoice.label === "hashing" ? OFFLINE_NOTICE : extractiveOnlyNotice(embedChoice.label)}\n`,
+    );
+  }
   const metadata = llmChoice.metadata();
   // Checked before any document is read, and in the CLI's own words.
   if (options.numOutput !== undefined && options.numOutput >= metadata.contextWindow) {
@@ -106,20 +114,24 @@ export async function openRetrieval(
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
-): Promise<{ opened: OpenedIndex; postprocessors: NodePostprocessor[] }> {
+): Promise<{ opened: OpenedIndex; postprocessors: NodePostprocessor[]; images: ImageReport | undefined }> {
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
   const postprocessors = buildPostprocessors(options, opened.embedModel);
-  // Chunks carry the images they reference only to a model that takes images (pixels, or captions offline),
-  // and only when some chunk references one (no postprocessor, and no trace line, for text-only corpora).
-  if (
-    metadata.imageInput !== undefined &&
-    opened.index.nodes.some((node) => IMAGE_REFERENCE.test(node.text))
-  ) {
-    postprocessors.push(referencedImagesPostprocessor());
+  // Images pass one checked door, and only when some node is or references one (no postprocessor, and no trace
+  // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
+  let images: ImageReport | undefined;
+  if (indexHasImages(opened.index.nodes)) {
+    const step = imageStep({
+      attach: attachesImages(options.vision, metadata),
+      paths: options.paths,
+      cwd: io.cwd,
+    });
+    postprocessors.push(step.postprocessor);
+    images = step.report;
   }
-  return { opened, postprocessors };
+  return { opened, postprocessors, images };
 }
 
 /**

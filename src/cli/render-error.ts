@@ -10,10 +10,10 @@ const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: 
     "Or use --llm ollama:<model> for a local server, or --llm extractive --embed hashing to run offline.",
   llm_auth: {
     hint: "Check OPENAI_API_KEY (and OPENAI_BASE_URL if you use another server).",
-    unless: /OPENAI_API_KEY/,
+    unless: /OPENAI_API_KEY|RAGSYNTH_API_KEY/,
   },
   llm_unreachable:
-    "Check that the server is running and that --llm / OPENAI_BASE_URL point at it, or run offline with --llm extractive --embed hashing.",
+    "Check that the server is running and that --llm points at it (OPENAI_BASE_URL for openai:<model>), or run offline with --llm extractive --embed hashing.",
   llm_rate_limit: "Wait and retry, or lower --concurrency.",
   llm_bad_response: {
     hint: "Point --llm (or OPENAI_BASE_URL) at the server's OpenAI-compatible /v1 endpoint.",
@@ -89,7 +89,7 @@ function causeChain(error: unknown): string[] {
  */
 export function renderError(
   error: unknown,
-  { verbose }: { verbose: boolean },
+  { verbose, env = {} }: { verbose: boolean; env?: Readonly<Record<string, string | undefined>> },
 ): { text: string; exitCode: number } {
   if (isAbortError(error)) return { text: "ragsynth: interrupted.\n", exitCode: EXIT_INTERRUPTED };
   let line: string;
@@ -98,7 +98,11 @@ export function renderError(
     line = withHint(error.message, error.hint);
     exitCode = EXIT_USAGE;
   } else if (RagsynthError.isInstance(error)) {
-    const entry = HINTS[error.code];
+    // The key came from RAGSYNTH_API_KEY when it is set (it wins over OPENAI_API_KEY): name that one.
+    const entry =
+      error.code === "llm_auth" && env.RAGSYNTH_API_KEY
+        ? { hint: "Check RAGSYNTH_API_KEY (it wins over OPENAI_API_KEY).", unless: /RAGSYNTH_API_KEY/ }
+        : HINTS[error.code];
     const hint =
       typeof entry === "string" || entry === undefined
         ? entry

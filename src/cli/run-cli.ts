@@ -31,7 +31,7 @@ export async function runCli({
   const verbose = argv.includes("--verbose") || argv.includes("-v");
   const json = argv.includes("--json");
   try {
-    const parsed = parseCommand(argv, io.env);
+    const parsed = parseCommand(argv, io.env, { readStdin: io.readStdin });
     switch (parsed.command) {
       case "help":
         io.stdout.write(helpText(parsed.topic, packageVersion()));
@@ -53,7 +53,7 @@ export async function runCli({
     }
   } catch (caught) {
     const error = signal.aborted ? createAbortError(signal) : caught;
-    const { text, exitCode } = renderError(error, { verbose });
+    const { text, exitCode } = renderError(error, { verbose, env: io.env });
     io.stderr.write(text);
     if (json) {
       const code = (error as { code?: unknown }).code;

@@ -45,12 +45,13 @@ const WORD = new RegExp(
 const ONLY_UNDERSCORES = /^_+$/;
 const DICTIONARY_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+// Korean writes spaces between words but fuses particles onto them (한강은, 한강을): its bigrams match the stem.
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const LATIN_WORD = /^[a-z]+$/;
 
 /**
  * The lexical terms of a text: lowercased words as `Intl.Segmenter` finds them (it splits the Chinese,
- * Japanese and Thai runs; a UAX #29 pattern finds the rest, the same words, faster), plus character bigrams of CJK runs (skipping those with a particle such as 的), which keep Chinese matching robust when
+ * Japanese and Thai runs; a UAX #29 pattern finds the rest, the same words, faster), plus character bigrams of Chinese, Japanese and Korean runs (skipping those with a particle such as 的), which keep Chinese matching robust when
  * the segmenter splits a query and a passage differently. Bigrams start with {@link BIGRAM_PREFIX}.
  * Linear time: the text is segmented in windows of at most 2,048 characters cut at whitespace or CJK
  * punctuation; a longer run without either is cut anyway, losing the word across the cut.

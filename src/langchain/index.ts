@@ -19,8 +19,10 @@ export {
   type LangChainVectorStoreLike,
 } from "./from-langchain-retriever.js";
 export {
+  type RagsynthAnswerWithSources,
   RagsynthRunnable,
   type RagsynthRunnableInput,
+  RagsynthSourcesRunnable,
   type RunnableTarget,
   toLangChainRunnable,
 } from "./to-langchain-runnable.js";

@@ -94,3 +94,77 @@ describe("toLangChainRunnable (real @langchain/core)", () => {
     expect(await chained.invoke({ query: "capital", documents: [paris] })).toContain("PARIS");
   });
 });
+
+describe("callbacks reach the models and retrievers inside a ragsynth runnable", () => {
+  class RunTree extends BaseCallbackHandler {
+    name = "run-tree";
+    readonly chains: { runId: string; parentRunId: string | undefined; name: string }[] = [];
+    readonly models: { runId: string; parentRunId: string | undefined }[] = [];
+    readonly retrievers: { runId: string; parentRunId: string | undefined }[] = [];
+    // @langchain/core calls it as (chain, inputs, runId, parentRunId, tags, metadata, runType, runName), whatever
+    // its declaration's names say.
+    override handleChainStart(
+      chain: { id?: string[] },
+      _inputs: unknown,
+      runId: string,
+      parentRunId?: string,
+    ) {
+      this.chains.push({ runId, parentRunId, name: chain.id?.at(-1) ?? "" });
+    }
+    override handleChatModelStart(_llm: unknown, _messages: unknown, runId: string, parentRunId?: string) {
+      this.models.push({ runId, parentRunId });
+    }
+    override handleRetrieverStart(_retriever: unknown, _query: string, runId: string, parentRunId?: string) {
+      this.retrievers.push({ runId, parentRunId });
+    }
+  }
+
+  it("a wrapped chat model's and retriever's runs are children of the ragsynth run (one trace, not roots)", async () => {
+    const { FakeListChatModel } = await import("@langchain/core/utils/testing");
+    const { fromLangChainChatModel } = await import("./from-langchain-chat-model.js");
+    const { fromLangChainRetriever } = await import("./from-langchain-retriever.js");
+    const llm = fromLangChainChatModel(new FakeListChatModel({ responses: ["Paris."] }), {
+      contextWindow: 4096,
+    });
+    const engine = new RetrieverQueryEngine({
+      retriever: fromLangChainRetriever(new FakeRetriever({ output: [paris] })),
+      responseSynthesizer: getResponseSynthesizer({ llm, responseMode: "compact" }),
+    });
+    const tree = new RunTree();
+    expect(await toLangChainRunnable(engine).invoke("Capital of France?", { callbacks: [tree] })).toBe(
+      "Paris.",
+    );
+    const root = tree.chains.find(({ name }) => name === "RagsynthRunnable");
+    expect(root?.parentRunId).toBeUndefined();
+    expect(tree.models).toEqual([{ runId: expect.any(String), parentRunId: root?.runId }]);
+    expect(tree.retrievers).toEqual([{ runId: expect.any(String), parentRunId: root?.runId }]);
+
+    const streamTree = new RunTree();
+    const deltas: string[] = [];
+    for await (const delta of await toLangChainRunnable(engine).stream("Again?", {
+      callbacks: [streamTree],
+    })) {
+      deltas.push(delta);
+    }
+    const streamRoot = streamTree.chains.find(({ name }) => name === "RagsynthRunnable");
+    expect(streamTree.models.map(({ parentRunId }) => parentRunId)).toEqual([streamRoot?.runId]);
+  });
+});
+
+describe("toLangChainRunnable with { withSources: true }", () => {
+  it("answers { answer, sources, context } as createRetrievalChain answers { answer, context }", async () => {
+    const synthesizer = getResponseSynthesizer({ llm: new ExtractiveLLM(), responseMode: "compact" });
+    const chain = RunnableMap.from({
+      query: new RunnablePassthrough<string>(),
+      documents: new FakeRetriever({ output: [paris, berlin] }),
+    }).pipe(toLangChainRunnable(synthesizer, { withSources: true }));
+    const result = await chain.invoke("What is the capital of France?");
+    expect(result.answer).toContain("Paris is the capital of France.");
+    expect(result.sources.map(({ node }) => node.metadata.source)).toEqual(["fr.txt", "de.txt"]);
+    expect(result.context.map((document) => [document.pageContent, document.metadata.source])).toEqual([
+      ["Paris is the capital of France.", "fr.txt"],
+      ["Berlin is the capital of Germany.", "de.txt"],
+    ]);
+    expect(result.context[0]).toBeInstanceOf(Document);
+  });
+});

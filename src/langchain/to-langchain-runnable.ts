@@ -1,5 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
-import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import { Document } from "@langchain/core/documents";
+import { patchConfig, Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { QueryOptions } from "../query-engine/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
@@ -47,6 +50,26 @@ function toQuery(input: RagsynthRunnableInput): { query: string; nodes?: NodeWit
 }
 
 /**
+ * Runs `work` with this run's child callbacks as LangChain's implicit config (its async-local storage), so the
+ * LangChain chat models and retrievers ragsynth calls inside (`fromLangChainChatModel`, `fromLangChainRetriever`)
+ * report their runs as children of this one: one trace in LangSmith, not a root per model call.
+ */
+function asChildRuns<T>(
+  config: Partial<RunnableConfig> | undefined,
+  runManager: CallbackManagerForChainRun | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (runManager === undefined) return work();
+  // What @langchain/core does when its dispatch or context module is loaded (idempotent): without it, its
+  // storage is a mock that keeps nothing, and the child runs would have no parent.
+  AsyncLocalStorageProviderSingleton.initializeGlobalInstance(new AsyncLocalStorage());
+  return AsyncLocalStorageProviderSingleton.runWithConfig(
+    patchConfig(config, { callbacks: runManager.getChild() }),
+    work,
+  );
+}
+
+/**
  * A ragsynth query engine or synthesizer as a LangChain.js `Runnable<input, string>`: `invoke`, `stream`
  * (the answer's text deltas), `batch`, callbacks and the abort signal all work, so it slots into an LCEL
  * chain. The output is the answer text; use the engine directly when you need the source nodes.
@@ -78,25 +101,15 @@ export class RagsynthRunnable extends Runnable<RagsynthRunnableInput, string> {
   private async answer(
     input: RagsynthRunnableInput,
     config?: Partial<RunnableConfig>,
-    _runManager?: CallbackManagerForChainRun,
+    runManager?: CallbackManagerForChainRun,
   ): Promise<string> {
     const { query, nodes } = toQuery(input);
-    const signal = config?.signal;
-    const withSignal = signal ? { signal } : {};
-    if ("synthesize" in this.target) {
-      const response = await this.target.synthesize({
-        query,
-        nodes: this.requireNodes(nodes),
-        ...withSignal,
-      });
-      return response.response;
-    }
-    return (await this.target.query({ query, ...withSignal })).response;
+    return (await respond(this.target, query, nodes, config, runManager)).response;
   }
 
   private async *deltas(
     inputs: AsyncGenerator<RagsynthRunnableInput>,
-    _runManager?: CallbackManagerForChainRun,
+    runManager?: CallbackManagerForChainRun,
     config?: Partial<RunnableConfig>,
   ): AsyncGenerator<string> {
     let input: RagsynthRunnableInput | undefined;
@@ -104,33 +117,122 @@ export class RagsynthRunnable extends Runnable<RagsynthRunnableInput, string> {
     const { query, nodes } = toQuery(input as RagsynthRunnableInput);
     const signal = config?.signal;
     const withSignal = signal ? { signal } : {};
-    const streaming =
-      "synthesize" in this.target
-        ? this.target.stream({ query, nodes: this.requireNodes(nodes), ...withSignal })
-        : await this.target.stream({ query, ...withSignal });
+    const target = this.target;
+    const streaming = await asChildRuns(config, runManager, async () =>
+      "synthesize" in target
+        ? target.stream({ query, nodes: this.requireNodes(nodes), ...withSignal })
+        : await target.stream({ query, ...withSignal }),
+    );
     yield* streaming.textStream;
     await streaming.response;
   }
 
   private requireNodes(nodes: NodeWithScore[] | undefined): NodeWithScore[] {
-    if (nodes) return nodes;
-    throw new InvalidArgumentError({
-      parameter: "input",
-      value: nodes,
-      expected: "carry nodes or documents when the runnable wraps a synthesizer",
-      hint: "Pass { query, documents }, or wrap a query engine to retrieve from the question alone.",
-    });
+    return requireNodes(nodes);
+  }
+}
+
+function requireNodes(nodes: NodeWithScore[] | undefined): NodeWithScore[] {
+  if (nodes) return nodes;
+  throw new InvalidArgumentError({
+    parameter: "input",
+    value: nodes,
+    expected: "carry nodes or documents when the runnable wraps a synthesizer",
+    hint: "Pass { query, documents }, or wrap a query engine to retrieve from the question alone.",
+  });
+}
+
+function respond(
+  target: RunnableTarget,
+  query: string,
+  nodes: NodeWithScore[] | undefined,
+  config: Partial<RunnableConfig> | undefined,
+  runManager: CallbackManagerForChainRun | undefined,
+): Promise<SynthesisResponse> {
+  const signal = config?.signal;
+  const withSignal = signal ? { signal } : {};
+  return asChildRuns(config, runManager, () =>
+    "synthesize" in target
+      ? target.synthesize({ query, nodes: requireNodes(nodes), ...withSignal })
+      : target.query({ query, ...withSignal }),
+  );
+}
+
+/**
+ * The answer with what it was drawn from, as LangChain's `createRetrievalChain` returns `{ answer, context }`:
+ * `sources` are ragsynth's source nodes with their scores, `context` the same as LangChain `Document`s (the
+ * node's text as `pageContent`, its metadata plus `score`).
+ */
+export interface RagsynthAnswerWithSources {
+  answer: string;
+  sources: NodeWithScore[];
+  context: Document[];
+}
+
+/** {@link toLangChainRunnable} with `{ withSources: true }`: a `Runnable<input, { answer, sources, context }>`. */
+export class RagsynthSourcesRunnable extends Runnable<RagsynthRunnableInput, RagsynthAnswerWithSources> {
+  override lc_namespace = ["ragsynth", "langchain"];
+  private readonly target: RunnableTarget;
+
+  static override lc_name() {
+    return "RagsynthSourcesRunnable";
+  }
+
+  constructor(target: RunnableTarget) {
+    super();
+    this.target = target;
+  }
+
+  invoke(
+    input: RagsynthRunnableInput,
+    options?: Partial<RunnableConfig>,
+  ): Promise<RagsynthAnswerWithSources> {
+    return this._callWithConfig(this.answer.bind(this), input, options);
+  }
+
+  private async answer(
+    input: RagsynthRunnableInput,
+    config?: Partial<RunnableConfig>,
+    runManager?: CallbackManagerForChainRun,
+  ): Promise<RagsynthAnswerWithSources> {
+    const { query, nodes } = toQuery(input);
+    const response = await respond(this.target, query, nodes, config, runManager);
+    return {
+      answer: response.response,
+      sources: response.sourceNodes,
+      context: response.sourceNodes.map(
+        ({ node, score }) =>
+          new Document({
+            pageContent: "text" in node ? String(node.text) : "",
+            metadata: { ...node.metadata, ...(score === undefined ? {} : { score }), id: node.id },
+          }),
+      ),
+    };
   }
 }
 
 /**
- * Wraps a ragsynth query engine or synthesizer as a LangChain.js Runnable, for LCEL chains.
+ * Wraps a ragsynth query engine or synthesizer as a LangChain.js Runnable, for LCEL chains. The output is the
+ * answer's text; with `{ withSources: true }` it is `{ answer, sources, context }` (see
+ * {@link RagsynthAnswerWithSources}). Models and retrievers from `fromLangChainChatModel`/`fromLangChainRetriever`
+ * called inside report their runs as children of the runnable's run.
  * @example
  * const chain = RunnableMap.from({ query: new RunnablePassthrough(), documents: store.asRetriever() })
  *   .pipe(toLangChainRunnable(getResponseSynthesizer({ llm, responseMode: "tree_summarize" })));
  * const answer = await chain.invoke("What is ragsynth?");
  */
-export function toLangChainRunnable(target: RunnableTarget): RagsynthRunnable {
+export function toLangChainRunnable(
+  target: RunnableTarget,
+  options?: { withSources?: false },
+): RagsynthRunnable;
+export function toLangChainRunnable(
+  target: RunnableTarget,
+  options: { withSources: true },
+): RagsynthSourcesRunnable;
+export function toLangChainRunnable(
+  target: RunnableTarget,
+  { withSources = false }: { withSources?: boolean } = {},
+): RagsynthRunnable | RagsynthSourcesRunnable {
   const record = target as Partial<Record<"query" | "synthesize" | "stream", unknown>> | null;
   const usable =
     typeof record?.stream === "function" &&
@@ -143,5 +245,5 @@ export function toLangChainRunnable(target: RunnableTarget): RagsynthRunnable {
       hint: "Pass index.asQueryEngine({ llm }) or getResponseSynthesizer({ llm }).",
     });
   }
-  return new RagsynthRunnable(target);
+  return withSources ? new RagsynthSourcesRunnable(target) : new RagsynthRunnable(target);
 }

@@ -241,6 +241,14 @@ describe("LexicalIndex", () => {
     expect(index.search("法国首都")[0]?.id).toBe("paris");
     expect(index.search("日本")[0]?.id).toBe("tokyo");
   });
+
+  it("finds Korean by character bigram inside a word with its particle (한강 in 한강은)", () => {
+    const index = new LexicalIndex();
+    index.add("river", "한강은 서울을 가로질러 흐른다.");
+    index.add("mountain", "북한산은 서울의 북쪽에 있다.");
+    expect(index.search("한강").map(({ id }) => id)).toEqual(["river"]);
+    expect(index.search("북한산")[0]?.id).toBe("mountain");
+  });
 });
 
 describe("lexicalTokens", () => {

@@ -6,9 +6,9 @@ import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
  * The version of the terms a document gives ({@link lexicalDocumentTerms}). A stored BM25 index records the
  * version that built it; one built by another version is rebuilt rather than mixed with new terms. Bump it
  * whenever a change to tokenizing or field weights changes the terms or counts of the same text.
- * 1: words; 2: Markdown heading lines count twice.
+ * 1: words; 2: Markdown heading lines count twice; 3: Korean character bigrams.
  */
-export const LEXICAL_ANALYZER = 2;
+export const LEXICAL_ANALYZER = 3;
 
 // A Markdown ATX heading line (outside code fences): its words count twice in a document, a light BM25F.
 const HEADING_LINE = /^ {0,3}#{1,6}[ \t]/;
@@ -24,7 +24,7 @@ const WORD = /[\p{L}\p{M}\p{N}_'’]+(?:[./-][\p{L}\p{M}\p{N}_'’]+)*/gu;
 const JOINER = /[./_-]/;
 // `v2.9.1` is also found as `2.9.1`, and `v5` as `5`.
 const VERSION = /^v\d/;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const DIGITS = /^\p{N}+$/u;
 // A lowercase letter or digit followed by an uppercase one: the seam of a camelCase identifier.
 const CAMEL_SEAM = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
@@ -41,7 +41,7 @@ const NO_TERMS: readonly string[] = [];
  * too (`keepAliveTimeout` → `keep`, `alive`, `timeout`, `keepalivetimeout`), and a version also without its
  * `v` (`v5` → `5`). English stop words are dropped and
  * plural `-s` stripped (as in the hashing embedder). Chinese and Japanese runs go through `Intl.Segmenter`
- * plus character bigrams (`lexicalTerms`).
+ * plus character bigrams, Korean words are kept whole plus their character bigrams (`lexicalTerms`).
  *
  * Linear in the text: it is read in windows of at most `TEXT_WINDOW` (2,048) characters cut at whitespace or
  * CJK punctuation. A run longer than a window without any break (base64, minified code) is cut anyway; a

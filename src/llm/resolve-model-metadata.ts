@@ -1,6 +1,7 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { tokenizerNameForModel } from "../tokenizer/resolve-tokenizer.js";
 import { lookupModelLimits, type ModelLimitsTable } from "./model-context-windows.js";
+import { openAIImageRuleName } from "./openai-image-rules.js";
 import { DEFAULT_CONTEXT_WINDOW, type ImageTokenRule, type LLMMetadata } from "./types.js";
 
 /** OpenAI's models that take images (gpt-4o, gpt-4.1, gpt-4-turbo, gpt-5, o1/o3/o4). */
@@ -87,10 +88,17 @@ export function resolveModelMetadata(options: ModelMetadataSource): ResolvedMode
     options.imageInput ?? (servedByOpenAI && OPENAI_VISION.test(model) ? "pixels" : undefined);
   if (imageInput !== undefined) metadata.imageInput = imageInput;
   if (imageTokens !== undefined) metadata.imageTokens = imageTokens;
-  else if (imageInput !== undefined && !servedByOpenAI) {
-    assumptions.push(
-      `image tokens of ${model} counted by OpenAI's rule; pass imageTokens if the server counts otherwise`,
-    );
+  else if (imageInput !== undefined) {
+    // A model of OpenAI's table is counted by its own rule wherever it is served (Azure, a proxy); OpenAI's
+    // server with a model the table lacks gets the costliest rule (so no prompt goes over); elsewhere the GPT-4o
+    // rule stays an assumption, as the costliest would make one image overflow a local model's small window.
+    const known = openAIImageRuleName(model);
+    if (known !== undefined || servedByOpenAI) metadata.imageTokens = { kind: "openai", model };
+    else {
+      assumptions.push(
+        `image tokens of ${model} counted by OpenAI's rule; pass imageTokens if the server counts otherwise`,
+      );
+    }
   }
   const maxOutputTokens = options.maxOutputTokens ?? limits?.maxOutputTokens;
   if (maxOutputTokens !== undefined) metadata.maxOutputTokens = Math.min(maxOutputTokens, contextWindow);

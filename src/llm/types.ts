@@ -23,7 +23,13 @@ export interface ChatMessage {
  * models (low detail: 85; high: fit 2048×2048, shortest side to 768, 85 + 170 per 512-pixel tile);
  * `fixed` is a count per image, for servers that state one.
  */
-export type ImageTokenRule = { kind: "openai" } | { kind: "fixed"; tokensPerImage: number };
+export type ImageTokenRule =
+  /**
+   * OpenAI's published rule for `model` (its images-and-vision guide: 512-px tiles with a per-model base and tile
+   * cost, or 32-px patches times a per-model multiplier); without `model`, the GPT-4o family's. A model the table
+   * does not know is counted by the costliest rule (gpt-4o-mini's), stated as an assumption.
+   */
+  { kind: "openai"; model?: string | undefined } | { kind: "fixed"; tokensPerImage: number };
 
 /** What a model says about itself. The budget reads `contextWindow` and `maxOutputTokens`. */
 export interface LLMMetadata {

@@ -74,7 +74,11 @@ export function isOpenAIBaseURL(baseURL: string): boolean {
  * @throws LLMError `missing_api_key` when the official endpoint is used without a key
  */
 export function createOpenAIConnection(options: OpenAIConnectionOptions, owner: string): OpenAIConnection {
-  const baseURL = (options.baseURL ?? (process.env.OPENAI_BASE_URL || OPENAI_BASE_URL)).replace(/\/+$/, "");
+  const given = options.baseURL ?? (process.env.OPENAI_BASE_URL || OPENAI_BASE_URL);
+  // A query on the base URL (Azure's `…/v1?api-version=…`) belongs after each request's path, not inside it.
+  const [pathPart = "", ...queryParts] = given.split("?");
+  const baseURL = pathPart.replace(/\/+$/, "");
+  const query = queryParts.join("?");
   if (!/^https?:\/\/[^/]/i.test(baseURL) || !URL.canParse(baseURL)) {
     throw new InvalidArgumentError({
       parameter: "baseURL",
@@ -115,6 +119,7 @@ export function createOpenAIConnection(options: OpenAIConnectionOptions, owner: 
             baseURL,
             maxRetries: 0,
             logger: scrubbingLogger(secrets),
+            ...(query !== "" ? { defaultQuery: Object.fromEntries(new URLSearchParams(query)) } : {}),
             ...(options.fetch ? { fetch: options.fetch } : {}),
             ...(options.headers ? { defaultHeaders: options.headers } : {}),
           }),

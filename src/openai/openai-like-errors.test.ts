@@ -159,7 +159,7 @@ describe("OpenAILike typed errors", () => {
     const error = await caught(llm.chat(user("x")));
     expect(error.code).toBe("llm_unreachable");
     expect(error.message).toBe(
-      `Could not connect to http://127.0.0.1:${port}/v1/chat/completions (connection refused). Check OPENAI_BASE_URL (or the baseURL option) and that the server is running.`,
+      `Could not connect to http://127.0.0.1:${port}/v1/chat/completions (connection refused). Check that the server is running and that the base URL points at it.`,
     );
   });
 

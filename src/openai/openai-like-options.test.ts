@@ -19,6 +19,8 @@ describe("OpenAILike metadata", () => {
       structuredOutput: "json_schema",
       kind: "generative",
       imageInput: "pixels",
+      // Its images are counted by its own row of OpenAI's table (2,833 + 5,667 per tile).
+      imageTokens: { kind: "openai", model: "gpt-4o-mini" },
     });
     expect(new OpenAILike({ model: "gpt-3.5-turbo", apiKey: "k" }).metadata.imageInput).toBeUndefined();
   });

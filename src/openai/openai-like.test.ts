@@ -212,3 +212,19 @@ describe("OpenAILike request shape", () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe("OpenAILike base URL with a query (Azure's shape)", () => {
+  it("keeps the query after the request's path for chat and embeddings", async () => {
+    const { OpenAILikeEmbedding } = await import("./openai-like-embedding.js");
+    server = await startServer();
+    const baseURL = `${server.url}?api-version=2024-10-21`;
+    const llm = new OpenAILike({ model: "fake-model", baseURL, apiKey: "sk-local" });
+    await llm.chat(user("hi"));
+    const embedder = new OpenAILikeEmbedding({ model: "fake-embed", baseURL, apiKey: "sk-local" });
+    await embedder.getTextEmbeddings(["hello"]);
+    expect(server.requests.map(({ path, query }) => `${path}?${query}`)).toEqual([
+      "/v1/chat/completions?api-version=2024-10-21",
+      "/v1/embeddings?api-version=2024-10-21",
+    ]);
+  });
+});

@@ -66,7 +66,7 @@ export function looksLikeOllama(
 export function unreachableHint(url: string): string {
   return looksLikeOllama(url)
     ? "Is Ollama running? Start it with `ollama serve`."
-    : "Check OPENAI_BASE_URL (or the baseURL option) and that the server is running.";
+    : "Check that the server is running and that the base URL points at it.";
 }
 
 function causeText(error: unknown, depth = 0): string {

@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { ChatMessage } from "../llm/types.js";
 import { describeImage, type ImageBlock } from "../schema/content-block.js";
+import { readImageFileBlock } from "../schema/image-bytes.js";
 import { mediaTypeFromPath } from "../schema/image-node.js";
 
 /** An OpenAI chat message: text, or content parts (`text`, `image_url`). */
@@ -30,7 +30,7 @@ export async function imageUrlOf(image: ImageBlock): Promise<string> {
       hint: 'Pass mediaType ("image/png", "image/jpeg") on the ImageNode, or name the file with its extension.',
     });
   }
-  const bytes = image.data ?? (await readFile(image.path as string));
+  const bytes = image.data ?? (await readImageFileBlock(image));
   return `data:${mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
 }
 

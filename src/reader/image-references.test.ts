@@ -6,6 +6,7 @@ import { ImageNode } from "../schema/image-node.js";
 import { pngOfSize } from "../schema/png.test.util.js";
 import { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
+import type { SkippedImage } from "./image-guard.js";
 import { findImageReferences, withReferencedImages } from "./image-references.js";
 import { readDocuments } from "./read-documents.js";
 
@@ -28,22 +29,49 @@ describe("findImageReferences", () => {
 });
 
 describe("withReferencedImages", () => {
-  it("puts each referenced image that exists right after its chunk, captioned with its alt text", async () => {
+  it("puts each referenced image that passes the checks right after its chunk, as checked bytes", async () => {
     const chunk = new TextNode({
       id: "notes.md#0",
       text: "![A chart](img/chart.png) ![Gone](img/missing.png) ![Remote](https://x/y.png) [not an image](a.md)",
       metadata: { file_path: join(dir, "notes.md") },
     });
     const other = new TextNode({ id: "other", text: "plain" });
-    const nodes = await withReferencedImages([{ node: chunk, score: 0.5 }, { node: other }]);
+    const skipped: SkippedImage[] = [];
+    const nodes = await withReferencedImages([{ node: chunk, score: 0.5 }, { node: other }], {
+      roots: [dir],
+      onSkip: (entry) => skipped.push(entry),
+    });
     expect(nodes.map(({ node }) => node.id)).toEqual(["notes.md#0", "notes.md#0#image0", "other"]);
     const image = nodes[1]?.node as ImageNode;
     expect(ImageNode.isInstance(image)).toBe(true);
     expect(image.text).toBe("A chart");
-    expect(image.imagePath).toBe(join(dir, "img", "chart.png"));
+    expect(image.image).toEqual(new Uint8Array(pngOfSize(8, 8)));
+    expect(image.imagePath).toBeUndefined();
+    expect({ mediaType: image.mediaType, width: image.width, height: image.height }).toEqual({
+      mediaType: "image/png",
+      width: 8,
+      height: 8,
+    });
     expect(nodes[1]?.score).toBe(0.5);
-    const remote = await withReferencedImages([{ node: chunk }], { remote: true });
+    // Nothing is left out silently: the missing file and the remote image are named with their reasons.
+    expect(skipped.map(({ src, code }) => [src, code])).toEqual([
+      ["img/missing.png", "missing"],
+      ["https://x/y.png", "remote"],
+    ]);
+    const remote = await withReferencedImages([{ node: chunk }], { roots: [dir], remote: true });
     expect((remote.at(-1)?.node as ImageNode | undefined)?.imageUrl).toBe("https://x/y.png");
+  });
+
+  it("leaves out images outside the roots (by default the working folder)", async () => {
+    const chunk = new TextNode({
+      id: "notes.md#0",
+      text: "![A chart](img/chart.png)",
+      metadata: { file_path: join(dir, "notes.md") },
+    });
+    const skipped: SkippedImage[] = [];
+    const nodes = await withReferencedImages([{ node: chunk }], { onSkip: (entry) => skipped.push(entry) });
+    expect(nodes.map(({ node }) => node.id)).toEqual(["notes.md#0"]);
+    expect(skipped).toMatchObject([{ src: "img/chart.png", nodeId: "notes.md#0", code: "outside_roots" }]);
   });
 });
 

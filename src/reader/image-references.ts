@@ -1,8 +1,11 @@
-import { stat } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { NodePostprocessor } from "../postprocessor/types.js";
-import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
+import type { ImageLimits } from "../schema/image-bytes.js";
+import { ImageNode } from "../schema/image-node.js";
 import type { NodeWithScore } from "../schema/text-node.js";
+import { type GuardImagesResult, guardImages, type SkippedImage } from "./image-guard.js";
+import { realRoots } from "./inside-roots.js";
 
 /** An image a Markdown or HTML text references. */
 export interface ImageReference {
@@ -40,31 +43,61 @@ export function findImageReferences(text: string): ImageReference[] {
 
 /** Options of {@link withReferencedImages}. */
 export interface ReferencedImagesOptions {
-  /** Where relative `src`s of nodes without a `file_path` resolve. @default the working directory */
+  /** Where relative `src`s of nodes without a `file_path`, and relative `file_path`s, resolve. @default the working directory */
   baseDir?: string | undefined;
+  /**
+   * The folders (or files) images may come from: a reference whose real path (every symbolic link followed)
+   * lies outside them is left out, as are `/proc`, devices, FIFOs and sockets. @default [baseDir]
+   */
+  roots?: readonly string[] | undefined;
+  /** Size and count caps for the images kept. @default OpenAI's published limits (`OPENAI_IMAGE_LIMITS`) */
+  limits?: ImageLimits | undefined;
   /** Follow `http(s):` references as image URLs (sent as given, never fetched here). @default false */
   remote?: boolean | undefined;
+  /** Hears each image left out, and why (the answer then comes from the text). */
+  onSkip?: ((skipped: SkippedImage) => void) | undefined;
 }
 
 /**
  * Each node followed by the images its text references, as {@link ImageNode}s with the alt text as caption,
- * so they travel with the chunk into synthesis. Relative paths resolve against the node's `file_path`;
- * references to missing files or non-image endings are left out. Nodes are never changed.
- * @example const nodes = await withReferencedImages(retrieved)
+ * so they travel with the chunk into synthesis. Relative paths resolve against the node's `file_path`. Every
+ * image, referenced or already in `nodes`, passes {@link guardImages}: inside `roots`, an image by its magic
+ * bytes, within the size caps; kept images hold their bytes. The others are left out and told to `onSkip`.
+ * Nodes are never changed.
+ * @example const nodes = await withReferencedImages(retrieved, { roots: ["docs"] })
  */
 export async function withReferencedImages(
   nodes: readonly NodeWithScore[],
-  { baseDir = ".", remote = false }: ReferencedImagesOptions = {},
+  options: ReferencedImagesOptions = {},
 ): Promise<NodeWithScore[]> {
-  const result: NodeWithScore[] = [];
+  const { nodes: kept, skipped } = await loadReferencedImages(nodes, options);
+  for (const entry of skipped) options.onSkip?.(entry);
+  return kept;
+}
+
+/** {@link withReferencedImages} with the images left out and the count kept, for callers that report them. */
+export async function loadReferencedImages(
+  nodes: readonly NodeWithScore[],
+  { baseDir = ".", roots, limits, remote = false }: ReferencedImagesOptions = {},
+): Promise<GuardImagesResult> {
+  const found: NodeWithScore[] = [];
+  const skipped: SkippedImage[] = [];
   for (const entry of nodes) {
-    result.push(entry);
+    found.push(entry);
     if (ImageNode.isInstance(entry.node)) continue;
     const filePath = entry.node.metadata.file_path;
-    const dir = typeof filePath === "string" ? path.dirname(filePath) : baseDir;
+    const dir = path.resolve(baseDir, typeof filePath === "string" ? path.dirname(filePath) : ".");
     for (const [index, reference] of findImageReferences(entry.node.text).entries()) {
-      const image = await resolveReference(reference, dir, remote);
-      if (!image) continue;
+      const image = resolveReference(reference.src, dir);
+      if ("reason" in image) {
+        skipped.push({
+          src: reference.src,
+          nodeId: entry.node.id,
+          code: "bad_reference",
+          reason: image.reason,
+        });
+        continue;
+      }
       const node = new ImageNode({
         id: `${entry.node.id}#image${index}`,
         text: reference.alt,
@@ -73,28 +106,45 @@ export async function withReferencedImages(
         excludedLlmMetadataKeys: ["referenced_by", "src"],
         excludedEmbedMetadataKeys: ["referenced_by", "src"],
       });
-      result.push(entry.score === undefined ? { node } : { node, score: entry.score });
+      found.push(entry.score === undefined ? { node } : { node, score: entry.score });
     }
   }
-  return result;
+  const guarded = await guardImages(found, {
+    roots: await realRoots((roots ?? [baseDir]).map((root) => path.resolve(baseDir, root))),
+    limits,
+    remote,
+  });
+  return { ...guarded, skipped: [...skipped, ...guarded.skipped] };
 }
 
-async function resolveReference(
-  reference: ImageReference,
+/**
+ * Where a reference points, read as a browser reads a link: `?query` and `#fragment` dropped, `%xx` decoded,
+ * `\` as `/`, `file:` URLs as their path. Absolute paths and `~` stay what they are (no home folder expanded);
+ * whether the file may be read is for the roots to decide.
+ */
+function resolveReference(
+  src: string,
   dir: string,
-  remote: boolean,
-): Promise<{ imagePath: string } | { imageUrl: string } | undefined> {
-  if (/^https?:\/\//i.test(reference.src)) return remote ? { imageUrl: reference.src } : undefined;
-  if (reference.src.startsWith("data:image/")) return { imageUrl: reference.src };
-  const clean = decodeURIComponent(reference.src.replace(/[?#].*$/, ""));
-  const extension = path.extname(clean).slice(1).toLowerCase();
-  if (!IMAGE_EXTENSIONS.includes(extension)) return undefined;
-  const imagePath = path.join(dir, clean);
-  try {
-    return (await stat(imagePath)).isFile() ? { imagePath } : undefined;
-  } catch {
-    return undefined;
+): { imagePath: string } | { imageUrl: string } | { reason: string } {
+  if (/^(https?|data):/i.test(src)) return { imageUrl: src };
+  if (/^file:/i.test(src)) {
+    try {
+      return { imagePath: fileURLToPath(new URL(src.replace(/\\/g, "/"))) };
+    } catch {
+      return { reason: "a file: URL that names no local file" };
+    }
   }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(src) && !/^[a-z]:[\\/]/i.test(src)) {
+    return { reason: "a URL scheme that is not read (only files, data: and http(s): URLs)" };
+  }
+  let clean: string;
+  try {
+    clean = decodeURIComponent(src.replace(/[?#].*$/s, ""));
+  } catch {
+    return { reason: "a malformed %-escape" };
+  }
+  if (clean.includes("\0")) return { reason: "a NUL character in the path" };
+  return { imagePath: path.resolve(dir, clean.replace(/\\/g, "/")) };
 }
 
 /** {@link withReferencedImages} as a node postprocessor, for the query engine's `nodePostprocessors`. */

@@ -1,3 +1,4 @@
+export type { ImageLimits } from "../schema/image-bytes.js";
 export type { ReaderOverrides } from "./formats/registry.js";
 export type {
   DocumentBlock,
@@ -9,6 +10,7 @@ export type {
   ReadFileResult,
 } from "./formats/types.js";
 export { ReaderSkipError } from "./formats/types.js";
+export type { SkippedImage, SkippedImageCode } from "./image-guard.js";
 export {
   findImageReferences,
   type ImageReference,

@@ -5,21 +5,20 @@ import path from "node:path";
 /** Why a path was refused by {@link resolveInsideRoots}. */
 export type OutsideRootsCode = "outside_roots" | "not_a_file" | "missing" | "unreadable" | "symlink_loop";
 
-// Kernel and device file systems: their "files" are live process data (`/proc/self/environ` holds the environment,
-// keys included) or devices. Refused even when a root or a followed symlink leads there.
-const PSEUDO_FILE_SYSTEMS = ["/proc", "/sys", "/dev"];
-
 /** The answer of {@link resolveInsideRoots}. */
 export type InsideRootsResult =
   | { ok: true; realPath: string; stats: Stats }
   | { ok: false; code: OutsideRootsCode; reason: string };
 
+// The kernel's virtual file systems: their "regular files" (`/proc/self/environ`, `/sys/…`) report size 0 and hold
+// process secrets, so they are refused even when a root given contains them (`ragsynth ask /`).
+const SYSTEM_FOLDERS = process.platform === "win32" ? [] : ["/proc", "/sys", "/dev"];
+
 /**
  * The one place that decides whether a file may be read: `candidate` is resolved with `realpath` (every symbolic
  * link followed) and must then lie inside one of `realRoots` (themselves real paths, from {@link realRoots}) and be a
  * regular file. So a symlink that leads out of the documents folder, `/proc/self/environ`, a device, a FIFO or a
- * socket is refused, whatever the name it is reached by. Anything under `/proc`, `/sys` or `/dev` is refused too, even
- * inside a root: `/proc/self/environ` passes for a regular file.
+ * socket is refused, whatever the name it is reached by. Files under `/proc`, `/sys` and `/dev` are refused always.
  */
 export async function resolveInsideRoots(
   candidate: string,
@@ -41,8 +40,8 @@ export async function resolveInsideRoots(
       ? { ok: false, code: "missing", reason: "no such file" }
       : { ok: false, code: "unreadable", reason: `could not be resolved (${code ?? "error"})` };
   }
-  if (PSEUDO_FILE_SYSTEMS.some((system) => isInside(real, system))) {
-    return { ok: false, code: "not_a_file", reason: `a kernel or device file (${real}), never read` };
+  if (SYSTEM_FOLDERS.some((folder) => isInside(real, folder))) {
+    return { ok: false, code: "not_a_file", reason: `a system file (${real}), never read` };
   }
   if (!roots.some((root) => isInside(real, root))) {
     return {
@@ -79,5 +78,11 @@ export async function realRoots(paths: readonly string[]): Promise<string[]> {
 export function isInside(real: string, root: string): boolean {
   if (real === root) return true;
   const relative = path.relative(root, real);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+  // `..hidden.png` lies inside; only `..` as a whole first segment leads out.
+  return (
+    relative !== "" &&
+    relative !== ".." &&
+    !relative.startsWith(`..${path.sep}`) &&
+    !path.isAbsolute(relative)
+  );
 }

@@ -50,6 +50,8 @@ export interface FakeOpenAIRequest {
   index: number;
   method: string;
   path: string;
+  /** The query string after `?`, without the `?` (empty when there is none): `api-version=2024-10-21`. */
+  query: string;
   body: unknown;
   headers: Record<string, string>;
   startedAt: number;
@@ -284,11 +286,12 @@ export async function startFakeOpenAIServer(
     for (const [name, value] of Object.entries(request.headers)) {
       if (name !== "authorization" && value !== undefined) headers[name] = String(value);
     }
-    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    const [path = "/", ...queryParts] = (request.url ?? "/").split("?");
     const record: FakeOpenAIRequest = {
       index: requests.length,
       method: request.method ?? "GET",
       path,
+      query: queryParts.join("?"),
       body: undefined,
       headers,
       startedAt: Date.now(),

@@ -53,6 +53,50 @@ describe("ragsynth ask against an OpenAI-compatible server", () => {
     expect(result.stderr).not.toMatch(/offline/);
   });
 
+  it("reads `-q -` from stdin and sends that question, not the dash", async () => {
+    const first = server.requests.length;
+    const result = await runCli(["ask", docs, "-q", "-", "--llm", `${server.url}#fake-model`], {
+      stdin: `${QUESTION}\n`,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const call = server.requests.slice(first).find((request) => request.path === "/v1/chat/completions");
+    expect(call?.prompt).toContain(`Query: ${QUESTION}`);
+  });
+
+  it("names RAGSYNTH_API_KEY in a 401's hint when that variable held the key", async () => {
+    const denied = await startFakeOpenAIServer({
+      faults: [{ kind: "status", status: 401, message: "Bad key." }],
+    });
+    try {
+      const result = await runCli(["ask", docs, "-q", QUESTION, "--llm", `${denied.url}#fake-model`], {
+        env: { RAGSYNTH_API_KEY: TEST_API_KEY, OPENAI_API_KEY: "sk-other-key-0123456789" },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/Check RAGSYNTH_API_KEY \(it wins over OPENAI_API_KEY\)/);
+      expectNoKey(result);
+    } finally {
+      await denied.close();
+    }
+  });
+
+  it("an unreachable --llm URL points at --llm, and no offline notice is printed when --embed names a model", async () => {
+    const unreachable = await runCli([
+      "ask",
+      docs,
+      "-q",
+      QUESTION,
+      "--llm",
+      "http://127.0.0.1:9/v1#fake-model",
+    ]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/Check that the server is running/);
+    expect(unreachable.stderr).not.toMatch(/OPENAI_BASE_URL/);
+    const embedded = await runCli(["ask", docs, "-q", QUESTION, "--embed", `${server.url}#fake-embed`]);
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(embedded.stderr).not.toMatch(/no model configured/);
+    expect(embedded.stderr).toMatch(/no --llm given, so answers are extractive .*retrieval uses http/);
+  });
+
   it("plan calls no model: the server gets no completion request", async () => {
     const first = server.requests.length;
     const result = await runCli([

@@ -39,7 +39,9 @@ describe("ragsynth ask over a Markdown file with pictures", () => {
     expect(result.code, result.stderr).toBe(0);
     const output = JSON.parse(result.stdout);
     expect(output.answer).toBe("I see 2 pictures: an architecture diagram and a dashboard.");
-    expect(output.images).toEqual({ count: 2, readAs: "pixels" });
+    expect(output.images).toEqual({ count: 2, readAs: "pixels", skipped: [], withheld: 0 });
+    // Local files went to a server: said, with how many.
+    expect(result.stderr).toContain("ragsynth: note: sent 2 local images to vision-model (--vision).");
     const calls = server.requests.slice(first).filter((request) => request.path === "/v1/chat/completions");
     expect(calls).toHaveLength(1);
     const user = (calls[0]?.body as { messages?: Array<{ content: unknown }> } | undefined)?.messages?.at(-1);

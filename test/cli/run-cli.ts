@@ -50,15 +50,23 @@ export function startCli(
     cwd = ROOT,
     uid,
     gid,
-  }: { env?: Record<string, string | undefined>; cwd?: string; uid?: number; gid?: number } = {},
+    stdin,
+  }: {
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    uid?: number;
+    gid?: number;
+    stdin?: string;
+  } = {},
 ): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, ["--import", TSX_LOADER, BIN, ...args], {
     cwd,
     env: childEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     ...(uid === undefined ? {} : { uid }),
     ...(gid === undefined ? {} : { gid }),
   });
+  if (stdin !== undefined) child.stdin?.end(stdin);
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
@@ -77,7 +85,7 @@ export function startCli(
 /** Runs `ragsynth <args>` to completion. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  options: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string } = {},
 ): Promise<CliResult> {
   return startCli(args, options).done;
 }

@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { LLMMetadata } from "../llm/types.js";
+import { ImageNode } from "../schema/image-node.js";
+import { pngOfSize } from "../schema/png.test.util.js";
+import { TextNode } from "../schema/text-node.js";
+import { attachesImages, imageNotes, imageStep } from "./image-step.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ragsynth-image-step-"));
+mkdirSync(join(dir, "docs"));
+writeFileSync(join(dir, "docs", "chart.png"), pngOfSize(4, 4));
+writeFileSync(join(dir, "secret.png"), pngOfSize(4, 4));
+const chunk = new TextNode({
+  id: "docs/a.md#0",
+  text: "![chart](chart.png) ![secret](../secret.png)",
+  metadata: { file_path: "docs/a.md" },
+});
+const imageDocument = new ImageNode({ id: "docs/chart.png", imagePath: join(dir, "docs", "chart.png") });
+const vision: LLMMetadata = {
+  model: "gpt-4o-mini",
+  contextWindow: 128_000,
+  isChatModel: true,
+  imageInput: "pixels",
+};
+
+describe("attachesImages", () => {
+  it("attaches only with --vision, or offline where captions never leave the machine", () => {
+    expect(attachesImages(false, vision)).toBe(false);
+    expect(attachesImages(true, vision)).toBe(true);
+    expect(attachesImages(false, { ...vision, model: "extractive", imageInput: "captions" })).toBe(true);
+  });
+});
+
+describe("imageStep", () => {
+  it("without --vision leaves every image out and counts them, references and image documents alike", async () => {
+    const { postprocessor, report } = imageStep({ attach: false, paths: ["docs"], cwd: dir });
+    const nodes = await postprocessor.postprocessNodes([{ node: chunk }, { node: imageDocument }], {
+      query: "q",
+    });
+    expect(nodes.map(({ node }) => node.id)).toEqual(["docs/a.md#0"]);
+    expect(report).toMatchObject({ attached: 0, withheld: 3, skipped: [] });
+    expect(imageNotes(report, vision, false)).toEqual([
+      "ragsynth: note: 3 images in the sources were not sent to the model; pass --vision to attach them.",
+    ]);
+  });
+
+  it("with --vision attaches the images under the paths given as bytes, and names the one outside", async () => {
+    const { postprocessor, report } = imageStep({ attach: true, paths: ["docs"], cwd: dir });
+    const nodes = await postprocessor.postprocessNodes([{ node: chunk }, { node: imageDocument }], {
+      query: "q",
+    });
+    expect(nodes.map(({ node }) => node.id)).toEqual(["docs/a.md#0", "docs/a.md#0#image0", "docs/chart.png"]);
+    expect(nodes.every(({ node }) => !ImageNode.isInstance(node) || node.image !== undefined)).toBe(true);
+    expect(report.attached).toBe(2);
+    expect(report.skipped).toMatchObject([{ src: "../secret.png", code: "outside_roots" }]);
+    expect(imageNotes(report, vision, false)).toEqual([
+      "ragsynth: note: image ../secret.png (in docs/a.md#0) skipped: leads outside the folders given (a symbolic link out, or ../).",
+      "ragsynth: note: the answer comes from the text of those chunks.",
+      "ragsynth: note: sent 2 local images to gpt-4o-mini (--vision).",
+    ]);
+  });
+});

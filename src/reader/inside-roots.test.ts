@@ -1,0 +1,82 @@
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isInside, realRoots, resolveInsideRoots } from "./inside-roots.js";
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "ragsynth-roots-")));
+const docs = join(base, "docs");
+const outside = join(base, "outside");
+mkdirSync(join(docs, "sub"), { recursive: true });
+mkdirSync(outside);
+writeFileSync(join(docs, "a.md"), "inside");
+writeFileSync(join(docs, "..hidden.md"), "inside, oddly named");
+writeFileSync(join(outside, "secret.txt"), "outside");
+symlinkSync(join(outside, "secret.txt"), join(docs, "leak.md"));
+symlinkSync(join(docs, "a.md"), join(docs, "sub", "alias.md"));
+symlinkSync(join(docs, "leak.md"), join(docs, "chain.md"));
+symlinkSync("/proc/self/environ", join(docs, "env.png"));
+symlinkSync(join(docs, "gone.md"), join(docs, "dangling.md"));
+writeFileSync(join(base, "docs-sibling.md"), "beside the root, sharing its prefix");
+
+describe("isInside", () => {
+  it("is true for the root and what lies below it, false for siblings sharing a prefix and parents", () => {
+    expect(isInside("/a/docs", "/a/docs")).toBe(true);
+    expect(isInside("/a/docs/x/y.md", "/a/docs")).toBe(true);
+    expect(isInside("/a/docs/..x.md", "/a/docs")).toBe(true);
+    expect(isInside("/a/docs-sibling.md", "/a/docs")).toBe(false);
+    expect(isInside("/a", "/a/docs")).toBe(false);
+    expect(isInside("/etc/passwd", "/a/docs")).toBe(false);
+  });
+});
+
+describe("realRoots", () => {
+  it("resolves the roots given and leaves out the missing ones", async () => {
+    expect(await realRoots([docs, join(base, "nope")])).toEqual([docs]);
+  });
+});
+
+describe("resolveInsideRoots", () => {
+  const roots = [docs];
+
+  it("accepts a regular file inside, also through a symlink that stays inside", async () => {
+    const direct = await resolveInsideRoots(join(docs, "a.md"), roots);
+    expect(direct).toMatchObject({ ok: true, realPath: join(docs, "a.md") });
+    expect(await resolveInsideRoots(join(docs, "sub", "alias.md"), roots)).toMatchObject({
+      ok: true,
+      realPath: join(docs, "a.md"),
+    });
+    expect(await resolveInsideRoots(join(docs, "..hidden.md"), roots)).toMatchObject({ ok: true });
+  });
+
+  it("refuses symlinks leading out, chains of them, ../ and sibling folders sharing the root's prefix", async () => {
+    for (const candidate of [
+      join(docs, "leak.md"),
+      join(docs, "chain.md"),
+      join(docs, "..", "outside", "secret.txt"),
+      join(base, "docs-sibling.md"),
+    ]) {
+      expect(await resolveInsideRoots(candidate, roots), candidate).toMatchObject({
+        ok: false,
+        code: "outside_roots",
+      });
+    }
+  });
+
+  it("refuses /proc files even when a root contains them, and devices, folders and missing files", async () => {
+    expect(await resolveInsideRoots(join(docs, "env.png"), ["/"])).toMatchObject({
+      ok: false,
+      code: "not_a_file",
+    });
+    expect(await resolveInsideRoots("/proc/self/environ", ["/proc"])).toMatchObject({ ok: false });
+    expect(await resolveInsideRoots("/dev/null", ["/"])).toMatchObject({ ok: false, code: "not_a_file" });
+    expect(await resolveInsideRoots(join(docs, "sub"), roots)).toMatchObject({
+      ok: false,
+      code: "not_a_file",
+    });
+    expect(await resolveInsideRoots(join(docs, "dangling.md"), roots)).toMatchObject({
+      ok: false,
+      code: "missing",
+    });
+  });
+});
