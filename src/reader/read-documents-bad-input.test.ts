@@ -129,3 +129,34 @@ describe("readDocuments with bad input", () => {
     expect(page?.getContent("llm" as never)).toBe(`file_path: ${page?.id}\ntitle: Title\n\nTitle\n\nBody`);
   });
 });
+
+describe("readInner: a container reader hands its unpacked content on by ending", () => {
+  const gzip: DocumentReader = {
+    format: "gzip",
+    extensions: [".gz"],
+    read: async ({ bytes, path: shown, readInner }) => {
+      const { gunzipSync } = await import("node:zlib");
+      if (!readInner) throw new Error("no readInner");
+      return readInner(path.basename(shown).replace(/\.gz$/i, ""), gunzipSync(bytes));
+    },
+  };
+
+  it("reads README.md.gz with the Markdown reader, and refuses content packed too deep", async () => {
+    const { gzipSync } = await import("node:zlib");
+    await write("docs/README.md.gz", gzipSync("# Read me\n\nPacked text."));
+    await write("docs/deep.txt.gz.gz.gz", gzipSync(gzipSync(gzipSync("deep"))));
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")], {
+      readers: { ".gz": gzip },
+    });
+    expect(
+      documents.map((document) => [path.basename(document.id), document.metadata.format, document.text]),
+    ).toEqual([["README.md.gz", "gzip", "# Read me\n\nPacked text."]]);
+    expect(getDocumentBlocks(documents[0] as never)?.map((block) => block.lines)).toEqual([
+      { start: 1, end: 1 },
+      { start: 3, end: 3 },
+    ]);
+    expect(skipped.map((entry) => [path.basename(entry.path), entry.code, entry.reason])).toEqual([
+      ["deep.txt.gz.gz.gz", "unsupported", "packed more than 2 levels deep"],
+    ]);
+  });
+});
