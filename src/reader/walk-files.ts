@@ -148,6 +148,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
     const real = realRootPaths.get(root);
     if (real === undefined) {
       skip(root.displayPath, "unreadable", "could not be resolved");
+    } else if (root.stats.isDirectory() && visited.has(real)) {
     } else if (root.stats.isDirectory()) {
       const levels = options.noIgnore ? [] : await ancestorIgnoreLevels(real);
       await walk(real, real, root.displayPath, "", levels, new Set());
