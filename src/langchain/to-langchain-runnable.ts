@@ -69,26 +69,35 @@ function asChildRuns<T>(
   );
 }
 
-/**
- * A ragsynth query engine or synthesizer as a LangChain.js `Runnable<input, string>`: `invoke`, `stream`
- * (the answer's text deltas), `batch`, callbacks and the abort signal all work, so it slots into an LCEL
- * chain. The output is the answer text; use the engine directly when you need the source nodes.
- */
-export class RagsynthRunnable extends Runnable<RagsynthRunnableInput, string> {
+/** What both runnables share: the wrapped engine or synthesizer, and `invoke` through LangChain's run bookkeeping. */
+abstract class TargetRunnable<Output> extends Runnable<RagsynthRunnableInput, Output> {
   override lc_namespace = ["ragsynth", "langchain"];
-  private readonly target: RunnableTarget;
-
-  static override lc_name() {
-    return "RagsynthRunnable";
-  }
+  protected readonly target: RunnableTarget;
 
   constructor(target: RunnableTarget) {
     super();
     this.target = target;
   }
 
-  invoke(input: RagsynthRunnableInput, options?: Partial<RunnableConfig>): Promise<string> {
+  invoke(input: RagsynthRunnableInput, options?: Partial<RunnableConfig>): Promise<Output> {
     return this._callWithConfig(this.answer.bind(this), input, options);
+  }
+
+  protected abstract answer(
+    input: RagsynthRunnableInput,
+    config?: Partial<RunnableConfig>,
+    runManager?: CallbackManagerForChainRun,
+  ): Promise<Output>;
+}
+
+/**
+ * A ragsynth query engine or synthesizer as a LangChain.js `Runnable<input, string>`: `invoke`, `stream`
+ * (the answer's text deltas), `batch`, callbacks and the abort signal all work, so it slots into an LCEL
+ * chain. The output is the answer text; use the engine directly when you need the source nodes.
+ */
+export class RagsynthRunnable extends TargetRunnable<string> {
+  static override lc_name() {
+    return "RagsynthRunnable";
   }
 
   override async *_streamIterator(input: RagsynthRunnableInput, options?: Partial<RunnableConfig>) {
@@ -98,7 +107,7 @@ export class RagsynthRunnable extends Runnable<RagsynthRunnableInput, string> {
     yield* this._transformStreamWithConfig(single(), this.deltas.bind(this), options);
   }
 
-  private async answer(
+  protected async answer(
     input: RagsynthRunnableInput,
     config?: Partial<RunnableConfig>,
     runManager?: CallbackManagerForChainRun,
@@ -170,27 +179,12 @@ export interface RagsynthAnswerWithSources {
 }
 
 /** {@link toLangChainRunnable} with `{ withSources: true }`: a `Runnable<input, { answer, sources, context }>`. */
-export class RagsynthSourcesRunnable extends Runnable<RagsynthRunnableInput, RagsynthAnswerWithSources> {
-  override lc_namespace = ["ragsynth", "langchain"];
-  private readonly target: RunnableTarget;
-
+export class RagsynthSourcesRunnable extends TargetRunnable<RagsynthAnswerWithSources> {
   static override lc_name() {
     return "RagsynthSourcesRunnable";
   }
 
-  constructor(target: RunnableTarget) {
-    super();
-    this.target = target;
-  }
-
-  invoke(
-    input: RagsynthRunnableInput,
-    options?: Partial<RunnableConfig>,
-  ): Promise<RagsynthAnswerWithSources> {
-    return this._callWithConfig(this.answer.bind(this), input, options);
-  }
-
-  private async answer(
+  protected async answer(
     input: RagsynthRunnableInput,
     config?: Partial<RunnableConfig>,
     runManager?: CallbackManagerForChainRun,

@@ -52,7 +52,7 @@ describe("readDocuments with bad input", () => {
   });
 
   it("reads a file with an unknown ending as text when it is text, and counts a binary one", async () => {
-    await write("docs/config.ini", "[core]\nname = ragsynth\n");
+    await write("docs/config.unknownending", "[core]\nname = ragsynth\n");
     await write("docs/utf16.rst", new Uint8Array([0xff, 0xfe, 0x68, 0, 0x69, 0]));
     const binary = new Uint8Array(20_000).fill(0x41);
     binary[3] = 0;
@@ -61,7 +61,7 @@ describe("readDocuments with bad input", () => {
     expect(
       documents.map((document) => [path.basename(document.id), document.text, document.metadata.format]),
     ).toEqual([
-      ["config.ini", "[core]\nname = ragsynth", "text"],
+      ["config.unknownending", "[core]\nname = ragsynth", "text"],
       ["utf16.rst", "hi", "text"],
     ]);
     expect(rows(skipped)).toEqual([["docs/blob.bin", "binary"]]);
@@ -127,36 +127,5 @@ describe("readDocuments with bad input", () => {
     expect(formats).toEqual({ html: 1, markdown: 1 });
     // Bookkeeping stays out of prompts and embeddings; what the reader found (the title) goes in.
     expect(page?.getContent("llm" as never)).toBe(`file_path: ${page?.id}\ntitle: Title\n\nTitle\n\nBody`);
-  });
-});
-
-describe("readInner: a container reader hands its unpacked content on by ending", () => {
-  const gzip: DocumentReader = {
-    format: "gzip",
-    extensions: [".gz"],
-    read: async ({ bytes, path: shown, readInner }) => {
-      const { gunzipSync } = await import("node:zlib");
-      if (!readInner) throw new Error("no readInner");
-      return readInner(path.basename(shown).replace(/\.gz$/i, ""), gunzipSync(bytes));
-    },
-  };
-
-  it("reads README.md.gz with the Markdown reader, and refuses content packed too deep", async () => {
-    const { gzipSync } = await import("node:zlib");
-    await write("docs/README.md.gz", gzipSync("# Read me\n\nPacked text."));
-    await write("docs/deep.txt.gz.gz.gz", gzipSync(gzipSync(gzipSync("deep"))));
-    const { documents, skipped } = await readDocuments([path.join(root, "docs")], {
-      readers: { ".gz": gzip },
-    });
-    expect(
-      documents.map((document) => [path.basename(document.id), document.metadata.format, document.text]),
-    ).toEqual([["README.md.gz", "gzip", "# Read me\n\nPacked text."]]);
-    expect(getDocumentBlocks(documents[0] as never)?.map((block) => block.lines)).toEqual([
-      { start: 1, end: 1 },
-      { start: 3, end: 3 },
-    ]);
-    expect(skipped.map((entry) => [path.basename(entry.path), entry.code, entry.reason])).toEqual([
-      ["deep.txt.gz.gz.gz", "unsupported", "packed more than 2 levels deep"],
-    ]);
   });
 });

@@ -68,7 +68,7 @@ describe("readDocuments", () => {
       path: "docs/known.md",
       size: 10,
       lastModifiedAt: documents[1]?.metadata.last_modified_at,
-      reader: "markdown@1",
+      reader: "markdown@2",
     });
   });
 

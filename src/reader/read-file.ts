@@ -6,13 +6,7 @@ import { TextNode } from "../schema/text-node.js";
 import { setDocumentBlocks } from "./document-blocks.js";
 import { looksBinary, SNIFF_LENGTH } from "./formats/basic-text.js";
 import type { ChosenReader, ReaderRegistry } from "./formats/registry.js";
-import {
-  type DocumentBlock,
-  type DocumentReader,
-  type ReaderLimits,
-  ReaderSkipError,
-  type ReadFileResult,
-} from "./formats/types.js";
+import { type DocumentBlock, type ReaderLimits, ReaderSkipError } from "./formats/types.js";
 import { resolveInsideRoots } from "./inside-roots.js";
 import type { SkipCode, SkippedPath } from "./skipped-path.js";
 
@@ -112,7 +106,12 @@ export async function readWalkedFile(
   let blocks: DocumentBlock[];
   let metadata: Record<string, string | number> = {};
   try {
-    const result = await readWith(chosen.reader, bytes, displayPath, context, 0);
+    const result = await chosen.reader.read({
+      bytes,
+      path: displayPath,
+      limits: context.limits,
+      signal: context.signal,
+    });
     blocks = checkBlocks(result?.blocks, chosen.reader.format);
     metadata = plainMetadata(result?.metadata);
   } catch (error) {
@@ -132,34 +131,6 @@ export async function readWalkedFile(
   });
   setDocumentBlocks(document, blocks);
   return { document, realPath, format: chosen.reader.format };
-}
-
-// How deep readers may hand unpacked content on (`a.md.gz` is 1); deeper nesting is refused, not recursed into.
-const MAX_INNER_DEPTH = 3;
-
-/** Calls `reader` with a `readInner` that reads unpacked content by its own ending, one level deeper. */
-async function readWith(
-  reader: DocumentReader,
-  bytes: Uint8Array,
-  displayPath: string,
-  context: ReadFileContext,
-  depth: number,
-): Promise<ReadFileResult> {
-  return reader.read({
-    bytes,
-    path: displayPath,
-    limits: context.limits,
-    signal: context.signal,
-    readInner: async (fileName, inner) => {
-      if (depth + 1 >= MAX_INNER_DEPTH) {
-        throw new ReaderSkipError("unsupported", `packed more than ${MAX_INNER_DEPTH - 1} levels deep`);
-      }
-      const chosen = context.registry.readerFor(fileName) ?? context.registry.fallback;
-      return Promise.resolve(
-        readWith(chosen.reader, inner, `${displayPath} › ${fileName}`, context, depth + 1),
-      );
-    },
-  });
 }
 
 /**

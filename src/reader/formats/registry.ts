@@ -1,5 +1,14 @@
 import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
 import { markdownParagraphReader, textReader } from "./basic-text.js";
+import { codeReader } from "./code.js";
+import { csvReader } from "./csv.js";
+import { docxReader } from "./docx.js";
+import { createGzipReader } from "./gzip.js";
+import { htmlReader } from "./html.js";
+import { manReader } from "./man.js";
+import { mdxReader } from "./mdx.js";
+import { notebookReader } from "./notebook.js";
+import { pdfReader } from "./pdf.js";
 import type { DocumentReader } from "./types.js";
 
 /**
@@ -7,13 +16,24 @@ import type { DocumentReader } from "./types.js";
  * the same ending, the later line wins. Adding a reader to this list (or changing what one emits) changes which
  * text the index holds: bump {@link READERS_VERSION} with it, so cached indexes read those files again.
  */
-export const BUILT_IN_READERS: readonly DocumentReader[] = [textReader, markdownParagraphReader];
+export const BUILT_IN_READERS: readonly DocumentReader[] = [
+  codeReader,
+  textReader,
+  markdownParagraphReader,
+  mdxReader,
+  htmlReader,
+  pdfReader,
+  docxReader,
+  notebookReader,
+  csvReader,
+  manReader,
+];
 
 /**
  * The version of the built-in readers' output, kept in the index with every file (`reader` in its metadata): a
  * file indexed by another version (or another reader) is read again even if its size and time are unchanged.
  */
-export const READERS_VERSION = 1;
+export const READERS_VERSION = 2;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = textReader;
@@ -58,16 +78,21 @@ export function createReaderRegistry({
       table.set(normalizeEnding(ending), { reader, id: `${reader.format}@${READERS_VERSION}` });
     }
   }
+  // A `.gz` file is read by the reader of its inner name (`README.gz` as text, `ls.1.gz` as a man page), through
+  // this registry, overrides included.
+  const gzip = createGzipReader((innerPath) => readerFor(innerPath)?.reader ?? FALLBACK_READER);
+  table.set(".gz", { reader: gzip, id: `${gzip.format}@${READERS_VERSION}` });
   for (const [ending, reader] of Object.entries(checkOverrides(readers))) {
     table.set(normalizeEnding(ending), { reader, id: `${reader.format}@custom` });
   }
   const byLength = [...table.keys()].sort((left, right) => right.length - left.length);
+  function readerFor(fileName: string): ChosenReader | undefined {
+    const name = fileName.toLowerCase();
+    const ending = byLength.find((candidate) => name.endsWith(candidate) && name.length > candidate.length);
+    return ending === undefined ? undefined : table.get(ending);
+  }
   return {
-    readerFor(fileName) {
-      const name = fileName.toLowerCase();
-      const ending = byLength.find((candidate) => name.endsWith(candidate) && name.length > candidate.length);
-      return ending === undefined ? undefined : table.get(ending);
-    },
+    readerFor,
     fallback: { reader: FALLBACK_READER, id: `${FALLBACK_READER.format}@${READERS_VERSION}` },
     endings: [...table]
       .map(([ending, chosen]) => ({ ending, format: chosen.reader.format }))

@@ -74,12 +74,6 @@ export interface ReaderInput {
   path: string;
   limits: ReaderLimits;
   signal?: AbortSignal | undefined;
-  /**
-   * Reads bytes unpacked from this file (a `.gz`'s content) by the reader registered for `fileName`'s ending
-   * (`README.md` → the Markdown reader; the plain-text reader when none is), as the walk would read such a file.
-   * Given by the walk; a container reader that uses it keeps to `limits` when unpacking.
-   */
-  readInner?: ((fileName: string, bytes: Uint8Array) => Promise<ReadFileResult>) | undefined;
 }
 
 /**

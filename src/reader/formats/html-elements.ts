@@ -1,0 +1,97 @@
+// Which HTML elements mean what to the markup reader (html-blocks.ts): dropped, block, structural, raw text.
+
+/** Elements whose content is never document text: scripts, styles, page furniture, forms' option lists. */
+export const droppedElements = new Set([
+  "script",
+  "style",
+  "template",
+  "noscript",
+  "nav",
+  "footer",
+  "aside",
+  "svg",
+  "math",
+  "iframe",
+  "object",
+  "canvas",
+  "select",
+  "option",
+  "button",
+  "dialog",
+  "head",
+]);
+/** ARIA roles of page furniture, dropped like the elements above. */
+export const droppedRoles = new Set([
+  "navigation",
+  "banner",
+  "contentinfo",
+  "complementary",
+  "search",
+  "menu",
+  "menubar",
+]);
+/** Elements that start and end a block of text. */
+export const blockElements = new Set([
+  "address",
+  "article",
+  "blockquote",
+  "body",
+  "caption",
+  "center",
+  "dd",
+  "details",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "form",
+  "header",
+  "hr",
+  "html",
+  "legend",
+  "main",
+  "ol",
+  "p",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "tfoot",
+  "thead",
+  "ul",
+  "br",
+]);
+/** The permalink marks documentation generators (Sphinx, MkDocs) put after a heading's text. */
+export const permalinkMarks = /(?:\s*[¶§🔗]+|\s+#)\s*$/u;
+/** Elements whose content the tokenizer reads as raw text: a restart must not happen inside one. */
+export const rawTextElements = new Set([
+  "script",
+  "style",
+  "textarea",
+  "title",
+  "xmp",
+  "iframe",
+  "noembed",
+  "noframes",
+  "noscript",
+  "plaintext",
+]);
+/** Past this depth the parser starts afresh (see below); at least `maxDepth`. */
+export const parserDepthCap = 1024;
+/** Elements read as blocks of their own kind, or as table cells. */
+export const structuralElements = new Set([
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "li",
+  "pre",
+  "tr",
+  "td",
+  "th",
+]);
+export const headingDepth: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };

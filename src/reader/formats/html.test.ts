@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { htmlReader } from "./html.js";
+import { DEFAULT_READER_LIMITS, type ReaderLimits, type ReadFileResult } from "./types.js";
+
+async function read(
+  html: string | Uint8Array,
+  limits: ReaderLimits = DEFAULT_READER_LIMITS,
+): Promise<ReadFileResult> {
+  const bytes = typeof html === "string" ? new TextEncoder().encode(html) : html;
+  return htmlReader.read({ bytes, path: "page.html", limits });
+}
+
+const texts = (result: ReadFileResult) => result.blocks.map((block) => block.text);
+
+describe("htmlReader", () => {
+  it("keeps headings, paragraphs, list items, code with its language and table rows, with their lines", async () => {
+    const html = [
+      "<!doctype html><html lang='en'><head><title>The  Guide</title></head><body>",
+      "<h1>Install</h1>",
+      "<p>Run the <a href='/x'>installer</a> &amp; wait.</p>",
+      "<ul><li>First <b>step</b></li>",
+      "<li>Second step</li></ul>",
+      '<pre><code class="language-ts">const a = 1;',
+      "  return a &lt; 2;</code></pre>",
+      "<table><tr><th>Option</th><th>Default</th></tr>",
+      '<tr><td>timeout</td><td>30 s <img src="clock.png" alt="clock"></td></tr></table>',
+      "</body></html>",
+    ].join("\n");
+    const result = await read(html);
+    expect(result.blocks).toEqual([
+      { kind: "heading", text: "Install", depth: 1, lines: { start: 2, end: 2 } },
+      { kind: "paragraph", text: "Run the installer & wait.", lines: { start: 3, end: 3 } },
+      { kind: "list_item", text: "First step", lines: { start: 4, end: 4 } },
+      { kind: "list_item", text: "Second step", lines: { start: 5, end: 5 } },
+      { kind: "code", text: "const a = 1;\n  return a < 2;", language: "ts", lines: { start: 6, end: 7 } },
+      { kind: "table_row", text: "Option | Default", lines: { start: 8, end: 8 } },
+      { kind: "table_row", text: "timeout | 30 s clock", lines: { start: 9, end: 9 } },
+    ]);
+    expect(result.metadata).toMatchObject({ title: "The Guide", language: "en", charset: "utf-8" });
+  });
+
+  it("drops scripts, styles, navigation, header, footer, asides, hidden and template content", async () => {
+    const html = `<html><head><style>body { color: red }</style><script>var secretToken = "abc";</script></head>
+      <body><header><p>Site banner</p></header><nav><ul><li>Home</li></ul></nav>
+      <noscript>Enable JavaScript</noscript><template><p>Template text</p></template>
+      <div role="navigation">Breadcrumbs</div><p hidden>Hidden text</p><p aria-hidden="true">Aria hidden</p>
+      <p>The real content.</p><aside>Related posts</aside><footer>Copyright</footer>
+      <script type="module">import x from "y";</script></body></html>`;
+    expect(texts(await read(html))).toEqual(["The real content."]);
+  });
+
+  it("keeps only <main> or <article> content when the page has it, with the article's own header", async () => {
+    const html = `<body><div class="sidebar"><p>Sidebar links</p></div>
+      <main><article><header><h1>Release notes</h1></header><p>Version 2 is out.</p></article></main>
+      <div><p>Unrelated widget</p></div></body>`;
+    expect(texts(await read(html))).toEqual(["Release notes", "Version 2 is out."]);
+    const sphinx = `<body><div class="related">Index | Next</div>
+      <div role="main"><h1>Intro<a class="headerlink" href="#intro">¶</a></h1><p>Text.</p></div></body>`;
+    expect((await read(sphinx)).blocks.map((block) => [block.kind, block.text])).toEqual([
+      ["heading", "Intro"],
+      ["paragraph", "Text."],
+    ]);
+  });
+
+  it("reads a nested list as one item per <li>, the outer item's own words apart", async () => {
+    const html = "<ul><li>Outer words<ul><li>Inner one</li><li>Inner two</li></ul></li><li>Last</li></ul>";
+    expect((await read(html)).blocks.map((block) => [block.kind, block.text])).toEqual([
+      ["list_item", "Outer words"],
+      ["list_item", "Inner one"],
+      ["list_item", "Inner two"],
+      ["list_item", "Last"],
+    ]);
+  });
+
+  it("honours a legacy charset declared in <meta charset>", async () => {
+    const head = new TextEncoder().encode('<html><head><meta charset="windows-1252"></head><body><p>caf');
+    const tail = new TextEncoder().encode(" quoted</p></body></html>");
+    const bytes = new Uint8Array([
+      ...head,
+      0xe9,
+      0x20,
+      0x93,
+      ...new TextEncoder().encode("x"),
+      0x94,
+      ...tail,
+    ]);
+    const result = await read(bytes);
+    expect(texts(result)).toEqual(["café “x” quoted"]);
+    expect(result.metadata).toMatchObject({ charset: "windows-1252" });
+  });
+
+  it("honours a charset in <meta http-equiv=Content-Type>, an XML declaration and a UTF-16 byte-order mark", async () => {
+    const latin1 = new TextEncoder().encode(
+      '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><p>Gr  ',
+    );
+    const bytes = new Uint8Array([...latin1.slice(0, -2), 0xfc, 0xdf, ...new TextEncoder().encode("e</p>")]);
+    expect(texts(await read(bytes))).toEqual(["Grüße"]);
+    const xhtml = new TextEncoder().encode('<?xml version="1.0" encoding="iso-8859-1"?>\n<html><p>Ol');
+    expect(
+      texts(await read(new Uint8Array([...xhtml, 0xe9, ...new TextEncoder().encode("!</p></html>")]))),
+    ).toEqual(["Olé!"]);
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("<p>Ünïcode text</p>", "utf16le")]);
+    expect(texts(await read(new Uint8Array(utf16)))).toEqual(["Ünïcode text"]);
+  });
+
+  it("reads undeclared bytes that are not valid UTF-8 as windows-1252 instead of losing them", async () => {
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode("<p>na"),
+      0xef,
+      ...new TextEncoder().encode("ve</p>"),
+    ]);
+    const result = await read(bytes);
+    expect(texts(result)).toEqual(["naïve"]);
+    expect(result.metadata).toMatchObject({ charset: "windows-1252" });
+  });
+
+  it("reads 100,000 nested elements without a stack overflow, deep content kept as flat text", async () => {
+    const depth = 100_000;
+    const html = `<p>Before.</p>${"<div>".repeat(depth)}<ul><li>Deep item</li></ul>deep text${"</div>".repeat(depth)}<p>After.</p>`;
+    const result = await read(html);
+    expect(texts(result)).toEqual(["Before.", "Deep item deep text", "After."]);
+    const unclosed = `<p>Start.</p>${"<span><div>".repeat(depth)}tail words`;
+    expect(texts(await read(unclosed))).toEqual(["Start.", "tail words"]);
+  });
+
+  it("interprets structure down to limits.maxDepth", async () => {
+    const html = "<div><div><ul><li>Shallow item</li></ul></div></div>";
+    expect((await read(html)).blocks[0]?.kind).toBe("list_item");
+    expect((await read(html, { ...DEFAULT_READER_LIMITS, maxDepth: 2 })).blocks).toEqual([
+      { kind: "paragraph", text: "Shallow item", lines: { start: 1, end: 1 } },
+    ]);
+  });
+});

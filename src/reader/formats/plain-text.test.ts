@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { decodeText, paragraphBlocks, plainTextReader } from "./plain-text.js";
+import { DEFAULT_READER_LIMITS, ReaderSkipError } from "./types.js";
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+function skipOf(run: () => unknown): ReaderSkipError {
+  try {
+    run();
+  } catch (error) {
+    if (ReaderSkipError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a ReaderSkipError");
+}
+
+describe("decodeText", () => {
+  it("decodes UTF-8, dropping a BOM and turning CRLF and CR into LF", () => {
+    expect(decodeText(encode("\uFEFFcafé\r\nline\rend"))).toBe("café\nline\nend");
+  });
+
+  it("decodes UTF-16 LE and BE files by their byte-order mark", () => {
+    const text = "Grüße\n𝄞 clef";
+    const le = new Uint8Array([0xff, 0xfe, ...Buffer.from(text, "utf16le")]);
+    const beBody = Buffer.from(text, "utf16le");
+    for (let index = 0; index < beBody.length; index += 2) {
+      const low = beBody[index] as number;
+      beBody[index] = beBody[index + 1] as number;
+      beBody[index + 1] = low;
+    }
+    const be = new Uint8Array([0xfe, 0xff, ...beBody]);
+    expect(decodeText(le)).toBe(text);
+    expect(decodeText(be)).toBe(text);
+  });
+
+  it("calls a file with NUL bytes binary, naming the offset", () => {
+    const error = skipOf(() => decodeText(new Uint8Array([0x68, 0x69, 0x00, 0x01]), "a.bin"));
+    expect(error.code).toBe("binary");
+    expect(error.message).toContain("a.bin");
+    expect(error.message).toContain("offset 2");
+  });
+
+  it("names the line and byte offset of invalid UTF-8", () => {
+    const bytes = new Uint8Array([...encode("one\ntwo\nthr"), 0xe9, ...encode("e\n")]);
+    const error = skipOf(() => decodeText(bytes, "latin1.txt"));
+    expect(error.code).toBe("invalid_utf8");
+    expect(error.message).toContain("line 3, byte offset 11");
+    expect(error.message).toContain("e9");
+  });
+
+  it("finds overlong, surrogate and truncated sequences", () => {
+    const cases: Array<[number[], number]> = [
+      [[0x61, 0xc0, 0xaf], 1], // overlong "/"
+      [[0x61, 0x62, 0xed, 0xa0, 0x80], 2], // UTF-16 surrogate encoded in UTF-8
+      [[0x61, 0xe2, 0x82], 1], // truncated euro sign
+      [[0xf4, 0x90, 0x80, 0x80], 0], // above U+10FFFF
+    ];
+    for (const [bytes, offset] of cases) {
+      expect(skipOf(() => decodeText(new Uint8Array(bytes))).message).toContain(`byte offset ${offset} `);
+    }
+  });
+
+  it("rejects a UTF-16 file with an odd number of bytes", () => {
+    expect(skipOf(() => decodeText(new Uint8Array([0xff, 0xfe, 0x41, 0x00, 0x42]))).code).toBe(
+      "invalid_utf8",
+    );
+  });
+});
+
+describe("plainTextReader", () => {
+  it("reads paragraphs split on blank lines, with line ranges", async () => {
+    const bytes = encode("Title line\n\nFirst para\ncontinues.\n   \n\nSecond.\n");
+    const result = await plainTextReader.read({ bytes, path: "a.txt", limits: DEFAULT_READER_LIMITS });
+    expect(result.blocks).toEqual([
+      { kind: "paragraph", text: "Title line", lines: { start: 1, end: 1 } },
+      { kind: "paragraph", text: "First para\ncontinues.", lines: { start: 3, end: 4 } },
+      { kind: "paragraph", text: "Second.", lines: { start: 7, end: 7 } },
+    ]);
+  });
+
+  it("reports a whitespace-only file as empty", async () => {
+    await expect(
+      Promise.resolve().then(() =>
+        plainTextReader.read({ bytes: encode(" \n\n"), path: "e.txt", limits: DEFAULT_READER_LIMITS }),
+      ),
+    ).rejects.toMatchObject({ code: "empty" });
+  });
+
+  it("offsets line numbers for text that starts inside a larger file", () => {
+    expect(paragraphBlocks("a\n\nb", 10).map((block) => block.lines)).toEqual([
+      { start: 10, end: 10 },
+      { start: 12, end: 12 },
+    ]);
+  });
+});

@@ -1,0 +1,125 @@
+import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
+import { ReaderSkipError } from "./types.js";
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Decodes a file's bytes as text, the one place ragsynth decides what "a text file" is: UTF-8 (a BOM is
+ * dropped), or UTF-16 LE/BE when the file starts with that byte-order mark. Line endings become `\n`.
+ *
+ * @param bytes - The file's bytes.
+ * @param path - The file's path, for messages only.
+ * @throws {ReaderSkipError} `binary` when the bytes hold a NUL (and no UTF-16 BOM); `invalid_utf8` naming the
+ *   line and byte offset of the first bad sequence.
+ */
+export function decodeText(bytes: Uint8Array, path = "file"): string {
+  let text: string;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) {
+    text = decodeUtf16(bytes, "utf-16le", path);
+  } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    text = decodeUtf16(bytes, "utf-16be", path);
+  } else {
+    const nul = bytes.indexOf(0);
+    if (nul !== -1) {
+      throw new ReaderSkipError(
+        "binary",
+        `${path}: binary file (NUL byte at offset ${nul}); expected text (UTF-8, or UTF-16 with a byte-order mark).`,
+      );
+    }
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw invalidUtf8(bytes, path);
+    }
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  }
+  return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+}
+
+function decodeUtf16(bytes: Uint8Array, encoding: "utf-16le" | "utf-16be", path: string): string {
+  try {
+    // TextDecoder drops the BOM itself (ignoreBOM defaults to false).
+    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    throw new ReaderSkipError(
+      "invalid_utf8",
+      `${path}: starts with a ${encoding.toUpperCase()} byte-order mark but is not valid ${encoding.toUpperCase()} (odd length or an unpaired surrogate). Save it again as UTF-8.`,
+    );
+  }
+}
+
+/** Names the first invalid UTF-8 sequence by line and byte offset (run only once decoding already failed). */
+function invalidUtf8(bytes: Uint8Array, path: string): ReaderSkipError {
+  const offset = firstInvalidUtf8Offset(bytes);
+  let line = 1;
+  for (let index = 0; index < offset; index++) if (bytes[index] === 0x0a) line++;
+  const shown = Array.from(bytes.subarray(offset, offset + 4), (byte) =>
+    byte.toString(16).padStart(2, "0"),
+  ).join(" ");
+  return new ReaderSkipError(
+    "invalid_utf8",
+    `${path}: invalid UTF-8 at line ${line}, byte offset ${offset} (bytes ${shown}); expected UTF-8 text. Convert the file to UTF-8 (iconv -f latin1 -t utf-8).`,
+  );
+}
+
+function firstInvalidUtf8Offset(bytes: Uint8Array): number {
+  let index = 0;
+  while (index < bytes.length) {
+    const lead = bytes[index] as number;
+    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : 4;
+    if (lead >= 0xf5 || (lead >= 0x80 && lead < 0xc2)) return index;
+    if (index + length > bytes.length) return index;
+    const second = bytes[index + 1] as number;
+    if (length >= 2) {
+      const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+      const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+      if (second < low || second > high) return index;
+      for (let next = 2; next < length; next++) {
+        const byte = bytes[index + next] as number;
+        if (byte < 0x80 || byte > 0xbf) return index;
+      }
+    }
+    index += length;
+  }
+  return bytes.length;
+}
+
+/**
+ * Splits text into paragraphs at blank lines, each with its 1-based line range. Lines of only whitespace count
+ * as blank. Used for plain text and for the free text of other text formats.
+ */
+export function paragraphBlocks(text: string, firstLine = 1): DocumentBlock[] {
+  const blocks: DocumentBlock[] = [];
+  const lines = text.split("\n");
+  let start = -1;
+  const flush = (end: number) => {
+    if (start === -1) return;
+    blocks.push({
+      kind: "paragraph",
+      text: lines.slice(start, end).join("\n").trim(),
+      lines: { start: start + firstLine, end: end - 1 + firstLine },
+    });
+    start = -1;
+  };
+  for (let index = 0; index < lines.length; index++) {
+    if ((lines[index] as string).trim() === "") flush(index);
+    else if (start === -1) start = index;
+  }
+  flush(lines.length);
+  return blocks;
+}
+
+/**
+ * Reads any text file as paragraphs split on blank lines, as LlamaIndex reads files it has no reader for.
+ * Binaries and invalid UTF-8 are skipped with their reason.
+ */
+export const plainTextReader: DocumentReader = {
+  format: "text",
+  extensions: [".txt", ".text"],
+  read({ bytes, path }: ReaderInput): ReadFileResult {
+    const blocks = paragraphBlocks(decodeText(bytes, path));
+    if (blocks.length === 0)
+      throw new ReaderSkipError("empty", `${path}: no text (empty or only whitespace).`);
+    return { blocks };
+  },
+};
