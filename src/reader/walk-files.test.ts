@@ -176,3 +176,18 @@ describe("the walk's links and special files", () => {
     expect(skipped[0]?.reason).toMatch(/a system file/);
   });
 });
+
+describe("overlapping paths given", () => {
+  it("walks a folder given twice, or inside another folder given, once", async () => {
+    await write("docs/a.md", "alpha");
+    await write("docs/sub/b.md", "beta");
+    await write("docs/.hidden.md", "hidden");
+    const { documents, skipped } = await readDocuments([
+      path.join(root, "docs"),
+      path.join(root, "docs/sub"),
+      path.join(root, "docs"),
+    ]);
+    expect(ids(documents)).toEqual(["docs/a.md", "docs/sub/b.md"]);
+    expect(skips(skipped)).toEqual([["docs/.hidden.md", "ignored"]]);
+  });
+});

@@ -148,6 +148,8 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
     const real = realRootPaths.get(root);
     if (real === undefined) {
       skip(root.displayPath, "unreadable", "could not be resolved");
+    } else if (root.stats.isDirectory() && visited.has(real)) {
+      // A folder given twice, or inside another folder given: walked once (its entries are already counted).
     } else if (root.stats.isDirectory()) {
       const levels = options.noIgnore ? [] : await ancestorIgnoreLevels(real);
       await walk(real, real, root.displayPath, "", levels, new Set());

@@ -23,7 +23,7 @@ describe("ragsynth index: the walk", () => {
     execFileSync("mkfifo", [join(docs, "pipe.txt")]);
     await writeFile(join(docs, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
     await writeFile(join(docs, "photo.bin"), Buffer.from([0x89, 0x50, 0, 1, 2]));
-    await writeFile(join(docs, "settings.ini"), "[cache]\ndir = .ragsynth\n");
+    await writeFile(join(docs, "settings.xyz"), "cache dir is .ragsynth\n");
 
     const human = await runCli(["index", docs]);
     expect(human.code, human.stderr).toBe(0);
@@ -39,8 +39,8 @@ describe("ragsynth index: the walk", () => {
     );
     expect(verbose.stderr).toMatch(/^ragsynth: skipped .*loop\.md \(symlink_loop\): symbolic link loop/m);
 
-    // --read-as maps an ending onto a built-in reader: settings.ini counts as Markdown now.
-    const json = await runCli(["index", docs, "--json", "--read-as", ".ini=markdown"]);
+    // --read-as maps an ending onto a built-in reader: settings.xyz (no reader of its own) counts as Markdown now.
+    const json = await runCli(["index", docs, "--json", "--read-as", ".xyz=markdown"]);
     const output = JSON.parse(json.stdout);
     expect(output.files).toBe(7);
     expect(output.formats).toEqual({ markdown: 6, text: 1 });
