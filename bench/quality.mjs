@@ -108,11 +108,13 @@ if (isMain) {
     );
   }
   console.log("\nHalves (odd / even question positions), to check a change helps both:\n");
-  console.log("| retriever | Recall@4 odd / even | MRR@10 odd / even | answer holds the phrase odd / even |");
-  console.log("|---|---|---|---|");
+  console.log(
+    "| retriever | Recall@1 odd / even | Recall@4 odd / even | MRR@10 odd / even | answer holds the phrase odd / even | answer words odd / even |",
+  );
+  console.log("|---|---|---|---|---|---|");
   for (const { name, odd, even } of halves) {
     console.log(
-      `| ${name} | ${odd.recallAt4.toFixed(2)} / ${even.recallAt4.toFixed(2)} | ${odd.mrr.toFixed(2)} / ${even.mrr.toFixed(2)} | ${pct(odd.answerHit)} / ${pct(even.answerHit)} |`,
+      `| ${name} | ${odd.recallAt1.toFixed(2)} / ${even.recallAt1.toFixed(2)} | ${odd.recallAt4.toFixed(2)} / ${even.recallAt4.toFixed(2)} | ${odd.mrr.toFixed(2)} / ${even.mrr.toFixed(2)} | ${pct(odd.answerHit)} / ${pct(even.answerHit)} | ${odd.answerWords.toFixed(0)} / ${even.answerWords.toFixed(0)} |`,
     );
   }
   const at = process.argv.indexOf("--json");
