@@ -230,7 +230,8 @@ export async function ensureMixedCorpus({ install = false, log = console.error }
   }
   const formats = {};
   for (const file of files) {
-    const entry = (formats[file.format] ??= { files: 0, bytes: 0 });
+    formats[file.format] ??= { files: 0, bytes: 0 };
+    const entry = formats[file.format];
     entry.files++;
     entry.bytes += file.bytes;
   }
