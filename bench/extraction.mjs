@@ -14,11 +14,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { DIST_INDEX } from "./lib/libs.mjs";
-import { ensureMixedCorpus, mixedCorpusIfBuilt } from "./lib/mixed-corpus.mjs";
+import {
+  ensureMixedCorpus,
+  mixedCorpusIfBuilt,
+  REFERENCE_COMMANDS,
+  REFERENCE_DIR,
+} from "./lib/mixed-corpus.mjs";
 import { NOT_BUILT_LINE } from "./mixed-quality.mjs";
 
 const DIST = dirname(DIST_INDEX);
-const REFERENCE_DIR = join(dirname(fileURLToPath(import.meta.url)), "corpora", "out", "mixed-reference");
 
 /**
  * Each measured format: its reader's export name and the standard tool's command for one file. pandoc starts
@@ -31,25 +35,25 @@ export const EXTRACTION_FORMATS = [
     reader: "pdfReader",
     tool: "pdftotext",
     timed: true,
-    command: (file) => ["pdftotext", ["-q", "-enc", "UTF-8", file, "-"]],
+    command: REFERENCE_COMMANDS.pdf,
   },
   {
     format: "html",
     reader: "htmlReader",
     tool: "pandoc",
-    command: (file) => ["pandoc", ["-f", "html", "-t", "plain", "--wrap=none", file]],
+    command: REFERENCE_COMMANDS.html,
   },
   {
     format: "docx",
     reader: "docxReader",
     tool: "pandoc",
-    command: (file) => ["pandoc", ["-f", "docx", "-t", "plain", "--wrap=none", file]],
+    command: REFERENCE_COMMANDS.docx,
   },
   {
     format: "rst",
     reader: "rstReader",
     tool: "pandoc",
-    command: (file) => ["pandoc", ["-f", "rst", "-t", "plain", "--wrap=none", file]],
+    command: REFERENCE_COMMANDS.rst,
   },
 ];
 

@@ -4,14 +4,17 @@
 // Reports Recall@1/@4, MRR@10, phrase in the retrieved text and in the answer, answer words: overall, per format
 // and per odd/even half; and how many files of each format ragsynth read (the rest skipped, by reason).
 //
-//   node bench/mixed-quality.mjs [--build] [--install] [--json out.json] [--show]
+//   node bench/mixed-quality.mjs [--build] [--install] [--reference] [--json out.json] [--show]
+//
+// --reference asks the same questions over the standard tools' text of each file instead (pdftotext, pandoc,
+// groff; made once into bench/corpora/out/mixed-reference/): the bar the format readers are measured against.
 //
 // Without --build it uses the corpus only when it is already built, else prints how to build it and exits 0.
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { DIST_INDEX } from "./lib/libs.mjs";
-import { ensureMixedCorpus, mixedCorpusIfBuilt } from "./lib/mixed-corpus.mjs";
+import { ensureMixedCorpus, ensureReferenceTexts, mixedCorpusIfBuilt } from "./lib/mixed-corpus.mjs";
 import { evaluate, splitHalves, summarize } from "./quality.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -37,20 +40,30 @@ export function formatOf(name) {
  * Measures the mixed corpus, or returns `{ skipped: reason }` when it is not built and `build` is false.
  * @returns {{ corpus, questions, chunks, read, skippedFiles, overall, halves, formats }}
  */
-export async function mixedQualityFigure({ build = false, install = false, show = false } = {}) {
+export async function mixedQualityFigure({
+  build = false,
+  install = false,
+  show = false,
+  reference = false,
+} = {}) {
   const corpus = build ? await ensureMixedCorpus({ install }) : mixedCorpusIfBuilt();
   if (corpus === undefined) return { skipped: NOT_BUILT_LINE };
   const lib = await import(pathToFileURL(DIST_INDEX).href);
-  const questions = readMixedQuestions();
-  const { documents, skipped } = await lib.readDocuments([corpus.dir]);
+  // With `reference`, the same questions over the standard tools' text of each file (`<name>.txt`): what plain
+  // BM25 reaches when extraction is as good as pdftotext's and pandoc's.
+  const questions = readMixedQuestions().map((question) =>
+    reference ? { ...question, files: question.files.map((file) => `${file}.txt`) } : question,
+  );
+  const folder = reference ? ensureReferenceTexts(corpus) : corpus.dir;
+  const { documents, skipped } = await lib.readDocuments([folder]);
   const read = {};
   for (const file of new Set(documents.map((d) => basename(String(d.metadata.file_path ?? ""))))) {
-    const format = formatOf(file);
+    const format = formatOf(reference ? file.replace(/\.txt$/, "") : file);
     read[format] = (read[format] ?? 0) + 1;
   }
   const skippedFiles = {};
   for (const { path, code } of skipped) {
-    const key = `${formatOf(path)}: ${code}`;
+    const key = `${formatOf(reference ? path.replace(/\.txt$/, "") : path)}: ${code}`;
     skippedFiles[key] = (skippedFiles[key] ?? 0) + 1;
   }
   const embedder = new lib.HashingEmbedder({ applyIdf: "query", corpus: documents.map((d) => d.text) });
@@ -85,6 +98,7 @@ if (isMain) {
     build: process.argv.includes("--build") || process.argv.includes("--install"),
     install: process.argv.includes("--install"),
     show: process.argv.includes("--show"),
+    reference: process.argv.includes("--reference"),
   });
   if (figure.skipped) {
     console.log(figure.skipped);

@@ -2,11 +2,14 @@
 // questions over the mixed corpus (HTML, PDF, man, RST, DOCX, Markdown), overall, per half and per format, with
 // issue 26's targets. Skipped with a line when the corpus is not built (it needs Debian packages, see
 // bench/lib/mixed-corpus.mjs); the bench never installs them itself.
+
+import { existsSync } from "node:fs";
 import { NOT_BUILT, ragsynthExports } from "../lib/libs.mjs";
+import { REFERENCE_DIR } from "../lib/mixed-corpus.mjs";
 import { target } from "../lib/report.mjs";
 import { mixedQualityFigure as measureMixed } from "../mixed-quality.mjs";
 
-export async function mixedQualityFigure() {
+export async function mixedQualityFigure({ quick = false } = {}) {
   const title =
     "Retrieval and answer quality on the mixed-format corpus, offline (bench/quality/mixed-questions.jsonl)";
   const headers = [
@@ -39,6 +42,8 @@ export async function mixedQualityFigure() {
     };
   }
   const { corpus, questions, chunks, read, skippedFiles, overall, halves, formats } = figure;
+  // The bar: the same questions over the standard tools' text (only when those texts were made, and not in --quick).
+  const reference = !quick && existsSync(REFERENCE_DIR) ? await measureMixed({ reference: true }) : undefined;
   const pct = (value) => `${(value * 100).toFixed(0)}%`;
   const row = (name, s) => [
     name,
@@ -91,8 +96,11 @@ export async function mixedQualityFigure() {
     ],
     notes: [
       `${questions} labelled questions over the mixed corpus (${corpus.files.length} files, ${(corpus.bytes / 1e6).toFixed(2)} MB, ${chunks} chunks). Files read by ragsynth per format: ${readLine}.${skippedLine ? ` Skipped: ${skippedLine}.` : ""}`,
+      reference?.overall
+        ? "The bar row: the same questions over each file's text as pdftotext, pandoc -t plain and groff give it (node bench/mixed-quality.mjs --reference), read as .txt."
+        : "No bar row: the standard tools' text is not made yet (node bench/mixed-quality.mjs --reference makes it).",
       "As the CLI asks offline: BM25, top 4, compact, ExtractiveLLM. Recall@k: a chunk of the right file among the first k. Odd / even: the questions at odd and even positions of the file.",
     ],
-    json: { questions, chunks, read, skippedFiles, overall, halves, formats },
+    json: { questions, chunks, read, skippedFiles, overall, halves, formats, reference: reference?.overall },
   };
 }

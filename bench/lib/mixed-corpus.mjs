@@ -254,3 +254,39 @@ if (isMain) {
     );
   for (const [pkg, version] of Object.entries(corpus.versions)) console.log(`  ${pkg} ${version}`);
 }
+
+/** Where the standard tools' text of each corpus file is kept (`<name>.txt`), shared by the extraction and quality figures. */
+export const REFERENCE_DIR = join(OUT_DIR, "mixed-reference");
+
+/** The standard tool's command that turns one corpus file of a format into plain text. */
+export const REFERENCE_COMMANDS = {
+  pdf: (file) => ["pdftotext", ["-q", "-enc", "UTF-8", file, "-"]],
+  html: (file) => ["pandoc", ["-f", "html", "-t", "plain", "--wrap=none", file]],
+  docx: (file) => ["pandoc", ["-f", "docx", "-t", "plain", "--wrap=none", file]],
+  rst: (file) => ["pandoc", ["-f", "rst", "-t", "plain", "--wrap=none", file]],
+  man: (file) => ["sh", ["-c", 'zcat -- "$1" | groff -man -Tutf8 -P-cbou', "sh", file]],
+  md: (file) => ["cat", ["--", file]],
+};
+
+/**
+ * The standard tool's text of every corpus file, in REFERENCE_DIR (made once; later calls reuse it). Returns the
+ * folder. A file the tool fails on is left out and named on stderr.
+ */
+export function ensureReferenceTexts(corpus, { log = console.error } = {}) {
+  mkdirSync(REFERENCE_DIR, { recursive: true });
+  let made = 0;
+  for (const file of corpus.files) {
+    const target = join(REFERENCE_DIR, `${file.name}.txt`);
+    if (existsSync(target)) continue;
+    const [program, args] = REFERENCE_COMMANDS[file.format](join(corpus.dir, file.name));
+    const result = spawnSync(program, args, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    if (result.status !== 0) {
+      log(`reference: ${program} failed on ${file.name} (exit ${result.status}); left out`);
+      continue;
+    }
+    writeFileSync(target, result.stdout);
+    made++;
+  }
+  if (made > 0) log(`reference: wrote the standard tools' text of ${made} files to ${REFERENCE_DIR}`);
+  return REFERENCE_DIR;
+}
