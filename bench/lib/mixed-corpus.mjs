@@ -153,6 +153,7 @@ const MARKDOWN_COUNT = 20;
 export function packageVersions(packages) {
   const versions = {};
   for (const pkg of packages) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own field syntax, not a template
     const result = spawnSync("dpkg-query", ["-W", "-f=${Status} ${Version}", pkg], { encoding: "utf8" });
     const match = /install ok installed (\S+)/.exec(result.stdout ?? "");
     versions[pkg] = match ? match[1] : undefined;
