@@ -33,49 +33,75 @@ export async function qualityFigure({ show = false } = {}) {
   const halves = [];
   const details = [];
   for (const { name, mode } of RETRIEVERS) {
-    const deep = index.asRetriever({ similarityTopK: MRR_DEPTH, retrievalMode: mode });
-    const engine = index.asQueryEngine({
-      llm: new lib.ExtractiveLLM(),
-      responseMode: "compact",
-      similarityTopK: TOP_K,
-      retrievalMode: mode,
-    });
-    const results = [];
-    for (const question of questions) {
-      const started = performance.now();
-      const ranked = await deep.retrieve({ query: question.question });
-      const ms = performance.now() - started;
-      const rank = ranked.findIndex(({ node }) => question.files.includes(fileOf(node)));
-      const response = await engine.query({ query: question.question });
-      const phrase = normalize(question.phrase);
-      const context = response.sourceNodes.map(({ node }) => node.text).join("\n");
-      const inContext = normalize(context).includes(phrase);
-      const inAnswer = normalize(response.response).includes(phrase);
-      const words = response.response.split(/\s+/).filter(Boolean).length;
-      results.push({ rank, ms, inContext, inAnswer, words });
-      details.push({ mode, id: question.id, rank: rank + 1, inContext, inAnswer, answer: response.response });
-    }
+    const results = await evaluate({ lib, index, questions, mode });
+    for (const result of results) details.push({ mode, ...result });
     rows.push({ name, ...summarize(results) });
-    // Guard against tuning to the set: the odd and even questions (1-based position in the file) separately.
-    halves.push({
-      name,
-      odd: summarize(results.filter((_, position) => position % 2 === 0)),
-      even: summarize(results.filter((_, position) => position % 2 === 1)),
-    });
+    halves.push({ name, ...splitHalves(results) });
   }
   if (show) {
     for (const d of details) {
       console.log(
-        `${d.mode} ${d.id} rank ${d.rank} context ${d.inContext} answer ${d.inAnswer}\n  ${d.answer.replace(/\n/g, " ").slice(0, 300)}`,
+        `${d.mode} ${d.id} rank ${d.rank + 1} context ${d.inContext} answer ${d.inAnswer}\n  ${d.answer.replace(/\n/g, " ").slice(0, 300)}`,
       );
     }
   }
   return { corpus, questions: questions.length, chunks: index.nodes.length, rows, halves };
 }
 
+/**
+ * Asks every question through an index as the CLI does offline (top 4, compact, ExtractiveLLM) and returns per
+ * question: the rank of the first chunk of a right file among the first 10 (-1: none), whether the retrieved
+ * text and the answer hold the expected phrase (case and whitespace ignored), the answer and its words.
+ * A question is `{ id, question | query, files, phrase }`.
+ */
+export async function evaluate({ lib, index, questions, mode }) {
+  const deep = index.asRetriever({ similarityTopK: MRR_DEPTH, retrievalMode: mode });
+  const engine = index.asQueryEngine({
+    llm: new lib.ExtractiveLLM(),
+    responseMode: "compact",
+    similarityTopK: TOP_K,
+    retrievalMode: mode,
+  });
+  const results = [];
+  for (const question of questions) {
+    const query = question.question ?? question.query;
+    const started = performance.now();
+    const ranked = await deep.retrieve({ query });
+    const ms = performance.now() - started;
+    const rank = ranked.findIndex(({ node }) => question.files.includes(fileOf(node)));
+    const response = await engine.query({ query });
+    const phrase = normalize(question.phrase);
+    const context = response.sourceNodes.map(({ node }) => node.text).join("\n");
+    const inContext = normalize(context).includes(phrase);
+    const inAnswer = normalize(response.response).includes(phrase);
+    const words = response.response.split(/\s+/).filter(Boolean).length;
+    results.push({ id: question.id, rank, ms, inContext, inAnswer, words, answer: response.response });
+  }
+  return results;
+}
+
+/** The odd and even questions (1-based position in the file) summarized apart, to catch a change tuned to part of the set. */
+export function splitHalves(results) {
+  return {
+    odd: summarize(results.filter((_, position) => position % 2 === 0)),
+    even: summarize(results.filter((_, position) => position % 2 === 1)),
+  };
+}
+
 /** Recall@1, Recall@4, MRR@10, phrase hit rates and mean retrieve time over per-question results. */
-function summarize(results) {
+export function summarize(results) {
   const n = results.length;
+  if (n === 0)
+    return {
+      questions: 0,
+      recallAt1: 0,
+      recallAt4: 0,
+      mrr: 0,
+      contextHit: 0,
+      answerHit: 0,
+      retrieveMs: 0,
+      answerWords: 0,
+    };
   const share = (test) => results.filter(test).length / n;
   return {
     questions: n,
@@ -108,11 +134,13 @@ if (isMain) {
     );
   }
   console.log("\nHalves (odd / even question positions), to check a change helps both:\n");
-  console.log("| retriever | Recall@4 odd / even | MRR@10 odd / even | answer holds the phrase odd / even |");
-  console.log("|---|---|---|---|");
+  console.log(
+    "| retriever | Recall@1 odd / even | Recall@4 odd / even | MRR@10 odd / even | answer holds the phrase odd / even | answer words odd / even |",
+  );
+  console.log("|---|---|---|---|---|---|");
   for (const { name, odd, even } of halves) {
     console.log(
-      `| ${name} | ${odd.recallAt4.toFixed(2)} / ${even.recallAt4.toFixed(2)} | ${odd.mrr.toFixed(2)} / ${even.mrr.toFixed(2)} | ${pct(odd.answerHit)} / ${pct(even.answerHit)} |`,
+      `| ${name} | ${odd.recallAt1.toFixed(2)} / ${even.recallAt1.toFixed(2)} | ${odd.recallAt4.toFixed(2)} / ${even.recallAt4.toFixed(2)} | ${odd.mrr.toFixed(2)} / ${even.mrr.toFixed(2)} | ${pct(odd.answerHit)} / ${pct(even.answerHit)} | ${odd.answerWords.toFixed(0)} / ${even.answerWords.toFixed(0)} |`,
     );
   }
   const at = process.argv.indexOf("--json");

@@ -11,6 +11,12 @@ import { type Passage, splitPassages } from "./passages.js";
 // answer is often its "Default: `72000`" line next to the sentence that names the option.
 const MAX_SECTION = 500;
 const SECTION_WEIGHT = 0.5;
+// Retrieval put the best chunk first: a passage of the k-th chunk (0-based) of the context keeps
+// 1 / (1 + RANK_DECAY × k) of its score, so a passage of another file's chunk wins only by clearly matching better.
+const RANK_DECAY = 0.3;
+// A chosen sentence brings its neighbours that name code while the quote stays at most this long.
+const MAX_PARAGRAPH = 400;
+const INLINE_CODE = /`[^`\n]+`/;
 
 /** The settings {@link extractAnswer} needs. @internal */
 export interface ExtractAnswerSettings {
@@ -20,6 +26,15 @@ export interface ExtractAnswerSettings {
   satisfiedThreshold: number;
   splitSentences: ((text: string) => string[]) | undefined;
   signal: AbortSignal | undefined;
+  /** The quotes and scores of an answer this answerer gave earlier, when it remembers `answer`. */
+  recall?: ((answer: string) => RememberedQuote[] | undefined) | undefined;
+}
+
+/** One quote of an earlier answer with the score that chose it. @internal */
+export interface RememberedQuote {
+  text: string;
+  multiline: boolean;
+  score: number;
 }
 
 /**
@@ -30,6 +45,8 @@ export interface ExtractedAnswer {
   sentences: string[];
   /** Per quote: whether it holds lines (code, a list item, a table row) rather than prose. */
   multiline: boolean[];
+  /** Per quote: the score that chose it (the best of the passages it joins). */
+  scores: number[];
   querySatisfied: boolean;
 }
 
@@ -38,6 +55,8 @@ interface Candidate extends Passage {
   source: number;
   /** A whole short section (which overlaps the passages it is made of). */
   whole: boolean;
+  /** Which retrieved chunk of the context it comes from, best first (0 for the answer so far). */
+  rank: number;
   position: number;
   score: number;
 }
@@ -59,22 +78,38 @@ export async function extractAnswer(
   const sources = [request.existingAnswer ?? "", request.context];
   const seen = new Set<string>();
   const candidates: Candidate[] = [];
+  const recalled =
+    request.existingAnswer === undefined ? undefined : settings.recall?.(request.existingAnswer);
+  const rememberedSplit = recalled && rememberedPassages(request.existingAnswer as string, recalled);
+  const remembered = rememberedSplit === undefined ? undefined : recalled;
   sources.forEach((text, source) => {
-    const passages = splitPassages(text, settings.splitSentences);
+    const passages =
+      source === 0 && rememberedSplit !== undefined
+        ? rememberedSplit
+        : splitPassages(text, settings.splitSentences);
     const wholeSections = sections(text, passages);
+    // When refining, the answer so far came from the better-ranked chunks: the new context ranks after it.
+    const rankOf = chunkRanks(text, request.existingAnswer === undefined || source === 0 ? 0 : 1);
     for (const passage of [...passages, ...wholeSections]) {
       const key = dedupeKey(passage.text);
       if (key === "" || seen.has(key) || (source === 1 && isStructural(passage.text))) continue;
       seen.add(key);
       const whole = wholeSections.includes(passage);
-      candidates.push({ ...passage, source, whole, position: candidates.length, score: 0 });
+      const rank = source === 0 ? 0 : rankOf(passage.start);
+      candidates.push({ ...passage, source, whole, rank, position: candidates.length, score: 0 });
     }
   });
   const existingCount = candidates.filter((candidate) => candidate.source === 0).length;
-  if (candidates.length === 0) return { sentences: [], multiline: [], querySatisfied: false };
+  if (candidates.length === 0) return { sentences: [], multiline: [], scores: [], querySatisfied: false };
   const scores = await score(candidates, query, settings);
+  // A remembered quote of the answer so far keeps the score that chose it against its own, better-ranked context.
+  if (remembered !== undefined)
+    candidates.forEach((candidate, index) => {
+      if (candidate.source === 0) scores[index] = remembered[candidate.block]?.score ?? 0;
+    });
   candidates.forEach((candidate, index) => {
-    candidate.score = scores[index] as number;
+    const own = scores[index] as number;
+    candidate.score = own > 0 && query !== "" ? own / (1 + RANK_DECAY * candidate.rank) : own;
   });
   const eligible = query === "" ? candidates : candidates.filter((c) => c.score > settings.minScore);
   if (request.existingAnswer !== undefined && !eligible.some((c) => c.position >= existingCount)) {
@@ -82,6 +117,10 @@ export async function extractAnswer(
     return {
       sentences: unchanged === "" ? [] : [unchanged],
       multiline: [unchanged.includes("\n")],
+      scores:
+        unchanged === ""
+          ? []
+          : [Math.max(0, ...candidates.filter((c) => c.source === 0).map((c) => c.score))],
       querySatisfied: isSatisfied(
         candidates.filter((c) => c.source === 0).map((c) => c.text),
         query,
@@ -90,8 +129,10 @@ export async function extractAnswer(
     };
   }
   const chosen: Candidate[] = [];
-  for (const candidate of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
+  const widen = query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources);
+  for (const best of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
     if (chosen.length === settings.maxSentences) break;
+    const candidate = widen(best);
     if (!chosen.some((other) => overlaps(other, candidate))) chosen.push(candidate);
   }
   chosen.sort((left, right) => left.source - right.source || left.start - right.start);
@@ -99,12 +140,30 @@ export async function extractAnswer(
   return {
     sentences: quotes.map((quote) => quote.text),
     multiline: quotes.map((quote) => quote.kind === "lines"),
+    scores: quotes.map((quote) => quote.score),
     querySatisfied: isSatisfied(
       chosen.map((c) => c.text),
       query,
       settings.satisfiedThreshold,
     ),
   };
+}
+
+/**
+ * The remembered quotes of an earlier answer, found in order in its text, each its own block; undefined
+ * unless they are all there and the text holds nothing else (then the answer is split afresh).
+ */
+function rememberedPassages(text: string, quotes: readonly RememberedQuote[]): Passage[] | undefined {
+  const passages: Passage[] = [];
+  let position = 0;
+  for (const [block, quote] of quotes.entries()) {
+    const start = text.indexOf(quote.text, position);
+    if (start === -1 || text.slice(position, start).trim() !== "") return undefined;
+    position = start + quote.text.length;
+    const kind = quote.multiline ? "lines" : "sentence";
+    passages.push({ start, end: position, text: quote.text, kind, heading: "", section: -1, block });
+  }
+  return text.slice(position).trim() === "" && passages.length > 0 ? passages : undefined;
 }
 
 /** The short sections of a text: each heading's passages as one slice, when there are two or more. */
@@ -122,6 +181,49 @@ function sections(text: string, passages: readonly Passage[]): Passage[] {
     first = index;
   }
   return result;
+}
+
+/**
+ * A passage is quoted together with the nearest passage before and after it in its section that names
+ * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example), and what lies between, while
+ * the quote stays within {@link MAX_PARAGRAPH} characters: the sentence that names the option and the one
+ * that gives its value are often neighbours ("Controls the maximum request body size. … Defaults to
+ * `'100kb'`."). Plain prose around it stays out.
+ */
+function neighbourWidener(
+  candidates: readonly Candidate[],
+  sources: readonly string[],
+): (candidate: Candidate) => Candidate {
+  const groups = new Map<string, Candidate[]>();
+  const groupOf = (candidate: Candidate) => `${candidate.source}:${candidate.block}`;
+  for (const candidate of candidates) {
+    if (candidate.whole) continue;
+    groups.set(groupOf(candidate), [...(groups.get(groupOf(candidate)) ?? []), candidate]);
+  }
+  return (candidate) => {
+    if (candidate.whole) return candidate;
+    const group = groups.get(groupOf(candidate)) ?? [];
+    const at = group.indexOf(candidate);
+    if (at === -1) return candidate;
+    let { start, end } = candidate;
+    const reach = (step: 1 | -1) => {
+      for (let index = at + step; index >= 0 && index < group.length; index += step) {
+        const other = group[index] as Candidate;
+        const from = Math.min(start, other.start);
+        const to = Math.max(end, other.end);
+        if (to - from > MAX_PARAGRAPH) return;
+        if (INLINE_CODE.test(other.text) || other.text.startsWith("```")) {
+          start = from;
+          end = to;
+          return;
+        }
+      }
+    };
+    reach(1);
+    reach(-1);
+    if (start === candidate.start && end === candidate.end) return candidate;
+    return { ...candidate, start, end, text: (sources[candidate.source] as string).slice(start, end) };
+  };
 }
 
 function overlaps(left: Candidate, right: Candidate): boolean {
@@ -143,11 +245,40 @@ function mergeAdjacent(chosen: readonly Candidate[], sources: readonly string[])
     ) {
       previous.end = candidate.end;
       previous.text = text.slice(previous.start, previous.end);
+      previous.score = Math.max(previous.score, candidate.score);
     } else {
       merged.push({ ...candidate });
     }
   }
   return merged;
+}
+
+// A node's metadata line (`file_path: docs/a.md`), as `getContent(MetadataMode.LLM)` puts it before each node's text.
+const METADATA_LINE = /^[a-z][a-z0-9]*_[a-z0-9_]*: \S+$/;
+
+/**
+ * The rank of the chunk each offset of the context lies in: the context is the retrieved nodes joined in
+ * retrieval order, and each node with metadata starts with a metadata line after a blank line. Without such
+ * lines everything is one chunk.
+ */
+function chunkRanks(text: string, first: number): (offset: number) => number {
+  const starts: number[] = [];
+  let blankBefore = false;
+  let textBefore = false;
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    const trimmed = line.trim();
+    const metadata = METADATA_LINE.test(trimmed);
+    if (metadata && blankBefore && textBefore) starts.push(offset);
+    blankBefore = trimmed === "" || (blankBefore && metadata);
+    textBefore ||= trimmed !== "";
+    offset += line.length + 1;
+  }
+  return (at) => {
+    let rank = first;
+    for (const start of starts) if (start <= at) rank++;
+    return rank;
+  };
 }
 
 /**
@@ -156,8 +287,24 @@ function mergeAdjacent(chosen: readonly Candidate[], sources: readonly string[])
  */
 function isStructural(passage: string): boolean {
   const line = passage.trim();
+  if (isLinksOnly(line)) return true;
   if (line.includes("\n")) return false;
-  return /^#{1,6}\s/.test(line) || /^[a-z][a-z0-9]*_[a-z0-9_]*: \S+$/.test(line);
+  return /^#{1,6}\s/.test(line) || METADATA_LINE.test(line);
+}
+
+/**
+ * A table-of-contents entry, a badge row or a bare link list: once its links, images, list markers, table
+ * pipes and punctuation are gone, nothing is left to answer with.
+ */
+function isLinksOnly(line: string): boolean {
+  if (!/\]\(|\]\[|<a |https?:\/\//.test(line)) return false;
+  const rest = line
+    .replace(/!?\[[^\]]*\]\([^)]*\)/g, "")
+    .replace(/!?\[[^\]]*\]\[[^\]]*\]/g, "")
+    .replace(/<[^>]+>/g, "")
+    .replace(/https?:\/\/\S+/g, "")
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, "");
+  return !/[\p{L}\p{N}]/u.test(rest);
 }
 
 async function score(

@@ -8,7 +8,7 @@ import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenize
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { textWindowSlices } from "../util/text-windows.js";
 import { wordSegmenter } from "../util/word-segmenter.js";
-import { type ExtractedAnswer, extractAnswer } from "./extractive-answer.js";
+import { type ExtractedAnswer, extractAnswer, type RememberedQuote } from "./extractive-answer.js";
 import {
   type ExtractiveRequest,
   readExtractiveChatRequest,
@@ -70,6 +70,8 @@ export class ExtractiveLLM implements LLM {
     splitSentences: ((text: string) => string[]) | undefined;
   };
   readonly #tokenizer: Tokenizer;
+  /** The quotes of the latest answers, so a refine call keeps them with the scores that chose them. */
+  readonly #memory = new Map<string, RememberedQuote[]>();
 
   constructor({
     embedModel,
@@ -144,14 +146,44 @@ export class ExtractiveLLM implements LLM {
     signal?.throwIfAborted();
     const maxTokens = options.maxTokens ?? this.metadata.maxOutputTokens ?? 256;
     checkInteger("maxTokens", maxTokens, 0);
-    const extracted: ExtractedAnswer = await extractAnswer(request, { ...this.#settings, signal });
+    const recall = (answer: string) => this.#memory.get(answer);
+    const extracted: ExtractedAnswer = await extractAnswer(request, { ...this.#settings, signal, recall });
     signal?.throwIfAborted();
     const chunks = wordChunks(joinQuotes(extracted.sentences, extracted.multiline));
     const render = (answer: string) =>
       responseFormat
         ? renderStructuredAnswer(responseFormat, answer, extracted.sentences, extracted.querySatisfied)
         : answer;
-    return render(this.#truncate(chunks, render, maxTokens));
+    const answer = this.#truncate(chunks, render, maxTokens);
+    if (!responseFormat) this.#remember(answer, extracted);
+    return render(answer);
+  }
+
+  // The quotes that made it whole into the (possibly cut) answer, under its text; the oldest of MEMORY entries goes first.
+  #remember(answer: string, extracted: ExtractedAnswer): void {
+    const quotes: RememberedQuote[] = [];
+    let position = 0;
+    for (const [index, text] of extracted.sentences.entries()) {
+      let at = answer.indexOf(text, position);
+      let quoted = text;
+      if (at === -1) {
+        // The answer was cut inside this quote: remember the part it kept.
+        const rest = answer.slice(position).trim();
+        at = answer.indexOf(rest, position);
+        if (rest === "" || !text.startsWith(rest)) break;
+        quoted = rest;
+      }
+      position = at + quoted.length;
+      quotes.push({
+        text: quoted,
+        multiline: extracted.multiline[index] ?? false,
+        score: extracted.scores[index] ?? 0,
+      });
+    }
+    if (quotes.length === 0 || answer.slice(position).trim() !== "") return;
+    this.#memory.delete(answer);
+    this.#memory.set(answer, quotes);
+    if (this.#memory.size > MEMORY) this.#memory.delete(this.#memory.keys().next().value as string);
   }
 
   // The longest prefix of whole chunks whose rendering fits in maxTokens (binary search: O(log n) counts).
@@ -191,6 +223,9 @@ export class ExtractiveLLM implements LLM {
     this.#finish(prompt, text, options);
   }
 }
+
+/** How many recent answers an ExtractiveLLM remembers the quotes of. */
+const MEMORY = 64;
 
 /**
  * Joins verbatim quotes: prose with one space (none between Chinese or Japanese sentences), and a code block,

@@ -11,6 +11,8 @@ export interface Passage {
   heading: string;
   /** Which heading's section it is in, counting from 0; -1 before the first heading. */
   section: number;
+  /** Which block (paragraph, code block, list item, table row) it is part of, counting from 0. */
+  block: number;
 }
 
 /** Code blocks, list items and tables longer than this are quoted in runs of whole lines. */
@@ -41,8 +43,9 @@ export function splitPassages(
   let section = -1;
   let block: { start: number; end: number; kind: "prose" | "lines" } | undefined;
   let fence: string | undefined;
+  let blocks = 0;
   const flush = () => {
-    if (block) pushBlock(passages, text, block, { heading, section }, split);
+    if (block) pushBlock(passages, text, block, { heading, section, block: blocks++ }, split);
     block = undefined;
   };
   let offset = 0;
@@ -90,7 +93,7 @@ function pushBlock(
   passages: Passage[],
   text: string,
   { start, end, kind }: { start: number; end: number; kind: "prose" | "lines" },
-  { heading, section }: { heading: string; section: number },
+  { heading, section, block }: Pick<Passage, "heading" | "section" | "block">,
   split: (paragraph: string) => string[],
 ): void {
   const push = (from: number, to: number, passageKind: Passage["kind"]) => {
@@ -106,6 +109,7 @@ function pushBlock(
         kind: passageKind,
         heading,
         section,
+        block,
       });
   };
   if (kind === "prose") {

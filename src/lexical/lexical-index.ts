@@ -146,6 +146,19 @@ export class LexicalIndex {
     }));
   }
 
+  /**
+   * BM25's inverse document frequency of one analyzed term (as `lexicalTokens` gives it): high for a rare term,
+   * 0 for a term no document holds.
+   */
+  idf(term: string): number {
+    this.#compact();
+    const postings = this.#list(term);
+    if (!postings) return 0;
+    const documents = this.#ids.length;
+    const frequency = postings.length / 2;
+    return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+  }
+
   /** A compact, JSON-safe copy: terms with delta-encoded postings. Restore with {@link LexicalIndex.fromJSON}. */
   toJSON(): SerializedLexicalIndex {
     this.#decodeAll();

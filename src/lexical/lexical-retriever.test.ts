@@ -17,7 +17,7 @@ const NODES = [
   node("loose", "Proxy timeout, without a file."),
 ];
 
-function retriever(options: { sameFileWeight?: number; similarityTopK?: number } = {}) {
+function retriever(options: { sameFileWeight?: number; similarityTopK?: number; pathWeight?: number } = {}) {
   const index = new LexicalIndex();
   for (const n of NODES) index.add(n.id, n.text);
   const byId = new Map(NODES.map((n) => [n.id, n]));
@@ -59,6 +59,60 @@ describe("createLexicalRetriever", () => {
       }
       expect(RagsynthError.isInstance(error, "invalid_argument")).toBe(true);
       expect((error as Error).message).toMatch(/sameFileWeight/);
+    }
+  });
+
+  it("adds the idf of the query's words found in a node's file_path, so a question naming a package finds its docs", async () => {
+    const nodes = [
+      node(
+        "other",
+        "A zebra timeout. The timeout in milliseconds, the timeout of the timeout.",
+        "docs/other.md",
+      ),
+      node(
+        "named",
+        "Options: set the timeout for each request of the server here.",
+        "node_modules/zebra/README.md",
+      ),
+      ...["lions", "tigers", "bears", "wolves"].map((word) =>
+        node(word, `About ${word}.`, `docs/${word}.md`),
+      ),
+    ];
+    // As the index holds nodes: the file_path line, then the text.
+    const index = new LexicalIndex();
+    for (const n of nodes) index.add(n.id, `file_path: ${n.metadata.file_path}\n${n.text}`);
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const make = (pathWeight: number) =>
+      createLexicalRetriever({
+        index,
+        getNode: (id) => byId.get(id),
+        similarityTopK: 3,
+        sameFileWeight: 0,
+        pathWeight,
+      });
+    const plain = await make(0).retrieve({ query: "zebra timeout" });
+    const withPath = await make(2).retrieve({ query: "zebra timeout" });
+    expect(plain[0]?.node.id).toBe("other");
+    expect(withPath[0]?.node.id).toBe("named");
+    const bm25 = new Map(plain.map(({ node, score }) => [node.id, score as number]));
+    expect(withPath.find(({ node }) => node.id === "named")?.score).toBeCloseTo(
+      (bm25.get("named") as number) + 2 * index.idf("zebra"),
+      10,
+    );
+    // A path without the query's words keeps its BM25 score.
+    expect(withPath.find(({ node }) => node.id === "other")?.score).toBe(bm25.get("other"));
+  });
+
+  it("rejects a pathWeight that is not a finite number ≥ 0", () => {
+    for (const pathWeight of [-1, Number.NaN, "2" as unknown as number]) {
+      let error: unknown;
+      try {
+        retriever({ pathWeight });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(RagsynthError.isInstance(error, "invalid_argument")).toBe(true);
+      expect((error as Error).message).toMatch(/pathWeight/);
     }
   });
 });

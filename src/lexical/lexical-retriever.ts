@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { Retriever } from "../query-engine/retriever.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import type { LexicalIndex } from "./lexical-index.js";
+import { lexicalTokens } from "./lexical-tokens.js";
 
 /** Options of {@link createLexicalRetriever}. */
 export interface LexicalRetrieverOptions {
@@ -19,6 +20,13 @@ export interface LexicalRetrieverOptions {
    * @default 0.3
    */
   sameFileWeight?: number | undefined;
+  /**
+   * Weight of the query's words in a node's `file_path`: each candidate gains `pathWeight × Σ idf` of the
+   * query terms its path holds (a question naming `dotenv` is most likely about `node_modules/dotenv/README.md`).
+   * Words every path shares add the same to all. 0 turns it off.
+   * @default 1
+   */
+  pathWeight?: number | undefined;
 }
 
 /** How many matches the same-file evidence looks at, at least. */
@@ -38,7 +46,15 @@ export function createLexicalRetriever({
   getNode,
   similarityTopK = 2,
   sameFileWeight = 0.3,
+  pathWeight = 2,
 }: LexicalRetrieverOptions): Retriever {
+  if (!(typeof pathWeight === "number" && pathWeight >= 0 && Number.isFinite(pathWeight))) {
+    throw new InvalidArgumentError({
+      parameter: "pathWeight",
+      value: pathWeight,
+      expected: "be a finite number ≥ 0",
+    });
+  }
   checkInteger("similarityTopK", similarityTopK, 1);
   if (!(typeof sameFileWeight === "number" && sameFileWeight >= 0 && Number.isFinite(sameFileWeight))) {
     throw new InvalidArgumentError({
@@ -57,16 +73,41 @@ export function createLexicalRetriever({
   return {
     async retrieve({ query, signal }): Promise<NodeWithScore[]> {
       signal?.throwIfAborted();
-      const depth = sameFileWeight > 0 ? Math.max(similarityTopK * 10, FILE_EVIDENCE_DEPTH) : similarityTopK;
-      const results: { node: TextNode; score: number }[] = [];
+      const rerank = sameFileWeight > 0 || pathWeight > 0;
+      const depth = rerank ? Math.max(similarityTopK * 10, FILE_EVIDENCE_DEPTH) : similarityTopK;
+      let results: { node: TextNode; score: number }[] = [];
       for (const { id, score } of index.search(query, { topK: depth })) {
         const node = getNode(id);
         if (node) results.push({ node, score });
       }
-      if (sameFileWeight === 0) return results;
+      if (!rerank) return results;
+      if (pathWeight > 0) results = withPathEvidence(results, index, query, pathWeight);
       return withFileEvidence(results, sameFileWeight).slice(0, similarityTopK);
     },
   };
+}
+
+/** Adds to each match `weight × Σ idf` of the query terms its `file_path` holds. */
+function withPathEvidence(
+  results: readonly { node: TextNode; score: number }[],
+  index: LexicalIndex,
+  query: string,
+  weight: number,
+): { node: TextNode; score: number }[] {
+  const queryTerms = new Set(lexicalTokens(query));
+  const bonusOf = new Map<string, number>();
+  return results.map(({ node, score }) => {
+    const path = node.metadata.file_path;
+    if (typeof path !== "string") return { node, score };
+    let bonus = bonusOf.get(path);
+    if (bonus === undefined) {
+      bonus = 0;
+      for (const term of new Set(lexicalTokens(path.replace(/[\\/_.-]+/g, " "))))
+        if (queryTerms.has(term)) bonus += index.idf(term);
+      bonusOf.set(path, bonus);
+    }
+    return { node, score: score + weight * bonus };
+  });
 }
 
 /**

@@ -42,17 +42,18 @@ describe("ragsynth ask (offline defaults)", () => {
       QUESTION,
       "--mode",
       "refine",
-      // 330 is over half of 640, and the refine step still has ~80 tokens of room beside the offline answer
-      // (~150 tokens). At 480/250 the room was 0 or 1 token, depending on how the random temp folder's name
-      // tokenized in the source paths: the run failed one time in three with a (correct) context overflow.
+      // 410 is over half of 800, and the refine step still has ~80 tokens of room beside the offline answer
+      // (~235 tokens since quotes bring their code-naming neighbours; 640/330 left none). At 480/250 the room was
+      // 0 or 1 token, depending on how the random temp folder's name tokenized in the source paths: the run
+      // failed one time in three with a (correct) context overflow.
       "--context-window",
-      "640",
+      "800",
       "--num-output",
-      "330",
+      "410",
       "--json",
     ]);
     expect(code, stderr).toBe(0);
-    expect(stderr).toMatch(/ragsynth: warning: numOutput 330 is over half of contextWindow 640/);
+    expect(stderr).toMatch(/ragsynth: warning: numOutput 410 is over half of contextWindow 800/);
   });
 
   it("takes the question after `--` too", async () => {

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import type { LLMCallOptions } from "../llm/types.js";
+import { qa } from "./extractive-fixtures.test.util.js";
+import { ExtractiveLLM } from "./extractive-llm.js";
+
+// The answer holds what answers: a value named in code beside the quoted sentence, passages of the
+// best-ranked chunk, no table-of-contents lines, and a refine that keeps what the first call found.
+
+const refine = (query_str: string, context_msg: string, existing_answer: string): LLMCallOptions => ({
+  templateVariables: { query_str, context_msg, existing_answer },
+  promptType: "refine",
+});
+
+const chunk = (file: string, text: string) => `file_path: ${file}\n\n${text}`;
+
+describe("ExtractiveLLM answers that hold the answer", () => {
+  it("quotes a sentence with the neighbour in its paragraph that names the value in code", async () => {
+    const context = [
+      "Controls the maximum request body size. If this is a number, then the value is in bytes. Defaults to `'100kb'`.",
+      "Bananas are yellow.",
+    ].join("\n\n");
+    const { text } = await new ExtractiveLLM({ maxSentences: 1 }).complete(
+      "",
+      qa("What is the maximum request body size?", context),
+    );
+    expect(text).toBe(
+      "Controls the maximum request body size. If this is a number, then the value is in bytes. Defaults to `'100kb'`.",
+    );
+  });
+
+  it("leaves plain prose neighbours out", async () => {
+    const context = "Controls the maximum request body size. Bananas are yellow. Apples are red.";
+    const { text } = await new ExtractiveLLM({ maxSentences: 1 }).complete(
+      "",
+      qa("What is the maximum request body size?", context),
+    );
+    expect(text).toBe("Controls the maximum request body size.");
+  });
+
+  it("prefers the passage of the better-ranked chunk when two match alike", async () => {
+    const longer = "The timeout option sets how long to wait for a reply from the server.";
+    const shorter = "The timeout option sets how long to wait.";
+    const llm = new ExtractiveLLM({ maxSentences: 1 });
+    const query = "What does the timeout option set?";
+    const ranked = (first: string, second: string) =>
+      [chunk("docs/a.md", first), chunk("docs/b.md", second)].join("\n\n");
+    // Alone, the shorter sentence scores higher (BM25 favours short passages); first in rank, the longer wins.
+    expect((await llm.complete("", qa(query, `${longer}\n\n${shorter}`))).text).toBe(shorter);
+    expect((await llm.complete("", qa(query, ranked(longer, shorter)))).text).toBe(longer);
+    expect((await llm.complete("", qa(query, ranked(shorter, longer)))).text).toBe(shorter);
+  });
+
+  it("drops table-of-contents and badge lines, keeping list items that say something", async () => {
+    const context = [
+      "- [Timeout options](#timeout-options)",
+      "- [Retry options](#retry-options)",
+      "[![npm](https://img.shields.io/npm/v/x.svg)](https://npm.im/x)",
+      "- `timeout`: the options timeout in milliseconds, see [Timeout options](#timeout-options).",
+    ].join("\n");
+    const { text } = await new ExtractiveLLM({ maxSentences: 3 }).complete(
+      "",
+      qa("timeout options", context),
+    );
+    expect(text).toBe(
+      "- `timeout`: the options timeout in milliseconds, see [Timeout options](#timeout-options).",
+    );
+  });
+
+  it("a refine keeps a quote of its earlier answer that scored on its own context", async () => {
+    const llm = new ExtractiveLLM({ maxSentences: 3 });
+    const query = "How long may a plugin take to load?";
+    const first = await llm.complete(
+      "",
+      qa(
+        query,
+        "### `pluginTimeout`\n\n+ Default: `10000`\n\nThe maximum time in milliseconds a plugin may take to load.",
+      ),
+    );
+    expect(first.text).toContain("`10000`");
+    const refined = await llm.complete(
+      "",
+      refine(query, "Encapsulation keeps decorators inside a plugin.", first.text),
+    );
+    expect(refined.text).toContain("`10000`");
+    // A fresh answerer does not know where that line came from: re-split, the bare Default line scores nothing.
+    const fresh = await new ExtractiveLLM({ maxSentences: 3 }).complete(
+      "",
+      refine(query, "Encapsulation keeps decorators inside a plugin.", first.text),
+    );
+    expect(fresh.text).not.toContain("`10000`");
+  });
+});
