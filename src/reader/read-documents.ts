@@ -6,6 +6,9 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
+import { setDocumentBlocks } from "./document-blocks.js";
+import { markdownReader } from "./formats/markdown.js";
+import { DEFAULT_READER_LIMITS, ReaderSkipError } from "./formats/types.js";
 
 // Files read (and entries examined) at once: the reads overlap in libuv's thread pool instead of waiting in turn.
 const READ_CONCURRENCY = 8;
@@ -215,11 +218,27 @@ async function readOne(
   }
   text = text.replace(/\r\n?/g, "\n");
   if (text.trim() === "") return skip("empty", "empty file (no text besides whitespace)");
-  return new TextNode({
+  const document = new TextNode({
     id: displayPath,
     text,
     ...fileFields(absolute, displayPath, stats),
   });
+  // Markdown goes through its reader: its blocks (headings, code, lists, tables, with their lines) go beside the
+  // document for the chunker. A file the reader finds no text in stays plain text.
+  if (markdownReader.extensions.some((ending) => absolute.toLowerCase().endsWith(ending))) {
+    try {
+      const { blocks } = await markdownReader.read({
+        bytes,
+        path: displayPath,
+        limits: { ...DEFAULT_READER_LIMITS, maxFileBytes },
+        signal,
+      });
+      setDocumentBlocks(document, blocks);
+    } catch (error) {
+      if (!ReaderSkipError.isInstance(error)) throw error;
+    }
+  }
+  return document;
 }
 
 /**
