@@ -1,6 +1,5 @@
 export type { ContentBlock, ImageBlock, ImageDetail, TextBlock } from "./content-block.js";
 export { ImageNode, type ImageNodeInit } from "./image-node.js";
-export { type Metadata, MetadataMode, type NodeWithScore, TextNode, type TextNodeInit } from "./text-node.js";
 export {
   formatNodeLocation,
   getNodeLocation,
@@ -8,3 +7,4 @@ export {
   type LocationRange,
   type NodeLocation,
 } from "./node-location.js";
+export { type Metadata, MetadataMode, type NodeWithScore, TextNode, type TextNodeInit } from "./text-node.js";

@@ -120,7 +120,7 @@ export class BlockSplitter {
         continue;
       }
       // A heading with no text of its own is carried by its subsections' heading paths instead.
-      if (section.body.length > 0) {
+      if (section.body.length > 0 || section.children.length === 0) {
         const own = section.heading ? [section.heading, ...section.body] : section.body;
         this.#packBlocks(section, own, budget, out);
       }
@@ -131,10 +131,19 @@ export class BlockSplitter {
 
   /** Greedy packing of a section's own blocks, each chunk starting with the heading path, blocks overlapping. */
   #packBlocks(section: Section, blocks: readonly DocumentBlock[], budget: number, out: Piece[]): void {
+    // A chunk that opens with the section's heading has the headings above it as path; any other, all of them.
+    const pathFor = (list: readonly DocumentBlock[]) =>
+      list[0] === section.heading ? section.parentPath : section.path;
+    const fits = (list: readonly DocumentBlock[]) =>
+      this.tokenizer.count(this.#withPath(pathFor(list), list)) <= budget;
     let current: DocumentBlock[] = [];
     const flush = () => {
-      if (current.some((block) => block !== section.heading)) {
-        const path = current[0] === section.heading ? section.parentPath : section.path;
+      // A heading alone is a chunk only for a section with nothing else (its subsections carry it otherwise).
+      if (
+        current.some((block) => block !== section.heading) ||
+        (current.length > 0 && section.body.length === 0)
+      ) {
+        const path = pathFor(current);
         const text = this.#withPath(path, current);
         out.push({
           text,
@@ -148,21 +157,16 @@ export class BlockSplitter {
     };
     for (const block of blocks) {
       const candidate = [...current, block];
-      const path = candidate[0] === section.heading ? section.parentPath : section.path;
-      if (this.tokenizer.count(this.#withPath(path, candidate)) <= budget) {
+      if (fits(candidate)) {
         current = candidate;
         continue;
       }
       const overlap = this.#overlap(current, section.heading);
       flush();
       const fresh = [...overlap, block];
-      if (this.tokenizer.count(this.#withPath(section.path, fresh)) <= budget) {
-        current = fresh;
-      } else if (this.tokenizer.count(this.#withPath(section.path, [block])) <= budget) {
-        current = [block];
-      } else {
-        this.#cutBlock(section.path, block, budget, out);
-      }
+      if (fits(fresh)) current = fresh;
+      else if (fits([block])) current = [block];
+      else this.#cutBlock(pathFor([block]), block, budget, out, texts(section.path));
     }
     flush();
   }
@@ -182,7 +186,13 @@ export class BlockSplitter {
   }
 
   /** A block too long for one chunk, cut by a sentence splitter into pieces that fit beside the heading path. */
-  #cutBlock(path: readonly DocumentBlock[], block: DocumentBlock, budget: number, out: Piece[]): void {
+  #cutBlock(
+    path: readonly DocumentBlock[],
+    block: DocumentBlock,
+    budget: number,
+    out: Piece[],
+    headingPath: string[],
+  ): void {
     const prefix = path.length > 0 ? `${renderBlocks(path)}\n\n` : "";
     const wrapper = this.tokenizer.count(renderBlock({ ...block, text: "" }));
     const room = Math.max(1, budget - this.tokenizer.count(prefix) - wrapper - 1);
@@ -202,7 +212,7 @@ export class BlockSplitter {
         part.lines = { start: Math.min(first, lines.end), end: Math.min(last, lines.end) };
       }
       const text = `${prefix}${renderBlock(part)}`;
-      out.push({ text, tokens: this.tokenizer.count(text), path, blocks: [part], headingPath: texts(path) });
+      out.push({ text, tokens: this.tokenizer.count(text), path, blocks: [part], headingPath });
     }
   }
 
