@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { setDocumentBlocks } from "../reader/document-blocks.js";
 import { markdownBlocks } from "../reader/formats/markdown.js";
-import { getNodeLocation, type NodeLocation } from "../schema/node-location.js";
+import { formatNodeLocation, getNodeLocation, type NodeLocation } from "../schema/node-location.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { BlockSplitter } from "./block-splitter.js";
@@ -192,6 +192,25 @@ describe("BlockSplitter", () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  it("of PDF blocks (pages, no lines) give a chunk its page range", () => {
+    const document = new TextNode({ id: "spec.pdf", text: "", metadata: { file_path: "spec.pdf" } });
+    setDocumentBlocks(document, [
+      { kind: "heading", depth: 2, text: "2.3 Glob weights", page: 12 },
+      { kind: "paragraph", text: "A glob's weight is the number of its literal characters.", page: 12 },
+      { kind: "paragraph", text: "Longer globs win over shorter ones.", page: 13 },
+    ]);
+    const [node, ...rest] = new BlockSplitter().getNodesFromDocuments([document]);
+    expect(rest).toEqual([]);
+    expect(getNodeLocation(node as TextNode)).toEqual({
+      file: "spec.pdf",
+      headingPath: ["2.3 Glob weights"],
+      pages: { start: 12, end: 13 },
+    });
+    expect(formatNodeLocation(getNodeLocation(node as TextNode) ?? {})).toBe(
+      "spec.pdf pp. 12–13 › 2.3 Glob weights",
     );
   });
 });
