@@ -45,8 +45,22 @@ await build({
   splitting: false,
   sourcesContent: false,
 });
+// Dependencies that ship only ES modules: cli.cjs cannot require() them on Node before 20.19, so they are bundled
+// into it (the library's ESM entry points import them from node_modules as usual).
+const ESM_ONLY =
+  /^(mdast-util-[^/]*|micromark[^/]*|unist-util-[^/]*|decode-named-character-reference|character-entities[^/]*|devlop|ccount|escape-string-regexp|markdown-table|longest-streak|zwitch|fault|format)(\/|$)/;
+const bundleEsmOnly = {
+  name: "bundle-esm-only",
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      ESM_ONLY.test(args.path) ? undefined : { path: args.path, external: true },
+    );
+  },
+};
 await build({
   ...common,
+  packages: undefined,
+  plugins: [bundleEsmOnly],
   entryPoints: [join(dist, "cli/main.js")],
   outdir: undefined,
   outbase: undefined,

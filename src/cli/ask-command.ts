@@ -1,9 +1,10 @@
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
+import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { formatSources, formatSummary, sourceName } from "./format.js";
+import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.js";
 import { imageNotes } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
@@ -21,12 +22,14 @@ import { recordRetryWaits, writeAskReport } from "./report.js";
 import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
 
-/** A source as `--json` shows it. */
+/** A source as `--json` shows it: `location` is its place (file, heading path, lines or pages), or null. */
 export function sourceToJSON(source: NodeWithScore, index: number) {
   return {
     rank: index + 1,
     score: source.score ?? null,
     file: sourceName(source.node),
+    location: getNodeLocation(source.node) ?? null,
+    label: sourceLabel(source.node),
     nodeId: source.node.id,
     metadata: source.node.metadata,
     text: source.node.text,

@@ -1,4 +1,5 @@
 import type { SynthesisUsage } from "../events/events.js";
+import { formatNodeLocation, getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { Style } from "./io.js";
 
@@ -43,7 +44,19 @@ export function sourceName(node: NodeWithScore["node"]): string {
   return node.id;
 }
 
-/** Where in the file the node starts, when the reader recorded it. */
+/**
+ * The file a node came from and its place in it, as its `metadata.location` tells:
+ * `guide.md:120–168 › Configuration › Timeouts`, `spec.pdf p. 12 › 2.3 Glob weights`; for a node without one, the
+ * file and the line a reader recorded (`notes.txt:12`), or the file alone.
+ */
+export function sourceLabel(node: NodeWithScore["node"]): string {
+  const location = getNodeLocation(node);
+  return location
+    ? formatNodeLocation(location, sourceName(node))
+    : `${sourceName(node)}${sourceLocation(node)}`;
+}
+
+/** Where in the file the node starts, when a reader recorded it as a line number. */
 function sourceLocation(node: NodeWithScore["node"]): string {
   const metadata = node.metadata;
   for (const key of ["line", "start_line", "startLine"]) {
@@ -58,13 +71,13 @@ function snippet(text: string, width: number): string {
   return flat.length > width ? `${flat.slice(0, Math.max(1, width - 1)).trimEnd()}…` : flat;
 }
 
-/** The sources block: rank, score, file name and the start of the text. */
+/** The sources block: rank, score, file and place in it ({@link sourceLabel}) and the start of the text. */
 export function formatSources(sources: readonly NodeWithScore[], style: Style, columns: number): string {
   if (sources.length === 0) return `${style.bold("Sources:")} none\n`;
   const lines = [style.bold("Sources:")];
   sources.forEach((source, index) => {
     const score = source.score === undefined ? "   -  " : source.score.toFixed(3).padStart(6);
-    const name = `${sourceName(source.node)}${sourceLocation(source.node)}`;
+    const name = sourceLabel(source.node);
     const head = `  [${index + 1}] ${score}  ${name}`;
     const room = columns - head.length - 4;
     lines.push(room >= 20 ? `${head}  ${style.dim(snippet(source.node.text, room))}` : head);

@@ -1,4 +1,7 @@
 import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import {
   buildTracePageData,
@@ -8,7 +11,7 @@ import {
 } from "../trace-page/index.js";
 import { errorType } from "../tracing/start-span.js";
 import type { RetryEvent } from "../util/retry.js";
-import { sourceName } from "./format.js";
+import { sourceLabel, sourceName } from "./format.js";
 import type { ModePlan } from "./plan.js";
 import type { EventLog } from "./trace.js";
 
@@ -57,6 +60,8 @@ export async function writeAskReport(
       name: sourceName(source.node),
       text: source.node.text,
       score: source.score,
+      location: sourceLabel(source.node),
+      href: sourceHref(source.node),
     })),
     query,
     answer,
@@ -98,4 +103,12 @@ export async function writePlanReport(
   });
   const html = renderPlanPage({ query, model, contextWindow, numOutput, chunks, modes });
   await writeFile(path, html, "utf8");
+}
+
+/** A `file:` URL of the node's source file, `#L<line>` when its first line is known. */
+function sourceHref(node: NodeWithScore["node"]): string | undefined {
+  const location = getNodeLocation(node);
+  if (!location?.file) return undefined;
+  const line = location.lines ? `#L${location.lines.start}` : "";
+  return `${pathToFileURL(resolve(location.file)).href}${line}`;
 }

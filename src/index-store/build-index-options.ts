@@ -28,7 +28,10 @@ export interface BuildIndexOptions {
 
 /** Options of {@link VectorStoreIndex.fromDocuments}. */
 export interface FromDocumentsOptions extends BuildIndexOptions {
-  /** @default new SentenceSplitter() (chunkSize 1024, chunkOverlap 200, as in LlamaIndex) */
+  /**
+   * @default new BlockSplitter() (chunkSize 1024, chunkOverlap 200, as in LlamaIndex; chunks follow the sections of
+   *   documents read with their structure, and each node carries its `metadata.location`)
+   */
   splitter?: NodeParser;
 }
 

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
-import { SentenceSplitter } from "../splitter/sentence-splitter.js";
+import { BlockSplitter } from "../splitter/block-splitter.js";
 import type { BuildIndexOptions, FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
 import { storesVectors } from "./check-embed-model.js";
 import { embedNodes, type IndexEntry } from "./embed-nodes.js";
@@ -38,7 +38,7 @@ export async function buildFromDocuments(
   options: FromDocumentsOptions & { embedModel: Embedder },
   { cache, previous = [], previousEntries = [], previousEmbedModelId }: StoredBuildInput,
 ): Promise<BuiltIndex> {
-  const splitter = options.splitter ?? new SentenceSplitter();
+  const splitter = options.splitter ?? new BlockSplitter();
   const before = new Map(previous.map((source) => [source.id, source]));
   const storedNodes = new Map(previousEntries.map((entry) => [entry.node.id, entry.node]));
   const nodes: TextNode[] = [];

@@ -7,7 +7,7 @@ import type { IndexSource } from "./index-source.js";
 
 /** The index file's format name and the version this ragsynth reads and writes. */
 export const INDEX_FORMAT = "ragsynth-vector-index";
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 /** Why a read failed, as `index_load`: a damaged gzip stream, or a file that could not be read; an abort stays as it is. */
 export function readError(file: string, error: unknown, signal: AbortSignal | undefined): unknown {

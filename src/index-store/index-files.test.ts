@@ -178,7 +178,7 @@ describe("index files: float32 vectors beside the JSON", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     // A header, one line per node, the BM25 header, one line per term.
-    expect(lines[0]).toMatchObject({ version: 3, nodes: 2, lexical: LEXICAL_ANALYZER });
+    expect(lines[0]).toMatchObject({ version: 4, nodes: 2, lexical: LEXICAL_ANALYZER });
     expect(lines[3]).toMatchObject({ format: "ragsynth-bm25-lines", ids: expect.any(Array) });
     expect(lines.slice(4)).toContainEqual(["stripe", [0, 1]]);
     const loaded = await VectorStoreIndex.load(dir, { embedModel });

@@ -133,9 +133,9 @@ describe("VectorStoreIndex: persistence", () => {
     expect(RagsynthError.isInstance(error, "index_load")).toBe(true);
     expect(error.message).toMatch(/is not a complete gzip file/);
 
-    await writeFile(file, gzipSync(valid.replace('"version":3', '"version":99')));
+    await writeFile(file, gzipSync(valid.replace('"version":4', '"version":99')));
     error = await loadError(dir);
-    expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 3/);
+    expect(error.message).toMatch(/has format version 99, but this ragsynth reads version 4/);
   });
 
   it("leaves the previous file intact and no temporary file behind when a write fails", async () => {

@@ -90,7 +90,7 @@ describe("VectorStoreIndex: build and retrieve", () => {
     expect(dense).toHaveLength(3);
   });
 
-  it("splits documents with SentenceSplitter (1024/200 by default) and embeds their embed content", async () => {
+  it("splits a plain document with SentenceSplitter (1024/200 by default, through BlockSplitter) and embeds its embed content", async () => {
     const embedModel = new MockEmbedding();
     const index = await VectorStoreIndex.fromDocuments([document("a.md", PARAGRAPHS.join(" "))], {
       embedModel,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import { setDocumentBlocks } from "./document-blocks.js";
-import { looksBinary, SNIFF_LENGTH } from "./formats/basic-text.js";
+import { looksBinary, SNIFF_LENGTH } from "./formats/looks-binary.js";
 import type { ChosenReader, ReaderRegistry } from "./formats/registry.js";
 import { type DocumentBlock, type ReaderLimits, ReaderSkipError } from "./formats/types.js";
 import { resolveInsideRoots } from "./inside-roots.js";

@@ -23,7 +23,7 @@ const STYLE = `
 .fill .reserve{position:absolute;top:0;bottom:0;background:var(--reserve)}
 .split{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px}
 .source{display:block;width:100%;text-align:left;background:#fbfcfe;border:1px solid var(--line);border-radius:6px;padding:6px 8px;margin-bottom:6px}
-.source .name{font-weight:600}.source .snippet{color:var(--muted);font-size:12px;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+.source .name{font-weight:600}.source .where{font-size:12px}a.open{display:block;font-size:12px;margin:-4px 0 8px 8px}.source .snippet{color:var(--muted);font-size:12px;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
 .source.reached{border-color:var(--accent2);box-shadow:0 0 0 2px var(--accent2)}.source.selected{outline:3px solid #111}
 #details pre{white-space:pre-wrap;background:#f4f6f9;border-radius:6px;padding:8px;max-height:260px;overflow:auto;font-size:12px}
 #details ul{padding-left:18px;margin:4px 0}.hint{color:var(--muted)}
@@ -119,7 +119,12 @@ function sources(data: TracePageData): string {
     (source, index) =>
       `<button class="source" data-source="${index}"><div class="name">[${index + 1}] ${escapeHtml(source.name)}` +
       `${source.score === undefined ? "" : ` · ${source.score.toFixed(3)}`} · ${source.calls.length} ${source.calls.length === 1 ? "call" : "calls"}</div>` +
-      `<div class="snippet">${escapeHtml(source.text)}</div></button>`,
+      (source.location ? `<div class="where">${escapeHtml(source.location)}</div>` : "") +
+      `<div class="snippet">${escapeHtml(source.text)}</div></button>` +
+      // A link cannot sit inside a button: the file's link follows it.
+      (source.href
+        ? `<a class="open" href="${escapeHtml(source.href)}">open ${escapeHtml(source.location ?? source.name)}</a>`
+        : ""),
   );
   return `<section id="sources"><h2>Sources (${data.sources.length})</h2>${items.join("") || '<p class="hint">No sources.</p>'}</section>`;
 }

@@ -10,6 +10,10 @@ export interface PageSource {
   name: string;
   text: string;
   score?: number | undefined;
+  /** Its place as people read it: `guide.md:120–168 › Configuration › Timeouts`. */
+  location?: string | undefined;
+  /** A `file:` URL of the source file (with `#L<line>` when the line is known); other schemes are dropped. */
+  href?: string | undefined;
 }
 
 /** A wait before a retried attempt (a 429's `Retry-After`, or backoff after a 5xx). */
@@ -207,6 +211,8 @@ export function buildTracePageData({
       name: clip(source.name, 200),
       text: clip(source.text, 600),
       ...(source.score === undefined ? {} : { score: source.score }),
+      ...(source.location ? { location: clip(source.location, 300) } : {}),
+      ...(source.href?.startsWith("file:") ? { href: clip(source.href, 2000) } : {}),
       calls: calls.filter((call) => call.sources.includes(index)).map((call) => call.id),
     })),
     waits: shifted.map((wait) => ({ ...wait, reason: clip(wait.reason, 120) })),

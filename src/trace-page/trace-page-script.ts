@@ -29,6 +29,7 @@ function showSource(index) {
   mark('[data-source="' + index + '"]', "selected");
   for (const id of source.calls) mark('[data-call="' + id + '"]', "reached");
   details.replaceChildren(el("h2", "Source [" + (index + 1) + "] " + source.name),
+    el("p", source.location || source.name),
     el("h3", "Reached " + source.calls.length + " calls"),
     source.calls.length ? list(source.calls.map((id) => data.calls[id].label)) : el("p", "none", "hint"),
     el("h3", "Text"), el("pre", source.text));

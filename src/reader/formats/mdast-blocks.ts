@@ -1,158 +1,176 @@
-import type { Nodes, Parent, Root, RootContent } from "mdast";
+import type { Definition, Nodes, Parents, Root, RootContent } from "mdast";
 import type {} from "mdast-util-frontmatter";
 import type {} from "mdast-util-mdx";
 import type { DocumentBlock } from "./types.js";
 
-// Turns an mdast tree (Markdown, GFM, MDX) into reader blocks. Shared by the MDX reader and the notebook reader's
-// markdown cells; the Markdown reader may take it over (one home for "mdast → blocks").
+// The mdast → blocks conversion shared by the readers whose text parses as Markdown (Markdown, MDX, notebook
+// markdown cells). Internal: readers call it, the rest of ragsynth only sees blocks.
+
+const TAG = /<[^>]*>/g;
+const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
+const HTML_IMAGE = /<img\b[^>]*>/gi;
 
 /** Options of {@link mdastToBlocks}. */
 export interface MdastToBlocksOptions {
-  /** Added to every block (`cell` for a notebook cell). */
-  extra?: Partial<DocumentBlock>;
-  /** Give blocks `lines` from the tree's positions. @default true */
+  /** Added to every line number: the line of the source the parsed text starts on, less one. @default 0 */
+  lineOffset?: number;
+  /** Set on every block (notebook readers: the cell the Markdown came from). */
+  cell?: number;
+  /** Give blocks `lines` from the tree's positions (a notebook cell's lines are not the file's). @default true */
   withLines?: boolean;
 }
 
-/** The blocks of an mdast tree, in document order, each with its line range from the tree's positions. */
+/**
+ * The blocks of a Markdown syntax tree, in document order: headings (with depth), paragraphs, code (with its
+ * language), list items (nested items are blocks of their own), table rows (cells joined by `" | "`), each with
+ * its 1-based line range. Inline markup is dropped (`**a**` → `a`, `[text](url)` → `text`), except inline code,
+ * kept in backticks (docs quote option names that way, and so do questions about them), and images, kept as
+ * `![alt](src)` so the images a chunk references are still found in its text. HTML keeps its text without
+ * tags (an `<img>` becomes `![alt](src)`); front matter, definitions and thematic breaks are left out.
+ */
 export function mdastToBlocks(
-  tree: Root,
-  { extra = {}, withLines = true }: MdastToBlocksOptions = {},
+  root: Root,
+  { lineOffset = 0, cell, withLines = true }: MdastToBlocksOptions = {},
 ): DocumentBlock[] {
+  const definitions = new Map<string, Definition>();
+  collectDefinitions(root, definitions);
   const blocks: DocumentBlock[] = [];
-  // `last`: the node whose end ends the block (a list item ends at its own content, before its nested list).
-  const push = (block: DocumentBlock, node: Nodes, last: Nodes = node) => {
-    if (block.text === "") return;
+  const push = (block: DocumentBlock, node: Nodes, endNode: Nodes = node): void => {
     const start = node.position?.start.line;
-    const end = last.position?.end.line;
-    if (withLines && start !== undefined && end !== undefined) block.lines = { start, end };
-    blocks.push({ ...block, ...extra });
+    const end = endNode.position?.end.line;
+    if (block.text.trim() === "" && block.kind !== "code") return;
+    if (withLines && start !== undefined && end !== undefined)
+      block.lines = { start: start + lineOffset, end: end + lineOffset };
+    if (cell !== undefined) block.cell = cell;
+    blocks.push(block);
   };
-  const visit = (node: Nodes): void => {
-    // Front matter is metadata, not text ("toml" comes from the front matter extension without a type).
-    if ((node.type as string) === "toml") return;
+  const inline = (node: Nodes): string => inlineText(node, definitions);
+
+  const visit = (node: RootContent): void => {
     switch (node.type) {
       case "heading":
-        push({ kind: "heading", text: inlineText(node), depth: node.depth }, node);
+        push({ kind: "heading", depth: node.depth, text: collapse(inline(node)) }, node);
         return;
       case "paragraph":
-        push({ kind: "paragraph", text: inlineText(node) }, node);
+        push({ kind: "paragraph", text: inline(node).trim() }, node);
         return;
       case "code":
-        push(
-          node.lang
-            ? { kind: "code", text: node.value, language: node.lang }
-            : { kind: "code", text: node.value },
-          node,
-        );
+        push({ kind: "code", text: node.value, ...(node.lang ? { language: node.lang } : {}) }, node);
         return;
       case "html":
-        push({ kind: "paragraph", text: stripTags(node.value) }, node);
+        push({ kind: "paragraph", text: htmlText(node.value) }, node);
         return;
-      case "listItem": {
-        const own = node.children.filter((child) => child.type !== "list");
-        const text = own.map((child) => blockText(child)).join("\n");
-        push(
-          { kind: "list_item", text: node.checked == null ? text : `[${node.checked ? "x" : " "}] ${text}` },
-          node,
-          own.at(-1) ?? node,
-        );
-        for (const child of node.children) if (child.type === "list") visit(child);
+      case "list":
+        for (const item of node.children) visitListItem(item);
         return;
-      }
       case "table":
         for (const row of node.children) {
-          push(
-            {
-              kind: "table_row",
-              text: row.children
-                .map((cell) => inlineText(cell))
-                .join(" | ")
-                .trim(),
-            },
-            row,
-          );
+          const cells = row.children.map((tableCell) => collapse(inline(tableCell)));
+          push({ kind: "table_row", text: cells.join(" | ") }, row);
         }
         return;
-      case "yaml":
-      case "thematicBreak":
-      case "definition":
-      case "mdxjsEsm":
-      case "mdxFlowExpression":
+      case "blockquote":
+      case "footnoteDefinition":
+      case "mdxJsxFlowElement":
+        // MDX components keep the text inside them.
+        for (const child of node.children) visit(child);
         return;
       default:
-        if ("children" in node) for (const child of node.children) visit(child as Nodes);
+        // yaml/toml front matter, definitions, thematic breaks, MDX imports/exports and expressions: no text.
+        return;
     }
   };
-  visit(tree);
+
+  const visitListItem = (item: Extract<RootContent, { type: "listItem" }>): void => {
+    const own = item.children.filter((child) => child.type !== "list");
+    if (own.length > 0) {
+      const text = own
+        .map((child) =>
+          child.type === "code"
+            ? child.value
+            : child.type === "html"
+              ? htmlText(child.value)
+              : inline(child).trim(),
+        )
+        .filter((part) => part !== "")
+        .join("\n");
+      const checked = item.checked == null ? "" : `[${item.checked ? "x" : " "}] `;
+      push({ kind: "list_item", text: `${checked}${text}` }, item, own[own.length - 1] as Nodes);
+    }
+    for (const child of item.children) if (child.type === "list") visit(child);
+  };
+
+  for (const child of root.children) visit(child);
   return blocks;
 }
 
-/** The readable text of a block-level node (a list item's paragraph, code, nested quote). */
-function blockText(node: RootContent): string {
-  if (node.type === "code") return node.value;
-  if (node.type === "html") return stripTags(node.value);
-  if (node.type === "paragraph" || node.type === "heading") return inlineText(node);
-  if ("children" in node) {
-    return (node.children as RootContent[])
-      .map((child) => blockText(child))
-      .filter((text) => text !== "")
-      .join("\n");
-  }
-  return "value" in node && typeof node.value === "string" && !node.type.startsWith("mdx") ? node.value : "";
+function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
+  if (node.type === "definition") into.set(node.identifier, node);
+  if ("children" in node) for (const child of (node as Parents).children) collectDefinitions(child, into);
 }
 
-/** The plain text of inline content: marks gone, code spans' text kept, images by their alt, JSX expressions dropped. */
-export function inlineText(node: Nodes): string {
-  let out = "";
-  const walk = (current: Nodes) => {
-    switch (current.type) {
-      case "text":
-      case "inlineCode":
-        out += current.value;
-        return;
-      case "break":
-        out += "\n";
-        return;
-      case "image":
-      case "imageReference":
-        out += current.alt ?? "";
-        return;
-      case "html":
-        out += stripTags(current.value);
-        return;
-      case "mdxTextExpression":
-      case "mdxFlowExpression":
-      case "mdxjsEsm":
-      case "footnoteReference":
-        return;
-      default:
-        if ("children" in current) for (const child of (current as Parent).children) walk(child as Nodes);
+/** The readable text of inline content: markup dropped, images as `![alt](src)`, line breaks kept. */
+function inlineText(node: Nodes, definitions: ReadonlyMap<string, Definition>): string {
+  switch (node.type) {
+    case "text":
+      return node.value;
+    case "inlineCode":
+      return inlineCode(node.value);
+    case "break":
+      return "\n";
+    case "image":
+      return `![${node.alt ?? ""}](${node.url})`;
+    case "imageReference": {
+      const definition = definitions.get(node.identifier);
+      return definition ? `![${node.alt ?? ""}](${definition.url})` : (node.alt ?? "");
     }
-  };
-  walk(node);
-  return out.replace(/[ \t]+\n/g, "\n").trim();
+    case "html":
+      return htmlText(node.value);
+    case "footnoteReference":
+    case "mdxTextExpression":
+      return "";
+    default:
+      if ("children" in node)
+        return (node as Parents).children.map((child) => inlineText(child, definitions)).join("");
+      return "value" in node && typeof node.value === "string" ? node.value : "";
+  }
 }
 
-/** Removes HTML tags and comments from raw HTML in Markdown, keeping the text between them. */
-export function stripTags(html: string): string {
-  let out = "";
-  let index = 0;
-  while (index < html.length) {
-    const open = html.indexOf("<", index);
-    if (open === -1) break;
-    out += html.slice(index, open);
-    const isComment = html.startsWith("<!--", open);
-    const close = isComment ? html.indexOf("-->", open + 4) : html.indexOf(">", open + 1);
-    // An unclosed "<" is text, not a tag ("a < b").
-    if (close === -1) {
-      out += "<";
-      index = open + 1;
-      continue;
-    }
-    index = close + (isComment ? 3 : 1);
-  }
-  return (out + html.slice(index)).trim();
+/** HTML's text without tags or comments; an `<img>` as `![alt](src)`; entities for `<`, `>`, `&`, quotes decoded. */
+function htmlText(html: string): string {
+  const withImages = html.replace(COMMENT, "").replace(HTML_IMAGE, (tag) => {
+    const src = attribute(tag, "src");
+    return src ? `![${attribute(tag, "alt") ?? ""}](${src})` : "";
+  });
+  return withImages
+    .replace(TAG, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&nbsp;/g, " ")
+    .replace(/&amp;/g, "&")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join("\n");
+}
+
+function attribute(tag: string, name: string): string | undefined {
+  const match = new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag);
+  return match ? (match[1] ?? match[2] ?? match[3]) : undefined;
+}
+
+/** Inline code in as many backticks as it needs (one more than its longest run), spaced when it touches one. */
+function inlineCode(value: string): string {
+  const longest = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = value.startsWith("`") || value.endsWith("`") ? " " : "";
+  return `${fence}${pad}${value}${pad}${fence}`;
+}
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /** Options of {@link markdownToBlocks}. */
@@ -177,7 +195,8 @@ export async function markdownToBlocks(
   ]);
   const extensions = [gfm.syntax, frontmatter.syntax, ...(mdx ? [mdx.syntax] : [])];
   const mdastExtensions = [gfm.tree, frontmatter.tree, ...(mdx ? [mdx.tree] : [])];
-  return mdastToBlocks(fromMarkdown(text, { extensions, mdastExtensions }), options);
+  const { mdx: _mdx, ...blockOptions } = options;
+  return mdastToBlocks(fromMarkdown(text, { extensions, mdastExtensions }), blockOptions);
 }
 
 async function loadGfm() {

@@ -35,7 +35,7 @@ export const notebookReader: DocumentReader = {
       const number = index + 1;
       const source = joinSource(cell.source ?? cell.input);
       if (cell.cell_type === "markdown") {
-        blocks.push(...(await markdownToBlocks(source, { extra: { cell: number }, withLines: false })));
+        blocks.push(...(await markdownToBlocks(source, { cell: number, withLines: false })));
       } else if (cell.cell_type === "code") {
         if (source.trim() !== "") blocks.push({ kind: "code", text: source, language, cell: number });
         for (const text of outputTexts(cell.outputs))

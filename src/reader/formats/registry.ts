@@ -1,11 +1,11 @@
 import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
-import { markdownParagraphReader } from "./basic-text.js";
 import { codeReader } from "./code.js";
 import { csvReader } from "./csv.js";
 import { docxReader } from "./docx.js";
 import { createGzipReader } from "./gzip.js";
 import { htmlReader } from "./html.js";
 import { manReader } from "./man.js";
+import { markdownReader } from "./markdown.js";
 import { mdxReader } from "./mdx.js";
 import { notebookReader } from "./notebook.js";
 import { pdfReader } from "./pdf.js";
@@ -21,7 +21,7 @@ import type { DocumentReader } from "./types.js";
 export const BUILT_IN_READERS: readonly DocumentReader[] = [
   codeReader,
   plainTextReader,
-  markdownParagraphReader,
+  markdownReader,
   rstReader,
   mdxReader,
   htmlReader,
@@ -36,7 +36,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * The version of the built-in readers' output, kept in the index with every file (`reader` in its metadata): a
  * file indexed by another version (or another reader) is read again even if its size and time are unchanged.
  */
-export const READERS_VERSION = 2;
+export const READERS_VERSION = 3;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;

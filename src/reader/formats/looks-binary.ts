@@ -1,6 +1,3 @@
-import { decodeText, paragraphBlocks } from "./plain-text.js";
-import type { DocumentReader } from "./types.js";
-
 // How much of a file is looked at for NUL bytes before it is decoded: git and ripgrep sniff the first 8 KiB too.
 const SNIFF_BYTES = 8192;
 
@@ -20,18 +17,3 @@ function utf16Encoding(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
   return undefined;
 }
-
-/** A reader of text files as paragraphs, named `format` for the endings given. */
-function paragraphReader(format: string, extensions: readonly string[]): DocumentReader {
-  return {
-    format,
-    extensions,
-    read: ({ bytes, path }) => ({ blocks: paragraphBlocks(decodeText(bytes, path)) }),
-  };
-}
-
-/**
- * Markdown read as plain paragraphs (the text as written, `#`s included): the reader until a Markdown parser
- * takes `.md` over in the registry.
- */
-export const markdownParagraphReader: DocumentReader = paragraphReader("markdown", [".md", ".markdown"]);

@@ -1,0 +1,312 @@
+import { getDocumentBlocks } from "../reader/document-blocks.js";
+import type { DocumentBlock } from "../reader/formats/types.js";
+import { ImageNode } from "../schema/image-node.js";
+import { LOCATION_KEY, type LocationRange, type NodeLocation } from "../schema/node-location.js";
+import { MetadataMode, TextNode } from "../schema/text-node.js";
+import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { renderBlock, renderBlocks, type Section, sectionBlocks, sectionsOf } from "./block-sections.js";
+import { SentenceSplitter, type SentenceSplitterOptions } from "./sentence-splitter.js";
+import { textLocation } from "./text-location.js";
+
+/** Options of {@link BlockSplitter}: those of {@link SentenceSplitter}, whose defaults it shares. */
+export type BlockSplitterOptions = SentenceSplitterOptions;
+
+interface Piece {
+  text: string;
+  tokens: number;
+  /** The headings above the chunk, repeated at its start. */
+  path: readonly DocumentBlock[];
+  /** The chunk's own blocks. */
+  blocks: readonly DocumentBlock[];
+  /** The texts of the headings of the section(s) the chunk keeps to. */
+  headingPath: string[];
+}
+
+/**
+ * Splits documents into chunks that follow their structure. A document read by a format reader (its blocks from
+ * `getDocumentBlocks`) is packed block by block: a section (a heading and everything under it) that fits in
+ * `chunkSize` tokens is one chunk; a longer one gives its own text, then each subsection, their chunks. A code
+ * block, table row or list item is never cut when it fits in a chunk; a longer block is cut by a
+ * {@link SentenceSplitter}. Each chunk's text starts with the headings it sits under (as `#` lines, so BM25 counts
+ * their words twice) and each node carries its {@link NodeLocation} in `metadata.location`, hidden from the LLM
+ * and the embedder. A document without blocks (plain text) goes through a {@link SentenceSplitter} with the same
+ * options, its nodes given their file and line range.
+ *
+ * @example
+ * const nodes = new BlockSplitter({ chunkSize: 512 }).getNodesFromDocuments(documents);
+ */
+export class BlockSplitter {
+  readonly chunkSize: number;
+  readonly chunkOverlap: number;
+  readonly includeMetadata: boolean;
+  readonly tokenizer: Tokenizer;
+  readonly #options: SentenceSplitterOptions;
+  readonly #plain: SentenceSplitter;
+  readonly #cutters = new Map<number, SentenceSplitter>();
+
+  /** @throws InvalidArgumentError as {@link SentenceSplitter} does. */
+  constructor(options: BlockSplitterOptions = {}) {
+    this.#plain = new SentenceSplitter(options);
+    this.#options = options;
+    this.chunkSize = this.#plain.chunkSize;
+    this.chunkOverlap = this.#plain.chunkOverlap;
+    this.includeMetadata = this.#plain.includeMetadata;
+    this.tokenizer = this.#plain.tokenizer;
+  }
+
+  /** Splits documents into nodes with ids `<document id>#<chunk number>`, each with its `metadata.location`. */
+  getNodesFromDocuments(documents: readonly TextNode[]): TextNode[] {
+    const nodes: TextNode[] = [];
+    for (const document of documents) {
+      if (ImageNode.isInstance(document)) {
+        nodes.push(document);
+        continue;
+      }
+      const blocks = getDocumentBlocks(document);
+      if (!blocks) {
+        nodes.push(...this.#plainNodes(document));
+        continue;
+      }
+      const metadataTokens = this.includeMetadata ? this.tokenizer.count(longestMetadataStr(document)) : 0;
+      const budget = Math.max(1, this.chunkSize - metadataTokens);
+      const pieces: Piece[] = [];
+      this.#packSections(sectionsOf(blocks), [], budget, pieces);
+      pieces.forEach((piece, index) => {
+        nodes.push(this.#node(document, index, piece));
+      });
+    }
+    return nodes;
+  }
+
+  /**
+   * Sections in a row, each whole when it fits: neighbours that fit together share a chunk (under the headings
+   * above them); one that does not fit gives its own blocks' chunks, then its subsections'.
+   */
+  #packSections(
+    sections: readonly Section[],
+    path: readonly DocumentBlock[],
+    budget: number,
+    out: Piece[],
+  ): void {
+    let group: Section[] = [];
+    let groupBlocks: DocumentBlock[] = [];
+    const flush = () => {
+      if (groupBlocks.length > 0) {
+        const text = this.#withPath(path, groupBlocks);
+        const only = group.length === 1 ? (group[0] as Section) : undefined;
+        out.push({
+          text,
+          tokens: this.tokenizer.count(text),
+          path,
+          blocks: groupBlocks,
+          headingPath: (only ? only.path : path).map((heading) => heading.text),
+        });
+      }
+      group = [];
+      groupBlocks = [];
+    };
+    for (const section of sections) {
+      const blocks = sectionBlocks(section);
+      if (blocks.length === 0) continue;
+      if (this.tokenizer.count(this.#withPath(path, [...groupBlocks, ...blocks])) <= budget) {
+        group.push(section);
+        groupBlocks.push(...blocks);
+        continue;
+      }
+      flush();
+      if (this.tokenizer.count(this.#withPath(path, blocks)) <= budget) {
+        group = [section];
+        groupBlocks = [...blocks];
+        continue;
+      }
+      // A heading with no text of its own is carried by its subsections' heading paths instead.
+      if (section.body.length > 0 || section.children.length === 0) {
+        const own = section.heading ? [section.heading, ...section.body] : section.body;
+        this.#packBlocks(section, own, budget, out);
+      }
+      this.#packSections(section.children, section.path, budget, out);
+    }
+    flush();
+  }
+
+  /** Greedy packing of a section's own blocks, each chunk starting with the heading path, blocks overlapping. */
+  #packBlocks(section: Section, blocks: readonly DocumentBlock[], budget: number, out: Piece[]): void {
+    // A chunk that opens with the section's heading has the headings above it as path; any other, all of them.
+    const pathFor = (list: readonly DocumentBlock[]) =>
+      list[0] === section.heading ? section.parentPath : section.path;
+    const fits = (list: readonly DocumentBlock[]) =>
+      this.tokenizer.count(this.#withPath(pathFor(list), list)) <= budget;
+    let current: DocumentBlock[] = [];
+    const flush = () => {
+      // A heading alone is a chunk only for a section with nothing else (its subsections carry it otherwise).
+      if (
+        current.some((block) => block !== section.heading) ||
+        (current.length > 0 && section.body.length === 0)
+      ) {
+        const path = pathFor(current);
+        const text = this.#withPath(path, current);
+        out.push({
+          text,
+          tokens: this.tokenizer.count(text),
+          path,
+          blocks: current,
+          headingPath: texts(section.path),
+        });
+      }
+      current = [];
+    };
+    for (const block of blocks) {
+      const candidate = [...current, block];
+      if (fits(candidate)) {
+        current = candidate;
+        continue;
+      }
+      const overlap = this.#overlap(current, section.heading);
+      flush();
+      const fresh = [...overlap, block];
+      if (fits(fresh)) current = fresh;
+      else if (fits([block])) current = [block];
+      else this.#cutBlock(pathFor([block]), block, budget, out, texts(section.path));
+    }
+    flush();
+  }
+
+  /** The last blocks of a closed chunk (at most `chunkOverlap` tokens, never its heading) to repeat in the next. */
+  #overlap(blocks: readonly DocumentBlock[], heading: DocumentBlock | undefined): DocumentBlock[] {
+    const kept: DocumentBlock[] = [];
+    let tokens = 0;
+    for (let index = blocks.length - 1; index >= 0; index--) {
+      const block = blocks[index] as DocumentBlock;
+      if (block === heading) break;
+      tokens += this.tokenizer.count(renderBlock(block)) + 1;
+      if (tokens > this.chunkOverlap) break;
+      kept.unshift(block);
+    }
+    return kept;
+  }
+
+  /** A block too long for one chunk, cut by a sentence splitter into pieces that fit beside the heading path. */
+  #cutBlock(
+    path: readonly DocumentBlock[],
+    block: DocumentBlock,
+    budget: number,
+    out: Piece[],
+    headingPath: string[],
+  ): void {
+    const prefix = path.length > 0 ? `${renderBlocks(path)}\n\n` : "";
+    const wrapper = this.tokenizer.count(renderBlock({ ...block, text: "" }));
+    const room = Math.max(1, budget - this.tokenizer.count(prefix) - wrapper - 1);
+    const cutter = this.#cutter(room);
+    const lines = block.lines;
+    const textLines = block.text.split("\n").length;
+    // A fenced code block's text starts a line below the block (its fence).
+    const lead = lines ? Math.max(0, Math.min(1, lines.end - lines.start + 1 - textLines)) : 0;
+    let searchFrom = 0;
+    for (const chunk of cutter.splitText(block.text)) {
+      const at = block.text.indexOf(chunk, searchFrom);
+      const part: DocumentBlock = { ...block, text: chunk };
+      if (lines && at >= 0) {
+        searchFrom = at + 1;
+        const first = lines.start + lead + countNewlines(block.text, 0, at);
+        const last = first + countNewlines(chunk, 0, chunk.length);
+        part.lines = { start: Math.min(first, lines.end), end: Math.min(last, lines.end) };
+      }
+      const text = `${prefix}${renderBlock(part)}`;
+      out.push({ text, tokens: this.tokenizer.count(text), path, blocks: [part], headingPath });
+    }
+  }
+
+  #cutter(size: number): SentenceSplitter {
+    let cutter = this.#cutters.get(size);
+    if (!cutter) {
+      cutter = new SentenceSplitter({
+        ...this.#options,
+        chunkSize: size,
+        chunkOverlap: Math.min(this.chunkOverlap, Math.floor(size / 2)),
+        tokenizer: this.tokenizer,
+        includeMetadata: false,
+      });
+      this.#cutters.set(size, cutter);
+    }
+    return cutter;
+  }
+
+  #withPath(path: readonly DocumentBlock[], blocks: readonly DocumentBlock[]): string {
+    return renderBlocks([...path, ...blocks]);
+  }
+
+  #node(document: TextNode, index: number, piece: Piece): TextNode {
+    const location: NodeLocation = {
+      ...fileOf(document),
+      headingPath: piece.headingPath,
+      ...ranges(piece.blocks),
+    };
+    return new TextNode({
+      id: `${document.id}#${index}`,
+      text: piece.text,
+      metadata: { ...document.metadata, [LOCATION_KEY]: location },
+      excludedEmbedMetadataKeys: [...document.excludedEmbedMetadataKeys, LOCATION_KEY],
+      excludedLlmMetadataKeys: [...document.excludedLlmMetadataKeys, LOCATION_KEY],
+    });
+  }
+
+  /** A plain document through the sentence splitter, each node with its file and line range. */
+  #plainNodes(document: TextNode): TextNode[] {
+    const nodes = this.#plain.getNodesFromDocuments([document]);
+    const locate = textLocation(document.text);
+    return nodes.map((node) => {
+      const { start_char_idx: start, end_char_idx: end } = node.metadata;
+      const lines = typeof start === "number" && typeof end === "number" ? locate(start, end) : undefined;
+      const location: NodeLocation = { ...fileOf(document), ...(lines ? { lines } : {}) };
+      return node.with({
+        metadata: { ...node.metadata, [LOCATION_KEY]: location },
+        excludedEmbedMetadataKeys: [...node.excludedEmbedMetadataKeys, LOCATION_KEY],
+        excludedLlmMetadataKeys: [...node.excludedLlmMetadataKeys, LOCATION_KEY],
+      });
+    });
+  }
+}
+
+function texts(blocks: readonly DocumentBlock[]): string[] {
+  return blocks.map((block) => block.text);
+}
+
+function ranges(blocks: readonly DocumentBlock[]): Pick<NodeLocation, "lines" | "pages" | "cells"> {
+  const lines = span(blocks.map((block) => block.lines));
+  const pages = span(
+    blocks.map((block) => (block.page ? { start: block.page, end: block.page } : undefined)),
+  );
+  const cells = span(
+    blocks.map((block) => (block.cell ? { start: block.cell, end: block.cell } : undefined)),
+  );
+  return { ...(lines ? { lines } : {}), ...(pages ? { pages } : {}), ...(cells ? { cells } : {}) };
+}
+
+function span(found: ReadonlyArray<LocationRange | undefined>): LocationRange | undefined {
+  let result: LocationRange | undefined;
+  for (const range of found) {
+    if (!range) continue;
+    result = result
+      ? { start: Math.min(result.start, range.start), end: Math.max(result.end, range.end) }
+      : { ...range };
+  }
+  return result;
+}
+
+function fileOf(document: TextNode): Pick<NodeLocation, "file"> {
+  const file = document.metadata.file_path;
+  return typeof file === "string" ? { file } : {};
+}
+
+function countNewlines(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let index = text.indexOf("\n", from); index >= 0 && index < to; index = text.indexOf("\n", index + 1))
+    count++;
+  return count;
+}
+
+function longestMetadataStr(node: TextNode): string {
+  const embed = node.getMetadataStr(MetadataMode.EMBED);
+  const llm = node.getMetadataStr(MetadataMode.LLM);
+  return embed.length > llm.length ? embed : llm;
+}
