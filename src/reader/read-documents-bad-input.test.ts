@@ -115,7 +115,7 @@ describe("readDocuments with bad input", () => {
     };
     const { documents, formats } = await readDocuments([path.join(root, "docs")], { readers: { html } });
     const [guide, page] = documents;
-    expect(guide?.text).toBe("# Guide\n\nFirst paragraph\ncontinues.\n\nSecond.");
+    expect(guide?.text).toBe("Guide\n\nFirst paragraph\ncontinues.\n\nSecond.");
     expect(getDocumentBlocks(guide as never)?.map((block) => block.lines)).toEqual([
       { start: 1, end: 1 },
       { start: 5, end: 6 },

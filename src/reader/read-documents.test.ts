@@ -35,7 +35,7 @@ describe("readDocuments", () => {
     expect(skipped).toEqual([]);
     expect(documents.map((document) => [document.id, document.text])).toEqual([
       ["docs/a.txt", "ay"],
-      ["docs/b.md", "# B\nbee"],
+      ["docs/b.md", "B\n\nbee"],
       ["docs/sub/c.md", "sea"],
     ]);
     const [first] = documents;
@@ -68,7 +68,7 @@ describe("readDocuments", () => {
       path: "docs/known.md",
       size: 10,
       lastModifiedAt: documents[1]?.metadata.last_modified_at,
-      reader: "markdown@2",
+      reader: "markdown@3",
     });
   });
 

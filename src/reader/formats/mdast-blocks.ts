@@ -66,7 +66,7 @@ export function mdastToBlocks(
       case "table":
         for (const row of node.children) {
           const cells = row.children.map((tableCell) => collapse(inline(tableCell)));
-          push({ kind: "table_row", text: cells.join(" | ") }, row);
+          push({ kind: "table_row", text: cells.join(" | ").trim() }, row);
         }
         return;
       case "blockquote":

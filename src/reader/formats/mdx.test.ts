@@ -39,11 +39,11 @@ describe("mdxReader", () => {
     expect(metadata).toBeUndefined();
     expect(blocks).toEqual([
       { kind: "heading", text: "Install", depth: 1, lines: { start: 7, end: 7 } },
-      { kind: "paragraph", text: "Run the installer with npm i ragsynth.", lines: { start: 11, end: 11 } },
+      { kind: "paragraph", text: "Run the installer with `npm i ragsynth`.", lines: { start: 11, end: 11 } },
       { kind: "list_item", text: "one new", lines: { start: 15, end: 15 } },
       { kind: "list_item", text: "[x] two", lines: { start: 16, end: 16 } },
       { kind: "table_row", text: "option | default", lines: { start: 18, end: 18 } },
-      { kind: "table_row", text: "timeout |", lines: { start: 20, end: 20 } },
+      { kind: "table_row", text: "`timeout` |", lines: { start: 20, end: 20 } },
       {
         kind: "code",
         text: 'import x from "y"; // code keeps its imports',

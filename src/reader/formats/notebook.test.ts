@@ -48,7 +48,7 @@ describe("notebookReader", () => {
     expect(blocks).toEqual([
       { kind: "heading", text: "Loading data", depth: 1, cell: 1 },
       { kind: "paragraph", text: "Use pandas:", cell: 1 },
-      { kind: "list_item", text: "read_csv", cell: 1 },
+      { kind: "list_item", text: "`read_csv`", cell: 1 },
       { kind: "code", text: "import pandas as pd\ndf = pd.read_csv('a.csv')", language: "python", cell: 2 },
       { kind: "code", text: "loaded 3 rows", language: "text", cell: 2 },
       { kind: "code", text: "   a  b\n0  1  2", language: "text", cell: 2 },
