@@ -7,6 +7,11 @@ import type { LexicalProgress } from "./stored-lexical.js";
 /** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
 export interface NodeParser {
   getNodesFromDocuments(documents: readonly TextNode[]): TextNode[];
+  /**
+   * One document's nodes one at a time (optional; `BlockSplitter` has it): index building then yields to the event
+   * loop between them, so Ctrl-C and progress get their turn inside a very large document too.
+   */
+  iterateNodes?(document: TextNode): Iterable<TextNode>;
 }
 
 /** Options shared by every way of building a {@link VectorStoreIndex}. */

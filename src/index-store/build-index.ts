@@ -53,7 +53,20 @@ export async function buildFromDocuments(
     }
     options.signal?.throwIfAborted();
     const kept = unchangedNodes(document, before.get(document.id), storedNodes);
-    const documentNodes = kept ?? splitter.getNodesFromDocuments([document]);
+    let documentNodes = kept;
+    if (!documentNodes && splitter.iterateNodes) {
+      // A splitter that gives a document's nodes one at a time: the slices go on inside a large document too.
+      documentNodes = [];
+      for (const node of splitter.iterateNodes(document)) {
+        documentNodes.push(node);
+        if (performance.now() - sliceStart > 50) {
+          await nextTurn();
+          options.signal?.throwIfAborted();
+          sliceStart = performance.now();
+        }
+      }
+    }
+    documentNodes ??= splitter.getNodesFromDocuments([document]);
     nodes.push(...documentNodes);
     sources.push(describeSource(document, documentNodes, kept ? before.get(document.id) : undefined));
   }

@@ -57,64 +57,77 @@ export class BlockSplitter {
   /** Splits documents into nodes with ids `<document id>#<chunk number>`, each with its `metadata.location`. */
   getNodesFromDocuments(documents: readonly TextNode[]): TextNode[] {
     const nodes: TextNode[] = [];
-    for (const document of documents) {
-      if (ImageNode.isInstance(document)) {
-        nodes.push(document);
-        continue;
-      }
-      const blocks = getDocumentBlocks(document);
-      if (!blocks) {
-        nodes.push(...this.#plainNodes(document));
-        continue;
-      }
-      const metadataTokens = this.includeMetadata ? this.tokenizer.count(longestMetadataStr(document)) : 0;
-      const budget = Math.max(1, this.chunkSize - metadataTokens);
-      const pieces: Piece[] = [];
-      this.#packSections(sectionsOf(blocks), [], budget, pieces);
-      pieces.forEach((piece, index) => {
-        nodes.push(this.#node(document, index, piece));
-      });
-    }
+    for (const document of documents) for (const node of this.iterateNodes(document)) nodes.push(node);
     return nodes;
+  }
+
+  /**
+   * One document's nodes, one at a time: the work between two nodes is one chunk's, so a caller can yield to the
+   * event loop between them (Ctrl-C, progress) even inside a very large document.
+   */
+  *iterateNodes(document: TextNode): Generator<TextNode> {
+    if (ImageNode.isInstance(document)) {
+      yield document;
+      return;
+    }
+    const blocks = getDocumentBlocks(document);
+    if (!blocks) {
+      yield* this.#plainNodes(document);
+      return;
+    }
+    const metadataTokens = this.includeMetadata ? this.tokenizer.count(longestMetadataStr(document)) : 0;
+    const budget = Math.max(1, this.chunkSize - metadataTokens);
+    let index = 0;
+    for (const piece of this.#packSections(sectionsOf(blocks), [], budget)) {
+      yield this.#node(document, index++, piece);
+    }
+  }
+
+  /** True when `text` has at most `budget` tokens; stops counting past it (a large section costs one chunk's count). */
+  #fits(text: string, budget: number): boolean {
+    const { tokenizer } = this;
+    return (tokenizer.countUpTo ? tokenizer.countUpTo(text, budget) : tokenizer.count(text)) <= budget;
   }
 
   /**
    * Sections in a row, each whole when it fits: neighbours that fit together share a chunk (under the headings
    * above them); one that does not fit gives its own blocks' chunks, then its subsections'.
    */
-  #packSections(
+  *#packSections(
     sections: readonly Section[],
     path: readonly DocumentBlock[],
     budget: number,
-    out: Piece[],
-  ): void {
+  ): Generator<Piece> {
     let group: Section[] = [];
     let groupBlocks: DocumentBlock[] = [];
-    const flush = () => {
+    const close = (): Piece | undefined => {
+      let piece: Piece | undefined;
       if (groupBlocks.length > 0) {
         const text = this.#withPath(path, groupBlocks);
         const only = group.length === 1 ? (group[0] as Section) : undefined;
-        out.push({
+        piece = {
           text,
           tokens: this.tokenizer.count(text),
           path,
           blocks: groupBlocks,
           headingPath: (only ? only.path : path).map((heading) => heading.text),
-        });
+        };
       }
       group = [];
       groupBlocks = [];
+      return piece;
     };
     for (const section of sections) {
       const blocks = sectionBlocks(section);
       if (blocks.length === 0) continue;
-      if (this.tokenizer.count(this.#withPath(path, [...groupBlocks, ...blocks])) <= budget) {
+      if (this.#fits(this.#withPath(path, [...groupBlocks, ...blocks]), budget)) {
         group.push(section);
         groupBlocks.push(...blocks);
         continue;
       }
-      flush();
-      if (this.tokenizer.count(this.#withPath(path, blocks)) <= budget) {
+      const closed = close();
+      if (closed) yield closed;
+      if (this.#fits(this.#withPath(path, blocks), budget)) {
         group = [section];
         groupBlocks = [...blocks];
         continue;
@@ -122,22 +135,23 @@ export class BlockSplitter {
       // A heading with no text of its own is carried by its subsections' heading paths instead.
       if (section.body.length > 0 || section.children.length === 0) {
         const own = section.heading ? [section.heading, ...section.body] : section.body;
-        this.#packBlocks(section, own, budget, out);
+        yield* this.#packBlocks(section, own, budget);
       }
-      this.#packSections(section.children, section.path, budget, out);
+      yield* this.#packSections(section.children, section.path, budget);
     }
-    flush();
+    const last = close();
+    if (last) yield last;
   }
 
   /** Greedy packing of a section's own blocks, each chunk starting with the heading path, blocks overlapping. */
-  #packBlocks(section: Section, blocks: readonly DocumentBlock[], budget: number, out: Piece[]): void {
+  *#packBlocks(section: Section, blocks: readonly DocumentBlock[], budget: number): Generator<Piece> {
     // A chunk that opens with the section's heading has the headings above it as path; any other, all of them.
     const pathFor = (list: readonly DocumentBlock[]) =>
       list[0] === section.heading ? section.parentPath : section.path;
-    const fits = (list: readonly DocumentBlock[]) =>
-      this.tokenizer.count(this.#withPath(pathFor(list), list)) <= budget;
+    const fits = (list: readonly DocumentBlock[]) => this.#fits(this.#withPath(pathFor(list), list), budget);
     let current: DocumentBlock[] = [];
-    const flush = () => {
+    const close = (): Piece | undefined => {
+      let piece: Piece | undefined;
       // A heading alone is a chunk only for a section with nothing else (its subsections carry it otherwise).
       if (
         current.some((block) => block !== section.heading) ||
@@ -145,15 +159,16 @@ export class BlockSplitter {
       ) {
         const path = pathFor(current);
         const text = this.#withPath(path, current);
-        out.push({
+        piece = {
           text,
           tokens: this.tokenizer.count(text),
           path,
           blocks: current,
           headingPath: texts(section.path),
-        });
+        };
       }
       current = [];
+      return piece;
     };
     for (const block of blocks) {
       const candidate = [...current, block];
@@ -162,13 +177,15 @@ export class BlockSplitter {
         continue;
       }
       const overlap = this.#overlap(current, section.heading);
-      flush();
+      const closed = close();
+      if (closed) yield closed;
       const fresh = [...overlap, block];
       if (fits(fresh)) current = fresh;
       else if (fits([block])) current = [block];
-      else this.#cutBlock(pathFor([block]), block, budget, out, texts(section.path));
+      else yield* this.#cutBlock(pathFor([block]), block, budget, texts(section.path));
     }
-    flush();
+    const last = close();
+    if (last) yield last;
   }
 
   /** The last blocks of a closed chunk (at most `chunkOverlap` tokens, never its heading) to repeat in the next. */
@@ -186,13 +203,12 @@ export class BlockSplitter {
   }
 
   /** A block too long for one chunk, cut by a sentence splitter into pieces that fit beside the heading path. */
-  #cutBlock(
+  *#cutBlock(
     path: readonly DocumentBlock[],
     block: DocumentBlock,
     budget: number,
-    out: Piece[],
     headingPath: string[],
-  ): void {
+  ): Generator<Piece> {
     const prefix = path.length > 0 ? `${renderBlocks(path)}\n\n` : "";
     const wrapper = this.tokenizer.count(renderBlock({ ...block, text: "" }));
     const room = Math.max(1, budget - this.tokenizer.count(prefix) - wrapper - 1);
@@ -212,7 +228,7 @@ export class BlockSplitter {
         part.lines = { start: Math.min(first, lines.end), end: Math.min(last, lines.end) };
       }
       const text = `${prefix}${renderBlock(part)}`;
-      out.push({ text, tokens: this.tokenizer.count(text), path, blocks: [part], headingPath });
+      yield { text, tokens: this.tokenizer.count(text), path, blocks: [part], headingPath };
     }
   }
 

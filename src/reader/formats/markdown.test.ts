@@ -79,11 +79,11 @@ describe("markdownReader", () => {
     expect(ReaderSkipError.isInstance(error) && error.code).toBe("empty");
   });
 
-  it("refuses bytes that are not UTF-8 with invalid_utf8", () => {
+  it("refuses bytes that are not UTF-8 with invalid_utf8", async () => {
     const bytes = new Uint8Array([0x23, 0x20, 0xff, 0xfe]);
     let error: unknown;
     try {
-      markdownReader.read({ bytes, path: "bad.md", limits: DEFAULT_READER_LIMITS });
+      await markdownReader.read({ bytes, path: "bad.md", limits: DEFAULT_READER_LIMITS });
     } catch (caught) {
       error = caught;
     }

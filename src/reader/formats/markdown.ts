@@ -1,22 +1,54 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { frontmatterFromMarkdown } from "mdast-util-frontmatter";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { frontmatter } from "micromark-extension-frontmatter";
 import { gfm } from "micromark-extension-gfm";
+import { isPathologicallyNested, markdownSegments } from "./markdown-segments.js";
 import { mdastToBlocks } from "./mdast-blocks.js";
-import { decodeText } from "./plain-text.js";
+import { decodeText, paragraphBlocks } from "./plain-text.js";
 import { type DocumentBlock, type DocumentReader, ReaderSkipError, type ReadFileResult } from "./types.js";
 
 /**
  * Parses Markdown text (CommonMark with GitHub's tables, task lists, strikethrough and footnotes; YAML/TOML front
  * matter recognised and left out) into blocks with their line ranges. `\r\n` line endings count as one line break.
  */
-export function markdownBlocks(text: string): DocumentBlock[] {
+export function markdownBlocks(text: string, lineOffset = 0): DocumentBlock[] {
   const tree = fromMarkdown(text, {
     extensions: [gfm(), frontmatter(["yaml", "toml"])],
     mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown(["yaml", "toml"])],
   });
-  return mdastToBlocks(tree);
+  return mdastToBlocks(tree, { lineOffset });
+}
+
+// Segments of this many characters parse in well under 50 ms each on an idle machine.
+const SEGMENT_CHARS = 64 * 1024;
+
+/**
+ * {@link markdownBlocks} for text of any size: parsed in segments cut at blank lines (see `markdownSegments`),
+ * yielding to the event loop between them (Ctrl-C, progress), with each segment nested past what a parser does in
+ * reasonable time read as plain paragraphs instead (counted in `nestedSegments`).
+ */
+export async function markdownBlocksInSegments(
+  text: string,
+  signal?: AbortSignal,
+): Promise<{ blocks: DocumentBlock[]; nestedSegments: number }> {
+  const blocks: DocumentBlock[] = [];
+  let nestedSegments = 0;
+  const segments = markdownSegments(text, SEGMENT_CHARS);
+  for (const [index, segment] of segments.entries()) {
+    if (index > 0) {
+      await nextTurn();
+      signal?.throwIfAborted();
+    }
+    if (isPathologicallyNested(segment.text)) {
+      nestedSegments++;
+      blocks.push(...paragraphBlocks(segment.text, segment.lineOffset + 1));
+    } else {
+      for (const block of markdownBlocks(segment.text, segment.lineOffset)) blocks.push(block);
+    }
+  }
+  return { blocks, nestedSegments };
 }
 
 /**
@@ -28,10 +60,14 @@ export function markdownBlocks(text: string): DocumentBlock[] {
 export const markdownReader: DocumentReader = {
   format: "markdown",
   extensions: [".md", ".markdown"],
-  read({ bytes, path }): ReadFileResult {
-    const blocks = markdownBlocks(decodeText(bytes, path));
+  async read({ bytes, path, signal }): Promise<ReadFileResult> {
+    const { blocks, nestedSegments } = await markdownBlocksInSegments(decodeText(bytes, path), signal);
     if (blocks.length === 0) throw new ReaderSkipError("empty", "no text besides markup and front matter");
     const title = blocks.find((block) => block.kind === "heading" && block.depth === 1)?.text;
-    return { blocks, ...(title ? { metadata: { title } } : {}) };
+    const metadata = {
+      ...(title ? { title } : {}),
+      ...(nestedSegments > 0 ? { markdown_nested_as_text: nestedSegments } : {}),
+    };
+    return Object.keys(metadata).length > 0 ? { blocks, metadata } : { blocks };
   },
 };

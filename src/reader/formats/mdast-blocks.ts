@@ -1,6 +1,8 @@
 import type { Definition, Nodes, Parents, Root, RootContent } from "mdast";
 import type {} from "mdast-util-frontmatter";
 import type {} from "mdast-util-mdx";
+import { isPathologicallyNested } from "./markdown-segments.js";
+import { paragraphBlocks } from "./plain-text.js";
 import type { DocumentBlock } from "./types.js";
 
 // The mdast → blocks conversion shared by the readers whose text parses as Markdown (Markdown, MDX, notebook
@@ -187,6 +189,24 @@ export async function markdownToBlocks(
   text: string,
   options: MarkdownToBlocksOptions = {},
 ): Promise<DocumentBlock[]> {
+  // Nesting that makes the parser's cost grow with its square: read as paragraphs (see markdown-segments.ts).
+  if (isPathologicallyNested(text)) {
+    return paragraphBlocks(text).map((block) => {
+      const { lines, ...rest } = block;
+      return {
+        ...rest,
+        ...(options.withLines === false || !lines
+          ? {}
+          : {
+              lines: {
+                start: lines.start + (options.lineOffset ?? 0),
+                end: lines.end + (options.lineOffset ?? 0),
+              },
+            }),
+        ...(options.cell === undefined ? {} : { cell: options.cell }),
+      };
+    });
+  }
   const [{ fromMarkdown }, gfm, frontmatter, mdx] = await Promise.all([
     import("mdast-util-from-markdown"),
     loadGfm(),
