@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { Retriever } from "../query-engine/retriever.js";
+import { type NodeWithScore, TextNode } from "../schema/text-node.js";
+import { MockLLM } from "../testing/mock-llm.js";
+import { evaluate } from "./evaluate.js";
+
+const chunks: NodeWithScore[] = [
+  {
+    node: new TextNode({
+      id: "c1",
+      text: "Compact is the default response mode.",
+      metadata: { file_path: "/docs/modes.md" },
+    }),
+    score: 2,
+  },
+  {
+    node: new TextNode({
+      id: "c2",
+      text: "Refine walks the chunks one by one.",
+      metadata: { file_path: "/docs/refine.md" },
+    }),
+    score: 1,
+  },
+];
+
+/** A retriever that hands out the same two chunks and counts its calls. */
+function countingRetriever(): Retriever & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    retrieve: async ({ query }) => {
+      calls.push(query);
+      return chunks;
+    },
+  };
+}
+
+describe("evaluate", () => {
+  it("retrieves each question once and answers it in every mode from the same chunks", async () => {
+    const retriever = countingRetriever();
+    const llm = new MockLLM({ response: "Compact is the default mode." });
+    const report = await evaluate({
+      questions: [
+        {
+          id: "q1",
+          query: "What is the default mode?",
+          relevant: ["refine.md"],
+          answer_hint: "compact",
+          reference: "compact",
+        },
+        { id: "q2", query: "How does refine work?", relevant: ["nowhere.md"], answer_hint: "one by one" },
+      ],
+      retriever,
+      llm,
+      modes: ["compact", "refine", "simple_summarize"],
+      prices: { input: 1, output: 2 },
+    });
+    expect(retriever.calls).toEqual(["What is the default mode?", "How does refine work?"]);
+    // Two questions × three modes, at least one call each.
+    expect(llm.calls.length).toBeGreaterThanOrEqual(6);
+    expect(report.retrieval).toMatchObject({ questions: 2, k: 4, hitRate: 0.5, mrr: 0.25, recall: 0.5 });
+    expect(report.modes.map((mode) => mode.mode)).toEqual(["compact", "refine", "simple_summarize"]);
+    const compact = report.modes[0];
+    expect(compact).toMatchObject({
+      phraseQuestions: 2,
+      phraseShare: 0.5,
+      referenceQuestions: 1,
+      qualityMetric: "phrase",
+    });
+    expect(compact?.usage.calls).toBe(2);
+    expect(compact?.dollars).toBeCloseTo(
+      ((compact?.usage.promptTokens ?? 0) * 1 + (compact?.usage.completionTokens ?? 0) * 2) / 1e6,
+      15,
+    );
+    const q2 = report.questions[1];
+    expect(q2?.answers[0]?.failures).toEqual(['answer lacks "one by one"', "no relevant file in the top 4"]);
+    expect(q2?.sources.map((source) => source.filePath)).toEqual(["/docs/modes.md", "/docs/refine.md"]);
+    expect(report.questions[0]?.answers[0]?.f1).toBeGreaterThan(0);
+    expect(report.questions[0]?.answers[0]?.answerTokens).toBeGreaterThan(0);
+  });
+
+  it("records a mode that fails on a question as failed there, without stopping the others", async () => {
+    const llm = new MockLLM({
+      response: ({ prompt }) => {
+        if (prompt?.includes("existing answer")) throw new Error("refine server down");
+        return "Compact.";
+      },
+    });
+    const report = await evaluate({
+      questions: [{ id: "q1", query: "Default?", answer_hint: "compact" }],
+      retriever: countingRetriever(),
+      llm,
+      modes: ["refine", "compact"],
+    });
+    const [refine, compact] = report.questions[0]?.answers ?? [];
+    expect(refine?.error?.message).toMatch(/refine server down/);
+    expect(refine?.failures[0]).toMatch(/^refine failed: /);
+    expect(refine?.holdsPhrase).toBe(false);
+    expect(compact?.holdsPhrase).toBe(true);
+    expect(report.modes[0]?.errors).toBe(1);
+    expect(report.best?.mode).toBe("compact");
+  });
+
+  it("rejects an unknown mode and a k below 1 with typed errors", async () => {
+    const base = { questions: [], retriever: countingRetriever(), llm: new MockLLM({ response: "x" }) };
+    await expect(evaluate({ ...base, modes: ["compakt" as never] })).rejects.toSatisfy(
+      (error) => InvalidArgumentError.isInstance(error) && /compakt/.test((error as Error).message),
+    );
+    await expect(evaluate({ ...base, k: 0 })).rejects.toThrow(/`k`/);
+  });
+});
