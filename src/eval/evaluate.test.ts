@@ -110,3 +110,29 @@ describe("evaluate", () => {
     await expect(evaluate({ ...base, k: 0 })).rejects.toThrow(/`k`/);
   });
 });
+
+describe("evaluate with a judge", () => {
+  it("judges every mode's answer and counts an unreadable verdict as a failure in the totals", async () => {
+    const judge = new MockLLM({
+      model: "judge",
+      response: ({ prompt }) => {
+        if (prompt?.includes("expert evaluation system")) return "not a score";
+        return "YES";
+      },
+    });
+    const report = await evaluate({
+      questions: [{ id: "q1", query: "Default?", reference: "compact" }],
+      retriever: countingRetriever(),
+      llm: new MockLLM({ response: "Compact." }),
+      modes: ["compact", "simple_summarize"],
+      judge: { llm: judge },
+    });
+    for (const mode of report.modes) {
+      expect(mode.judges?.faithfulness).toMatchObject({ judged: 1, passRate: 1, failures: 0 });
+      expect(mode.judges?.correctness).toMatchObject({ judged: 1, passRate: 0, failures: 1 });
+    }
+    expect(report.questions[0]?.answers[0]?.failures).toEqual([
+      'correctness: unreadable judge reply: expected a score from 1 to 5 on the first line, got "not a score"',
+    ]);
+  });
+});

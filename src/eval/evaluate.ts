@@ -8,7 +8,8 @@ import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
 import { holdsPhrase, tokenF1 } from "./answer-metrics.js";
 import type { EvalQuestion } from "./eval-questions.js";
-import type { EvalReport, EvalSource, ModeAnswer, QuestionResult } from "./eval-result.js";
+import type { EvalReport, EvalSource, JudgeVerdict, ModeAnswer, QuestionResult } from "./eval-result.js";
+import { type JudgeName, judgeAnswer } from "./judge-answer.js";
 import { dollars, type TokenPrices } from "./prices.js";
 import { retrievalScores } from "./retrieval-metrics.js";
 import { summarizeEval } from "./summarize-eval.js";
@@ -37,6 +38,11 @@ export interface EvaluateOptions {
   promptHelper?: PromptHelper;
   /** USD per 1M tokens; without them the table shows tokens only. */
   prices?: TokenPrices | undefined;
+  /**
+   * Judge each answer with LlamaIndex's evaluators (faithfulness, relevancy, correctness) on this model. Its
+   * calls and tokens are reported per judge, apart from the mode's own cost.
+   */
+  judge?: EvalJudge | undefined;
   /** Questions in flight at once (the modes of one question run one after another). @default 4 */
   concurrency?: number;
   /** Called as each question finishes (progress). */
@@ -44,6 +50,15 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Test seams. */
   _internal?: { now?: () => number };
+}
+
+/** The judging model of {@link evaluate}. */
+export interface EvalJudge {
+  llm: LLM;
+  /** The judge's budget. @default PromptHelper.fromLLMMetadata(llm.metadata) */
+  promptHelper?: PromptHelper;
+  /** @default all three */
+  judges?: readonly JudgeName[];
 }
 
 /**
@@ -61,6 +76,7 @@ export async function evaluate({
   k = 4,
   promptHelper = PromptHelper.fromLLMMetadata(llm.metadata),
   prices,
+  judge,
   concurrency = 4,
   onQuestion,
   signal = new AbortController().signal,
@@ -75,6 +91,7 @@ export async function evaluate({
     mode,
     synthesizer: getResponseSynthesizer({ llm, responseMode: mode, promptHelper }),
   }));
+  const judgeBudget = judge && (judge.promptHelper ?? PromptHelper.fromLLMMetadata(judge.llm.metadata));
   let done = 0;
   const results = await mapConcurrent(questions, concurrency, signal, async (question, _, taskSignal) => {
     const nodes = await retriever.retrieve({ query: question.query, signal: taskSignal });
@@ -100,6 +117,22 @@ export async function evaluate({
           message: error instanceof Error ? error.message : String(error),
         };
         answer.failures.unshift(`${mode} failed: ${answer.error.message}`);
+      }
+      if (judge && judgeBudget) {
+        answer.judges = await judgeAnswer({
+          judge: judge.llm,
+          promptHelper: judgeBudget,
+          query: question.query,
+          answer: answer.answer,
+          contexts: nodes.map(({ node }) => node.text),
+          reference: question.reference,
+          ...(judge.judges ? { judges: judge.judges } : {}),
+          signal: taskSignal,
+        });
+        for (const [name, verdict] of Object.entries(answer.judges)) {
+          const why = judgeFailure(verdict);
+          if (why) answer.failures.push(`${name}: ${why}`);
+        }
       }
       answers.push(answer);
     }
@@ -172,6 +205,13 @@ function scoreAnswer(
   }
   if (question.reference !== undefined) answer.f1 = tokenF1({ answer: text, reference: question.reference });
   return answer;
+}
+
+/** Why a verdict is not a pass, in a few words; undefined for a pass. */
+function judgeFailure(verdict: JudgeVerdict): string | undefined {
+  if (verdict.passing === true) return undefined;
+  if (verdict.passing === null) return verdict.error ?? "no verdict";
+  return verdict.score !== null && verdict.score > 1 ? `scored ${verdict.score} (passing is 4)` : "judged NO";
 }
 
 /** What a failed synthesis spent, from the usage ragsynth errors carry. */

@@ -12,7 +12,16 @@ export type {
   QuestionResult,
   RetrievalSummary,
 } from "./eval-result.js";
-export { DEFAULT_EVAL_MODES, type EvaluateOptions, evaluate } from "./evaluate.js";
+export { DEFAULT_EVAL_MODES, type EvalJudge, type EvaluateOptions, evaluate } from "./evaluate.js";
+export { JUDGE_NAMES, type JudgeAnswerOptions, type JudgeName, judgeAnswer } from "./judge-answer.js";
+export {
+  CORRECTNESS_EVAL_PROMPT,
+  FAITHFULNESS_EVAL_PROMPT,
+  FAITHFULNESS_REFINE_PROMPT,
+  RELEVANCY_EVAL_PROMPT,
+  RELEVANCY_REFINE_PROMPT,
+} from "./judge-prompts.js";
+export { type ParsedReply, parseScore, parseYesNo } from "./parse-judge-reply.js";
 export { dollars, KNOWN_PRICES, resolvePrices, type TokenPrices } from "./prices.js";
 export {
   matchesRelevant,
