@@ -45,6 +45,16 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
       "RAGSYNTH_LLM=openai:gpt-4o-mini ragsynth worker --redis redis://127.0.0.1:6379 --concurrency 8",
     ],
   },
+  eval: {
+    usage: "ragsynth eval <questions.jsonl> <paths…> [--modes <mode,…>] [--judge <spec>]",
+    summary:
+      "Measure retrieval and each response mode on labelled questions ({id, query, relevant?, reference?, answer_hint?}): " +
+      "quality beside cost per mode, the best quality per dollar marked. Here --concurrency is questions at once (default 4).",
+    examples: [
+      "ragsynth eval questions.jsonl examples/docs",
+      "ragsynth eval questions.jsonl docs/ --llm openai:gpt-4o-mini --modes compact,refine --judge openai:gpt-4o --report eval.html",
+    ],
+  },
 };
 
 function optionLines(names: readonly (keyof typeof OPTIONS)[]): string[] {

@@ -69,6 +69,17 @@ export const OPTIONS = {
   },
   stream: { type: "boolean", description: "Stream the answer (default when stdout is a terminal)" },
   "no-stream": { type: "boolean", description: "Print the answer when it is complete" },
+  modes: {
+    type: "string",
+    value: "<mode,…>",
+    description: "Response modes to compare (default compact,refine,tree_summarize,simple_summarize)",
+    multiple: true,
+  },
+  judge: {
+    type: "string",
+    value: "<spec>",
+    description: "Judge each answer with LlamaIndex's faithfulness, relevancy and correctness on this model",
+  },
   "price-in": { type: "string", value: "<usd>", description: "Price of input tokens, USD per million" },
   "price-out": { type: "string", value: "<usd>", description: "Price of output tokens, USD per million" },
   "cache-dir": {
@@ -186,6 +197,24 @@ export const COMMAND_OPTIONS = {
     ...ALWAYS,
   ],
   worker: ["redis", "queue", "concurrency", "lock-duration", ...ALWAYS],
+  eval: [
+    "modes",
+    "top-k",
+    "retrieval",
+    "optimizer",
+    "similarity-cutoff",
+    "llm",
+    "embed",
+    "context-window",
+    "num-output",
+    "judge",
+    "price-in",
+    "price-out",
+    "call-cache",
+    "concurrency",
+    ...INDEX,
+    ...ALWAYS,
+  ],
 } as const satisfies Record<string, readonly OptionName[]>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
