@@ -1,10 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type CallCacheStore, withCallCache } from "../batch/call-cache.js";
 import { FileCallCache } from "../batch/file-call-cache.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
 import { evaluate } from "../eval/evaluate.js";
 import { resolvePrices } from "../eval/prices.js";
+import { renderEvalPage } from "../eval/render-eval-page.js";
 import type { LLM } from "../llm/types.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { renderEvalTable } from "./eval-table.js";
@@ -75,6 +76,10 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     });
     progress.clear();
     const calls = countCalls([llm, judge]);
+    if (options.report) {
+      await writeFile(resolve(io.cwd, options.report), renderEvalPage(report));
+      io.stderr.write(`ragsynth: wrote the eval page to ${options.report}\n`);
+    }
     await indexSaved(opened, progress);
     if (options.json) {
       io.stdout.write(

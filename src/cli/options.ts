@@ -213,6 +213,7 @@ export const COMMAND_OPTIONS = {
     "call-cache",
     "concurrency",
     ...INDEX,
+    "report",
     ...ALWAYS,
   ],
 } as const satisfies Record<string, readonly OptionName[]>;

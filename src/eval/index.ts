@@ -23,6 +23,7 @@ export {
 } from "./judge-prompts.js";
 export { type ParsedReply, parseScore, parseYesNo } from "./parse-judge-reply.js";
 export { dollars, KNOWN_PRICES, resolvePrices, type TokenPrices } from "./prices.js";
+export { renderEvalPage } from "./render-eval-page.js";
 export {
   matchesRelevant,
   type RetrievalScores,
