@@ -7,7 +7,7 @@
 //   retrieved text holds the phrase, and the share whose answer does (case and whitespace ignored).
 //   node bench/quality.mjs [--json out.json] [--show]
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureCorpus } from "./lib/corpus.mjs";
 import { DIST_INDEX } from "./lib/libs.mjs";
@@ -27,7 +27,10 @@ export async function qualityFigure({ show = false } = {}) {
   const lib = await import(pathToFileURL(DIST_INDEX).href);
   const corpus = await ensureCorpus("small");
   const questions = JSON.parse(readFileSync(join(HERE, "quality", "questions.json"), "utf8"));
-  const { documents } = await lib.readDocuments([corpus.dir]);
+  // Read as the CLI reads it: by its path relative to the working folder (`bench/corpora/out/small` from the
+  // repository root), since a source's file_path is metadata the splitter counts toward each chunk's size, so
+  // an absolute path cuts other chunks than `ragsynth eval <questions> bench/corpora/out/small` does.
+  const { documents } = await lib.readDocuments([relative(process.cwd(), corpus.dir) || "."]);
   const embedder = new lib.HashingEmbedder({ applyIdf: "query", corpus: documents.map((d) => d.text) });
   const index = await lib.VectorStoreIndex.fromDocuments(documents, { embedModel: embedder });
   const rows = [];
