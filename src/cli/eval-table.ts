@@ -71,7 +71,7 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
   }
   const lines = [retrievalLine(report), "", ...table(rows, style), ""];
   lines.push(style.dim(bestNote(report)));
-  if (report.model === "extractive") {
+  if (report.model === "extractive" && report.prices === undefined) {
     lines.push(
       style.dim(
         "Offline: the extractive answerer costs nothing; the token columns show what a model would be sent.",
