@@ -13,6 +13,13 @@ export type {
   RetrievalSummary,
 } from "./eval-result.js";
 export { DEFAULT_EVAL_MODES, type EvalJudge, type EvaluateOptions, evaluate } from "./evaluate.js";
+export {
+  firstQuestion,
+  type GeneratedQuestions,
+  type GenerateQuestionsOptions,
+  generateQuestions,
+  QUESTION_GENERATION_PROMPT,
+} from "./generate-questions.js";
 export { JUDGE_NAMES, type JudgeAnswerOptions, type JudgeName, judgeAnswer } from "./judge-answer.js";
 export {
   CORRECTNESS_EVAL_PROMPT,
