@@ -8,6 +8,7 @@ import { resolvePrices } from "../eval/prices.js";
 import { renderEvalPage } from "../eval/render-eval-page.js";
 import type { LLM } from "../llm/types.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { runEvalGenerate } from "./eval-generate-command.js";
 import { renderEvalTable } from "./eval-table.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
@@ -23,6 +24,7 @@ import { EXIT_OK } from "./usage-error.js";
  * `--judge`, LlamaIndex's judges) and cost; print a table per mode, `--json`, or write `--report`.
  */
 export async function runEval(options: EvalOptions, context: CommandContext): Promise<number> {
+  if (options.generate) return runEvalGenerate(options, context);
   const { io, signal } = context;
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));

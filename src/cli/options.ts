@@ -75,6 +75,12 @@ export const OPTIONS = {
     description: "Response modes to compare (default compact,refine,tree_summarize,simple_summarize)",
     multiple: true,
   },
+  count: {
+    type: "string",
+    short: "n",
+    value: "<n>",
+    description: "eval generate: questions to write, one per sampled chunk (default 100)",
+  },
   judge: {
     type: "string",
     value: "<spec>",
@@ -212,6 +218,7 @@ export const COMMAND_OPTIONS = {
     "price-out",
     "call-cache",
     "concurrency",
+    "count",
     ...INDEX,
     "report",
     ...ALWAYS,

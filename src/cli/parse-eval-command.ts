@@ -26,6 +26,10 @@ export interface EvalOptions extends QueryOptions {
   callCache: string | undefined;
   /** Questions in flight at once. */
   concurrency: number;
+  /** `eval generate`: write a questions file from the documents instead of evaluating. */
+  generate: boolean;
+  /** `--count`/`-n`: questions `eval generate` writes. */
+  count: number;
 }
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -39,7 +43,20 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
     const value = values[name];
     return typeof value === "string" ? value : Array.isArray(value) ? value[value.length - 1] : undefined;
   };
-  const [questions, ...paths] = positionals;
+  const generate = positionals[0] === "generate";
+  const [questions, ...paths] = generate ? ["", ...positionals.slice(1)] : positionals;
+  if (generate && paths.length === 0) {
+    throw new UsageError(
+      "eval generate needs at least one file or folder.",
+      "Example: ragsynth eval generate examples/docs --llm openai:gpt-4o-mini -n 20 > questions.jsonl",
+    );
+  }
+  if (!generate && text("count") !== undefined) {
+    throw new UsageError(
+      "--count is for eval generate.",
+      "Example: ragsynth eval generate docs/ --llm … -n 100",
+    );
+  }
   if (questions === undefined || paths.length === 0) {
     throw new UsageError(
       questions === undefined
@@ -83,5 +100,7 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
     priceOut: nonNegativeNumber("--price-out", text("price-out")),
     callCache: text("call-cache"),
     concurrency: positiveInteger("--concurrency", text("concurrency")) ?? 4,
+    generate,
+    count: positiveInteger("--count", text("count")) ?? 100,
   };
 }

@@ -142,6 +142,37 @@ describe("ragsynth eval", () => {
     expect(server.requests).toHaveLength(paid);
   });
 
+  it("eval generate writes questions from sampled chunks that eval then scores by chunk id", async () => {
+    server = await startFakeOpenAIServer({
+      handler: ({ prompt }) =>
+        prompt.includes("Teacher/ Professor")
+          ? `1. ${prompt.split("\n")[3]?.split(/\s+/).slice(0, 8).join(" ")}?`
+          : "An answer.",
+    });
+    const env = { RAGSYNTH_LLM: `${server.url}#writer`, OPENAI_API_KEY: TEST_API_KEY };
+    const generated = await runCli(["eval", "generate", docs, "-n", "3"], { env });
+    expect(generated.code, generated.stderr).toBe(0);
+    const lines = generated.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: string; relevant: string[]; reference: string });
+    expect(lines.map((line) => line.id)).toEqual(["q1", "q2", "q3"]);
+    for (const line of lines) {
+      expect(line.relevant).toHaveLength(1);
+      expect(line.reference).toBe("An answer.");
+    }
+    const file = join(dir, "generated.jsonl");
+    await writeFile(file, generated.stdout);
+    // The question is the chunk's own first words, so BM25 finds that chunk: scored by chunk id.
+    const scored = await runCli(["eval", file, docs, "--modes", "compact", "--json"], { env });
+    expect(scored.code, scored.stderr).toBe(0);
+    expect((JSON.parse(scored.stdout) as EvalJSON).retrieval.questions).toBe(3);
+    expect((JSON.parse(scored.stdout) as EvalJSON).retrieval.hitRate).toBeGreaterThan(0);
+    const offline = await runCli(["eval", "generate", docs]);
+    expect(offline.code).toBe(2);
+    expect(offline.stderr).toMatch(/needs a model that writes/);
+  });
+
   it("names the line of a bad question and rejects a missing document path", async () => {
     const bad = join(dir, "bad.jsonl");
     await writeFile(bad, '{"id":"q1","query":"ok"}\n{"id":"q2","query":"x","relevant":5}\n');
