@@ -73,6 +73,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       prices: resolvePrices({ model: llm.metadata.model, input: options.priceIn, output: options.priceOut }),
       ...(judge ? { judge: { llm: judge } } : {}),
       concurrency: options.concurrency,
+      ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
       onQuestion: (_, done) => progress.update(done),
       signal,
     });

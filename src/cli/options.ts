@@ -217,6 +217,7 @@ export const COMMAND_OPTIONS = {
     "price-in",
     "price-out",
     "call-cache",
+    "out",
     "concurrency",
     "count",
     ...INDEX,

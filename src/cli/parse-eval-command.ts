@@ -24,6 +24,8 @@ export interface EvalOptions extends QueryOptions {
   priceOut: number | undefined;
   /** `--call-cache <file>`; undefined means `<questions>.calls.jsonl` when a model is called, none offline. */
   callCache: string | undefined;
+  /** `--out <results.jsonl>`: each question's result kept as it finishes; a rerun skips the finished ones. */
+  out: string | undefined;
   /** Questions in flight at once. */
   concurrency: number;
   /** `eval generate`: write a questions file from the documents instead of evaluating. */
@@ -99,6 +101,7 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
     priceIn: nonNegativeNumber("--price-in", text("price-in")),
     priceOut: nonNegativeNumber("--price-out", text("price-out")),
     callCache: text("call-cache"),
+    out: text("out"),
     concurrency: positiveInteger("--concurrency", text("concurrency")) ?? 4,
     generate,
     count: positiveInteger("--count", text("count")) ?? 100,

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { Retriever } from "../query-engine/retriever.js";
@@ -134,5 +137,74 @@ describe("evaluate with a judge", () => {
     expect(report.questions[0]?.answers[0]?.failures).toEqual([
       'correctness: unreadable judge reply: expected a score from 1 to 5 on the first line, got "not a score"',
     ]);
+  });
+});
+
+describe("evaluate with a results file (embedded batch runner)", () => {
+  it("resumes: a rerun retrieves and answers only the questions the file does not hold (counted)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ragsynth-eval-"));
+    try {
+      const resultsFile = join(dir, "results.jsonl");
+      const questions = [
+        { id: "q1", query: "Default?", answer_hint: "compact" },
+        { id: "q2", query: "Refine?", answer_hint: "one by one" },
+        { id: "q3", query: "Tree?", answer_hint: "levels" },
+      ];
+      const firstRetriever = countingRetriever();
+      const firstLLM = new MockLLM({ response: "Compact." });
+      // A run that stopped after two questions, as a killed one would have.
+      const first = await evaluate({
+        questions: questions.slice(0, 2),
+        retriever: firstRetriever,
+        llm: firstLLM,
+        modes: ["compact"],
+        resultsFile,
+      });
+      expect(firstRetriever.calls).toHaveLength(2);
+      const retriever = countingRetriever();
+      const llm = new MockLLM({ response: "Compact." });
+      const report = await evaluate({ questions, retriever, llm, modes: ["compact"], resultsFile });
+      expect(retriever.calls).toEqual(["Tree?"]);
+      expect(llm.calls).toHaveLength(1);
+      expect(report.questions.map((question) => question.id)).toEqual(["q1", "q2", "q3"]);
+      // The stored results count as before: same answers, same usage.
+      expect(report.questions.slice(0, 2)).toEqual(first.questions);
+      expect(report.modes[0]).toMatchObject({ questions: 3, phraseQuestions: 3, phraseShare: 1 / 3 });
+      expect(report.modes[0]?.usage.calls).toBe(3);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("evaluate with a results file and another mode set", () => {
+  it("answers every question again rather than reuse results that lack the new mode", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ragsynth-eval-"));
+    try {
+      const resultsFile = join(dir, "results.jsonl");
+      const questions = [{ id: "q1", query: "Default?", answer_hint: "compact" }];
+      await evaluate({
+        questions,
+        retriever: countingRetriever(),
+        llm: new MockLLM({ response: "Compact." }),
+        modes: ["compact"],
+        resultsFile,
+      });
+      const retriever = countingRetriever();
+      const report = await evaluate({
+        questions,
+        retriever,
+        llm: new MockLLM({ response: "Compact." }),
+        modes: ["compact", "simple_summarize"],
+        resultsFile,
+      });
+      expect(retriever.calls).toEqual(["Default?"]);
+      expect(report.questions[0]?.answers.map((answer) => answer.mode)).toEqual([
+        "compact",
+        "simple_summarize",
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { createEmbeddedRunner } from "../batch/embedded-runner.js";
+import type { JsonValue } from "../batch/types.js";
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLM } from "../llm/types.js";
@@ -6,6 +8,7 @@ import type { NodeWithScore } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
+import { sha256Hex } from "../util/sha256.js";
 import { holdsPhrase, tokenF1 } from "./answer-metrics.js";
 import type { EvalQuestion } from "./eval-questions.js";
 import type { EvalReport, EvalSource, JudgeVerdict, ModeAnswer, QuestionResult } from "./eval-result.js";
@@ -43,6 +46,13 @@ export interface EvaluateOptions {
    * calls and tokens are reported per judge, apart from the mode's own cost.
    */
   judge?: EvalJudge | undefined;
+  /**
+   * A results JSONL that makes the run resumable, on the batch runner's embedded backend: each question's
+   * result is appended as it finishes, and a rerun with the same file skips the questions it holds (no
+   * retrieval, no call). Results are kept per model, mode set, k and judge: change one and every question is
+   * answered again (wrap the models with `withCallCache` so only the new calls are paid).
+   */
+  resultsFile?: string | undefined;
   /** Questions in flight at once (the modes of one question run one after another). @default 4 */
   concurrency?: number;
   /** Called as each question finishes (progress). */
@@ -77,6 +87,7 @@ export async function evaluate({
   promptHelper = PromptHelper.fromLLMMetadata(llm.metadata),
   prices,
   judge,
+  resultsFile,
   concurrency = 4,
   onQuestion,
   signal = new AbortController().signal,
@@ -93,7 +104,7 @@ export async function evaluate({
   }));
   const judgeBudget = judge && (judge.promptHelper ?? PromptHelper.fromLLMMetadata(judge.llm.metadata));
   let done = 0;
-  const results = await mapConcurrent(questions, concurrency, signal, async (question, _, taskSignal) => {
+  const evaluateOne = async (question: EvalQuestion, taskSignal: AbortSignal): Promise<QuestionResult> => {
     const nodes = await retriever.retrieve({ query: question.query, signal: taskSignal });
     const answers: ModeAnswer[] = [];
     for (const { mode, synthesizer } of synthesizers) {
@@ -157,7 +168,29 @@ export async function evaluate({
     done += 1;
     onQuestion?.(result, done);
     return result;
-  });
+  };
+  const results = resultsFile
+    ? await resumableRun({
+        questions,
+        resultsFile,
+        // Results are kept per run setting: another model, mode set, k or judge answers every question again
+        // (paying only for what the call cache has not seen).
+        runKey: sha256Hex(
+          JSON.stringify([
+            llm.metadata.model,
+            modes,
+            k,
+            judge?.llm.metadata.model ?? null,
+            judge?.judges ?? null,
+          ]),
+        ).slice(0, 12),
+        concurrency,
+        signal,
+        evaluateOne,
+      })
+    : await mapConcurrent(questions, concurrency, signal, (question, _, taskSignal) =>
+        evaluateOne(question, taskSignal),
+      );
   return summarizeEval({ questions: results, modes, k, model: llm.metadata.model, prices });
 }
 
@@ -205,6 +238,55 @@ function scoreAnswer(
   }
   if (question.reference !== undefined) answer.f1 = tokenF1({ answer: text, reference: question.reference });
   return answer;
+}
+
+/** Runs the questions on the embedded batch runner, so a killed run resumes where it stopped. */
+async function resumableRun({
+  questions,
+  resultsFile,
+  runKey,
+  concurrency,
+  signal,
+  evaluateOne,
+}: {
+  questions: readonly EvalQuestion[];
+  resultsFile: string;
+  runKey: string;
+  concurrency: number;
+  signal: AbortSignal;
+  evaluateOne: (question: EvalQuestion, signal: AbortSignal) => Promise<QuestionResult>;
+}): Promise<QuestionResult[]> {
+  const itemId = (question: EvalQuestion) => `${question.id}@${runKey}`;
+  const byId = new Map(questions.map((question) => [itemId(question), question]));
+  const errors = new Map<string, unknown>();
+  const runner = createEmbeddedRunner({
+    out: resultsFile,
+    concurrency,
+    attempts: 1,
+    processors: {
+      "eval-question": async (item, { signal: itemSignal }) => {
+        try {
+          const result = await evaluateOne(byId.get(item.id) as EvalQuestion, itemSignal);
+          return { value: result as unknown as JsonValue };
+        } catch (error) {
+          errors.set(item.id, error);
+          throw error;
+        }
+      },
+    },
+  });
+  const outcome = await runner.run({
+    runId: resultsFile,
+    kind: "eval-question",
+    items: questions.map((question) => ({ id: itemId(question) })),
+    signal,
+  });
+  signal.throwIfAborted();
+  const failed = outcome.results.find((result) => !result?.ok);
+  // A question fails as a whole only when its retrieval did (mode failures are recorded in its result).
+  if (failed)
+    throw errors.get(failed.id) ?? new Error(failed.error?.message ?? `question ${failed.id} failed`);
+  return outcome.results.map((result) => result.value as unknown as QuestionResult);
 }
 
 /** Why a verdict is not a pass, in a few words; undefined for a pass. */

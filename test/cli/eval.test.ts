@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -171,6 +171,46 @@ describe("ragsynth eval", () => {
     const offline = await runCli(["eval", "generate", docs]);
     expect(offline.code).toBe(2);
     expect(offline.stderr).toMatch(/needs a model that writes/);
+  });
+
+  it("--out keeps each question's result: a rerun answers only the questions the file lacks", async () => {
+    server = await startFakeOpenAIServer({ handler: () => "Compact." });
+    const env = { RAGSYNTH_LLM: `${server.url}#fake`, OPENAI_API_KEY: TEST_API_KEY };
+    const out = join(dir, "results.jsonl");
+    const two = join(dir, "two.jsonl");
+    await writeFile(
+      two,
+      `${QUESTIONS.slice(0, 2)
+        .map((question) => JSON.stringify(question))
+        .join("\n")}\n`,
+    );
+    // No call cache: only the results file can spare the rerun its calls.
+    const common = [
+      docs,
+      "--modes",
+      "compact",
+      "--out",
+      out,
+      "--call-cache",
+      join(dir, "out-calls.jsonl"),
+      "--json",
+    ];
+    const first = await runCli(["eval", two, ...common], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const paidFirst = server.requests.length;
+    await rm(join(dir, "out-calls.jsonl"));
+    const second = await runCli(["eval", questions, ...common], { env });
+    expect(second.code, second.stderr).toBe(0);
+    const report = JSON.parse(second.stdout) as EvalJSON;
+    expect(report.questions.map((question) => question.id)).toEqual(["q1", "q2", "q3"]);
+    // Only q3 was answered: its calls are the only new requests.
+    const q3Calls = (
+      JSON.parse(second.stdout) as { questions: Array<{ answers: Array<{ usage: { calls: number } }> }> }
+    ).questions[2]?.answers[0]?.usage.calls;
+    expect(q3Calls).toBeGreaterThan(0);
+    expect(paidFirst).toBeGreaterThan(0);
+    expect(server.requests.length - paidFirst).toBe(q3Calls);
+    expect(report.calls).toEqual({ paid: q3Calls, replayed: 0 });
   });
 
   it("names the line of a bad question and rejects a missing document path", async () => {
