@@ -48,7 +48,7 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
     "prompt tokens",
     "completion tokens",
     "cost (USD)",
-    "wall",
+    "time (sum)",
     "",
   ];
   const rows = [header];
@@ -71,6 +71,11 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
   }
   const lines = [retrievalLine(report), "", ...table(rows, style), ""];
   lines.push(style.dim(bestNote(report)));
+  lines.push(
+    style.dim(
+      "time (sum): each answer's synthesis time added up; questions run concurrently, so it exceeds the wall clock.",
+    ),
+  );
   if (report.model === "extractive" && report.prices === undefined) {
     lines.push(
       style.dim(

@@ -208,3 +208,17 @@ describe("evaluate with a results file and another mode set", () => {
     }
   });
 });
+
+describe("the best mark", () => {
+  it("never goes to context_only, whose free 'answer' is the retrieved text itself", async () => {
+    const report = await evaluate({
+      questions: [{ id: "q1", query: "Default?", answer_hint: "default response mode" }],
+      retriever: countingRetriever(),
+      llm: new MockLLM({ response: "The default response mode is compact." }),
+      modes: ["context_only", "compact"],
+    });
+    expect(report.modes[0]).toMatchObject({ mode: "context_only", phraseShare: 1 });
+    expect(report.modes[0]?.usage.calls).toBe(0);
+    expect(report.best?.mode).toBe("compact");
+  });
+});

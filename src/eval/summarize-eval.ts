@@ -93,6 +93,13 @@ export function summarizeMode(
   };
 }
 
+/**
+ * Modes whose "answer" is not written by the model: `context_only` returns the retrieved text itself (it holds
+ * every phrase retrieval found, at any length) and `no_text` returns nothing. They are measured but never marked
+ * best: free containment of the raw chunks is not an answer.
+ */
+const NEVER_BEST = new Set(["context_only", "no_text"]);
+
 /** The whole report from per-question results: retrieval means, per-mode totals and the best mark. */
 export function summarizeEval({
   questions,
@@ -109,12 +116,14 @@ export function summarizeEval({
 }): EvalReport {
   const summaries = modes.map((mode) => summarizeMode(mode, questions, prices));
   const best = bestQualityPerCost(
-    summaries.map((summary) => ({
-      mode: summary.mode,
-      quality: summary.quality,
-      dollars: summary.dollars,
-      tokens: summary.usage.promptTokens + summary.usage.completionTokens,
-    })),
+    summaries
+      .filter((summary) => !NEVER_BEST.has(summary.mode))
+      .map((summary) => ({
+        mode: summary.mode,
+        quality: summary.quality,
+        dollars: summary.dollars,
+        tokens: summary.usage.promptTokens + summary.usage.completionTokens,
+      })),
   );
   return { k, model, prices, retrieval: summarizeRetrieval(questions, k), modes: summaries, best, questions };
 }
