@@ -113,7 +113,7 @@ function modesTable(report: EvalReport): string {
     "prompt tokens",
     "completion tokens",
     "USD",
-    "wall",
+    "time (sum)",
   ];
   const rows = report.modes.map((mode) => {
     const cells = [
