@@ -73,7 +73,7 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
   lines.push(style.dim(bestNote(report)));
   lines.push(
     style.dim(
-      "time (sum): each answer's synthesis time added up; questions run concurrently, so it exceeds the wall clock.",
+      "time (sum): each answer's synthesis time added up; concurrent questions overlap, so it is not the wall clock.",
     ),
   );
   if (report.model === "extractive" && report.prices === undefined) {
