@@ -1,5 +1,3 @@
-import { createEmbeddedRunner } from "../batch/embedded-runner.js";
-import type { JsonValue } from "../batch/types.js";
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLM } from "../llm/types.js";
@@ -14,6 +12,7 @@ import type { EvalQuestion } from "./eval-questions.js";
 import type { EvalReport, EvalSource, JudgeVerdict, ModeAnswer, QuestionResult } from "./eval-result.js";
 import { type JudgeName, judgeAnswer } from "./judge-answer.js";
 import { dollars, type TokenPrices } from "./prices.js";
+import { resumableRun } from "./resumable-run.js";
 import { retrievalScores } from "./retrieval-metrics.js";
 import { summarizeEval } from "./summarize-eval.js";
 
@@ -238,55 +237,6 @@ function scoreAnswer(
   }
   if (question.reference !== undefined) answer.f1 = tokenF1({ answer: text, reference: question.reference });
   return answer;
-}
-
-/** Runs the questions on the embedded batch runner, so a killed run resumes where it stopped. */
-async function resumableRun({
-  questions,
-  resultsFile,
-  runKey,
-  concurrency,
-  signal,
-  evaluateOne,
-}: {
-  questions: readonly EvalQuestion[];
-  resultsFile: string;
-  runKey: string;
-  concurrency: number;
-  signal: AbortSignal;
-  evaluateOne: (question: EvalQuestion, signal: AbortSignal) => Promise<QuestionResult>;
-}): Promise<QuestionResult[]> {
-  const itemId = (question: EvalQuestion) => `${question.id}@${runKey}`;
-  const byId = new Map(questions.map((question) => [itemId(question), question]));
-  const errors = new Map<string, unknown>();
-  const runner = createEmbeddedRunner({
-    out: resultsFile,
-    concurrency,
-    attempts: 1,
-    processors: {
-      "eval-question": async (item, { signal: itemSignal }) => {
-        try {
-          const result = await evaluateOne(byId.get(item.id) as EvalQuestion, itemSignal);
-          return { value: result as unknown as JsonValue };
-        } catch (error) {
-          errors.set(item.id, error);
-          throw error;
-        }
-      },
-    },
-  });
-  const outcome = await runner.run({
-    runId: resultsFile,
-    kind: "eval-question",
-    items: questions.map((question) => ({ id: itemId(question) })),
-    signal,
-  });
-  signal.throwIfAborted();
-  const failed = outcome.results.find((result) => !result?.ok);
-  // A question fails as a whole only when its retrieval did (mode failures are recorded in its result).
-  if (failed)
-    throw errors.get(failed.id) ?? new Error(failed.error?.message ?? `question ${failed.id} failed`);
-  return outcome.results.map((result) => result.value as unknown as QuestionResult);
 }
 
 /** Why a verdict is not a pass, in a few words; undefined for a pass. */
