@@ -3,6 +3,7 @@ export * from "./batch/index.js";
 export * from "./budget/index.js";
 export * from "./embedding/index.js";
 export * from "./errors/index.js";
+export * from "./eval/index.js";
 export * from "./events/index.js";
 export * from "./extractive/index.js";
 export * from "./fusion/index.js";

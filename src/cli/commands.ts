@@ -3,6 +3,7 @@
 // so the ask command from one bundled file starts faster than from the ~17 chunks it shares with the rest.
 export { runAsk } from "./ask-command.js";
 export { runBatch } from "./batch-command.js";
+export { runEval } from "./eval-command.js";
 export { runIndex } from "./index-command.js";
 export { runPlan } from "./plan-command.js";
 export { runWorker } from "./worker-command.js";

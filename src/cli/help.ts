@@ -52,6 +52,18 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
       "RAGSYNTH_LLM=openai:gpt-4o-mini ragsynth worker --redis redis://127.0.0.1:6379 --concurrency 8",
     ],
   },
+  eval: {
+    usage:
+      "ragsynth eval <questions.jsonl> <paths…> [--modes <mode,…>] [--judge <spec>]   (or: ragsynth eval generate <paths…> --llm <spec> -n <n>)",
+    summary:
+      "Measure retrieval and each response mode on labelled questions ({id, query, relevant?, reference?, answer_hint?}): " +
+      "quality beside cost per mode, the best quality per dollar marked. Here --concurrency is questions at once (default 4).",
+    examples: [
+      "ragsynth eval questions.jsonl examples/docs",
+      "ragsynth eval questions.jsonl docs/ --llm openai:gpt-4o-mini --modes compact,refine --judge openai:gpt-4o --report eval.html",
+      "ragsynth eval generate docs/ --llm openai:gpt-4o-mini -n 100 > questions.jsonl",
+    ],
+  },
 };
 
 // Where an option means something else in a command, its help says so (one text per command, not two).

@@ -14,6 +14,7 @@ import {
 } from "./option-values.js";
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
+import { type EvalOptions, parseEvalArgs } from "./parse-eval-command.js";
 import { didYouMean, UsageError } from "./usage-error.js";
 import { type WalkFlags, walkFlags } from "./walk-flags.js";
 
@@ -73,6 +74,7 @@ export type { OptimizerSpec };
 export type ParsedCommand =
   | { command: "batch"; options: BatchOptions }
   | { command: "worker"; options: WorkerOptions }
+  | { command: "eval"; options: EvalOptions }
   | { command: "ask"; options: AskOptions }
   | { command: "plan"; options: PlanOptions }
   | { command: "index"; options: IndexOptions }
@@ -84,7 +86,7 @@ export const DEFAULT_TOP_K = 4;
 /** Adaptive: the model's shared limiter grows while the server keeps up and cuts to what it held on 429/503. */
 export const DEFAULT_CONCURRENCY = "adaptive";
 
-const COMMAND_LIST = "ask, plan, index, batch, worker";
+const COMMAND_LIST = "ask, plan, index, batch, worker, eval";
 
 /** Turns `process.argv.slice(2)` into a command and its validated options. @throws UsageError */
 export function parseCommand(
@@ -166,6 +168,12 @@ function parseCommandArgs(
       token.kind === "positional" ? [token.value] : [],
     );
     return parseBatchArgs(command, values, positionals, env);
+  }
+  if (command === "eval") {
+    const positionals = (parsed.tokens ?? []).flatMap((token) =>
+      token.kind === "positional" ? [token.value] : [],
+    );
+    return { command, options: parseEvalArgs(values, positionals, env) };
   }
 
   // Positionals after `--` are the question; the ones before are paths.

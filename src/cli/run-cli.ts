@@ -50,6 +50,8 @@ export async function runCli({
         return await (await import("./commands.js")).runBatch(parsed.options, { io, signal });
       case "worker":
         return await (await import("./commands.js")).runWorker(parsed.options, { io, signal });
+      case "eval":
+        return await (await import("./commands.js")).runEval(parsed.options, { io, signal });
     }
   } catch (caught) {
     const error = signal.aborted ? createAbortError(signal) : caught;

@@ -1,0 +1,116 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type CallCacheStore, withCallCache } from "../batch/call-cache.js";
+import { FileCallCache } from "../batch/file-call-cache.js";
+import { parseEvalQuestions } from "../eval/eval-questions.js";
+import { evaluate } from "../eval/evaluate.js";
+import { resolvePrices } from "../eval/prices.js";
+import { renderEvalPage } from "../eval/render-eval-page.js";
+import type { LLM } from "../llm/types.js";
+import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { runEvalGenerate } from "./eval-generate-command.js";
+import { renderEvalTable } from "./eval-table.js";
+import { plural } from "./format.js";
+import type { CommandContext } from "./io.js";
+import { colorEnabled, createStyle } from "./io.js";
+import { chooseLLM } from "./models.js";
+import type { EvalOptions } from "./parse-eval-command.js";
+import { chooseModels, createPromptHelper, indexSaved, openRetrieval } from "./pipeline.js";
+import { createProgress } from "./progress.js";
+import { EXIT_OK } from "./usage-error.js";
+
+/**
+ * `ragsynth eval`: retrieve each question once, answer it in every mode, score retrieval, answers (and with
+ * `--judge`, LlamaIndex's judges) and cost; print a table per mode, `--json`, or write `--report`.
+ */
+export async function runEval(options: EvalOptions, context: CommandContext): Promise<number> {
+  if (options.generate) return runEvalGenerate(options, context);
+  const { io, signal } = context;
+  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
+  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
+  try {
+    const questionsPath = resolve(io.cwd, options.questions);
+    const questions = parseEvalQuestions(await readFile(questionsPath, "utf8"));
+    const models = chooseModels(options, io);
+    const judgeChoice =
+      options.judge === undefined
+        ? undefined
+        : chooseLLM(options.judge, { contextWindow: undefined, env: io.env, timeoutMs: options.timeoutMs });
+    // Every call that costs money goes through the call cache, so a rerun pays only for what is new.
+    const paid = !models.llmChoice.defaulted && models.llmChoice.label !== "extractive";
+    const cachePath =
+      options.callCache ?? (paid || judgeChoice ? `${options.questions}.calls.jsonl` : undefined);
+    const store: CallCacheStore | undefined = cachePath
+      ? await FileCallCache.open(resolve(io.cwd, cachePath))
+      : undefined;
+    const cached = (llm: LLM, baseURL: string | undefined) =>
+      store ? withCallCache({ llm, store, baseURL }) : llm;
+    const llm = cached(models.llmChoice.create(), models.llmChoice.baseURL);
+    const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
+
+    const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
+    const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
+    const retriever = new RetrieverQueryEngine({
+      retriever: opened.index.asRetriever({
+        similarityTopK: options.topK,
+        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
+      }),
+      nodePostprocessors: postprocessors,
+      responseMode: "no_text",
+      tokenizer: promptHelper.tokenizer,
+    });
+    progress.start(
+      `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}`,
+      questions.length,
+    );
+    const report = await evaluate({
+      questions,
+      retriever,
+      llm,
+      modes: options.modes,
+      k: options.topK,
+      promptHelper,
+      prices: resolvePrices({ model: llm.metadata.model, input: options.priceIn, output: options.priceOut }),
+      ...(judge ? { judge: { llm: judge } } : {}),
+      concurrency: options.concurrency,
+      ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
+      onQuestion: (_, done) => progress.update(done),
+      signal,
+    });
+    progress.clear();
+    const calls = countCalls([llm, judge]);
+    if (options.report) {
+      await writeFile(resolve(io.cwd, options.report), renderEvalPage(report));
+      io.stderr.write(`ragsynth: wrote the eval page to ${options.report}\n`);
+    }
+    await indexSaved(opened, progress);
+    if (options.json) {
+      io.stdout.write(
+        `${JSON.stringify({ command: "eval", ...report, callCache: cachePath ?? null, calls }, null, 2)}\n`,
+      );
+      return EXIT_OK;
+    }
+    io.stdout.write(renderEvalTable(report, style));
+    if (calls) {
+      io.stdout.write(
+        style.dim(
+          `Model calls: ${calls.paid} paid, ${calls.replayed} replayed from the call cache (${cachePath}).\n`,
+        ),
+      );
+    }
+    return EXIT_OK;
+  } finally {
+    progress.clear();
+  }
+}
+
+/** Calls paid and replayed across the cached models; undefined without a cache. */
+function countCalls(models: ReadonlyArray<LLM | undefined>): { paid: number; replayed: number } | undefined {
+  let counted: { paid: number; replayed: number } | undefined;
+  for (const model of models) {
+    const stats = (model as { stats?: { hits: number; misses: number } } | undefined)?.stats;
+    if (!stats) continue;
+    counted = { paid: (counted?.paid ?? 0) + stats.misses, replayed: (counted?.replayed ?? 0) + stats.hits };
+  }
+  return counted;
+}

@@ -1,0 +1,58 @@
+import { resolve } from "node:path";
+import { withCallCache } from "../batch/call-cache.js";
+import { FileCallCache } from "../batch/file-call-cache.js";
+import { generateQuestions } from "../eval/generate-questions.js";
+import { plural } from "./format.js";
+import type { CommandContext } from "./io.js";
+import type { EvalOptions } from "./parse-eval-command.js";
+import { chooseModels, createPromptHelper, indexSaved, openRetrieval } from "./pipeline.js";
+import { createProgress } from "./progress.js";
+import { EXIT_OK, UsageError } from "./usage-error.js";
+
+/**
+ * `ragsynth eval generate <paths…> --llm … -n 100`: a questions JSONL on stdout, one question per sampled chunk
+ * (LlamaIndex's question-generation prompt), the chunk's id as `relevant`, the model's answer as `reference`.
+ */
+export async function runEvalGenerate(options: EvalOptions, context: CommandContext): Promise<number> {
+  const { io, signal } = context;
+  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
+  try {
+    const models = chooseModels(options, io);
+    if (models.llmChoice.label === "extractive") {
+      throw new UsageError(
+        "eval generate needs a model that writes: the offline answerer only quotes the documents.",
+        "Pass --llm openai:gpt-4o-mini (or set RAGSYNTH_LLM).",
+      );
+    }
+    const created = models.llmChoice.create();
+    const llm = options.callCache
+      ? withCallCache({
+          llm: created,
+          store: await FileCallCache.open(resolve(io.cwd, options.callCache)),
+          baseURL: models.llmChoice.baseURL,
+        })
+      : created;
+    const { opened } = await openRetrieval(options, models, context, progress);
+    progress.start(`Writing ${plural(options.count, "question")}`, options.count);
+    const { questions, skipped } = await generateQuestions({
+      nodes: opened.index.nodes,
+      llm,
+      count: options.count,
+      promptHelper: createPromptHelper(llm.metadata, options.numOutput),
+      onQuestion: (_, done) => progress.update(done),
+      signal,
+    });
+    progress.clear();
+    await indexSaved(opened, progress);
+    for (const question of questions) io.stdout.write(`${JSON.stringify(question)}\n`);
+    if (questions.length < options.count) {
+      io.stderr.write(
+        `ragsynth: wrote ${plural(questions.length, "question")} of ${options.count}: ` +
+          `${plural(opened.index.nodes.length, "chunk")} to sample from${skipped.length > 0 ? `, ${skipped.length} replies held no question (${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", …" : ""})` : ""}.\n`,
+      );
+    }
+    return EXIT_OK;
+  } finally {
+    progress.clear();
+  }
+}

@@ -1,0 +1,109 @@
+import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
+import type { ResponseMode } from "../synthesizer/types.js";
+import {
+  finiteNumber,
+  nonNegativeNumber,
+  optimizerSpec,
+  positiveInteger,
+  responseModes,
+  retrievalMode,
+  timeoutMs,
+} from "./option-values.js";
+import type { QueryOptions } from "./parse-command.js";
+import { UsageError } from "./usage-error.js";
+
+/** Options of `ragsynth eval`: retrieval and budget as `ask` takes them, plus the questions and what to compare. */
+export interface EvalOptions extends QueryOptions {
+  /** The questions JSONL. */
+  questions: string;
+  /** `--modes`; DEFAULT_EVAL_MODES when none was given. */
+  modes: ResponseMode[];
+  /** `--judge <llm spec>`: judge each answer with LlamaIndex's evaluators on this model. */
+  judge: string | undefined;
+  priceIn: number | undefined;
+  priceOut: number | undefined;
+  /** `--call-cache <file>`; undefined means `<questions>.calls.jsonl` when a model is called, none offline. */
+  callCache: string | undefined;
+  /** `--out <results.jsonl>`: each question's result kept as it finishes; a rerun skips the finished ones. */
+  out: string | undefined;
+  /** Questions in flight at once. */
+  concurrency: number;
+  /** `eval generate`: write a questions file from the documents instead of evaluating. */
+  generate: boolean;
+  /** `--count`/`-n`: questions `eval generate` writes. */
+  count: number;
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+type Env = Readonly<Record<string, string | undefined>>;
+
+const EVAL_EXAMPLE = "ragsynth eval questions.jsonl examples/docs --modes compact,refine";
+
+/** Validates `eval` arguments: the questions file first, then the documents. @throws UsageError */
+export function parseEvalArgs(values: Values, positionals: string[], env: Env): EvalOptions {
+  const text = (name: string) => {
+    const value = values[name];
+    return typeof value === "string" ? value : Array.isArray(value) ? value[value.length - 1] : undefined;
+  };
+  const generate = positionals[0] === "generate";
+  const [questions, ...paths] = generate ? ["", ...positionals.slice(1)] : positionals;
+  if (generate && paths.length === 0) {
+    throw new UsageError(
+      "eval generate needs at least one file or folder.",
+      "Example: ragsynth eval generate examples/docs --llm openai:gpt-4o-mini -n 20 > questions.jsonl",
+    );
+  }
+  if (!generate && text("count") !== undefined) {
+    throw new UsageError(
+      "--count is for eval generate.",
+      "Example: ragsynth eval generate docs/ --llm … -n 100",
+    );
+  }
+  if (questions === undefined || paths.length === 0) {
+    throw new UsageError(
+      questions === undefined
+        ? "eval needs a questions file and at least one file or folder."
+        : `eval needs at least one file or folder after the questions file ${questions}.`,
+      `Example: ${EVAL_EXAMPLE}`,
+    );
+  }
+  const report = text("report");
+  if (report !== undefined && (report.trim() === "" || report.startsWith("-"))) {
+    throw new UsageError(
+      `--report needs a file name, got ${JSON.stringify(report)}.`,
+      "Pass --report eval.html.",
+    );
+  }
+  const modes = responseModes(values.modes);
+  const judge = text("judge")?.trim();
+  if (judge === "") throw new UsageError("--judge needs a model spec.", "Pass --judge openai:gpt-4o-mini.");
+  return {
+    questions,
+    paths,
+    query: "",
+    cacheDir: text("cache-dir"),
+    embed: text("embed") ?? (env.RAGSYNTH_EMBED?.trim() || undefined),
+    rebuild: values.rebuild === true,
+    timeoutMs: timeoutMs(text("timeout")),
+    json: values.json === true,
+    verbose: values.verbose === true,
+    topK: positiveInteger("--top-k", text("top-k")) ?? 4,
+    retrieval: retrievalMode(text("retrieval")),
+    optimizer: optimizerSpec(text("optimizer")),
+    similarityCutoff: finiteNumber("--similarity-cutoff", text("similarity-cutoff")),
+    llm: text("llm") ?? (env.RAGSYNTH_LLM?.trim() || undefined),
+    vision: false,
+    contextWindow: positiveInteger("--context-window", text("context-window")),
+    numOutput: positiveInteger("--num-output", text("num-output")),
+    report,
+    modes: modes.length > 0 ? modes : [...DEFAULT_EVAL_MODES],
+    judge,
+    priceIn: nonNegativeNumber("--price-in", text("price-in")),
+    priceOut: nonNegativeNumber("--price-out", text("price-out")),
+    callCache: text("call-cache"),
+    out: text("out"),
+    concurrency: positiveInteger("--concurrency", text("concurrency")) ?? 4,
+    generate,
+    count: positiveInteger("--count", text("count")) ?? 100,
+  };
+}

@@ -1,0 +1,268 @@
+import { PromptHelper } from "../budget/prompt-helper.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { LLM } from "../llm/types.js";
+import type { Retriever } from "../query-engine/retriever.js";
+import type { NodeWithScore } from "../schema/text-node.js";
+import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
+import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
+import { mapConcurrent } from "../util/map-concurrent.js";
+import { sha256Hex } from "../util/sha256.js";
+import { holdsPhrase, tokenF1 } from "./answer-metrics.js";
+import type { EvalQuestion } from "./eval-questions.js";
+import type { EvalReport, EvalSource, JudgeVerdict, ModeAnswer, QuestionResult } from "./eval-result.js";
+import { type JudgeName, judgeAnswer } from "./judge-answer.js";
+import { dollars, type TokenPrices } from "./prices.js";
+import { resumableRun } from "./resumable-run.js";
+import { retrievalScores } from "./retrieval-metrics.js";
+import { summarizeEval } from "./summarize-eval.js";
+
+/** The modes {@link evaluate} compares when none are named: the four that answer from the retrieved text. */
+export const DEFAULT_EVAL_MODES: readonly ResponseMode[] = [
+  "compact",
+  "refine",
+  "tree_summarize",
+  "simple_summarize",
+];
+
+/** Options of {@link evaluate}. */
+export interface EvaluateOptions {
+  /** The questions, e.g. from {@link parseEvalQuestions}. */
+  questions: readonly EvalQuestion[];
+  /** Retrieves each question's chunks once; every mode answers from the same chunks. A query engine works too. */
+  retriever: Retriever;
+  /** The model every mode calls. Wrap it with `withCallCache` so a rerun pays only for what is new. */
+  llm: LLM;
+  /** The response modes to compare. @default DEFAULT_EVAL_MODES (compact, refine, tree_summarize, simple_summarize) */
+  modes?: readonly ResponseMode[];
+  /** The cutoff of the retrieval metrics (hit@k, nDCG@k, …). @default 4 */
+  k?: number;
+  /** The synthesizers' budget; its tokenizer also measures answer length. @default PromptHelper.fromLLMMetadata(llm.metadata) */
+  promptHelper?: PromptHelper;
+  /** USD per 1M tokens; without them the table shows tokens only. */
+  prices?: TokenPrices | undefined;
+  /**
+   * Judge each answer with LlamaIndex's evaluators (faithfulness, relevancy, correctness) on this model. Its
+   * calls and tokens are reported per judge, apart from the mode's own cost.
+   */
+  judge?: EvalJudge | undefined;
+  /**
+   * A results JSONL that makes the run resumable, on the batch runner's embedded backend: each question's
+   * result is appended as it finishes, and a rerun with the same file skips the questions it holds (no
+   * retrieval, no call). Results are kept per model, mode set, k and judge: change one and every question is
+   * answered again (wrap the models with `withCallCache` so only the new calls are paid).
+   */
+  resultsFile?: string | undefined;
+  /** Questions in flight at once (the modes of one question run one after another). @default 4 */
+  concurrency?: number;
+  /** Called as each question finishes (progress). */
+  onQuestion?: (result: QuestionResult, done: number) => void;
+  signal?: AbortSignal;
+  /** Test seams. */
+  _internal?: { now?: () => number };
+}
+
+/** The judging model of {@link evaluate}. */
+export interface EvalJudge {
+  llm: LLM;
+  /** The judge's budget. @default PromptHelper.fromLLMMetadata(llm.metadata) */
+  promptHelper?: PromptHelper;
+  /** @default all three */
+  judges?: readonly JudgeName[];
+}
+
+/**
+ * Measures retrieval and each response mode on labelled questions: retrieves each question once, answers it in
+ * every mode from the same chunks, and scores retrieval (hit@k, MRR, nDCG@k, precision/recall@k by file or
+ * chunk id), answers (phrase held, token F1, answer length) and cost (calls, tokens, dollars, wall time).
+ * A mode that fails on a question is recorded as failed there; an abort stops the whole run.
+ * @example const report = await evaluate({ questions, retriever: index.asRetriever({ similarityTopK: 4 }), llm });
+ */
+export async function evaluate({
+  questions,
+  retriever,
+  llm,
+  modes = DEFAULT_EVAL_MODES,
+  k = 4,
+  promptHelper = PromptHelper.fromLLMMetadata(llm.metadata),
+  prices,
+  judge,
+  resultsFile,
+  concurrency = 4,
+  onQuestion,
+  signal = new AbortController().signal,
+  _internal,
+}: EvaluateOptions): Promise<EvalReport> {
+  checkModes(modes);
+  if (!Number.isInteger(k) || k < 1) {
+    throw new InvalidArgumentError({ parameter: "k", value: k, expected: "be a positive integer" });
+  }
+  const now = _internal?.now ?? (() => performance.now());
+  const synthesizers = modes.map((mode) => ({
+    mode,
+    synthesizer: getResponseSynthesizer({ llm, responseMode: mode, promptHelper }),
+  }));
+  const judgeBudget = judge && (judge.promptHelper ?? PromptHelper.fromLLMMetadata(judge.llm.metadata));
+  let done = 0;
+  const evaluateOne = async (question: EvalQuestion, taskSignal: AbortSignal): Promise<QuestionResult> => {
+    const nodes = await retriever.retrieve({ query: question.query, signal: taskSignal });
+    const answers: ModeAnswer[] = [];
+    for (const { mode, synthesizer } of synthesizers) {
+      const started = now();
+      let answer: ModeAnswer;
+      try {
+        const response = await synthesizer.synthesize({ query: question.query, nodes, signal: taskSignal });
+        const usage = {
+          calls: response.usage.llmCalls,
+          promptTokens: response.usage.promptTokens,
+          completionTokens: response.usage.completionTokens,
+        };
+        answer = scoreAnswer(question, mode, response.response, usage, now() - started, promptHelper, prices);
+      } catch (error) {
+        if (taskSignal.aborted) throw error;
+        const usage = { calls: 0, promptTokens: 0, completionTokens: 0, ...spentBy(error) };
+        answer = scoreAnswer(question, mode, "", usage, now() - started, promptHelper, prices);
+        const code = (error as { code?: unknown }).code;
+        answer.error = {
+          code: typeof code === "string" ? code : undefined,
+          message: error instanceof Error ? error.message : String(error),
+        };
+        answer.failures.unshift(`${mode} failed: ${answer.error.message}`);
+      }
+      if (judge && judgeBudget) {
+        answer.judges = await judgeAnswer({
+          judge: judge.llm,
+          promptHelper: judgeBudget,
+          query: question.query,
+          answer: answer.answer,
+          contexts: nodes.map(({ node }) => node.text),
+          reference: question.reference,
+          ...(judge.judges ? { judges: judge.judges } : {}),
+          signal: taskSignal,
+        });
+        for (const [name, verdict] of Object.entries(answer.judges)) {
+          const why = judgeFailure(verdict);
+          if (why) answer.failures.push(`${name}: ${why}`);
+        }
+      }
+      answers.push(answer);
+    }
+    const result: QuestionResult = {
+      id: question.id,
+      query: question.query,
+      sources: nodes.map(toSource),
+      ...(question.relevant
+        ? {
+            retrieval: retrievalScores({
+              retrieved: nodes.map(({ node }) => ({ id: node.id, filePath: filePathOf(node.metadata) })),
+              relevant: question.relevant,
+              k,
+            }),
+          }
+        : {}),
+      answers,
+    };
+    if (result.retrieval?.hit === 0) {
+      for (const answer of answers) answer.failures.push(`no relevant file in the top ${k}`);
+    }
+    done += 1;
+    onQuestion?.(result, done);
+    return result;
+  };
+  const results = resultsFile
+    ? await resumableRun({
+        questions,
+        resultsFile,
+        // Results are kept per run setting: another model, mode set, k or judge answers every question again
+        // (paying only for what the call cache has not seen).
+        runKey: sha256Hex(
+          JSON.stringify([
+            llm.metadata.model,
+            modes,
+            k,
+            judge?.llm.metadata.model ?? null,
+            judge?.judges ?? null,
+          ]),
+        ).slice(0, 12),
+        concurrency,
+        signal,
+        evaluateOne,
+      })
+    : await mapConcurrent(questions, concurrency, signal, (question, _, taskSignal) =>
+        evaluateOne(question, taskSignal),
+      );
+  return summarizeEval({ questions: results, modes, k, model: llm.metadata.model, prices });
+}
+
+function checkModes(modes: readonly ResponseMode[]): void {
+  if (!Array.isArray(modes) || modes.length === 0) {
+    throw new InvalidArgumentError({
+      parameter: "modes",
+      value: modes,
+      expected: "be a non-empty array of response modes",
+    });
+  }
+  for (const mode of modes) {
+    if (!(RESPONSE_MODES as readonly string[]).includes(mode)) {
+      throw new InvalidArgumentError({
+        parameter: "modes",
+        value: mode,
+        expected: `hold only response modes (${RESPONSE_MODES.join(", ")})`,
+      });
+    }
+  }
+}
+
+function scoreAnswer(
+  question: EvalQuestion,
+  mode: string,
+  text: string,
+  usage: ModeAnswer["usage"],
+  ms: number,
+  promptHelper: PromptHelper,
+  prices: TokenPrices | undefined,
+): ModeAnswer {
+  const answer: ModeAnswer = {
+    mode,
+    answer: text,
+    answerTokens: text === "" ? 0 : promptHelper.tokenizer.count(text),
+    usage,
+    ms,
+    failures: [],
+  };
+  const cost = dollars(usage, prices);
+  if (cost !== undefined) answer.dollars = cost;
+  if (question.answer_hint !== undefined) {
+    answer.holdsPhrase = holdsPhrase({ answer: text, phrase: question.answer_hint });
+    if (!answer.holdsPhrase) answer.failures.push(`answer lacks "${question.answer_hint}"`);
+  }
+  if (question.reference !== undefined) answer.f1 = tokenF1({ answer: text, reference: question.reference });
+  return answer;
+}
+
+/** Why a verdict is not a pass, in a few words; undefined for a pass. */
+function judgeFailure(verdict: JudgeVerdict): string | undefined {
+  if (verdict.passing === true) return undefined;
+  if (verdict.passing === null) return verdict.error ?? "no verdict";
+  return verdict.score !== null && verdict.score > 1 ? `scored ${verdict.score} (passing is 4)` : "judged NO";
+}
+
+/** What a failed synthesis spent, from the usage ragsynth errors carry. */
+function spentBy(error: unknown): Partial<ModeAnswer["usage"]> {
+  const usage = (error as { usage?: { llmCalls?: number; promptTokens?: number; completionTokens?: number } })
+    .usage;
+  if (!usage) return {};
+  return {
+    calls: usage.llmCalls ?? 0,
+    promptTokens: usage.promptTokens ?? 0,
+    completionTokens: usage.completionTokens ?? 0,
+  };
+}
+
+function filePathOf(metadata: Record<string, unknown>): string | undefined {
+  const path = metadata.file_path;
+  return typeof path === "string" ? path : undefined;
+}
+
+function toSource({ node, score }: NodeWithScore): EvalSource {
+  return { id: node.id, filePath: filePathOf(node.metadata), score, text: node.text.slice(0, 500) };
+}
