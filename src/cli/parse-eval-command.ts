@@ -11,6 +11,7 @@ import {
 } from "./option-values.js";
 import type { QueryOptions } from "./parse-command.js";
 import { UsageError } from "./usage-error.js";
+import { walkFlags } from "./walk-flags.js";
 
 /** Options of `ragsynth eval`: retrieval and budget as `ask` takes them, plus the questions and what to compare. */
 export interface EvalOptions extends QueryOptions {
@@ -81,6 +82,7 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
     questions,
     paths,
     query: "",
+    walk: walkFlags(values),
     cacheDir: text("cache-dir"),
     embed: text("embed") ?? (env.RAGSYNTH_EMBED?.trim() || undefined),
     rebuild: values.rebuild === true,
