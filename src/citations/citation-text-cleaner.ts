@@ -97,12 +97,23 @@ export class CitationTextCleaner {
   }
 }
 
-/** The text shown for a whole answer, and its invalid markers: {@link CitationTextCleaner} in one call. */
+/**
+ * The text shown for a whole answer, and its invalid markers: {@link CitationTextCleaner} in one call, repeated
+ * while a removal joined brackets into a new invalid marker (`[2[9]]` → `[2]` with no source 2), so no marker
+ * in the result names a missing source.
+ */
 export function cleanCitationText({ text, sourceCount }: { text: string; sourceCount: number }): {
   text: string;
   invalid: InvalidCitation[];
 } {
-  const cleaner = new CitationTextCleaner({ sourceCount });
-  const shown = cleaner.push(text) + cleaner.end();
-  return { text: shown, invalid: cleaner.invalid };
+  const invalid: InvalidCitation[] = [];
+  let shown = text;
+  for (let pass = 0; pass < 8; pass++) {
+    const cleaner = new CitationTextCleaner({ sourceCount });
+    const next = cleaner.push(shown) + cleaner.end();
+    invalid.push(...cleaner.invalid);
+    if (cleaner.invalid.length === 0 || next === shown) return { text: next, invalid };
+    shown = next;
+  }
+  return { text: shown, invalid };
 }
