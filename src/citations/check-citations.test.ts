@@ -64,6 +64,35 @@ describe("checkCitations", () => {
     expect(report.uncited.map((item) => item.sentence)).toEqual(["Nobody knows why."]);
   });
 
+  it("adds a cosine score with an embedModel, which can support a sentence the lexical share misses", async () => {
+    const calls: string[][] = [];
+    const embedModel = {
+      id: "fixed",
+      getTextEmbeddings: async (texts: string[]) => {
+        calls.push(texts);
+        return texts.map((text) => (text.includes("Penguins") || text.includes("sky") ? [1, 0] : [0, 1]));
+      },
+      getQueryEmbedding: async () => [1, 0],
+    };
+    const { report } = await checkCitations({
+      text: "Penguins juggle flaming torches [1].",
+      sources,
+      embedModel,
+    });
+    expect(calls).toHaveLength(1);
+    expect(report.citations[0]?.support).toMatchObject({ cosine: 1, supported: true });
+    expect(report.citations[0]?.support.lexical).toBeLessThan(0.5);
+    const strict = await checkCitations({
+      text: "Penguins juggle flaming torches [1].",
+      sources,
+      embedModel,
+      cosineThreshold: 1,
+    });
+    expect(strict.report.unsupported).toHaveLength(0);
+    const noCosine = await checkCitations({ text: "Tokyo bridges [1].", sources, embedModel });
+    expect(noCosine.report.unsupported).toHaveLength(1);
+  });
+
   it("rejects sources that are not numbered 1…n", async () => {
     await expect(checkCitations({ text: "x", sources: [sources[1] as never] })).rejects.toThrow(
       /sources\[0\]\.number/,
