@@ -12,9 +12,11 @@ export interface AnswerSentence {
 const BOUNDARY = /[.!?]+(?=\s)|[。！？]+|\n+/g;
 const LEADING_MARKERS = new RegExp(`^(?:\\s*${MARKER.source})+[.,;:]?`);
 const CONTENT = /[\p{L}\p{N}]/u;
+// A fenced code block (closed, or running to the end) is one sentence: its lines are not cut apart.
+const FENCE = /(?:^|\n)(```|~~~)[^\n]*\n[\s\S]*?(?:\n\1[^\n]*(?=\n|$)|$)/g;
 
 /**
- * Cuts an answer into sentences. Markers written after a sentence's full stop (`… red. [2] Next …`) belong to
+ * Cuts an answer into sentences; a fenced code block stays whole. Markers written after a sentence's full stop (`… red. [2] Next …`) belong to
  * the sentence before them, as readers take them. Pieces with no letter or digit are dropped.
  */
 export function answerSentences(text: string): AnswerSentence[] {
@@ -24,7 +26,13 @@ export function answerSentences(text: string): AnswerSentence[] {
     if (end > start) pieces.push({ text: text.slice(start, end), start, end });
     start = end;
   };
-  for (const match of text.matchAll(BOUNDARY)) cut(match.index + match[0].length);
+  const fences = [...text.matchAll(FENCE)].map(
+    (match) => [match.index, match.index + match[0].length] as const,
+  );
+  const inFence = (offset: number) => fences.some(([from, to]) => offset > from && offset < to);
+  for (const match of text.matchAll(BOUNDARY)) {
+    if (!inFence(match.index)) cut(match.index + match[0].length);
+  }
   cut(text.length);
   const merged: AnswerSentence[] = [];
   for (const piece of pieces) {

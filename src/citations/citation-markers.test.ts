@@ -121,4 +121,13 @@ describe("answerSentences", () => {
       "次",
     ]);
   });
+
+  it("keeps a fenced code block as one sentence", () => {
+    const text = "Use it:\n```ts\nconst a = 1;\nconst b = 2;\n``` [2]\nDone [1].";
+    expect(answerSentences(text).map((sentence) => sentence.text)).toEqual([
+      "Use it:",
+      "```ts\nconst a = 1;\nconst b = 2;\n``` [2]",
+      "Done [1].",
+    ]);
+  });
 });

@@ -19,7 +19,8 @@ import {
   DEFAULT_CITATION_CHUNK_SIZE,
 } from "./citation-prompts.js";
 import type { CitationSource } from "./citation-source.js";
-import { CitationTextCleaner } from "./citation-text-cleaner.js";
+import { CitationTextCleaner, cleanCitationText } from "./citation-text-cleaner.js";
+import { citeVerbatimQuotes } from "./cite-verbatim-quotes.js";
 
 /** Options of {@link CitationQueryEngine}. */
 export type CitationQueryEngineOptions = Omit<
@@ -42,6 +43,12 @@ export type CitationQueryEngineOptions = Omit<
   citationRefineTemplate?: BasePromptTemplate | undefined;
   /** The summary prompt of tree_summarize. @default the citation QA prompt (LlamaIndex keeps its default summary prompt) */
   citationSummaryTemplate?: BasePromptTemplate | undefined;
+  /**
+   * Cite an answer made of verbatim quotes (the offline `ExtractiveLLM`'s) with {@link citeVerbatimQuotes}: each
+   * quote gets the number of the piece it was copied from. Streaming then yields the answer once, at the end.
+   * @default false
+   */
+  citeVerbatimQuotes?: boolean | undefined;
   /** Adds a cosine score to each citation's support. */
   embedModel?: Embedder | undefined;
   /** Share of a cited sentence's content terms its source must hold. @default 0.5 */
@@ -81,6 +88,7 @@ export interface StreamingCitationResponse {
 export class CitationQueryEngine {
   readonly engine: RetrieverQueryEngine;
   private readonly sourceOf = new WeakMap<TextNode, CitationSource>();
+  private readonly citeQuotes: boolean;
   private readonly check: Pick<
     CitationQueryEngineOptions,
     "embedModel" | "supportThreshold" | "cosineThreshold"
@@ -97,6 +105,7 @@ export class CitationQueryEngine {
       embedModel,
       supportThreshold,
       cosineThreshold,
+      citeVerbatimQuotes: citeQuotes = false,
       nodePostprocessors = [],
       ...rest
     } = options;
@@ -127,6 +136,7 @@ export class CitationQueryEngine {
       nodePostprocessors: [...nodePostprocessors, chunker],
     });
     this.check = { embedModel, supportThreshold, cosineThreshold };
+    this.citeQuotes = citeQuotes;
   }
 
   /** The numbered pieces behind a response's source nodes. */
@@ -147,7 +157,18 @@ export class CitationQueryEngine {
   async stream(options: QueryOptions): Promise<StreamingCitationResponse> {
     const streaming = await this.engine.stream(options);
     const sources = this.sourcesOf(streaming.sourceNodes);
+    const citeQuotes = this.citeQuotes;
     async function* clean(): AsyncGenerator<string> {
+      if (citeQuotes) {
+        let answer = "";
+        for await (const delta of streaming.textStream) answer += delta;
+        const shown = cleanCitationText({
+          text: citeVerbatimQuotes({ answer, sources }),
+          sourceCount: sources.length,
+        }).text;
+        if (shown !== "") yield shown;
+        return;
+      }
       const cleaner = new CitationTextCleaner({ sourceCount: sources.length });
       for await (const delta of streaming.textStream) {
         const shown = cleaner.push(delta);
@@ -168,9 +189,10 @@ export class CitationQueryEngine {
     response: SynthesisResponse,
     signal: AbortSignal | undefined,
   ): Promise<CitationResponse> {
+    const sources = this.sourcesOf(response.sourceNodes);
     const { text, report } = await checkCitations({
-      text: response.response,
-      sources: this.sourcesOf(response.sourceNodes),
+      text: this.citeQuotes ? citeVerbatimQuotes({ answer: response.response, sources }) : response.response,
+      sources,
       ...this.check,
       ...(signal ? { signal } : {}),
     });
