@@ -71,6 +71,21 @@ describe("CitationQueryEngine (LlamaIndex parity)", () => {
     expect(response.citations.sources).toHaveLength(1);
   });
 
+  it("rejects bad sizes and splitters with the option's own name", () => {
+    const llm = new MockLLM({ response: "x" });
+    const retriever = fixed([]);
+    expect(() => new CitationQueryEngine({ retriever, llm, citationChunkSize: 0 })).toThrow(
+      /citationChunkSize/,
+    );
+    expect(
+      () => new CitationQueryEngine({ retriever, llm, citationChunkSize: 20, citationChunkOverlap: 21 }),
+    ).toThrow(/citationChunkOverlap.*at most `citationChunkSize` \(20\)/);
+    expect(() => new CitationQueryEngine({ retriever, llm, textSplitter: {} as never })).toThrow(
+      /textSplitter/,
+    );
+    expect(() => new CitationQueryEngine({ retriever: undefined as never, llm })).toThrow(/retriever/);
+  });
+
   for (const responseMode of [
     "compact",
     "refine",

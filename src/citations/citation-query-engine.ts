@@ -1,5 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { Embedder } from "../embedding/types.js";
+import { checkInteger } from "../errors/check-integer.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
@@ -109,6 +111,23 @@ export class CitationQueryEngine {
       nodePostprocessors = [],
       ...rest
     } = options;
+    checkInteger("citationChunkSize", citationChunkSize, 1);
+    checkInteger("citationChunkOverlap", citationChunkOverlap, 0);
+    if (citationChunkOverlap > citationChunkSize) {
+      throw new InvalidArgumentError({
+        parameter: "citationChunkOverlap",
+        value: citationChunkOverlap,
+        expected: `be at most \`citationChunkSize\` (${citationChunkSize})`,
+      });
+    }
+    if (textSplitter !== undefined && typeof textSplitter?.splitText !== "function") {
+      throw new InvalidArgumentError({
+        parameter: "textSplitter",
+        value: textSplitter,
+        expected: "be a splitter with splitText(text): string[]",
+        hint: "new SentenceSplitter({ chunkSize, chunkOverlap }) is one.",
+      });
+    }
     const tokenizer = options.tokenizer ?? options.llm?.metadata.tokenizer;
     const splitter =
       textSplitter ??
