@@ -8,8 +8,9 @@ export interface AnswerSentence {
   end: number;
 }
 
-// A sentence ends after `.`, `!` or `?` followed by whitespace, after CJK full stops, or at a line break.
-const BOUNDARY = /[.!?]+(?=\s)|[。！？]+|\n+/g;
+// A sentence ends after `.`, `!` or `?` followed by whitespace, after CJK full stops, at a blank line, or at a line
+// break before a list item, heading or table row. Other line breaks are hard-wrapped prose, not sentence ends.
+const BOUNDARY = /[.!?]+(?=\s)|[。！？]+|\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|\|))/g;
 const LEADING_MARKERS = new RegExp(`^(?:\\s*${MARKER.source})+[.,;:]?`);
 const CONTENT = /[\p{L}\p{N}]/u;
 // A fenced code block (closed, or running to the end) is one sentence: its lines are not cut apart.
@@ -23,16 +24,18 @@ export function answerSentences(text: string): AnswerSentence[] {
   const pieces: AnswerSentence[] = [];
   let start = 0;
   const cut = (end: number) => {
-    if (end > start) pieces.push({ text: text.slice(start, end), start, end });
+    if (end <= start) return;
+    pieces.push({ text: text.slice(start, end), start, end });
     start = end;
   };
   const fences = [...text.matchAll(FENCE)].map(
     (match) => [match.index, match.index + match[0].length] as const,
   );
   const inFence = (offset: number) => fences.some(([from, to]) => offset > from && offset < to);
-  for (const match of text.matchAll(BOUNDARY)) {
-    if (!inFence(match.index)) cut(match.index + match[0].length);
-  }
+  const ends: number[] = fences.flat();
+  for (const match of text.matchAll(BOUNDARY))
+    if (!inFence(match.index)) ends.push(match.index + match[0].length);
+  for (const end of ends.sort((a, b) => a - b)) cut(end);
   cut(text.length);
   const merged: AnswerSentence[] = [];
   for (const piece of pieces) {

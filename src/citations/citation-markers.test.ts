@@ -122,6 +122,17 @@ describe("answerSentences", () => {
     ]);
   });
 
+  it("reads hard-wrapped lines as one sentence, and a list item or blank line as a new one", () => {
+    const text =
+      "A mode decides how\nmany calls are made. [1]\n- `generation` sends the query [2]\n- `no_text` calls nothing\n\nDone";
+    expect(answerSentences(text).map((sentence) => sentence.text)).toEqual([
+      "A mode decides how\nmany calls are made. [1]",
+      "- `generation` sends the query [2]",
+      "- `no_text` calls nothing",
+      "Done",
+    ]);
+  });
+
   it("keeps a fenced code block as one sentence", () => {
     const text = "Use it:\n```ts\nconst a = 1;\nconst b = 2;\n``` [2]\nDone [1].";
     expect(answerSentences(text).map((sentence) => sentence.text)).toEqual([

@@ -23,9 +23,9 @@ describe("verbatimQuoteSpans", () => {
     expect(
       citeVerbatimQuotes({ answer: "Water is wet when the sky is red. 東京は日本の首都です。", sources }),
     ).toBe("Water is wet when the sky is red. [1] 東京は日本の首都です。 [2]");
-    expect(citeVerbatimQuotes({ answer: "Source 2:\n東京は日本の首都です。 Penguins!", sources })).toBe(
-      "東京は日本の首都です。 [2] Penguins!",
-    );
+    expect(
+      citeVerbatimQuotes({ answer: "Source 2:\n東京は日本の首都です。 Penguins!\nSource 1:", sources }),
+    ).toBe("東京は日本の首都です。 [2] Penguins!");
   });
 
   it("every cited span is a verbatim substring of the source it cites (prose, CJK, code)", () => {

@@ -1,10 +1,11 @@
+import { answerSentences } from "./answer-sentences.js";
 import type { CitationSource } from "./citation-source.js";
 
 /** Fewer characters than this (or none that is a letter or digit) are too little to attribute to one source. */
 const MIN_QUOTE = 4;
 const CONTENT = /[\p{L}\p{N}]/u;
 // A label line the answerer copied from the context along with a quote.
-const LABEL_LINE = /(^|\n)Source \d+:\n/g;
+const LABEL_LINE = /(^|\n)Source \d+:[ \t]*(?:\n|$)/g;
 
 // The longest prefix of `text` from `start` that occurs verbatim in `source` (containment is monotone in length).
 function longestPrefixIn(text: string, start: number, source: string): number {
@@ -77,8 +78,8 @@ export function verbatimQuoteSpans({
 }
 
 /**
- * Adds `[N]` markers to an answer made of verbatim quotes (the offline `ExtractiveLLM`'s): each quote found by
- * {@link verbatimQuoteSpans} is followed by the number of the piece it was copied from, so every cited stretch is,
+ * Adds `[N]` markers to an answer made of verbatim quotes (the offline `ExtractiveLLM`'s): each sentence of each
+ * quote found by {@link verbatimQuoteSpans} is followed by the number of the piece it was copied from, so every cited stretch is,
  * by construction, a verbatim substring of the piece it cites. Stretches found in no piece stay unmarked (and are
  * reported `uncited` later).
  * @example citeVerbatimQuotes({ answer: "Water is wet. The sky is red.", sources }) // "Water is wet. [2] The sky is red. [1]"
@@ -90,6 +91,18 @@ export function citeVerbatimQuotes(options: {
   sources: readonly CitationSource[];
 }): string {
   return verbatimQuoteSpans(options)
-    .map((span) => (span.source ? `${span.text} [${span.source.number}]` : span.text))
-    .join("");
+    .map((span) => (span.source ? markEachSentence(span.text, span.source.number) : span.text))
+    .join("")
+    .trimEnd();
+}
+
+// A quote of several sentences gets the marker after each, so no sentence of it reads as uncited.
+function markEachSentence(quote: string, number: number): string {
+  let out = "";
+  let from = 0;
+  for (const sentence of answerSentences(quote)) {
+    out += `${quote.slice(from, sentence.end)} [${number}]`;
+    from = sentence.end;
+  }
+  return out + quote.slice(from);
 }
