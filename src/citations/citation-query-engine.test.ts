@@ -86,6 +86,30 @@ describe("CitationQueryEngine (LlamaIndex parity)", () => {
     expect(() => new CitationQueryEngine({ retriever: undefined as never, llm })).toThrow(/retriever/);
   });
 
+  it("streams with markers cut across deltas, and an early break ends the model's stream", async () => {
+    const nodes = [{ node: new TextNode({ text: "Water is wet when the sky is red." }) }];
+    const llm = new MockLLM({ response: "Water is wet [1] [7] when red [1].", streamBy: "character" });
+    const engine = new CitationQueryEngine({ retriever: fixed(nodes), llm });
+    const streaming = await engine.stream({ query: "When?" });
+    expect(streaming.sources.map((source) => source.number)).toEqual([1]);
+    let shown = "";
+    for await (const delta of streaming.textStream) shown += delta;
+    expect(shown).toBe("Water is wet [1] when red [1].");
+    expect((await streaming.response).citations.invalid.map((item) => item.marker)).toEqual(["[7]"]);
+
+    const early = await engine.stream({ query: "When?" });
+    for await (const _delta of early.textStream) break;
+    expect(llm.calls[1]?.endedAt).toBeDefined();
+    await expect(early.response).rejects.toThrow(/closed before it ended/);
+  });
+
+  it("passes the signal: an aborted query rejects", async () => {
+    const engine = new CitationQueryEngine({ retriever: fixed([]), llm: new MockLLM({ response: "x" }) });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(engine.query({ query: "q", signal: controller.signal })).rejects.toThrow(/abort/i);
+  });
+
   for (const responseMode of [
     "compact",
     "refine",

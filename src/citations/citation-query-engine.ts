@@ -196,12 +196,10 @@ export class CitationQueryEngine {
       const rest = cleaner.end();
       if (rest !== "") yield rest;
     }
-    return {
-      sourceNodes: streaming.sourceNodes,
-      sources,
-      textStream: clean(),
-      response: streaming.response.then((response) => this.withCitations(response, options.signal)),
-    };
+    const response = streaming.response.then((done) => this.withCitations(done, options.signal));
+    // A stream broken off early rejects `response`; that is only an error for a caller who awaits it.
+    response.catch(() => undefined);
+    return { sourceNodes: streaming.sourceNodes, sources, textStream: clean(), response };
   }
 
   private async withCitations(
