@@ -99,8 +99,13 @@ export async function checkCitations({
   const markers = parseCitationMarkers(shown);
   const found: Omit<Citation, "support">[] = [];
   const uncited: UncitedSentence[] = [];
+  // Sentences and markers are both in text order: one pass over each.
+  let next = 0;
   for (const sentence of answerSentences(shown)) {
-    const inside = markers.filter((marker) => marker.start >= sentence.start && marker.end <= sentence.end);
+    while (next < markers.length && (markers[next]?.start ?? 0) < sentence.start) next++;
+    const inside: typeof markers = [];
+    while (next < markers.length && (markers[next]?.end ?? 0) <= sentence.end)
+      inside.push(markers[next++] as (typeof markers)[number]);
     if (inside.length === 0)
       uncited.push({ sentence: sentence.text, start: sentence.start, end: sentence.end });
     for (const marker of inside) {
