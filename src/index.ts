@@ -1,6 +1,7 @@
 export * from "./ai-sdk/index.js";
 export * from "./batch/index.js";
 export * from "./budget/index.js";
+export * from "./citations/index.js";
 export * from "./embedding/index.js";
 export * from "./errors/index.js";
 export * from "./eval/index.js";

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { main as citations } from "../examples/library/citations.js";
 import { main as customSynthesizer } from "../examples/library/custom-synthesizer.js";
 import { main as langchainIntoRagsynth } from "../examples/library/langchain-into-ragsynth.js";
 import { main as multimodal } from "../examples/library/multimodal.js";
@@ -13,6 +14,15 @@ import { main as tracing } from "../examples/library/tracing.js";
 describe("README library examples (examples/library)", () => {
   vi.spyOn(console, "log").mockImplementation(() => undefined);
   vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+
+  it("citations: the extractive quote cited with its source, file and range", async () => {
+    const response = await citations();
+    expect(response.response).toBe("Water is wet when the sky is red. [2]");
+    expect(
+      response.citations.citations.map((citation) => [citation.sourceNumber, citation.source.location]),
+    ).toEqual([[2, { filePath: "water.md", startChar: 0, endChar: 33 }]]);
+    expect(response.citations.unsupported).toEqual([]);
+  });
 
   it("synthesizer: answers from the Paris node, with usage", async () => {
     const response = await synthesizer();

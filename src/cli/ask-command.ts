@@ -1,9 +1,11 @@
+import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
+import { citationSourceRows, citationsToJSON, formatCitationNotes } from "./citations-output.js";
 import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.js";
 import { imageNotes } from "./image-step.js";
 import type { CommandContext } from "./io.js";
@@ -70,7 +72,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       }
       if (!answering) showProgress(event);
     };
-    const engine = new RetrieverQueryEngine({
+    const engineOptions = {
       retriever: opened.index.asRetriever({
         similarityTopK: options.topK,
         ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
@@ -82,10 +84,17 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       concurrency: options.concurrency,
       onEvent,
       ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
-    });
+    };
+    // The offline answerer quotes rather than writes markers: its quotes are cited by construction.
+    const engine = options.citations
+      ? new CitationQueryEngine({
+          ...engineOptions,
+          citeVerbatimQuotes: models.llmChoice.label === "extractive",
+        })
+      : new RetrieverQueryEngine(engineOptions);
 
     const stream = !options.json && (options.stream ?? io.stdoutIsTTY);
-    let response: SynthesisResponse;
+    let response: SynthesisResponse | CitationResponse;
     if (stream) {
       const streaming = await engine.stream({ query: options.query, signal });
       let wrote = false;
@@ -105,6 +114,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       progress.clear();
       if (!options.json && response.response !== "") io.stdout.write(`${response.response}\n`);
     }
+    const citations = (response as Partial<CitationResponse>).citations;
     const totalMs = performance.now() - started;
     for (const note of optimizerNotes(log.events)) io.stderr.write(`${note}\n`);
     const images = response.sourceNodes.filter(({ node }) => ImageNode.isInstance(node)).length;
@@ -147,6 +157,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
               skipped: imageReport?.skipped ?? [],
               withheld: imageReport?.withheld ?? 0,
             },
+            ...(citations ? { citations: citationsToJSON(citations) } : {}),
             ...(response.assumptions ? { assumptions: response.assumptions } : {}),
             usage: response.usage,
             timings: {
@@ -172,7 +183,10 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       );
       return EXIT_OK;
     }
-    io.stdout.write(`\n${formatSources(response.sourceNodes, style, io.columns)}`);
+    io.stdout.write(
+      `\n${formatSources(citations ? citationSourceRows(citations) : response.sourceNodes, style, io.columns)}`,
+    );
+    if (citations) io.stdout.write(formatCitationNotes(citations, style));
     if (options.trace) io.stdout.write(`\n${renderTrace(log.events, style)}`);
     io.stdout.write(
       `\n${style.dim(formatSummary({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,

@@ -186,6 +186,10 @@ export const OPTIONS = {
   },
   json: { type: "boolean", description: "Machine-readable output on stdout, nothing else" },
   trace: { type: "boolean", description: "Draw the synthesis: steps, tree levels, tokens" },
+  citations: {
+    type: "boolean",
+    description: "Answer with numbered [N] citations, each checked against its source (docs/citations.md)",
+  },
   report: {
     type: "string",
     value: "<file.html>",
@@ -232,7 +236,17 @@ const ALWAYS = ["verbose", "help"] as const satisfies readonly OptionName[];
 
 /** The options each command accepts. */
 export const COMMAND_OPTIONS = {
-  ask: [...RETRIEVAL, "concurrency", "stream", "no-stream", ...INDEX, "trace", "report", ...ALWAYS],
+  ask: [
+    ...RETRIEVAL,
+    "concurrency",
+    "stream",
+    "no-stream",
+    ...INDEX,
+    "trace",
+    "citations",
+    "report",
+    ...ALWAYS,
+  ],
   plan: [...RETRIEVAL, "price-in", "price-out", ...INDEX, "report", ...ALWAYS],
   index: ["embed", ...INDEX, ...ALWAYS],
   batch: [

@@ -59,6 +59,8 @@ export interface AskOptions extends QueryOptions {
   /** `--stream`/`--no-stream`; undefined means "when stdout is a terminal". */
   stream: boolean | undefined;
   trace: boolean;
+  /** `--citations`: answer with checked `[N]` citations. */
+  citations: boolean;
 }
 
 export interface PlanOptions extends QueryOptions {
@@ -243,6 +245,7 @@ function parseCommandArgs(
             : (positiveInteger("--concurrency", stringValue(values.concurrency)) ?? DEFAULT_CONCURRENCY),
         stream: streamFlag(tokens),
         trace: values.trace === true,
+        citations: values.citations === true,
       },
     };
   }

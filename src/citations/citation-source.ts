@@ -1,0 +1,49 @@
+import type { NodeWithScore } from "../schema/text-node.js";
+
+/** Where a citation piece lies: the node's own `location` when it has one, else its file and character range. */
+export interface CitationLocation {
+  /** `metadata.file_path` (or `file_name`) of the retrieved node, when it has one. */
+  filePath?: string;
+  /** Character range of the piece within the retrieved node's text, when the piece was found in it. */
+  startChar?: number;
+  endChar?: number;
+  /** The node's own location (`node.metadata.location`), kept as given, when the reader set one. */
+  nodeLocation?: unknown;
+}
+
+/** One numbered `Source N:` piece the model was shown. */
+export interface CitationSource {
+  /** 1-based, global across the whole query (every refine round and tree level sees the same numbers). */
+  number: number;
+  /** The piece's text, without its `Source N:` label. */
+  text: string;
+  /** The retrieved node the piece was cut from. */
+  node: NodeWithScore;
+  location: CitationLocation;
+}
+
+/** The location of a piece of `node` spanning `[startChar, endChar)` of its text. */
+export function locate(
+  node: NodeWithScore,
+  startChar: number | undefined,
+  endChar: number | undefined,
+): CitationLocation {
+  const { metadata } = node.node;
+  const location: CitationLocation = {};
+  const filePath = metadata.file_path ?? metadata.file_name;
+  if (typeof filePath === "string") location.filePath = filePath;
+  if (startChar !== undefined && endChar !== undefined) {
+    location.startChar = startChar;
+    location.endChar = endChar;
+  }
+  if (metadata.location !== undefined) location.nodeLocation = metadata.location;
+  return location;
+}
+
+/** A short label for a source: `[2] spec.md chars 120–480`. */
+export function formatSource(source: CitationSource): string {
+  const { filePath, startChar, endChar } = source.location;
+  const where = [filePath ?? source.node.node.id];
+  if (startChar !== undefined && endChar !== undefined) where.push(`chars ${startChar}–${endChar}`);
+  return `[${source.number}] ${where.join(" ")}`;
+}

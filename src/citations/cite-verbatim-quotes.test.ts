@@ -1,0 +1,112 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ExtractiveLLM } from "../extractive/extractive-llm.js";
+import type { Retriever } from "../query-engine/retriever.js";
+import { TextNode } from "../schema/text-node.js";
+import { parseCitationMarkers } from "./citation-markers.js";
+import { createCitationNodes } from "./citation-nodes.js";
+import { CitationQueryEngine } from "./citation-query-engine.js";
+import { citeVerbatimQuotes, verbatimQuoteSpans } from "./cite-verbatim-quotes.js";
+
+const PROSE = "The sky is red in the evening. Water is wet when the sky is red. Rain soaks the ground.";
+const CJK = "東京は日本の首都です。大阪は食べ物で有名です。京都には古い寺がたくさんあります。";
+const CODE =
+  "```ts\nconst retryDelay = (attempt: number) => 2 ** attempt * 100;\nexport { retryDelay };\n```";
+const KOREAN = "서울은 한국의 수도입니다. 부산은 항구 도시입니다.";
+
+describe("verbatimQuoteSpans", () => {
+  it("cites each quote with the piece it was copied from", () => {
+    const { sources } = createCitationNodes({
+      nodes: [PROSE, CJK].map((text) => ({ node: new TextNode({ text }) })),
+      splitter: { splitText: (text) => [text] },
+    });
+    expect(
+      citeVerbatimQuotes({ answer: "Water is wet when the sky is red. 東京は日本の首都です。", sources }),
+    ).toBe("Water is wet when the sky is red. [1] 東京は日本の首都です。 [2]");
+    expect(
+      citeVerbatimQuotes({ answer: "Source 2:\n東京は日本の首都です。 Penguins!\nSource 1:", sources }),
+    ).toBe("東京は日本の首都です。 [2] Penguins!");
+  });
+
+  it("every cited span is a verbatim substring of the source it cites (prose, CJK, code)", () => {
+    const texts = fc.oneof(
+      fc.constantFrom(PROSE, CJK, CODE, KOREAN),
+      fc.string({
+        unit: fc.constantFrom("a", "b", " ", "水", "字", "{", "}", "\n", "=", "😀", "é"),
+        minLength: 1,
+        maxLength: 60,
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(texts, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }),
+        (pieces, picks) => {
+          const { sources } = createCitationNodes({
+            nodes: pieces.map((text) => ({ node: new TextNode({ text }) })),
+            splitter: { splitText: (text) => [text] },
+          });
+          const quotes = picks.map(([which, from, length]) => {
+            const text = sources[which % sources.length]?.text ?? "";
+            const start = from % (text.length + 1);
+            return text.slice(start, start + (length % 40)).trim();
+          });
+          const answer = quotes.join(" ");
+          const spans = verbatimQuoteSpans({ answer, sources });
+          expect(spans.map((span) => span.text).join("")).toBe(answer);
+          for (const span of spans) if (span.source) expect(span.source.text).toContain(span.text);
+          // A quote of four characters or more with a letter or digit is cited.
+          for (const quote of quotes)
+            if (quote.length >= 4 && /[\p{L}\p{N}]/u.test(quote) && !quote.includes(" "))
+              expect(spans.some((span) => span.source && span.text.includes(quote))).toBe(true);
+        },
+      ),
+    );
+  });
+});
+
+describe("CitationQueryEngine with the offline ExtractiveLLM", () => {
+  it("every quote it cites is verbatim in the source it cites", async () => {
+    const documents = [PROSE, CJK, CODE, KOREAN];
+    const questions = [
+      "When is water wet?",
+      "日本の首都は？",
+      "What does retryDelay return?",
+      "한국의 수도는?",
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.shuffledSubarray(documents, { minLength: 2 }),
+        fc.constantFrom(...questions),
+        async (chosen, query) => {
+          const retriever: Retriever = {
+            retrieve: async () =>
+              chosen.map((text, index) => ({ node: new TextNode({ id: `d${index}`, text }) })),
+          };
+          const engine = new CitationQueryEngine({
+            retriever,
+            llm: new ExtractiveLLM(),
+            citeVerbatimQuotes: true,
+            citationChunkSize: 64,
+          });
+          const response = await engine.query({ query });
+          const { sources } = response.citations;
+          let previous = 0;
+          for (const marker of parseCitationMarkers(response.response)) {
+            const quote = response.response.slice(previous, marker.start).trim();
+            previous = marker.end;
+            expect(marker.numbers).toHaveLength(1);
+            expect(sources[(marker.numbers[0] ?? 0) - 1]?.text).toContain(quote);
+          }
+          // "Empty Response" is the synthesizer's answer when no passage matched: nothing was quoted.
+          if (response.response !== "Empty Response") {
+            expect(response.citations.citations.length).toBeGreaterThan(0);
+            expect(response.citations.uncited).toEqual([]);
+          }
+          expect(response.citations.invalid).toEqual([]);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});

@@ -1,0 +1,108 @@
+import { answerSentences } from "./answer-sentences.js";
+import type { CitationSource } from "./citation-source.js";
+
+/** Fewer characters than this (or none that is a letter or digit) are too little to attribute to one source. */
+const MIN_QUOTE = 4;
+const CONTENT = /[\p{L}\p{N}]/u;
+// A label line the answerer copied from the context along with a quote.
+const LABEL_LINE = /(^|\n)Source \d+:[ \t]*(?:\n|$)/g;
+
+// The longest prefix of `text` from `start` that occurs verbatim in `source` (containment is monotone in length).
+function longestPrefixIn(text: string, start: number, source: string): number {
+  let low = 0;
+  let high = Math.min(text.length - start, source.length);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (source.includes(text.slice(start, start + middle))) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/** A stretch of an answer and, when it is a verbatim quote of one, the piece it was copied from. */
+export interface QuoteSpan {
+  text: string;
+  source?: CitationSource;
+}
+
+/**
+ * Cuts an answer made of verbatim quotes into spans: from left to right, the longest stretch found verbatim in one
+ * source piece becomes a span of that piece (the earliest source wins a tie); whitespace and stretches found in no
+ * piece (or shorter than 4 characters) become spans without a source. `Source N:` label lines copied from the
+ * context are dropped. Each position is matched by binary search over lengths.
+ */
+export function verbatimQuoteSpans({
+  answer,
+  sources,
+}: {
+  /** The answer text, made of quotes of the sources. */
+  answer: string;
+  /** The numbered pieces the answerer was shown. */
+  sources: readonly CitationSource[];
+}): QuoteSpan[] {
+  const text = answer.replace(LABEL_LINE, "$1");
+  const spans: QuoteSpan[] = [];
+  const plain = (piece: string) => {
+    const last = spans[spans.length - 1];
+    if (last && last.source === undefined) last.text += piece;
+    else spans.push({ text: piece });
+  };
+  let position = 0;
+  while (position < text.length) {
+    const space = /^\s+/.exec(text.slice(position, position + 256))?.[0] ?? "";
+    if (space !== "") {
+      plain(space);
+      position += space.length;
+      continue;
+    }
+    let best = 0;
+    let bestSource: CitationSource | undefined;
+    for (const source of sources) {
+      const length = longestPrefixIn(text, position, source.text);
+      if (length > best) {
+        best = length;
+        bestSource = source;
+      }
+    }
+    const quote = text.slice(position, position + best).trimEnd();
+    if (bestSource && quote.length >= MIN_QUOTE && CONTENT.test(quote)) {
+      spans.push({ text: quote, source: bestSource });
+      position += quote.length;
+    } else {
+      const character = String.fromCodePoint(text.codePointAt(position) ?? 0);
+      plain(character);
+      position += character.length;
+    }
+  }
+  return spans;
+}
+
+/**
+ * Adds `[N]` markers to an answer made of verbatim quotes (the offline `ExtractiveLLM`'s): each sentence of each
+ * quote found by {@link verbatimQuoteSpans} is followed by the number of the piece it was copied from, so every cited stretch is,
+ * by construction, a verbatim substring of the piece it cites. Stretches found in no piece stay unmarked (and are
+ * reported `uncited` later).
+ * @example citeVerbatimQuotes({ answer: "Water is wet. The sky is red.", sources }) // "Water is wet. [2] The sky is red. [1]"
+ */
+export function citeVerbatimQuotes(options: {
+  /** The answer text, made of quotes of the sources. */
+  answer: string;
+  /** The numbered pieces the answerer was shown. */
+  sources: readonly CitationSource[];
+}): string {
+  return verbatimQuoteSpans(options)
+    .map((span) => (span.source ? markEachSentence(span.text, span.source.number) : span.text))
+    .join("")
+    .trimEnd();
+}
+
+// A quote of several sentences gets the marker after each, so no sentence of it reads as uncited.
+function markEachSentence(quote: string, number: number): string {
+  let out = "";
+  let from = 0;
+  for (const sentence of answerSentences(quote)) {
+    out += `${quote.slice(from, sentence.end)} [${number}]`;
+    from = sentence.end;
+  }
+  return out + quote.slice(from);
+}

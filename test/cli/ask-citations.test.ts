@@ -1,0 +1,92 @@
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyExampleDocs, runCli } from "./run-cli.js";
+
+const QUESTION = "What is the default response mode?";
+// A good citation, one naming a source the model was not given, one sentence no source supports.
+const ANSWER = "The default response mode is compact [1]. It was chosen by moon penguins [1]. See also [99].";
+let docs: string;
+let cleanup: () => Promise<void>;
+let server: FakeOpenAIServer;
+
+beforeAll(async () => {
+  ({ docs, cleanup } = await copyExampleDocs());
+  server = await startFakeOpenAIServer({
+    handler: () => ({ text: ANSWER, deltas: ANSWER.match(/.{1,4}/g) ?? [] }),
+  });
+  const indexed = await runCli(["index", docs]);
+  expect(indexed.code, indexed.stderr).toBe(0);
+});
+afterAll(async () => {
+  await server?.close();
+  await cleanup();
+});
+
+describe("ragsynth ask --citations", () => {
+  it("offline: quotes cited with the numbered source they come from", async () => {
+    const { code, stdout, stderr } = await runCli([
+      "ask",
+      docs,
+      "-q",
+      QUESTION,
+      "--citations",
+      "--no-stream",
+    ]);
+    expect(code, stderr).toBe(0);
+    const [answer, rest = ""] = stdout.split("\nSources:\n");
+    expect(answer).toMatch(/The default response mode is `compact`\.[^[]*\[\d+\]/);
+    expect(rest).toMatch(/\[1\] +\d+\.\d{3} +\S*docs\/\S+\.md/);
+    expect(rest).not.toMatch(/invalid citation/);
+  });
+
+  it("with a model: invalid markers removed and reported, unsupported sentences flagged, streamed", async () => {
+    const { code, stdout, stderr } = await runCli([
+      "ask",
+      docs,
+      "-q",
+      QUESTION,
+      "--llm",
+      `${server.url}#fake-model`,
+      "--citations",
+      "--stream",
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(
+      stdout.startsWith(
+        "The default response mode is compact [1]. It was chosen by moon penguins [1]. See also.\n",
+      ),
+    ).toBe(true);
+    expect(stdout).toMatch(/invalid citation \[99\]: no source 99 \(removed\)/);
+    expect(stdout).toMatch(
+      /unsupported citation \[1\] \(lexical 0\.\d\d\): It was chosen by moon penguins \[1\]\./,
+    );
+    expect(stdout).not.toMatch(/unsupported citation \[1\] \(lexical [\d.]+\): The default/);
+  });
+
+  it("--json carries the citations", async () => {
+    const { code, stdout, stderr } = await runCli([
+      "ask",
+      docs,
+      "-q",
+      QUESTION,
+      "--llm",
+      `${server.url}#fake-model`,
+      "--citations",
+      "--json",
+    ]);
+    expect(code, stderr).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json.answer).toBe(
+      "The default response mode is compact [1]. It was chosen by moon penguins [1]. See also.",
+    );
+    expect(json.citations.invalid).toEqual([{ marker: "[99]", numbers: [99], offset: expect.any(Number) }]);
+    expect(json.citations.citations).toHaveLength(2);
+    expect(json.citations.unsupported).toEqual([
+      { source: 1, sentence: "It was chosen by moon penguins [1]." },
+    ]);
+    expect(json.citations.sources[0]).toMatchObject({
+      number: 1,
+      location: { filePath: expect.any(String) },
+    });
+  });
+});
