@@ -116,8 +116,11 @@ export async function readWalkedFile(
     metadata = plainMetadata(result?.metadata);
   } catch (error) {
     context.signal?.throwIfAborted();
-    if (ReaderSkipError.isInstance(error)) return skip(error.code, error.message, realPath);
-    const message = error instanceof Error ? error.message : String(error);
+    // A skip entry already names its path: a reader's message that starts with it says it once.
+    const own = (message: string) =>
+      message.startsWith(`${displayPath}: `) ? message.slice(displayPath.length + 2) : message;
+    if (ReaderSkipError.isInstance(error)) return skip(error.code, own(error.message), realPath);
+    const message = own(error instanceof Error ? error.message : String(error));
     return skip("corrupt", `the ${chosen.reader.format} reader failed: ${message}`, realPath);
   }
   const text = blocks.map((block) => block.text).join("\n\n");

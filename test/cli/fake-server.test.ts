@@ -151,7 +151,9 @@ describe("ragsynth ask against an OpenAI-compatible server", () => {
         env,
       });
       expect(failed.code).toBe(1);
-      const errorLine = failed.stderr.split("\n").find((line) => !/^ragsynth: (note|skipped)/.test(line));
+      const errorLine = failed.stderr
+        .split("\n")
+        .find((line) => !/^ragsynth: (note|skipped|read \d)/.test(line));
       expect(errorLine).toMatch(/^ragsynth: .*Check OPENAI_API_KEY/);
       expectNoKey(failed);
 
