@@ -1,7 +1,6 @@
-import { createHmac } from "node:crypto";
 import type { LLMUsage } from "../llm/types.js";
 import { toUsage } from "../openai/check-response.js";
-import { sha256Hex } from "../util/sha256.js";
+import { hmacSha256Hex, sha256Hex } from "../util/sha256.js";
 import type { CachedCall } from "./call-cache.js";
 
 /** The environment variable whose value, when set, signs call-cache entries with HMAC-SHA256 instead of SHA-256. */
@@ -24,9 +23,7 @@ export interface CallCacheRejections {
 
 function checksum(key: string, entry: CachedCall, hmacKey: string | undefined): string {
   const canonical = JSON.stringify([1, key, entry.text, entry.usage ?? null]);
-  return hmacKey
-    ? `hmac-sha256:${createHmac("sha256", hmacKey).update(canonical).digest("hex")}`
-    : `sha256:${sha256Hex(canonical)}`;
+  return hmacKey ? `hmac-sha256:${hmacSha256Hex(hmacKey, canonical)}` : `sha256:${sha256Hex(canonical)}`;
 }
 
 /** The entry with its checksum, ready to store under `key`. */

@@ -68,7 +68,7 @@ describe("callModel", () => {
     );
     const calls = events.filter((event) => event.type === "llm-call-start" || event.type === "llm-call-end");
     expect(calls).toHaveLength(6);
-    for (const event of calls) expect(event.callId).toMatch(/^[0-9a-f-]{36}$/);
+    for (const event of calls) expect(event.callId).toMatch(/^call-[0-9a-z]+-[0-9a-z]+$/);
     const ids = (type: string) => calls.filter((event) => event.type === type).map((event) => event.callId);
     expect(new Set(ids("llm-call-start")).size).toBe(3);
     expect(new Set(ids("llm-call-end"))).toEqual(new Set(ids("llm-call-start")));

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { PromptHelper } from "../budget/index.js";
 import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import type { JsonSchemaFormat, LLM, LLMUsage } from "../llm/types.js";
@@ -10,6 +9,15 @@ import { createAbortError } from "../util/abort.js";
 import type { ConcurrencyLimiter } from "../util/concurrency-limiter.js";
 import { mergeAbortSignals } from "../util/merge-abort-signals.js";
 import type { CallTracer } from "./call-trace.js";
+
+// Call ids pair a call's events (start, retries, end): unique in the process, and cheap (no node:crypto on the
+// path of an offline ask).
+const RUN = Math.floor(Math.random() * 36 ** 6).toString(36);
+let calls = 0;
+function nextCallId(): string {
+  calls += 1;
+  return `call-${RUN}-${calls.toString(36)}`;
+}
 
 /** Options of one model call made through the call path ({@link callModel}). */
 export interface SynthesizerCallOptions {
@@ -127,7 +135,7 @@ export async function callModel(
   const maxTokens = Math.min(options.maxTokens ?? promptHelper.numOutput, promptHelper.numOutput);
   const rendered = preparePrompt({ llm, prompt, variables, systemPrompt, responseFormat, content });
   path.usage.llmCalls += 1;
-  const callId = randomUUID();
+  const callId = nextCallId();
   const started = path.now();
   const span = path.trace.startCall(step, {
     operation: rendered.kind === "chat" ? "chat" : "text_completion",

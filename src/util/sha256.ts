@@ -10,3 +10,9 @@ export function sha256Hex(data: string | Uint8Array): string {
   nodeCrypto ??= require("node:crypto") as typeof import("node:crypto");
   return nodeCrypto.createHash("sha256").update(data).digest("hex");
 }
+
+/** The HMAC-SHA256 of a text under `key`, in hex (node:crypto loaded on first use, as for {@link sha256Hex}). */
+export function hmacSha256Hex(key: string, data: string): string {
+  nodeCrypto ??= require("node:crypto") as typeof import("node:crypto");
+  return nodeCrypto.createHmac("sha256", key).update(data).digest("hex");
+}
