@@ -5,7 +5,7 @@ import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
 import { createCliProcessors } from "./batch-processors.js";
 import type { CommandContext } from "./io.js";
 import type { WorkerOptions } from "./parse-batch-command.js";
-import { EXIT_OK } from "./usage-error.js";
+import { EXIT_INTERRUPTED, EXIT_OK } from "./usage-error.js";
 
 /**
  * `ragsynth worker`: takes batch jobs from the Redis queue until Ctrl-C (or SIGTERM), then finishes the jobs
@@ -64,5 +64,6 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
     await cli.close();
     client.disconnect();
   }
-  return EXIT_OK;
+  // Stopped by Ctrl-C (130) or SIGTERM (143, set by main): the exit code says so, after the jobs in hand finished.
+  return signal.aborted ? EXIT_INTERRUPTED : EXIT_OK;
 }
