@@ -60,6 +60,12 @@ describe("the walk's ignore rules", () => {
     const inRepo = await readDocuments([path.join(root, "repo", "docs")]);
     expect(ids(inRepo.documents)).toEqual(["repo/docs/guide.md"]);
     expect(skips(inRepo.skipped)).toEqual([["repo/docs/generated.md", "ignored"]]);
+    // A folder the user names is read even when a .gitignore above it ignores the folder itself.
+    await write("repo/.gitignore", "generated.md\nout/\n");
+    await write("repo/out/corpus/page.md");
+    await write("repo/out/corpus/generated.md");
+    const named = await readDocuments([path.join(root, "repo", "out", "corpus")]);
+    expect(ids(named.documents)).toEqual(["repo/out/corpus/generated.md", "repo/out/corpus/page.md"]);
     // Outside a repository, a .gitignore above the folder given is not applied.
     await rm(path.join(root, "repo", ".git"), { recursive: true });
     const alone = await readDocuments([path.join(root, "repo", "docs")]);

@@ -151,7 +151,11 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
     } else if (root.stats.isDirectory() && visited.has(real)) {
       // A folder given twice, or inside another folder given: walked once (its entries are already counted).
     } else if (root.stats.isDirectory()) {
-      const levels = options.noIgnore ? [] : await ancestorIgnoreLevels(real);
+      // The rules above a folder given apply inside it, unless they ignore the folder itself: a folder the user
+      // names is read even when a .gitignore above it ignores it (a build or corpus folder); its own ignore files
+      // still apply.
+      let levels = options.noIgnore ? [] : await ancestorIgnoreLevels(real);
+      if (ignoredBy(levels, real, true) !== undefined) levels = [];
       await walk(real, real, root.displayPath, "", levels, new Set());
     } else if (root.stats.isFile()) {
       files.push({ absolute: root.absolute, displayPath: root.displayPath });
