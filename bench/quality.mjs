@@ -97,18 +97,17 @@ export async function evaluate({ lib, index, questions, mode }) {
     const { rank, ms } = ranks[position];
     const scored = report.questions[position];
     const answer = scored.answers[0];
-    // The deep ranking and eval's hit@4 must agree, or the two retrievals differ.
-    if ((rank >= 0 && rank < TOP_K) !== (scored.retrieval.hit === 1)) {
-      throw new Error(
-        `${question.id}: rank ${rank + 1} of the top ${MRR_DEPTH} disagrees with eval's hit@${TOP_K}`,
-      );
-    }
+    // Recall@4 is eval's hit@4 (the product's figure); Recall@1 and MRR come from the deep ranking. The two can
+    // differ where BM25 ties or a file's other chunks move a chunk across the 4th place: counted, not hidden.
+    const hit4 = scored.retrieval.hit === 1;
     const context = (contexts.get(query) ?? []).map(({ node }) => node.text).join("\n");
     const inContext = normalize(context).includes(normalize(question.phrase));
     const words = answer.answer.split(/\s+/).filter(Boolean).length;
     results.push({
       id: question.id,
       rank,
+      hit4,
+      rankDisagrees: (rank >= 0 && rank < TOP_K) !== hit4,
       ms,
       inContext,
       inAnswer: answer.holdsPhrase,
@@ -152,7 +151,8 @@ export function summarize(results) {
   return {
     questions: n,
     recallAt1: share(({ rank }) => rank === 0),
-    recallAt4: share(({ rank }) => rank >= 0 && rank < TOP_K),
+    recallAt4: share(({ rank, hit4 }) => (hit4 === undefined ? rank >= 0 && rank < TOP_K : hit4)),
+    rankDisagreements: results.filter(({ rankDisagrees }) => rankDisagrees).length,
     mrr: results.reduce((sum, { rank }) => sum + (rank >= 0 ? 1 / (rank + 1) : 0), 0) / n,
     contextHit: share(({ inContext }) => inContext),
     answerHit: share(({ inAnswer }) => inAnswer),
