@@ -101,7 +101,7 @@ export async function findReader(name, format) {
   for (const place of places) {
     if (!existsSync(place)) continue;
     const module = await import(pathToFileURL(place).href);
-    const reader = module[name];
+    const reader = module[name] ?? module.builtInReader?.(format);
     if (reader && typeof reader.read === "function") return reader;
   }
   return undefined;

@@ -74,6 +74,7 @@ export {
   renderedPromptText,
   renderPrompt,
 } from "../prompt/render-prompt.js";
+export { builtInFormats, builtInReader } from "../reader/formats/registry.js";
 export { nodesToBlocks } from "../schema/nodes-to-blocks.js";
 export { type SplitSentencesOptions, splitSentences } from "../splitter/sentences.js";
 export {
