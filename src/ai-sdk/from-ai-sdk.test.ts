@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LLMError } from "../errors/llm-error.js";
 import type { LLMUsage } from "../llm/types.js";
-import { type AiSdkCallArguments, fromAiSdk } from "./from-ai-sdk.js";
+import { type AiSdkCallArguments, type AiSdkCallExtras, fromAiSdk } from "./from-ai-sdk.js";
 
 type FakeModel = { modelId: string };
 const model: FakeModel = { modelId: "gpt-4o-mini" };
@@ -237,13 +237,13 @@ describe("fromAiSdk call settings, structured output and a 404", () => {
     expect(native.metadata.structuredOutput).toBe("json_schema");
     const schema = { type: "object", properties: { answer: { type: "string" } } };
     await native.complete("q", { responseFormat: { name: "Answer", schema } });
-    expect(fake.calls[0]?.output).toEqual({
+    expect((fake.calls[0] as AiSdkCallExtras | undefined)?.output).toEqual({
       kind: "object-output",
       schema: { wrapped: schema },
       name: "Answer",
     });
     await native.complete("plain");
-    expect(fake.calls[1]?.output).toBeUndefined();
+    expect((fake.calls[1] as AiSdkCallExtras | undefined)?.output).toBeUndefined();
     expect(fromAiSdk(model, fakes()).metadata.structuredOutput).toBe("instructions");
     expect(() => fromAiSdk(model, { ...fake, output: { Output: {} } as never })).toThrow(
       /Expected `output` to be \{ Output, jsonSchema \}/,

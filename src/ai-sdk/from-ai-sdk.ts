@@ -51,10 +51,14 @@ export type AiSdkCallArguments<Model> = {
   maxRetries: number;
   /** streamText only: the AI SDK reports stream errors here instead of throwing. */
   onError?: (event: { error: unknown }) => void;
-  /** The AI SDK's structured output (`Output.object(…)`), when {@link FromAiSdkOptions.output} is given. */
-  output?: unknown;
-} & AiSdkCallSettings &
-  ({ prompt: string; messages?: never } | { messages: AiSdkMessage[]; prompt?: never });
+} & ({ prompt: string; messages?: never } | { messages: AiSdkMessage[]; prompt?: never });
+
+/**
+ * What a call receives besides {@link AiSdkCallArguments}: the user's {@link AiSdkCallSettings} and, when
+ * {@link FromAiSdkOptions.output} is given and the call asks for a schema, `output` (`Output.object(…)`). Not in the
+ * static type, which stays assignable to `generateText`'s parameters under `exactOptionalPropertyTypes`.
+ */
+export type AiSdkCallExtras = AiSdkCallSettings & { output?: unknown };
 
 /**
  * AI SDK call settings passed through to every `generateText`/`streamText` call: `providerOptions`, `headers`,
@@ -302,7 +306,7 @@ export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>)
     signal?: AbortSignal,
   ): AiSdkCallArguments<Model> => {
     const settings = options.callSettings ?? {};
-    const result: AiSdkCallArguments<Model> =
+    const result: AiSdkCallArguments<Model> & AiSdkCallExtras =
       "prompt" in input
         ? { ...settings, model, maxRetries: 0, prompt: input.prompt }
         : { ...settings, model, maxRetries: 0, ...splitSystem(input.messages, systemField) };

@@ -1,7 +1,10 @@
 export {
   type AiSdkCallArguments,
+  type AiSdkCallExtras,
+  type AiSdkCallSettings,
   type AiSdkFunctions,
   type AiSdkMessage,
+  type AiSdkStructuredOutput,
   type AiSdkSystemField,
   type AiSdkUsage,
   type AiSdkUserPart,

@@ -18,36 +18,42 @@ const DEEP_QUOTE = /^(?:\s*>){17,}/;
  * of in one call of minutes. Reference definitions (`[id]: url`) apply within their segment only.
  */
 export function markdownSegments(text: string, size: number): MarkdownSegment[] {
-  if (text.length <= size) return [{ text, lineOffset: 0 }];
-  const lines = text.split("\n");
-  const segments: MarkdownSegment[] = [];
+  return [...iterateMarkdownSegments(text, size)];
+}
+
+/** {@link markdownSegments} one at a time: the scan for the next cut costs one segment's length, not the file's. */
+export function* iterateMarkdownSegments(text: string, size: number): Generator<MarkdownSegment> {
+  if (text.length <= size) {
+    yield { text, lineOffset: 0 };
+    return;
+  }
   let start = 0;
-  let chars = 0;
+  let startLine = 0;
+  let position = 0;
+  let line = 0;
   let fence: string | undefined;
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as string;
-    chars += line.length + 1;
-    const opener = FENCE.exec(line)?.[1];
+  while (position < text.length) {
+    const newline = text.indexOf("\n", position);
+    const end = newline === -1 ? text.length : newline;
+    const current = text.slice(position, end);
+    const opener = FENCE.exec(current)?.[1];
     if (opener !== undefined) {
       if (fence === undefined) fence = opener[0];
       else if (opener[0] === fence) fence = undefined;
     }
-    const next = lines[index + 1];
-    const cut =
-      chars >= size &&
-      fence === undefined &&
-      line.trim() === "" &&
-      next !== undefined &&
-      next.trim() !== "" &&
-      !/^\s/.test(next);
-    if (cut) {
-      segments.push({ text: lines.slice(start, index + 1).join("\n"), lineOffset: start });
-      start = index + 1;
-      chars = 0;
-    }
+    position = end + 1;
+    line++;
+    if (newline === -1) break;
+    if (position - start < size || fence !== undefined || current.trim() !== "") continue;
+    const nextEnd = text.indexOf("\n", position);
+    const next = text.slice(position, nextEnd === -1 ? text.length : nextEnd);
+    if (next.trim() === "" || /^\s/.test(next)) continue;
+    // Cut after this blank line: the segment ends with it (its newline is the join between segments).
+    yield { text: text.slice(start, position - 1), lineOffset: startLine };
+    start = position;
+    startLine = line;
   }
-  segments.push({ text: lines.slice(start).join("\n"), lineOffset: start });
-  return segments;
+  yield { text: text.slice(start), lineOffset: startLine };
 }
 
 /** True for Markdown nested so deep that parsing it would take far longer than its size suggests. */

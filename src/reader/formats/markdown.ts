@@ -4,7 +4,7 @@ import { frontmatterFromMarkdown } from "mdast-util-frontmatter";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { frontmatter } from "micromark-extension-frontmatter";
 import { gfm } from "micromark-extension-gfm";
-import { isPathologicallyNested, markdownSegments } from "./markdown-segments.js";
+import { isPathologicallyNested, iterateMarkdownSegments } from "./markdown-segments.js";
 import { mdastToBlocks } from "./mdast-blocks.js";
 import { decodeText, paragraphBlocks } from "./plain-text.js";
 import { type DocumentBlock, type DocumentReader, ReaderSkipError, type ReadFileResult } from "./types.js";
@@ -35,9 +35,9 @@ export async function markdownBlocksInSegments(
 ): Promise<{ blocks: DocumentBlock[]; nestedSegments: number }> {
   const blocks: DocumentBlock[] = [];
   let nestedSegments = 0;
-  const segments = markdownSegments(text, SEGMENT_CHARS);
-  for (const [index, segment] of segments.entries()) {
-    if (index > 0) {
+  let index = 0;
+  for (const segment of iterateMarkdownSegments(text, SEGMENT_CHARS)) {
+    if (index++ > 0) {
       await nextTurn();
       signal?.throwIfAborted();
     }

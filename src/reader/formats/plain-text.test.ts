@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeText, paragraphBlocks, plainTextReader } from "./plain-text.js";
+import { decodeText, paragraphBlocks, paragraphBlocksInSlices, plainTextReader } from "./plain-text.js";
 import { DEFAULT_READER_LIMITS, ReaderSkipError } from "./types.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -102,5 +102,16 @@ describe("plainTextReader with UTF-16", () => {
       { kind: "paragraph", text: "Überschrift", lines: { start: 1, end: 1 } },
       { kind: "paragraph", text: "Text.", lines: { start: 3, end: 3 } },
     ]);
+  });
+});
+
+describe("paragraphBlocksInSlices", () => {
+  it("gives a large text's paragraphs, with their lines, exactly as one pass does", async () => {
+    const paragraph = (index: number) =>
+      `Paragraph ${index} line one.\n  indented line two of ${index}.\n${index % 7 === 0 ? "\n\n" : ""}`;
+    const text = Array.from({ length: 30_000 }, (_, index) => paragraph(index)).join("\n");
+    expect(text.length).toBeGreaterThan(2 * 512 * 1024);
+    const sliced = await paragraphBlocksInSlices(text);
+    expect(sliced).toEqual(paragraphBlocks(text));
   });
 });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
 
@@ -114,11 +115,44 @@ export function paragraphBlocks(text: string, firstLine = 1): DocumentBlock[] {
  * Reads any text file as paragraphs split on blank lines, as LlamaIndex reads files it has no reader for.
  * Binaries and invalid UTF-8 are skipped with their reason.
  */
+// Text past this many characters is split into paragraphs in slices, with the event loop between them.
+const SLICE_CHARS = 512 * 1024;
+
+/**
+ * {@link paragraphBlocks} for text of any size: in slices of about 512 kB cut at blank lines, yielding to the event
+ * loop between them, so Ctrl-C and SIGTERM are heard while a 30 MB file is read.
+ */
+export async function paragraphBlocksInSlices(text: string, signal?: AbortSignal): Promise<DocumentBlock[]> {
+  if (text.length <= SLICE_CHARS) return paragraphBlocks(text);
+  const blocks: DocumentBlock[] = [];
+  let start = 0;
+  let line = 1;
+  while (start < text.length) {
+    const blank = text.indexOf("\n\n", start + SLICE_CHARS);
+    const end = blank === -1 ? text.length : blank + 1;
+    const slice = text.slice(start, end);
+    for (const block of paragraphBlocks(slice, line)) blocks.push(block);
+    line += countLines(slice);
+    start = end;
+    if (start < text.length) {
+      await nextTurn();
+      signal?.throwIfAborted();
+    }
+  }
+  return blocks;
+}
+
+function countLines(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) count++;
+  return count;
+}
+
 export const plainTextReader: DocumentReader = {
   format: "text",
   extensions: [".txt", ".text"],
-  read({ bytes, path }: ReaderInput): ReadFileResult {
-    const blocks = paragraphBlocks(decodeText(bytes, path));
+  async read({ bytes, path, signal }: ReaderInput): Promise<ReadFileResult> {
+    const blocks = await paragraphBlocksInSlices(decodeText(bytes, path), signal);
     if (blocks.length === 0)
       throw new ReaderSkipError("empty", `${path}: no text (empty or only whitespace).`);
     return { blocks };
