@@ -128,6 +128,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     }
     if (options.report) {
       await writeAskReport(options.report, {
+        redact: io.redact,
         log,
         waits: retries.waits,
         sources: response.sourceNodes,

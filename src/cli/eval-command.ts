@@ -80,7 +80,10 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     progress.clear();
     const calls = countCalls([llm, judge]);
     if (options.report) {
-      await writeFile(resolve(io.cwd, options.report), renderEvalPage(report));
+      await writeFile(
+        resolve(io.cwd, options.report),
+        (io.redact ?? ((text: string) => text))(renderEvalPage(report)),
+      );
       io.stderr.write(`ragsynth: wrote the eval page to ${options.report}\n`);
     }
     await indexSaved(opened, progress);

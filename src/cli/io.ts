@@ -23,6 +23,11 @@ export interface CliIO {
    * a socket a parent left open. Undefined when there is nothing to read that way.
    */
   readStdin?: ((explicit: boolean) => string | undefined) | undefined;
+  /**
+   * The redaction every byte written to stdout and stderr goes through, for what the CLI writes to files (the trace,
+   * plan and eval pages): the keys and passwords it knows are replaced by `[REDACTED]`. @default no redaction
+   */
+  redact?: ((text: string) => string) | undefined;
 }
 
 /**
@@ -86,6 +91,7 @@ export function processIO(argv: readonly string[] = []): CliIO {
     columns: process.stderr.columns || process.stdout.columns || 80,
     env,
     cwd: process.cwd(),
+    redact,
     readStdin: (explicit) => {
       try {
         const stats = fstatSync(0);

@@ -157,6 +157,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
     const nodeTokens = nodes.map((node) => countNodeTokens(node, promptHelper.tokenizer));
     if (options.report) {
       await writePlanReport(options.report, {
+        redact: io.redact,
         plans,
         chunks: nodes.map((node, index) => ({ name: sourceName(node.node), tokens: nodeTokens[index] ?? 0 })),
         query: options.query,

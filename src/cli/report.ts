@@ -42,7 +42,9 @@ export async function writeAskReport(
     model,
     contextWindow,
     numOutput,
+    redact = (text) => text,
   }: {
+    redact?: ((text: string) => string) | undefined;
     log: EventLog;
     waits: readonly PageRetryWait[];
     sources: readonly NodeWithScore[];
@@ -69,7 +71,7 @@ export async function writeAskReport(
     contextWindow,
     numOutput,
   });
-  await writeFile(path, renderTracePage(data), "utf8");
+  await writeFile(path, redact(renderTracePage(data)), "utf8");
 }
 
 /** Writes the plan page (every mode side by side as bars) to `path`. */
@@ -82,7 +84,9 @@ export async function writePlanReport(
     model,
     contextWindow,
     numOutput,
+    redact = (text) => text,
   }: {
+    redact?: ((text: string) => string) | undefined;
     plans: readonly ModePlan[];
     chunks: Array<{ name: string; tokens: number }>;
     query: string;
@@ -102,7 +106,7 @@ export async function writePlanReport(
     };
   });
   const html = renderPlanPage({ query, model, contextWindow, numOutput, chunks, modes });
-  await writeFile(path, html, "utf8");
+  await writeFile(path, redact(html), "utf8");
 }
 
 /** A `file:` URL of the node's source file, `#L<line>` when its first line is known. */

@@ -1,3 +1,6 @@
+import { readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, copyExampleDocs, runCli, startCli, TEST_API_KEY, waitForOutput } from "./run-cli.js";
@@ -95,6 +98,26 @@ describe("ragsynth ask against an OpenAI-compatible server", () => {
     expect(embedded.code, embedded.stderr).toBe(0);
     expect(embedded.stderr).not.toMatch(/no model configured/);
     expect(embedded.stderr).toMatch(/no --llm given, so answers are extractive .*retrieval uses http/);
+  });
+
+  it("keeps a key of any shape out of the trace page when the model echoes it", async () => {
+    const key = "local-token-7f3a9c2e1b5d";
+    const echo = await startFakeOpenAIServer({ handler: () => `The key is ${key}, as you sent it.` });
+    const page = join(tmpdir(), `ragsynth-report-${process.pid}.html`);
+    try {
+      const result = await runCli(
+        ["ask", docs, "-q", QUESTION, "--llm", `${echo.url}#fake-model`, "--report", page],
+        { env: { RAGSYNTH_API_KEY: key } },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const html = await readFile(page, "utf8");
+      expect(html).toContain("[REDACTED]");
+      expect(html).not.toContain(key);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(key);
+    } finally {
+      await echo.close();
+      await rm(page, { force: true });
+    }
   });
 
   it("plan calls no model: the server gets no completion request", async () => {
