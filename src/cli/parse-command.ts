@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import type { RetrievalMode } from "../query-engine/retriever.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import type { CliIO } from "./io.js";
 import {
@@ -15,43 +14,12 @@ import {
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
 import { type EvalOptions, parseEvalArgs } from "./parse-eval-command.js";
+import type { CommonOptions, QueryOptions } from "./query-options.js";
 import { didYouMean, UsageError } from "./usage-error.js";
 import { type WalkFlags, walkFlags } from "./walk-flags.js";
 
+export type { CommonOptions, QueryOptions } from "./query-options.js";
 export type { WalkFlags };
-
-/** Options every command shares. */
-export interface CommonOptions {
-  paths: string[];
-  /** `--include`, `--exclude`, `--no-ignore`, `--hidden`, `--follow-symlinks`: how folders are walked. */
-  walk: WalkFlags;
-  cacheDir: string | undefined;
-  /** `--embed`, else `RAGSYNTH_EMBED`; undefined means the offline default. */
-  embed: string | undefined;
-  rebuild: boolean;
-  /** `--timeout` in milliseconds: the deadline of each model call. */
-  timeoutMs: number;
-  json: boolean;
-  verbose: boolean;
-}
-
-/** Options of the commands that retrieve for a query. */
-export interface QueryOptions extends CommonOptions {
-  query: string;
-  topK: number;
-  /** `--retrieval`; undefined means lexical offline, hybrid with an embedding model. */
-  retrieval: RetrievalMode | undefined;
-  optimizer: OptimizerSpec | undefined;
-  similarityCutoff: number | undefined;
-  /** `--llm`, else `RAGSYNTH_LLM`; undefined means the offline default. */
-  llm: string | undefined;
-  /** `--vision`: the model takes images, and the checked images the sources reference are sent to it as image parts. */
-  vision: boolean;
-  contextWindow: number | undefined;
-  numOutput: number | undefined;
-  /** `--report <file.html>`: where to write the HTML page of the run. */
-  report: string | undefined;
-}
 
 export interface AskOptions extends QueryOptions {
   mode: ResponseMode;

@@ -9,7 +9,7 @@ import {
   retrievalMode,
   timeoutMs,
 } from "./option-values.js";
-import type { QueryOptions } from "./parse-command.js";
+import type { QueryOptions } from "./query-options.js";
 import { UsageError } from "./usage-error.js";
 import { walkFlags } from "./walk-flags.js";
 

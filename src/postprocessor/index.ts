@@ -1,6 +1,7 @@
 export { DEFAULT_CHOICE_SELECT_PROMPT, DEFAULT_CHOICE_SELECT_PROMPT_TMPL } from "./choice-select-prompt.js";
 export { LLMRerank, type LLMRerankOptions } from "./llm-rerank.js";
 export { OptimizerZeroSentencesError } from "./optimizer-zero-sentences-error.js";
+export { referencedImagesPostprocessor } from "./referenced-images-postprocessor.js";
 export { RerankParseError } from "./rerank-parse-error.js";
 export {
   type OptimizerOnEmpty,

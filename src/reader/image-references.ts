@@ -1,6 +1,5 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { ImageLimits } from "../schema/image-bytes.js";
 import { ImageNode } from "../schema/image-node.js";
 import type { NodeWithScore } from "../schema/text-node.js";
@@ -145,12 +144,4 @@ function resolveReference(
   }
   if (clean.includes("\0")) return { reason: "a NUL character in the path" };
   return { imagePath: path.resolve(dir, clean.replace(/\\/g, "/")) };
-}
-
-/** {@link withReferencedImages} as a node postprocessor, for the query engine's `nodePostprocessors`. */
-export function referencedImagesPostprocessor(options: ReferencedImagesOptions = {}): NodePostprocessor {
-  return {
-    name: "ReferencedImages",
-    postprocessNodes: (nodes) => withReferencedImages(nodes, options),
-  };
 }

@@ -15,7 +15,6 @@ export {
   findImageReferences,
   type ImageReference,
   type ReferencedImagesOptions,
-  referencedImagesPostprocessor,
   withReferencedImages,
 } from "./image-references.js";
 export {
