@@ -31,7 +31,9 @@ synthesizer
   .synthesize({ query: "q", nodes: [{ node: new ragsynth.TextNode({ text: "hello" }) }] })
   .then((response) => console.log(response.toString()));
 CTS
-echo '{ "compilerOptions": { "module": "node20", "target": "es2022", "strict": true, "types": [] }, "files": ["consumer.cts"] }' >tsconfig.json
+# A TypeScript project on Node has Node's types (ragsynth's declarations name node:fs types such as Stats).
+npm install --silent --no-audit --no-fund @types/node@20 >/dev/null
+echo '{ "compilerOptions": { "module": "node20", "target": "es2022", "strict": true, "types": ["node"] }, "files": ["consumer.cts"] }' >tsconfig.json
 "$root/node_modules/.bin/tsc" -p .
 [ "$(node consumer.cjs)" = "ok from require" ] || { echo "smoke-pack: require(\"ragsynth\") from CommonJS failed" >&2; exit 1; }
 # The LangChain subpath with its optional peer installed, as a LangChain user has it.
