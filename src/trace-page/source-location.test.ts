@@ -22,11 +22,11 @@ describe("trace page: where each source comes from", () => {
         name: "docs/guide.md",
         text: "The timeout is 30 s.",
         location: "docs/guide.md:7–13 › Configuration › Timeouts",
-        href: "file:///work/docs/guide.md#L7",
+        href: "file:///srv/docs/guide.md#L7",
       },
     ]);
     expect(html).toContain('<div class="where">docs/guide.md:7–13 › Configuration › Timeouts</div>');
-    expect(html).toContain('<a class="open" href="file:///work/docs/guide.md#L7">');
+    expect(html).toContain('<a class="open" href="file:///srv/docs/guide.md#L7">');
   });
 
   it("drops a link that is not a file: URL, and escapes the location", () => {
