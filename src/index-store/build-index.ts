@@ -46,11 +46,14 @@ export async function buildFromDocuments(
   let sliceStart = performance.now();
   for (const [done, document] of documents.entries()) {
     // Slices of ~50 ms: Ctrl-C (an aborted signal) and progress lines get their turn.
-    if (performance.now() - sliceStart > 50) {
+    // Every yield reports the count, so progress moves whichever loop the slice ends in.
+    const takeTurn = async () => {
       options.onSplitProgress?.({ split: done, total: documents.length });
       await nextTurn();
+      options.signal?.throwIfAborted();
       sliceStart = performance.now();
-    }
+    };
+    if (performance.now() - sliceStart > 50) await takeTurn();
     options.signal?.throwIfAborted();
     const kept = unchangedNodes(document, before.get(document.id), storedNodes);
     let documentNodes = kept;
@@ -59,11 +62,7 @@ export async function buildFromDocuments(
       documentNodes = [];
       for (const node of splitter.iterateNodes(document)) {
         documentNodes.push(node);
-        if (performance.now() - sliceStart > 50) {
-          await nextTurn();
-          options.signal?.throwIfAborted();
-          sliceStart = performance.now();
-        }
+        if (performance.now() - sliceStart > 50) await takeTurn();
       }
     }
     documentNodes ??= splitter.getNodesFromDocuments([document]);
