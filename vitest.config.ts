@@ -17,6 +17,10 @@ export default defineConfig({
         find: /^ragsynth\/langchain$/,
         replacement: fileURLToPath(new URL("./src/langchain/index.ts", import.meta.url)),
       },
+      {
+        find: /^ragsynth\/batch$/,
+        replacement: fileURLToPath(new URL("./src/batch/index.ts", import.meta.url)),
+      },
       { find: /^ragsynth$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
     ],
   },

@@ -1,4 +1,4 @@
-// After `tsc`: bundles each published entry point (the root, ./extend, ./testing, ./langchain and the bin)
+// After `tsc`: bundles each published entry point (the root, ./extend, ./testing, ./langchain, ./batch and the bin)
 // with esbuild, in place, so that `import("ragsynth")` reads a few files instead of ~180 (each file costs a
 // read, a parse and a link; bundled, the import measured about a third of the cost over bare Node).
 // Dependencies stay external (loaded from node_modules as before, the optional ones on first use) and types
@@ -17,7 +17,13 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
-const libraryEntryPoints = ["index.js", "extend/index.js", "testing/index.js", "langchain/index.js"];
+const libraryEntryPoints = [
+  "index.js",
+  "extend/index.js",
+  "testing/index.js",
+  "langchain/index.js",
+  "batch/index.js",
+];
 
 const common = {
   outdir: dist,
