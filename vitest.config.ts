@@ -26,6 +26,9 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Type tests (expectTypeOf): `npm run typecheck` (CI) checks them with the rest of tsconfig.test.json;
+    // `npx vitest run --typecheck.only` runs them as vitest tests, reported one by one.
+    typecheck: { include: ["test/types/**/*.test-d.ts"], tsconfig: "./tsconfig.test.json" },
     // Starts (or finds) the redis-server the BullMQ tests use; CI=true without one fails the run.
     globalSetup: ["test/redis/global-setup.ts"],
     testTimeout: 30_000,
