@@ -1,15 +1,18 @@
 /**
  * `ragsynth`: what a user builds with — models, the synthesizer and its budget, prompts, nodes, splitters, the
  * index and retrievers, reading documents, query engines (with citations), postprocessors, evaluation and the
- * errors to catch. Each name is listed here on purpose (no `export *`), so a helper added to a room stays internal
- * until it is meant for users. The other doors: `ragsynth/extend` (building blocks for custom synthesizers,
- * providers, retrievers and splitters, and the default prompts' plain texts), `ragsynth/batch` (runners, queues and
- * call caches on Redis/BullMQ), `ragsynth/langchain`, `ragsynth/testing`.
+ * errors to catch. Each value is listed here on purpose (no `export *`; types come with their rooms through
+ * `export type *`), so a helper added to a room stays internal until it is meant for users. The other doors:
+ * `ragsynth/extend` (building blocks for custom synthesizers, providers, retrievers and splitters, and the default
+ * prompts' plain texts), `ragsynth/batch` (runners, queues and call caches on Redis/BullMQ), `ragsynth/langchain`,
+ * `ragsynth/testing`.
  * @packageDocumentation
  */
 
-export * from "./ai-sdk/index.js";
-export * from "./budget/index.js";
+export type * from "./ai-sdk/index.js";
+export { fromAiSdk } from "./ai-sdk/index.js";
+export type * from "./budget/index.js";
+export { ChatPromptHelper, PromptHelper } from "./budget/index.js";
 export type * from "./citations/index.js";
 export {
   CITATION_QA_TEMPLATE,
@@ -23,7 +26,15 @@ export {
 } from "./citations/index.js";
 export type { Embedder, EmbedOptions, SimilarityMode } from "./embedding/index.js";
 export { HashingEmbedder, type HashingEmbedderOptions } from "./embedding/index.js";
-export * from "./errors/index.js";
+export type * from "./errors/index.js";
+export {
+  ContextOverflowError,
+  InvalidArgumentError,
+  LLMError,
+  MissingTemplateVariableError,
+  NoObjectGeneratedError,
+  RagsynthError,
+} from "./errors/index.js";
 export type * from "./eval/index.js";
 export { evaluate, generateQuestions, parseEvalQuestions } from "./eval/index.js";
 export type * from "./events/index.js";
@@ -35,7 +46,8 @@ export { EmbeddingCache, IndexSaveError, VectorStoreIndex } from "./index-store/
 export type * from "./lexical/index.js";
 export { createLexicalRetriever, LexicalIndex } from "./lexical/index.js";
 export type * from "./llm/index.js";
-export * from "./openai/index.js";
+export type * from "./openai/index.js";
+export { OpenAILike, OpenAILikeEmbedding } from "./openai/index.js";
 export type * from "./postprocessor/index.js";
 export {
   DEFAULT_CHOICE_SELECT_PROMPT,
@@ -78,6 +90,8 @@ export type * from "./reader/index.js";
 export { ReaderSkipError, readDocuments, withReferencedImages } from "./reader/index.js";
 export type * from "./schema/index.js";
 export { formatNodeLocation, getNodeLocation, ImageNode, MetadataMode, TextNode } from "./schema/index.js";
-export * from "./splitter/index.js";
-export * from "./synthesizer/index.js";
+export type * from "./splitter/index.js";
+export { BlockSplitter, SentenceSplitter, TokenTextSplitter } from "./splitter/index.js";
+export type * from "./synthesizer/index.js";
+export { getResponseSynthesizer, RESPONSE_MODES } from "./synthesizer/index.js";
 export type * from "./tokenizer/index.js";
