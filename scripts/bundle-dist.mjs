@@ -44,7 +44,6 @@ const common = {
 };
 
 rmSync(join(dist, "chunks"), { recursive: true, force: true });
-await build({ ...common, entryPoints: libraryEntryPoints.map((entry) => join(dist, entry)) });
 await build({
   ...common,
   entryPoints: [join(dist, "cli/bin.js")],
@@ -82,6 +81,10 @@ await build({
   supported: { "dynamic-import": false },
   sourcesContent: false,
 });
+
+// The library entry points last: they are bundled in place, so a CLI bundle built after them would read an entry
+// (the CLI imports ../batch/index.js) as esbuild's output, with its shared chunks, instead of tsc's.
+await build({ ...common, entryPoints: libraryEntryPoints.map((entry) => join(dist, entry)) });
 
 // The guard for the note above: an import() left in cli.cjs would fail once its code comes from the cache.
 const cli = readFileSync(join(dist, "cli/cli.cjs"), "utf8");
