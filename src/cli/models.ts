@@ -6,7 +6,7 @@ import { isOpenAIBaseURL, OPENAI_BASE_URL } from "../openai/openai-connection.js
 import { OpenAILike } from "../openai/openai-like.js";
 import { OpenAILikeEmbedding } from "../openai/openai-like-embedding.js";
 import { resolveOpenAILikeMetadata } from "../openai/openai-like-options.js";
-import { type ModelSpec, parseModelSpec } from "../openai/parse-model-spec.js";
+import { type ModelSpec, OLLAMA_BASE_URL, parseModelSpec } from "../openai/parse-model-spec.js";
 import type { RetryEvent } from "../util/retry.js";
 import { UsageError } from "./usage-error.js";
 
@@ -47,8 +47,7 @@ function parseSpec(flag: string, spec: string, forms: string, env: Env): ModelSp
 
 /** Where a spec's requests go and with which key: Ollama needs none, so the OpenAI key is never sent there. */
 function connection(spec: ModelSpec, env: Env): { baseURL: string; apiKey: string | undefined } {
-  if (spec.provider === "ollama")
-    return { baseURL: spec.baseURL ?? "http://localhost:11434/v1", apiKey: "ollama" };
+  if (spec.provider === "ollama") return { baseURL: spec.baseURL ?? OLLAMA_BASE_URL, apiKey: "ollama" };
   const baseURL = spec.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_BASE_URL;
   return { baseURL, apiKey: env.RAGSYNTH_API_KEY ?? env.OPENAI_API_KEY };
 }

@@ -14,14 +14,14 @@ import {
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
 import { type EvalOptions, parseEvalArgs } from "./parse-eval-command.js";
-import type { CommonOptions, QueryOptions } from "./query-options.js";
+import type { CommonOptions, QueryCommandOptions } from "./query-options.js";
 import { didYouMean, UsageError } from "./usage-error.js";
 import { type WalkFlags, walkFlags } from "./walk-flags.js";
 
-export type { CommonOptions, QueryOptions } from "./query-options.js";
+export type { CommonOptions, QueryCommandOptions } from "./query-options.js";
 export type { WalkFlags };
 
-export interface AskOptions extends QueryOptions {
+export interface AskOptions extends QueryCommandOptions {
   mode: ResponseMode;
   concurrency: number | "adaptive";
   /** `--stream`/`--no-stream`; undefined means "when stdout is a terminal". */
@@ -31,7 +31,7 @@ export interface AskOptions extends QueryOptions {
   citations: boolean;
 }
 
-export interface PlanOptions extends QueryOptions {
+export interface PlanOptions extends QueryCommandOptions {
   /** The modes to plan; every mode when none was given. */
   modes: ResponseMode[];
   priceIn: number | undefined;
@@ -180,7 +180,7 @@ function parseCommandArgs(
   }
 
   const query = questionFrom(command, stringValue(values.query), questionWords, readStdin);
-  const queryOptions: QueryOptions = {
+  const queryOptions: QueryCommandOptions = {
     ...common,
     query,
     topK: positiveInteger("--top-k", stringValue(values["top-k"])) ?? DEFAULT_TOP_K,

@@ -16,7 +16,7 @@ import {
   type LLMChoice,
   OFFLINE_NOTICE,
 } from "./models.js";
-import type { QueryOptions } from "./parse-command.js";
+import type { QueryCommandOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { UsageError } from "./usage-error.js";
@@ -31,7 +31,7 @@ export function createPromptHelper(metadata: LLMMetadata, numOutput: number | un
 
 /** `--similarity-cutoff`, then `--optimizer`, in that order (cheap filter first). */
 export function buildPostprocessors(
-  options: Pick<QueryOptions, "similarityCutoff" | "optimizer">,
+  options: Pick<QueryCommandOptions, "similarityCutoff" | "optimizer">,
   embedModel: Embedder,
 ): NodePostprocessor[] {
   const postprocessors: NodePostprocessor[] = [];
@@ -76,7 +76,7 @@ export interface ModelChoices {
  * any assumption the model made (an unknown model's context window).
  * @throws UsageError for a spec that cannot be read
  */
-export function chooseModels(options: QueryOptions, io: CommandContext["io"]): ModelChoices {
+export function chooseModels(options: QueryCommandOptions, io: CommandContext["io"]): ModelChoices {
   const llmChoice = chooseLLM(options.llm, {
     contextWindow: options.contextWindow,
     env: io.env,
@@ -110,7 +110,7 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
 
 /** Opens (or builds) the index, reports skipped files, and builds the postprocessors. */
 export async function openRetrieval(
-  options: QueryOptions,
+  options: QueryCommandOptions,
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
