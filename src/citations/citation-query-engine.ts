@@ -7,7 +7,7 @@ import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { SynthesizerBuildOptions } from "../query-engine/engine-options.js";
 import type { QueryOptions, Retriever } from "../query-engine/retriever.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import type { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
@@ -23,6 +23,7 @@ import {
 import type { CitationSource } from "./citation-source.js";
 import { CitationTextCleaner, cleanCitationText } from "./citation-text-cleaner.js";
 import { citeVerbatimQuotes } from "./cite-verbatim-quotes.js";
+import { CitingRetrieverQueryEngine } from "./citing-retriever-query-engine.js";
 
 /** Options of {@link CitationQueryEngine}. */
 export type CitationQueryEngineOptions = Omit<
@@ -147,13 +148,16 @@ export class CitationQueryEngine {
         return cited.nodes;
       },
     };
-    this.engine = new RetrieverQueryEngine({
-      ...rest,
-      textQaTemplate: citationQaTemplate,
-      refineTemplate: citationRefineTemplate,
-      summaryTemplate: citationSummaryTemplate,
-      nodePostprocessors: [...nodePostprocessors, chunker],
-    });
+    this.engine = new CitingRetrieverQueryEngine(
+      {
+        ...rest,
+        textQaTemplate: citationQaTemplate,
+        refineTemplate: citationRefineTemplate,
+        summaryTemplate: citationSummaryTemplate,
+        nodePostprocessors: [...nodePostprocessors, chunker],
+      },
+      (response, signal) => this.withCitations(response, signal),
+    );
     this.check = { embedModel, supportThreshold, cosineThreshold };
     this.citeQuotes = citeQuotes;
   }
@@ -168,8 +172,8 @@ export class CitationQueryEngine {
 
   /** Retrieves, cuts into pieces, synthesizes, then resolves and checks the citations. */
   async query(options: QueryOptions): Promise<CitationResponse> {
-    const response = await this.engine.query(options);
-    return this.withCitations(response, options.signal);
+    // The citing engine resolved and checked the citations inside its query span.
+    return (await this.engine.query(options)) as CitationResponse;
   }
 
   /** As {@link query}, streaming: a marker split across deltas is held back until complete. */
@@ -196,7 +200,7 @@ export class CitationQueryEngine {
       const rest = cleaner.end();
       if (rest !== "") yield rest;
     }
-    const response = streaming.response.then((done) => this.withCitations(done, options.signal));
+    const response = streaming.response as Promise<CitationResponse>;
     // A stream broken off early rejects `response`; that is only an error for a caller who awaits it.
     response.catch(() => undefined);
     return { sourceNodes: streaming.sourceNodes, sources, textStream: clean(), response };
