@@ -27,4 +27,5 @@ export {
   DEFAULT_SUPPORT_THRESHOLD,
 } from "./citation-support.js";
 export { CitationTextCleaner, cleanCitationText, type InvalidCitation } from "./citation-text-cleaner.js";
+export { type CitationsJSON, citationsToJSON } from "./citations-to-json.js";
 export { citeVerbatimQuotes } from "./cite-verbatim-quotes.js";

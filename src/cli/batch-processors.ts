@@ -10,6 +10,8 @@ import {
   type QueueLLM,
   withCallCache,
 } from "../batch/index.js";
+import type { QuestionEngine } from "../batch/question-processor.js";
+import { CitationQueryEngine } from "../citations/citation-query-engine.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
@@ -46,6 +48,8 @@ export interface QuestionRunConfig {
   contextWindow: number | null;
   numOutput: number | null;
   concurrency: number;
+  /** Answer through `CitationQueryEngine` (`--citations`); absent in jobs from older submitters. */
+  citations?: boolean;
 }
 
 const OVERRIDES = [
@@ -91,7 +95,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
   const indexes = new Map<string, Promise<VectorStoreIndex>>();
   const models = new Map<string, LLM>();
   const queued = new Map<string, Promise<QueueLLM>>();
-  const engines = new Map<string, Promise<RetrieverQueryEngine>>();
+  const engines = new Map<string, Promise<QuestionEngine>>();
 
   const modelFor = (spec: string | null, contextWindow: number | null): LLM => {
     const key = JSON.stringify([spec, contextWindow]);
@@ -144,10 +148,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     return pending;
   };
 
-  const engineFor = async (
-    item: BatchItem,
-    context: BatchProcessorContext,
-  ): Promise<RetrieverQueryEngine> => {
+  const engineFor = async (item: BatchItem, context: BatchProcessorContext): Promise<QuestionEngine> => {
     checkQuestionConfig(context.config);
     checkQuestionItem(item);
     const config = context.config as QuestionRunConfig;
@@ -168,6 +169,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
       embed,
       config.contextWindow,
       config.numOutput,
+      config.citations === true,
       context.callQueue ?? null,
     ]);
     let pending = engines.get(key);
@@ -178,21 +180,35 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
           ? await queuedModelFor(spec, config.contextWindow, context.callQueue)
           : modelFor(spec, config.contextWindow);
         const index = await indexFor(indexDir, embed);
-        const template = (name: string) =>
+        const template = (name: string, as = name) =>
           typeof settings[name] === "string"
-            ? { [name]: new PromptTemplate({ template: settings[name] as string }) }
+            ? { [as]: new PromptTemplate({ template: settings[name] as string }) }
             : {};
-        return new RetrieverQueryEngine({
+        const common = {
           retriever: index.asRetriever({ similarityTopK: Number(settings.topK) }),
           responseMode: mode,
           llm,
           promptHelper: createPromptHelper(llm.metadata, config.numOutput ?? undefined),
           concurrency: config.concurrency,
           ...(typeof settings.systemPrompt === "string" ? { systemPrompt: settings.systemPrompt } : {}),
+          ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
+        };
+        if (config.citations === true) {
+          // An item's templates replace the citation prompts (they should ask for [N] markers themselves);
+          // the offline answerer quotes, and its quotes are cited by construction, as in `ask --citations`.
+          return new CitationQueryEngine({
+            ...common,
+            ...template("textQaTemplate", "citationQaTemplate"),
+            ...template("refineTemplate", "citationRefineTemplate"),
+            ...template("summaryTemplate", "citationSummaryTemplate"),
+            citeVerbatimQuotes: llm.metadata.kind === "extractive",
+          });
+        }
+        return new RetrieverQueryEngine({
+          ...common,
           ...template("textQaTemplate"),
           ...template("refineTemplate"),
           ...template("summaryTemplate"),
-          ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
         });
       })();
       engines.set(key, pending);
@@ -278,6 +294,7 @@ export function questionRunConfig(
     topK: number;
     contextWindow: number | undefined;
     numOutput: number | undefined;
+    citations?: boolean | undefined;
   },
   cwd: string,
 ): QuestionRunConfig {
@@ -290,5 +307,7 @@ export function questionRunConfig(
     contextWindow: options.contextWindow ?? null,
     numOutput: options.numOutput ?? null,
     concurrency: 4,
+    // Only when asked: a job without the field is read the same by workers that predate it.
+    ...(options.citations ? { citations: true } : {}),
   };
 }

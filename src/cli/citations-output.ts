@@ -27,27 +27,5 @@ export function formatCitationNotes(report: CitationReport, style: Style): strin
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
-/** `citations` in `--json`: every citation, invalid marker, unsupported citation and uncited sentence. */
-export function citationsToJSON(report: CitationReport) {
-  return {
-    sources: report.sources.map((source) => ({
-      number: source.number,
-      nodeId: source.node.node.id,
-      location: source.location,
-      text: source.text,
-    })),
-    citations: report.citations.map((citation) => ({
-      marker: citation.marker,
-      offset: citation.offset,
-      source: citation.sourceNumber,
-      sentence: citation.sentence,
-      support: citation.support,
-    })),
-    invalid: report.invalid,
-    unsupported: report.unsupported.map((citation) => ({
-      source: citation.sourceNumber,
-      sentence: citation.sentence,
-    })),
-    uncited: report.uncited,
-  };
-}
+/** `citations` in `--json` (kept here for the commands that import it from the CLI). */
+export { citationsToJSON } from "../citations/citations-to-json.js";

@@ -270,6 +270,7 @@ export const COMMAND_OPTIONS = {
     "call-cache",
     "price-in",
     "price-out",
+    "citations",
     "json",
     ...ALWAYS,
   ],
