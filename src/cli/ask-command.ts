@@ -5,7 +5,12 @@ import { ImageNode } from "../schema/image-node.js";
 import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { citationSourceRows, citationsToJSON, formatCitationNotes } from "./citations-output.js";
+import {
+  citationSourceRows,
+  citationsForPage,
+  citationsToJSON,
+  formatCitationNotes,
+} from "./citations-output.js";
 import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.js";
 import { imageNotes } from "./image-step.js";
 import type { CommandContext } from "./io.js";
@@ -131,7 +136,9 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         redact: io.redact,
         log,
         waits: retries.waits,
-        sources: response.sourceNodes,
+        // Cited: the numbered pieces, so the page's source N is the answer's [N].
+        sources: citations ? citationSourceRows(citations) : response.sourceNodes,
+        citations: citations ? citationsForPage(citations) : undefined,
         query: options.query,
         answer: response.response,
         model: llm.metadata.model,

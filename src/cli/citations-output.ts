@@ -1,5 +1,6 @@
 import type { CitationReport } from "../citations/check-citations.js";
 import type { NodeWithScore } from "../schema/text-node.js";
+import type { PageCitation } from "../trace-page/index.js";
 import type { Style } from "./io.js";
 
 /** The numbered pieces as source rows: row N is `Source N`, its text without the label, its node's metadata. */
@@ -8,6 +9,17 @@ export function citationSourceRows(report: CitationReport): NodeWithScore[] {
     const node = source.node.node.with({ text: source.text });
     return source.node.score === undefined ? { node } : { node, score: source.node.score };
   });
+}
+
+/** The citations as the trace page links them (its sources are {@link citationSourceRows}, in order). */
+export function citationsForPage(report: CitationReport): PageCitation[] {
+  return report.citations.map((citation) => ({
+    offset: citation.offset,
+    marker: citation.marker,
+    source: citation.sourceNumber,
+    unsupported: !citation.support.supported,
+    score: `lexical ${citation.support.lexical.toFixed(2)}${citation.support.cosine === undefined ? "" : `, cosine ${citation.support.cosine.toFixed(2)}`}`,
+  }));
 }
 
 /** One line per invalid and per unsupported citation (nothing when all are fine). */
