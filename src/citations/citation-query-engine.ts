@@ -13,6 +13,7 @@ import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import type { TokenizerLike } from "../tokenizer/tokenizer.js";
 import { type CitationReport, checkCitations } from "./check-citations.js";
+import type { CitationJudge } from "./citation-judge.js";
 import { createCitationNodes } from "./citation-nodes.js";
 import {
   CITATION_QA_TEMPLATE,
@@ -54,6 +55,11 @@ export type CitationQueryEngineOptions = Omit<
   citeVerbatimQuotes?: boolean | undefined;
   /** Adds a cosine score to each citation's support. */
   embedModel?: Embedder | undefined;
+  /**
+   * Asks a model, per citation, whether the cited piece supports the sentence (`llmCitationJudge`); its YES/NO
+   * decides `unsupported`. Its calls are extra model calls, counted in `citations.judgeUsage`.
+   */
+  judge?: CitationJudge | undefined;
   /** Share of a cited sentence's content terms its source must hold. @default 0.5 */
   supportThreshold?: number | undefined;
   /** Cosine similarity that counts as support when the lexical share falls short. @default 0.8 */
@@ -94,7 +100,7 @@ export class CitationQueryEngine {
   private readonly citeQuotes: boolean;
   private readonly check: Pick<
     CitationQueryEngineOptions,
-    "embedModel" | "supportThreshold" | "cosineThreshold"
+    "embedModel" | "supportThreshold" | "cosineThreshold" | "judge"
   >;
 
   constructor(options: CitationQueryEngineOptions) {
@@ -108,6 +114,7 @@ export class CitationQueryEngine {
       embedModel,
       supportThreshold,
       cosineThreshold,
+      judge,
       citeVerbatimQuotes: citeQuotes = false,
       nodePostprocessors = [],
       ...rest
@@ -158,7 +165,7 @@ export class CitationQueryEngine {
       },
       (response, signal) => this.withCitations(response, signal),
     );
-    this.check = { embedModel, supportThreshold, cosineThreshold };
+    this.check = { embedModel, supportThreshold, cosineThreshold, judge };
     this.citeQuotes = citeQuotes;
   }
 

@@ -6,6 +6,12 @@ export {
   checkCitations,
   type UncitedSentence,
 } from "./check-citations.js";
+export type {
+  CitationJudge,
+  CitationJudgeUsage,
+  CitationVerdict,
+  JudgedPair,
+} from "./citation-judge.js";
 export { type CitationMarker, parseCitationMarkers } from "./citation-markers.js";
 export { type CitationNodes, createCitationNodes } from "./citation-nodes.js";
 export {
