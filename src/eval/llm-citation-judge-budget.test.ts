@@ -15,7 +15,7 @@ describe("llmCitationJudge keeps the judge's window", () => {
     let overlong = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3000 }), {
+        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3000, size: "max" }), {
           minLength: 1,
           maxLength: 4,
         }),
