@@ -1,6 +1,7 @@
+import { readFile } from "node:fs/promises";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyExampleDocs, runCli } from "./run-cli.js";
+import { copyExampleDocs, ROOT, runCli } from "./run-cli.js";
 
 const QUESTION = "What is the default response mode?";
 // A good citation, one naming a source the model was not given, one sentence no source supports.
@@ -88,5 +89,22 @@ describe("ragsynth ask --citations", () => {
       number: 1,
       location: { filePath: expect.any(String) },
     });
+  });
+
+  it("the README's --citations example is what the CLI prints (summary line aside)", async () => {
+    const readme = await readFile(`${ROOT}/README.md`, "utf8");
+    const command =
+      '$ ragsynth ask docs --query "What is the default response mode?" --citations --no-stream\n';
+    const start = readme.indexOf(command);
+    expect(start).toBeGreaterThan(0);
+    const shown = readme.slice(start + command.length, readme.indexOf("```", start));
+    const cwd = docs.slice(0, -"/docs".length);
+    const { code, stdout, stderr } = await runCli(
+      ["ask", "docs", "--query", "What is the default response mode?", "--citations", "--no-stream"],
+      { cwd, env: { NO_COLOR: "1" } },
+    );
+    expect(code, stderr).toBe(0);
+    const printed = stdout.slice(0, stdout.lastIndexOf("\n\n") + 1);
+    expect(printed).toBe(shown);
   });
 });
