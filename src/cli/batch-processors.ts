@@ -11,14 +11,11 @@ import {
   withCallCache,
 } from "../batch/index.js";
 import type { QuestionEngine } from "../batch/question-processor.js";
-import { CitationQueryEngine } from "../citations/citation-query-engine.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
 import { VectorStoreIndex } from "../index-store/index.js";
 import type { LLM } from "../llm/types.js";
-import { PromptTemplate } from "../prompt/prompt-template.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { ResponseMode } from "../synthesizer/types.js";
 import {
   allowedEmbed,
@@ -31,7 +28,7 @@ import {
 } from "./batch-trust.js";
 import { cliSecrets, createRedactor } from "./io.js";
 import { chooseEmbedder, chooseLLM } from "./models.js";
-import { createPromptHelper } from "./pipeline.js";
+import { buildQuestionEngine } from "./question-engine.js";
 
 /**
  * The settings of a questions run, as they travel in every job. Model *specs*, never keys: each worker
@@ -180,35 +177,14 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
           ? await queuedModelFor(spec, config.contextWindow, context.callQueue)
           : modelFor(spec, config.contextWindow);
         const index = await indexFor(indexDir, embed);
-        const template = (name: string, as = name) =>
-          typeof settings[name] === "string"
-            ? { [as]: new PromptTemplate({ template: settings[name] as string }) }
-            : {};
-        const common = {
-          retriever: index.asRetriever({ similarityTopK: Number(settings.topK) }),
-          responseMode: mode,
+        return buildQuestionEngine({
           llm,
-          promptHelper: createPromptHelper(llm.metadata, config.numOutput ?? undefined),
+          index,
+          settings,
+          mode,
+          numOutput: config.numOutput,
           concurrency: config.concurrency,
-          ...(typeof settings.systemPrompt === "string" ? { systemPrompt: settings.systemPrompt } : {}),
-          ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
-        };
-        if (config.citations === true) {
-          // An item's templates replace the citation prompts (they should ask for [N] markers themselves);
-          // the offline answerer quotes, and its quotes are cited by construction, as in `ask --citations`.
-          return new CitationQueryEngine({
-            ...common,
-            ...template("textQaTemplate", "citationQaTemplate"),
-            ...template("refineTemplate", "citationRefineTemplate"),
-            ...template("summaryTemplate", "citationSummaryTemplate"),
-            citeVerbatimQuotes: llm.metadata.kind === "extractive",
-          });
-        }
-        return new RetrieverQueryEngine({
-          ...common,
-          ...template("textQaTemplate"),
-          ...template("refineTemplate"),
-          ...template("summaryTemplate"),
+          citations: config.citations === true,
         });
       })();
       engines.set(key, pending);
