@@ -2,7 +2,7 @@ import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { answerSentences } from "./answer-sentences.js";
 import type { CitationJudge, CitationJudgeUsage } from "./citation-judge.js";
-import { MARKER, parseCitationMarkers } from "./citation-markers.js";
+import { type CitationMarker, MARKER, parseCitationMarkers } from "./citation-markers.js";
 import type { CitationSource } from "./citation-source.js";
 import { type CitationSupport, scoreSupport } from "./citation-support.js";
 import { cleanCitationText, type InvalidCitation } from "./citation-text-cleaner.js";
@@ -57,6 +57,11 @@ export interface CheckCitationsOptions {
   cosineThreshold?: number | undefined;
   /** Asks a model whether each cited piece supports its sentence; its verdict decides `unsupported`. */
   judge?: CitationJudge | undefined;
+  /**
+   * The markers in `text`, when the caller placed them itself (`citeVerbatimQuoteMarkers`): only these are
+   * resolved, and the text is shown as given (bracketed numbers elsewhere in it are quoted text, not markers).
+   */
+  markers?: readonly CitationMarker[] | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -73,6 +78,7 @@ export async function checkCitations({
   supportThreshold,
   cosineThreshold,
   judge,
+  markers: placed,
   signal,
 }: CheckCitationsOptions): Promise<{ text: string; report: CitationReport }> {
   if (typeof text !== "string") {
@@ -100,9 +106,11 @@ export async function checkCitations({
       throw new InvalidArgumentError({ parameter: name, value, expected: "be a number from 0 to 1" });
     }
   }
-  const cleaned = cleanCitationText({ text, sourceCount: sources.length });
+  const cleaned = placed ? { text, invalid: [] } : cleanCitationText({ text, sourceCount: sources.length });
   const shown = cleaned.text;
-  const markers = parseCitationMarkers(shown);
+  const markers = placed
+    ? [...placed].filter((marker) => shown.slice(marker.start, marker.end) === marker.text)
+    : parseCitationMarkers(shown);
   const found: Omit<Citation, "support">[] = [];
   const uncited: UncitedSentence[] = [];
   // Sentences and markers are both in text order: one pass over each.

@@ -22,8 +22,8 @@ import {
   DEFAULT_CITATION_CHUNK_SIZE,
 } from "./citation-prompts.js";
 import type { CitationSource } from "./citation-source.js";
-import { CitationTextCleaner, cleanCitationText } from "./citation-text-cleaner.js";
-import { citeVerbatimQuotes } from "./cite-verbatim-quotes.js";
+import { CitationTextCleaner } from "./citation-text-cleaner.js";
+import { citeVerbatimQuoteMarkers } from "./cite-verbatim-quotes.js";
 import { CitingRetrieverQueryEngine } from "./citing-retriever-query-engine.js";
 
 /** Options of {@link CitationQueryEngine}. */
@@ -192,10 +192,8 @@ export class CitationQueryEngine {
       if (citeQuotes) {
         let answer = "";
         for await (const delta of streaming.textStream) answer += delta;
-        const shown = cleanCitationText({
-          text: citeVerbatimQuotes({ answer, sources }),
-          sourceCount: sources.length,
-        }).text;
+        // Only the markers added are citations; the quotes are shown as they are (see withCitations).
+        const shown = citeVerbatimQuoteMarkers({ answer, sources }).text;
         if (shown !== "") yield shown;
         return;
       }
@@ -218,8 +216,12 @@ export class CitationQueryEngine {
     signal: AbortSignal | undefined,
   ): Promise<CitationResponse> {
     const sources = this.sourcesOf(response.sourceNodes);
+    const cited = this.citeQuotes
+      ? citeVerbatimQuoteMarkers({ answer: response.response, sources })
+      : undefined;
     const { text, report } = await checkCitations({
-      text: this.citeQuotes ? citeVerbatimQuotes({ answer: response.response, sources }) : response.response,
+      text: cited ? cited.text : response.response,
+      ...(cited ? { markers: cited.markers } : {}),
       sources,
       ...this.check,
       ...(signal ? { signal } : {}),

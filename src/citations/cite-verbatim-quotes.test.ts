@@ -110,3 +110,33 @@ describe("CitationQueryEngine with the offline ExtractiveLLM", () => {
     );
   });
 });
+
+describe("quotes that hold bracketed numbers themselves", () => {
+  it("keeps a quoted [N] as text: only the markers added are citations, nothing is reported invalid", async () => {
+    const quoted = "Install it with npm [1] or yarn [7], as the setup guide says.";
+    const engine = new CitationQueryEngine({
+      retriever: {
+        retrieve: async () =>
+          [quoted, "Another file about something else entirely."].map((text) => ({
+            node: new TextNode({ text }),
+          })),
+      },
+      llm: new ExtractiveLLM(),
+      citeVerbatimQuotes: true,
+    });
+    const response = await engine.query({ query: "How do I install it with npm or yarn?" });
+    // The quote is shown verbatim, [1] and [7] included, followed by the one marker that was added.
+    expect(response.response).toContain(`${quoted} [1]`);
+    const { citations, invalid } = response.citations;
+    expect(invalid).toEqual([]);
+    expect(citations.map((citation) => [citation.offset, citation.sourceNumber])).toEqual([
+      [response.response.indexOf(`${quoted} [1]`) + quoted.length + 1, 1],
+    ]);
+    // Streaming shows the same text.
+    const streaming = await engine.stream({ query: "How do I install it with npm or yarn?" });
+    let shown = "";
+    for await (const delta of streaming.textStream) shown += delta;
+    expect(shown).toBe((await streaming.response).response);
+    expect(shown).toBe(response.response);
+  });
+});

@@ -1,4 +1,5 @@
 import { answerSentences } from "./answer-sentences.js";
+import type { CitationMarker } from "./citation-markers.js";
 import type { CitationSource } from "./citation-source.js";
 
 /** Fewer characters than this (or none that is a letter or digit) are too little to attribute to one source. */
@@ -90,19 +91,40 @@ export function citeVerbatimQuotes(options: {
   /** The numbered pieces the answerer was shown. */
   sources: readonly CitationSource[];
 }): string {
-  return verbatimQuoteSpans(options)
-    .map((span) => (span.source ? markEachSentence(span.text, span.source.number) : span.text))
-    .join("")
-    .trimEnd();
+  return citeVerbatimQuoteMarkers(options).text;
 }
 
-// A quote of several sentences gets the marker after each, so no sentence of it reads as uncited.
-function markEachSentence(quote: string, number: number): string {
-  let out = "";
-  let from = 0;
-  for (const sentence of answerSentences(quote)) {
-    out += `${quote.slice(from, sentence.end)} [${number}]`;
-    from = sentence.end;
+/**
+ * {@link citeVerbatimQuotes} with the markers it added, in order. Only these are citations: a quote that itself
+ * holds a bracketed number (`[5]` of a README's reference links) keeps it as quoted text, not read as a marker.
+ */
+export function citeVerbatimQuoteMarkers(options: { answer: string; sources: readonly CitationSource[] }): {
+  text: string;
+  markers: CitationMarker[];
+} {
+  let text = "";
+  const markers: CitationMarker[] = [];
+  for (const span of verbatimQuoteSpans(options)) {
+    if (!span.source) {
+      text += span.text;
+      continue;
+    }
+    // A quote of several sentences gets the marker after each, so no sentence of it reads as uncited.
+    let from = 0;
+    for (const sentence of answerSentences(span.text)) {
+      text += `${span.text.slice(from, sentence.end)} `;
+      const marker = `[${span.source.number}]`;
+      markers.push({
+        text: marker,
+        start: text.length,
+        end: text.length + marker.length,
+        numbers: [span.source.number],
+      });
+      text += marker;
+      from = sentence.end;
+    }
+    text += span.text.slice(from);
   }
-  return out + quote.slice(from);
+  // Trailing whitespace only: the markers' offsets stay right.
+  return { text: text.trimEnd(), markers };
 }

@@ -34,4 +34,4 @@ export {
 } from "./citation-support.js";
 export { CitationTextCleaner, cleanCitationText, type InvalidCitation } from "./citation-text-cleaner.js";
 export { type CitationsJSON, citationsToJSON } from "./citations-to-json.js";
-export { citeVerbatimQuotes } from "./cite-verbatim-quotes.js";
+export { citeVerbatimQuoteMarkers, citeVerbatimQuotes } from "./cite-verbatim-quotes.js";
