@@ -140,3 +140,26 @@ describe("quotes that hold bracketed numbers themselves", () => {
     expect(shown).toBe(response.response);
   });
 });
+
+describe("a quote never starts or ends inside a word", () => {
+  it("cites no fragment of a token (file_path, body-parser__README.md), but whole words and CJK as before", () => {
+    const { sources } = createCitationNodes({
+      nodes: ["The file lists each path.", "Use body-parser in express.", "東京は日本の首都です。"].map(
+        (text) => ({
+          node: new TextNode({ text }),
+        }),
+      ),
+      splitter: { splitText: (text) => [text] },
+    });
+    // Header lines the answerer copied from node metadata: in no piece as a whole, so not cited at all.
+    const header = "file_path: docs/body-parser__README.md";
+    expect(citeVerbatimQuotes({ answer: header, sources })).toBe(header);
+    const answer = `${header}\nUse body-parser in express. 東京は日本`;
+    const cited = citeVerbatimQuotes({ answer, sources });
+    expect(cited).toBe(`${header}\nUse body-parser in express. [2] 東京は日本 [3]`);
+    for (const marker of parseCitationMarkers(cited)) {
+      expect(cited[marker.start - 1]).toBe(" ");
+      expect(cited.slice(marker.end, marker.end + 1)).toMatch(/^(\s|$)/);
+    }
+  });
+});

@@ -5,6 +5,10 @@ import type { CitationSource } from "./citation-source.js";
 /** Fewer characters than this (or none that is a letter or digit) are too little to attribute to one source. */
 const MIN_QUOTE = 4;
 const CONTENT = /[\p{L}\p{N}]/u;
+// Letters and digits of scripts written with spaces between words, and the marks that join them into one token
+// (`file_path`, `body-parser`, `program.version`): a quote does not start or end between two of these.
+const TOKEN = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}_]/u;
+const JOINED = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}_.\-'/:@]/u;
 // A label line the answerer copied from the context along with a quote.
 const LABEL_LINE = /(^|\n)Source \d+:[ \t]*(?:\n|$)/g;
 
@@ -65,7 +69,7 @@ export function verbatimQuoteSpans({
         bestSource = source;
       }
     }
-    const quote = text.slice(position, position + best).trimEnd();
+    const quote = wholeTokens(text, position, text.slice(position, position + best)).trimEnd();
     if (bestSource && quote.length >= MIN_QUOTE && CONTENT.test(quote)) {
       spans.push({ text: quote, source: bestSource });
       position += quote.length;
@@ -76,6 +80,19 @@ export function verbatimQuoteSpans({
     }
   }
   return spans;
+}
+
+// The quote cut back to whole tokens of spaced scripts: none when it starts inside a token (`_path` of
+// `file_path`), up to its last space when it ends inside one (`body-parser` of `body-parser__README.md`), so a
+// marker never lands inside a word. Text without spaces between words (CJK) is cut anywhere, as before.
+function wholeTokens(text: string, position: number, quote: string): string {
+  const before = text[position - 1];
+  if (before !== undefined && JOINED.test(before) && TOKEN.test(text[position] ?? "")) return "";
+  const end = position + quote.length;
+  const after = text[end];
+  if (after === undefined || !TOKEN.test(after) || !JOINED.test(text[end - 1] ?? "")) return quote;
+  const space = quote.search(/\s\S*$/u);
+  return space <= 0 ? "" : quote.slice(0, space);
 }
 
 /**
