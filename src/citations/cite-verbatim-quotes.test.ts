@@ -152,6 +152,15 @@ describe("a quote never starts or ends inside a word", () => {
       splitter: { splitText: (text) => [text] },
     });
     // Header lines the answerer copied from node metadata: in no piece as a whole, so not cited at all.
+    const withMetadata = createCitationNodes({
+      nodes: [
+        { node: new TextNode({ text: "The bench reads files.", metadata: { file_path: "bench/a.md" } }) },
+      ],
+      splitter: { splitText: (text) => [text] },
+    }).sources;
+    expect(
+      citeVerbatimQuotes({ answer: "file_path: bench/a.md\nThe bench reads files.", sources: withMetadata }),
+    ).toBe("file_path: bench/a.md\nThe bench reads files. [1]");
     const header = "file_path: docs/body-parser__README.md";
     expect(citeVerbatimQuotes({ answer: header, sources })).toBe(header);
     const answer = `${header}\nUse body-parser in express. 東京は日本`;

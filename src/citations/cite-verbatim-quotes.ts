@@ -34,7 +34,8 @@ export interface QuoteSpan {
  * Cuts an answer made of verbatim quotes into spans: from left to right, the longest stretch found verbatim in one
  * source piece becomes a span of that piece (the earliest source wins a tie); whitespace and stretches found in no
  * piece (or shorter than 4 characters) become spans without a source. `Source N:` label lines copied from the
- * context are dropped. Each position is matched by binary search over lengths.
+ * context are dropped; lines that are a source node's metadata (`file_path: docs/a.md`) are kept uncited. Each
+ * position is matched by binary search over lengths.
  */
 export function verbatimQuoteSpans({
   answer,
@@ -52,8 +53,25 @@ export function verbatimQuoteSpans({
     if (last && last.source === undefined) last.text += piece;
     else spans.push({ text: piece });
   };
+  // `file_path: docs/a.md` lines the answerer copied from the nodes' metadata: not the pieces' text, not cited.
+  const metadataLines = new Set(
+    sources.flatMap((source) =>
+      Object.entries(source.node.node.metadata ?? {})
+        .filter(([, value]) => typeof value === "string" || typeof value === "number")
+        .map(([key, value]) => `${key}: ${value}`),
+    ),
+  );
   let position = 0;
   while (position < text.length) {
+    if (position === 0 || text[position - 1] === "\n") {
+      const newline = text.indexOf("\n", position);
+      const line = text.slice(position, newline === -1 ? text.length : newline);
+      if (metadataLines.has(line.trim())) {
+        plain(line);
+        position += line.length;
+        continue;
+      }
+    }
     const space = /^\s+/.exec(text.slice(position, position + 256))?.[0] ?? "";
     if (space !== "") {
       plain(space);
