@@ -1,4 +1,5 @@
 import type { CitationReport } from "./check-citations.js";
+import type { CitationJudgeUsage } from "./citation-judge.js";
 import type { CitationLocation } from "./citation-source.js";
 import type { CitationSupport } from "./citation-support.js";
 import type { InvalidCitation } from "./citation-text-cleaner.js";
@@ -16,6 +17,8 @@ export interface CitationsJSON {
   invalid: InvalidCitation[];
   unsupported: Array<{ source: number; sentence: string }>;
   uncited: Array<{ sentence: string; start: number; end: number }>;
+  /** What the LLM judge spent, when there was one. */
+  judgeUsage?: CitationJudgeUsage;
 }
 
 /** Every citation, invalid marker, unsupported citation and uncited sentence, sources by number. */
@@ -40,5 +43,6 @@ export function citationsToJSON(report: CitationReport): CitationsJSON {
       sentence: citation.sentence,
     })),
     uncited: report.uncited,
+    ...(report.judgeUsage ? { judgeUsage: report.judgeUsage } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
+import { llmCitationJudge } from "../eval/llm-citation-judge.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
@@ -15,6 +16,7 @@ import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.
 import { imageNotes } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
+import { chooseLLM } from "./models.js";
 import type { AskOptions } from "./parse-command.js";
 import {
   chooseModels,
@@ -61,6 +63,13 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     const retries = recordRetryWaits(log);
     // Built before the index, so a missing API key fails at once.
     const llm = models.llmChoice.create(options.report ? { onRetry: retries.onRetry } : {});
+    const citationJudge = options.judge
+      ? chooseLLM(options.judge, {
+          contextWindow: undefined,
+          env: io.env,
+          timeoutMs: options.timeoutMs,
+        }).create()
+      : undefined;
     const {
       opened,
       postprocessors,
@@ -95,6 +104,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       ? new CitationQueryEngine({
           ...engineOptions,
           citeVerbatimQuotes: models.llmChoice.label === "extractive",
+          ...(citationJudge ? { judge: llmCitationJudge({ judge: citationJudge }) } : {}),
         })
       : new RetrieverQueryEngine(engineOptions);
 

@@ -11,6 +11,15 @@ export function citationSourceRows(report: CitationReport): NodeWithScore[] {
   });
 }
 
+/** How a citation was scored: `lexical 0.20, cosine 0.71, judge NO`. */
+function scoreText(support: CitationReport["citations"][number]["support"]): string {
+  const parts = [`lexical ${support.lexical.toFixed(2)}`];
+  if (support.cosine !== undefined) parts.push(`cosine ${support.cosine.toFixed(2)}`);
+  if (support.judge !== undefined)
+    parts.push(`judge ${support.judge === null ? "?" : support.judge ? "YES" : "NO"}`);
+  return parts.join(", ");
+}
+
 /** The citations as the trace page links them (its sources are {@link citationSourceRows}, in order). */
 export function citationsForPage(report: CitationReport): PageCitation[] {
   return report.citations.map((citation) => ({
@@ -18,7 +27,7 @@ export function citationsForPage(report: CitationReport): PageCitation[] {
     marker: citation.marker,
     source: citation.sourceNumber,
     unsupported: !citation.support.supported,
-    score: `lexical ${citation.support.lexical.toFixed(2)}${citation.support.cosine === undefined ? "" : `, cosine ${citation.support.cosine.toFixed(2)}`}`,
+    score: scoreText(citation.support),
   }));
 }
 
@@ -30,12 +39,21 @@ export function formatCitationNotes(report: CitationReport, style: Style): strin
       style.red(`invalid citation ${invalid.marker}: no source ${invalid.numbers.join(", ")} (removed)`),
     );
   for (const citation of report.unsupported) {
-    const score = `lexical ${citation.support.lexical.toFixed(2)}${citation.support.cosine === undefined ? "" : `, cosine ${citation.support.cosine.toFixed(2)}`}`;
+    const score = scoreText(citation.support);
     lines.push(
       style.yellow(`unsupported citation [${citation.sourceNumber}] (${score}): ${citation.sentence}`),
     );
   }
   if (report.uncited.length > 0) lines.push(style.dim(`${report.uncited.length} sentence(s) cite nothing`));
+  const undecided = report.citations.filter((citation) => citation.support.judge === null);
+  if (undecided.length > 0) {
+    const reason = undecided[0]?.support.judgeError ?? "";
+    lines.push(
+      style.yellow(
+        `the judge gave no verdict on ${undecided.length} citation(s), scored by overlap instead (${reason})`,
+      ),
+    );
+  }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 

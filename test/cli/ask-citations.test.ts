@@ -107,4 +107,61 @@ describe("ragsynth ask --citations", () => {
     const printed = stdout.slice(0, stdout.lastIndexOf("\n\n") + 1);
     expect(printed).toBe(shown);
   });
+
+  it("--judge asks LlamaIndex's faithfulness question of each citation; its NO flags, its YES clears", async () => {
+    const JUDGE_QUESTION = "Please tell if a given piece of information is supported by the context.";
+    const judge = await startFakeOpenAIServer({
+      handler: ({ prompt }) =>
+        !prompt.startsWith(JUDGE_QUESTION)
+          ? "unexpected"
+          : prompt.includes("Information: It was chosen by moon penguins.")
+            ? "NO"
+            : "YES",
+    });
+    try {
+      const { code, stdout, stderr } = await runCli([
+        "ask",
+        docs,
+        "-q",
+        QUESTION,
+        "--llm",
+        `${server.url}#fake-model`,
+        "--citations",
+        "--judge",
+        `${judge.url}#judge-model`,
+        "--json",
+      ]);
+      expect(code, stderr).toBe(0);
+      const { citations } = JSON.parse(stdout);
+      expect(
+        citations.citations.map((citation: { support: { judge: boolean } }) => citation.support.judge),
+      ).toEqual([true, false]);
+      expect(citations.unsupported).toEqual([{ source: 1, sentence: "It was chosen by moon penguins [1]." }]);
+      expect(citations.judgeUsage.calls).toBe(2);
+      expect(judge.requests).toHaveLength(2);
+      const text = await runCli([
+        "ask",
+        docs,
+        "-q",
+        QUESTION,
+        "--llm",
+        `${server.url}#fake-model`,
+        "--citations",
+        "--judge",
+        `${judge.url}#judge-model`,
+        "--no-stream",
+      ]);
+      expect(text.stdout).toMatch(
+        /unsupported citation \[1\] \(lexical 0\.\d\d, judge NO\): It was chosen by moon penguins/,
+      );
+    } finally {
+      await judge.close();
+    }
+  });
+
+  it("--judge without --citations is a usage error", async () => {
+    const { code, stderr } = await runCli(["ask", docs, "-q", QUESTION, "--judge", "openai:gpt-4o-mini"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--judge on ask judges citations: add --citations.");
+  });
 });
