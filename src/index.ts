@@ -36,7 +36,7 @@ export {
   RagsynthError,
 } from "./errors/index.js";
 export type * from "./eval/index.js";
-export { evaluate, generateQuestions, parseEvalQuestions } from "./eval/index.js";
+export { evaluate, generateQuestions, llmCitationJudge, parseEvalQuestions } from "./eval/index.js";
 export type * from "./events/index.js";
 export { ExtractiveLLM, type ExtractiveLLMOptions } from "./extractive/index.js";
 export type * from "./fusion/index.js";

@@ -1,15 +1,22 @@
 import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
+import { llmCitationJudge } from "../eval/llm-citation-judge.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { citationSourceRows, citationsToJSON, formatCitationNotes } from "./citations-output.js";
+import {
+  citationSourceRows,
+  citationsForPage,
+  citationsToJSON,
+  formatCitationNotes,
+} from "./citations-output.js";
 import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.js";
 import { imageNotes } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
+import { chooseLLM } from "./models.js";
 import type { AskOptions } from "./parse-command.js";
 import {
   chooseModels,
@@ -56,6 +63,13 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     const retries = recordRetryWaits(log);
     // Built before the index, so a missing API key fails at once.
     const llm = models.llmChoice.create(options.report ? { onRetry: retries.onRetry } : {});
+    const citationJudge = options.judge
+      ? chooseLLM(options.judge, {
+          contextWindow: undefined,
+          env: io.env,
+          timeoutMs: options.timeoutMs,
+        }).create()
+      : undefined;
     const {
       opened,
       postprocessors,
@@ -90,6 +104,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       ? new CitationQueryEngine({
           ...engineOptions,
           citeVerbatimQuotes: models.llmChoice.label === "extractive",
+          ...(citationJudge ? { judge: llmCitationJudge({ judge: citationJudge }) } : {}),
         })
       : new RetrieverQueryEngine(engineOptions);
 
@@ -131,7 +146,9 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         redact: io.redact,
         log,
         waits: retries.waits,
-        sources: response.sourceNodes,
+        // Cited: the numbered pieces, so the page's source N is the answer's [N].
+        sources: citations ? citationSourceRows(citations) : response.sourceNodes,
+        citations: citations ? citationsForPage(citations) : undefined,
         query: options.query,
         answer: response.response,
         model: llm.metadata.model,

@@ -10,13 +10,12 @@ import {
   type QueueLLM,
   withCallCache,
 } from "../batch/index.js";
+import type { QuestionEngine } from "../batch/question-processor.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
 import { VectorStoreIndex } from "../index-store/index.js";
 import type { LLM } from "../llm/types.js";
-import { PromptTemplate } from "../prompt/prompt-template.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { ResponseMode } from "../synthesizer/types.js";
 import {
   allowedEmbed,
@@ -29,7 +28,7 @@ import {
 } from "./batch-trust.js";
 import { cliSecrets, createRedactor } from "./io.js";
 import { chooseEmbedder, chooseLLM } from "./models.js";
-import { createPromptHelper } from "./pipeline.js";
+import { buildQuestionEngine } from "./question-engine.js";
 
 /**
  * The settings of a questions run, as they travel in every job. Model *specs*, never keys: each worker
@@ -46,6 +45,8 @@ export interface QuestionRunConfig {
   contextWindow: number | null;
   numOutput: number | null;
   concurrency: number;
+  /** Answer through `CitationQueryEngine` (`--citations`); absent in jobs from older submitters. */
+  citations?: boolean;
 }
 
 const OVERRIDES = [
@@ -91,7 +92,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
   const indexes = new Map<string, Promise<VectorStoreIndex>>();
   const models = new Map<string, LLM>();
   const queued = new Map<string, Promise<QueueLLM>>();
-  const engines = new Map<string, Promise<RetrieverQueryEngine>>();
+  const engines = new Map<string, Promise<QuestionEngine>>();
 
   const modelFor = (spec: string | null, contextWindow: number | null): LLM => {
     const key = JSON.stringify([spec, contextWindow]);
@@ -144,10 +145,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     return pending;
   };
 
-  const engineFor = async (
-    item: BatchItem,
-    context: BatchProcessorContext,
-  ): Promise<RetrieverQueryEngine> => {
+  const engineFor = async (item: BatchItem, context: BatchProcessorContext): Promise<QuestionEngine> => {
     checkQuestionConfig(context.config);
     checkQuestionItem(item);
     const config = context.config as QuestionRunConfig;
@@ -168,6 +166,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
       embed,
       config.contextWindow,
       config.numOutput,
+      config.citations === true,
       context.callQueue ?? null,
     ]);
     let pending = engines.get(key);
@@ -178,21 +177,14 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
           ? await queuedModelFor(spec, config.contextWindow, context.callQueue)
           : modelFor(spec, config.contextWindow);
         const index = await indexFor(indexDir, embed);
-        const template = (name: string) =>
-          typeof settings[name] === "string"
-            ? { [name]: new PromptTemplate({ template: settings[name] as string }) }
-            : {};
-        return new RetrieverQueryEngine({
-          retriever: index.asRetriever({ similarityTopK: Number(settings.topK) }),
-          responseMode: mode,
+        return buildQuestionEngine({
           llm,
-          promptHelper: createPromptHelper(llm.metadata, config.numOutput ?? undefined),
+          index,
+          settings,
+          mode,
+          numOutput: config.numOutput,
           concurrency: config.concurrency,
-          ...(typeof settings.systemPrompt === "string" ? { systemPrompt: settings.systemPrompt } : {}),
-          ...template("textQaTemplate"),
-          ...template("refineTemplate"),
-          ...template("summaryTemplate"),
-          ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
+          citations: config.citations === true,
         });
       })();
       engines.set(key, pending);
@@ -278,6 +270,7 @@ export function questionRunConfig(
     topK: number;
     contextWindow: number | undefined;
     numOutput: number | undefined;
+    citations?: boolean | undefined;
   },
   cwd: string,
 ): QuestionRunConfig {
@@ -290,5 +283,7 @@ export function questionRunConfig(
     contextWindow: options.contextWindow ?? null,
     numOutput: options.numOutput ?? null,
     concurrency: 4,
+    // Only when asked: a job without the field is read the same by workers that predate it.
+    ...(options.citations ? { citations: true } : {}),
   };
 }

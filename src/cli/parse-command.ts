@@ -29,6 +29,8 @@ export interface AskOptions extends QueryCommandOptions {
   trace: boolean;
   /** `--citations`: answer with checked `[N]` citations. */
   citations: boolean;
+  /** `--judge <llm spec>` with `--citations`: a model asks LlamaIndex's faithfulness question of each citation. */
+  judge: string | undefined;
 }
 
 export interface PlanOptions extends QueryCommandOptions {
@@ -196,6 +198,13 @@ function parseCommandArgs(
   const modes = responseModes(values.mode);
 
   if (command === "ask") {
+    const judge = stringValue(values.judge)?.trim();
+    if (judge !== undefined && (judge === "" || values.citations !== true)) {
+      throw new UsageError(
+        judge === "" ? "--judge needs a model spec." : "--judge on ask judges citations: add --citations.",
+        'Example: ragsynth ask docs -q "…" --citations --judge openai:gpt-4o-mini',
+      );
+    }
     if (modes.length > 1) {
       throw new UsageError(
         `ask takes one --mode, got ${modes.length}: ${modes.join(", ")}.`,
@@ -214,6 +223,7 @@ function parseCommandArgs(
         stream: streamFlag(tokens),
         trace: values.trace === true,
         citations: values.citations === true,
+        judge,
       },
     };
   }

@@ -5,6 +5,7 @@ import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import {
   buildTracePageData,
+  type PageCitation,
   type PageRetryWait,
   renderPlanPage,
   renderTracePage,
@@ -42,9 +43,12 @@ export async function writeAskReport(
     model,
     contextWindow,
     numOutput,
+    citations,
     redact = (text) => text,
   }: {
     redact?: ((text: string) => string) | undefined;
+    /** A cited answer's citations, by source number (`sources` are then the numbered pieces, in order). */
+    citations?: PageCitation[] | undefined;
     log: EventLog;
     waits: readonly PageRetryWait[];
     sources: readonly NodeWithScore[];
@@ -70,6 +74,7 @@ export async function writeAskReport(
     model,
     contextWindow,
     numOutput,
+    citations,
   });
   await writeFile(path, redact(renderTracePage(data)), "utf8");
 }
