@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { MetadataMode } from "../schema/text-node.js";
+import { READERS_VERSION } from "./formats/registry.js";
 import { readDocuments } from "./read-documents.js";
 
 let root: string;
@@ -68,7 +69,7 @@ describe("readDocuments", () => {
       path: "docs/known.md",
       size: 10,
       lastModifiedAt: documents[1]?.metadata.last_modified_at,
-      reader: "markdown@3",
+      reader: `markdown@${READERS_VERSION}`,
     });
   });
 

@@ -7,7 +7,8 @@ export interface MarkdownSegment {
 // A fence opens or closes a code block (CommonMark: up to three spaces, then ``` or ~~~).
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 // Deeper than this (leading spaces, or `>` markers), a Markdown parser's cost grows with the square of the nesting
-// (micromark and mdast-util-from-markdown on nested lists and quotes): such a run is read as plain paragraphs.
+// (micromark, which reads MDX, on nested lists and quotes; markdown-it stops at its own depth, see
+// markdown-it-blocks.ts): such a run is read as plain paragraphs.
 const MAX_INDENT = 64;
 const DEEP_QUOTE = /^(?:\s*>){17,}/;
 

@@ -79,6 +79,46 @@ describe("markdownReader", () => {
     expect(ReaderSkipError.isInstance(error) && error.code).toBe("empty");
   });
 
+  it("reads a line nested past the parser's depth (lists in quotes in lists…) as paragraphs, losing nothing", async () => {
+    // Short lines, no deep indentation: only the parser itself sees the depth (it would drop the rest of the file).
+    const deep = `${"- > ".repeat(60)}deep text`;
+    const result = await read(`# Title\n\nIntro.\n\n${deep}\n\nAfter the deep part.\n`);
+    expect(result.metadata).toMatchObject({ markdown_nested_as_text: 1 });
+    expect(result.blocks.map((block) => block.text)).toEqual([
+      "# Title",
+      "Intro.",
+      deep,
+      "After the deep part.",
+    ]);
+    expect(result.blocks[3]?.lines).toEqual({ start: 7, end: 7 });
+    expect(markdownBlocks(`${"> - ".repeat(60)}x\n\nlast`).map((block) => block.text)).toContain("last");
+  });
+
+  it("keeps task-list marks, footnote text in place and TOML front matter out", () => {
+    const blocks = markdownBlocks(
+      [
+        "+++", // 1
+        'title = "ignored"',
+        "+++",
+        "- [ ] todo", // 4
+        "- [X] done",
+        "",
+        "Text with a note[^1].", // 7
+        "",
+        "[^1]: The note itself.", // 9
+        "",
+        "After.", // 11
+      ].join("\n"),
+    );
+    expect(blocks).toEqual([
+      { kind: "list_item", text: "[ ] todo", lines: { start: 4, end: 4 } },
+      { kind: "list_item", text: "[x] done", lines: { start: 5, end: 5 } },
+      { kind: "paragraph", text: "Text with a note.", lines: { start: 7, end: 7 } },
+      { kind: "paragraph", text: "The note itself.", lines: { start: 9, end: 9 } },
+      { kind: "paragraph", text: "After.", lines: { start: 11, end: 11 } },
+    ]);
+  });
+
   it("refuses bytes that are not UTF-8 with invalid_utf8", async () => {
     const bytes = new Uint8Array([0x23, 0x20, 0xff, 0xfe]);
     let error: unknown;

@@ -1,24 +1,16 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { frontmatterFromMarkdown } from "mdast-util-frontmatter";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { frontmatter } from "micromark-extension-frontmatter";
-import { gfm } from "micromark-extension-gfm";
+import { markdownItBlocks } from "./markdown-it-blocks.js";
 import { isPathologicallyNested, iterateMarkdownSegments } from "./markdown-segments.js";
-import { mdastToBlocks } from "./mdast-blocks.js";
 import { decodeText, paragraphBlocks } from "./plain-text.js";
 import { type DocumentBlock, type DocumentReader, ReaderSkipError, type ReadFileResult } from "./types.js";
 
 /**
  * Parses Markdown text (CommonMark with GitHub's tables, task lists, strikethrough and footnotes; YAML/TOML front
  * matter recognised and left out) into blocks with their line ranges. `\r\n` line endings count as one line break.
+ * Text nested deeper than the parser follows is read as paragraphs.
  */
 export function markdownBlocks(text: string, lineOffset = 0): DocumentBlock[] {
-  const tree = fromMarkdown(text, {
-    extensions: [gfm(), frontmatter(["yaml", "toml"])],
-    mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown(["yaml", "toml"])],
-  });
-  return mdastToBlocks(tree, { lineOffset });
+  return markdownItBlocks(text, { lineOffset }) ?? paragraphBlocks(text, lineOffset + 1);
 }
 
 // Segments of this many characters parse in well under 50 ms each on an idle machine.
@@ -41,18 +33,17 @@ export async function markdownBlocksInSegments(
       await nextTurn();
       signal?.throwIfAborted();
     }
-    if (isPathologicallyNested(segment.text)) {
-      nestedSegments++;
-      blocks.push(...paragraphBlocks(segment.text, segment.lineOffset + 1));
-    } else {
-      for (const block of markdownBlocks(segment.text, segment.lineOffset)) blocks.push(block);
-    }
+    const parsed = isPathologicallyNested(segment.text)
+      ? undefined
+      : markdownItBlocks(segment.text, { lineOffset: segment.lineOffset });
+    if (parsed === undefined) nestedSegments++;
+    for (const block of parsed ?? paragraphBlocks(segment.text, segment.lineOffset + 1)) blocks.push(block);
   }
   return { blocks, nestedSegments };
 }
 
 /**
- * The Markdown reader (`.md`, `.markdown`), on `mdast-util-from-markdown` with the GFM extensions: headings with
+ * The Markdown reader (`.md`, `.markdown`), on `markdown-it` with GFM tables and footnotes: headings with
  * their depth, paragraphs, code with its language, list items and table rows, each with its 1-based line range.
  * The first heading of depth 1 becomes the `title` metadata.
  * @throws ReaderSkipError `binary` / `invalid_utf8` (see `decodeText`), `empty` for a file without text.

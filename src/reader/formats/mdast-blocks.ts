@@ -1,16 +1,16 @@
 import type { Definition, Nodes, Parents, Root, RootContent } from "mdast";
 import type {} from "mdast-util-frontmatter";
 import type {} from "mdast-util-mdx";
+import { collapse, htmlText, inlineCode } from "./markdown-inline.js";
+import { markdownItBlocks } from "./markdown-it-blocks.js";
 import { isPathologicallyNested } from "./markdown-segments.js";
 import { paragraphBlocks } from "./plain-text.js";
 import type { DocumentBlock } from "./types.js";
 
-// The mdast → blocks conversion shared by the readers whose text parses as Markdown (Markdown, MDX, notebook
-// markdown cells). Internal: readers call it, the rest of ragsynth only sees blocks.
-
-const TAG = /<[^>]*>/g;
-const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
-const HTML_IMAGE = /<img\b[^>]*>/gi;
+// The mdast → blocks conversion for MDX (micromark's MDX extensions are the parser that knows ESM and JSX), and
+// `markdownToBlocks`, the entry for readers whose text parses as Markdown (MDX, notebook markdown cells; plain
+// Markdown goes to markdown-it, see markdown-it-blocks.ts, which gives the same blocks for the same text).
+// Internal: readers call it, the rest of ragsynth only sees blocks.
 
 /** Options of {@link mdastToBlocks}. */
 export interface MdastToBlocksOptions {
@@ -138,43 +138,6 @@ function inlineText(node: Nodes, definitions: ReadonlyMap<string, Definition>): 
   }
 }
 
-/** HTML's text without tags or comments; an `<img>` as `![alt](src)`; entities for `<`, `>`, `&`, quotes decoded. */
-function htmlText(html: string): string {
-  const withImages = html.replace(COMMENT, "").replace(HTML_IMAGE, (tag) => {
-    const src = attribute(tag, "src");
-    return src ? `![${attribute(tag, "alt") ?? ""}](${src})` : "";
-  });
-  return withImages
-    .replace(TAG, "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&amp;/g, "&")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "")
-    .join("\n");
-}
-
-function attribute(tag: string, name: string): string | undefined {
-  const match = new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag);
-  return match ? (match[1] ?? match[2] ?? match[3]) : undefined;
-}
-
-/** Inline code in as many backticks as it needs (one more than its longest run), spaced when it touches one. */
-function inlineCode(value: string): string {
-  const longest = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(longest + 1);
-  const pad = value.startsWith("`") || value.endsWith("`") ? " " : "";
-  return `${fence}${pad}${value}${pad}${fence}`;
-}
-
-function collapse(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
 /** Options of {@link markdownToBlocks}. */
 export interface MarkdownToBlocksOptions extends MdastToBlocksOptions {
   /** Parse MDX syntax (ESM, JSX, expressions); strict, so it throws on what MDX cannot parse. @default false */
@@ -182,41 +145,51 @@ export interface MarkdownToBlocksOptions extends MdastToBlocksOptions {
 }
 
 /**
- * Parses Markdown (CommonMark + GFM tables, task lists, strikethrough, footnotes; YAML front matter skipped) with
- * micromark and returns its blocks. The parser is loaded on first use.
+ * Parses Markdown (CommonMark + GFM tables, task lists, strikethrough, footnotes; YAML front matter skipped) and
+ * returns its blocks: with markdown-it, or for MDX with micromark's MDX extensions (loaded on first use).
  */
 export async function markdownToBlocks(
   text: string,
   options: MarkdownToBlocksOptions = {},
 ): Promise<DocumentBlock[]> {
+  const { mdx: _mdx, ...blockOptions } = options;
   // Nesting that makes the parser's cost grow with its square: read as paragraphs (see markdown-segments.ts).
-  if (isPathologicallyNested(text)) {
-    return paragraphBlocks(text).map((block) => {
-      const { lines, ...rest } = block;
-      return {
-        ...rest,
-        ...(options.withLines === false || !lines
-          ? {}
-          : {
-              lines: {
-                start: lines.start + (options.lineOffset ?? 0),
-                end: lines.end + (options.lineOffset ?? 0),
-              },
-            }),
-        ...(options.cell === undefined ? {} : { cell: options.cell }),
-      };
-    });
-  }
+  const parsed = isPathologicallyNested(text)
+    ? undefined
+    : options.mdx
+      ? await mdxToBlocks(text, blockOptions)
+      : markdownItBlocks(text, blockOptions);
+  return parsed ?? nestedAsParagraphs(text, blockOptions);
+}
+
+function nestedAsParagraphs(text: string, options: MdastToBlocksOptions): DocumentBlock[] {
+  return paragraphBlocks(text).map((block) => {
+    const { lines, ...rest } = block;
+    return {
+      ...rest,
+      ...(options.withLines === false || !lines
+        ? {}
+        : {
+            lines: {
+              start: lines.start + (options.lineOffset ?? 0),
+              end: lines.end + (options.lineOffset ?? 0),
+            },
+          }),
+      ...(options.cell === undefined ? {} : { cell: options.cell }),
+    };
+  });
+}
+
+async function mdxToBlocks(text: string, options: MdastToBlocksOptions): Promise<DocumentBlock[]> {
   const [{ fromMarkdown }, gfm, frontmatter, mdx] = await Promise.all([
     import("mdast-util-from-markdown"),
     loadGfm(),
     loadFrontmatter(),
-    options.mdx ? loadMdx() : undefined,
+    loadMdx(),
   ]);
-  const extensions = [gfm.syntax, frontmatter.syntax, ...(mdx ? [mdx.syntax] : [])];
-  const mdastExtensions = [gfm.tree, frontmatter.tree, ...(mdx ? [mdx.tree] : [])];
-  const { mdx: _mdx, ...blockOptions } = options;
-  return mdastToBlocks(fromMarkdown(text, { extensions, mdastExtensions }), blockOptions);
+  const extensions = [gfm.syntax, frontmatter.syntax, mdx.syntax];
+  const mdastExtensions = [gfm.tree, frontmatter.tree, mdx.tree];
+  return mdastToBlocks(fromMarkdown(text, { extensions, mdastExtensions }), options);
 }
 
 async function loadGfm() {
