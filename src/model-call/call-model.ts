@@ -51,10 +51,16 @@ export interface SynthesizerCallOptions {
   maxTokens?: number;
   /** Text and image blocks placed where a template variable is (the message path); counted with the image rule. */
   content?: PromptContent | undefined;
+  /** Ids of the nodes whose content the packer put in this call (whole or in part); on the start event. */
+  nodeIds?: readonly string[] | undefined;
+  /** Ids of the earlier calls whose answers this call reads (a tree level's summaries, refine's answer so far). */
+  inputCallIds?: readonly string[] | undefined;
 }
 
 /** What a call returns. */
 export interface SynthesizerCallResult {
+  /** The call's id, as on its events: what a later call that reads this answer names in `inputCallIds`. */
+  callId: string;
   text: string;
   /** True when `onDelta` stopped the call early. */
   stopped: boolean;
@@ -189,6 +195,8 @@ export async function callModel(
     promptTokens: counted,
     contextTokens,
     ...(options.context === undefined ? {} : { context: options.context }),
+    ...(options.nodeIds === undefined ? {} : { nodeIds: [...options.nodeIds] }),
+    ...(options.inputCallIds === undefined ? {} : { inputCallIds: [...options.inputCallIds] }),
   });
   span.counted({ promptTokens: counted, contextTokens, input: rendered });
   const outcome = await pending;
@@ -228,5 +236,5 @@ export async function callModel(
   span.end({ ...end, text });
   path.emit({ type: "llm-call-end", mode: path.mode, callId, step, ...end, text });
   if (error !== undefined) throw error;
-  return { text, stopped, promptTokens, completionTokens, rendered };
+  return { callId, text, stopped, promptTokens, completionTokens, rendered };
 }
