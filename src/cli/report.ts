@@ -59,6 +59,7 @@ export async function writeAskReport(
     events: log.events,
     waits,
     sources: sources.map((source) => ({
+      id: source.node.id,
       name: sourceName(source.node),
       text: source.node.text,
       score: source.score,
