@@ -148,27 +148,32 @@ export async function callModel(
     provider: llm.metadata.provider ?? "unknown",
     model: llm.metadata.model,
     maxTokens,
+    outputType: responseFormat ? "json" : "text",
+    server: llm.metadata.server,
   });
   const stopper = new AbortController();
   let reported: LLMUsage | undefined;
-  const pending = send(
-    {
-      llm,
-      prompt,
-      variables,
-      rendered,
-      systemPrompt,
-      responseFormat,
-      content,
-      maxTokens,
-      signal: mergeAbortSignals(runSignal, stopper.signal),
-      limiter: path.limiter,
-      onUsage: (usage) => {
-        reported = { ...reported, ...usage };
+  // Sent inside the call's span: the HTTP client's spans (undici instrumentation) nest under it.
+  const pending = span.run(() =>
+    send(
+      {
+        llm,
+        prompt,
+        variables,
+        rendered,
+        systemPrompt,
+        responseFormat,
+        content,
+        maxTokens,
+        signal: mergeAbortSignals(runSignal, stopper.signal),
+        limiter: path.limiter,
+        onUsage: (usage) => {
+          reported = { ...reported, ...usage };
+        },
       },
-    },
-    options.onDelta,
-    stopper,
+      options.onDelta,
+      stopper,
+    ),
   );
   let counted: number;
   let contextTokens: number;
