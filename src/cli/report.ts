@@ -3,17 +3,17 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
-import {
-  buildTracePageData,
-  type PageRetryWait,
-  renderPlanPage,
-  renderTracePage,
-} from "../trace-page/index.js";
 import { errorType } from "../tracing/start-span.js";
 import type { RetryEvent } from "../util/retry.js";
 import { sourceLabel, sourceName } from "./format.js";
 import type { ModePlan } from "./plan.js";
 import type { EventLog } from "./trace.js";
+import {
+  buildTracePageData,
+  type PageRetryWait,
+  renderPlanPage,
+  renderTracePage,
+} from "./trace-page/index.js";
 
 /** Keeps each retry wait on the event log's clock, for the trace page's timeline. */
 export function recordRetryWaits(log: EventLog): {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RagsynthEvent } from "../events/events.js";
+import type { RagsynthEvent } from "../../events/events.js";
 import { renderPlanPage } from "./render-plan-page.js";
 import { renderTracePage } from "./render-trace-page.js";
 import { buildTracePageData } from "./trace-page-data.js";

@@ -1,5 +1,5 @@
-import { scrubSecrets } from "../errors/scrub-secrets.js";
-import type { LLMCallStep, RagsynthEvent } from "../events/events.js";
+import { scrubSecrets } from "../../errors/scrub-secrets.js";
+import type { LLMCallStep, RagsynthEvent } from "../../events/events.js";
 import { assignLanes, roundOf, stepLabel } from "./call-layout.js";
 
 type Timed<E> = E & { atMs: number };

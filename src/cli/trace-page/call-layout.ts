@@ -1,4 +1,4 @@
-import type { LLMCallStep } from "../events/events.js";
+import type { LLMCallStep } from "../../events/events.js";
 
 /** A call's name on the page: `L0 #3/12`, `root (level 2)`, `refine 4`. */
 export function stepLabel(step: LLMCallStep): string {

@@ -1,4 +1,4 @@
-import { escapeHtml, formatMs, formatNumber, htmlDocument, percent } from "./html.js";
+import { escapeHtml, formatMs, formatNumber, htmlDocument, percent } from "../../util/html-page.js";
 import type { PageCall, TracePageData } from "./trace-page-data.js";
 import { TRACE_PAGE_SCRIPT } from "./trace-page-script.js";
 
