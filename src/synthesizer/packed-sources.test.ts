@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { PromptHelper } from "../budget/index.js";
+import { DEFAULT_PADDING } from "../budget/prompt-helper.js";
 import type { RagsynthEvent } from "../events/events.js";
+import { CHAT_CONTENT_QA_PROMPT } from "../prompt/default-prompts.js";
+import { ImageNode } from "../schema/image-node.js";
+import { TextNode } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
 import { nodesOf, recordEvents, words } from "./fixtures.test.util.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
@@ -90,5 +94,37 @@ describe("each call records the nodes the packer put in it, by id", () => {
       if (index === 0) continue;
       expect(start.inputCallIds).toEqual([starts[index - 1]?.callId]);
     }
+  });
+});
+
+describe("with images, each call names the nodes whose blocks the content packer put in it", () => {
+  const PNG_1PX =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const imageTokens = { kind: "fixed" as const, tokensPerImage: 3 };
+  const multimodal = () => [
+    { node: new TextNode({ id: "text-1", text: "context information" }), score: 1 },
+    { node: new ImageNode({ id: "image-1", image: PNG_1PX }), score: 0.9 },
+  ];
+  const startsOf = async (promptHelper?: PromptHelper) => {
+    const { events, onEvent } = recordEvents();
+    const llm = new MockLLM({ maxTokens: 10, isChatModel: true, imageInput: "pixels", imageTokens });
+    await getResponseSynthesizer({
+      llm,
+      responseMode: "compact_accumulate",
+      onEvent,
+      ...(promptHelper ? { promptHelper } : {}),
+    }).synthesize({ query: "test", nodes: multimodal() });
+    return events.flatMap((event) => (event.type === "llm-call-start" ? [event.nodeIds] : []));
+  };
+
+  it("one call holding the text and the image names both; split by a tight window, one each", async () => {
+    expect(await startsOf()).toEqual([["text-1", "image-1"]]);
+    const llm = new MockLLM({ isChatModel: true, imageInput: "pixels", imageTokens });
+    const promptTokens = new PromptHelper({ imageTokens }).countContentPrompt(
+      CHAT_CONTENT_QA_PROMPT.partialFormat({ query_str: "test" }),
+      { llm },
+    ).total;
+    const tight = new PromptHelper({ contextWindow: promptTokens + DEFAULT_PADDING + 3, numOutput: 0 });
+    expect(await startsOf(tight)).toEqual([["text-1"], ["image-1"]]);
   });
 });
