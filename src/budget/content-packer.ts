@@ -8,6 +8,8 @@ import { createTextPacker, type TextPacker } from "./text-packer.js";
 export interface ContentChunk {
   blocks: ContentBlock[];
   tokens: number;
+  /** Indexes (into the packer's `blocks`) of the blocks this chunk holds, whole or in part, in order. */
+  sources?: number[];
 }
 
 /** Takes blocks off the front of a list, one budget at a time: text may be cut, images never. */
@@ -60,6 +62,7 @@ export function createContentPacker({
       skipDone();
       if (index >= blocks.length) return undefined;
       const chunk: ContentChunk = { blocks: [], tokens: 0 };
+      const sources: number[] = [];
       while (index < blocks.length) {
         const block = blocks[index] as ContentBlock;
         const room = maxTokens - chunk.tokens;
@@ -71,6 +74,7 @@ export function createContentPacker({
           }
           chunk.blocks.push(block);
           chunk.tokens += tokens;
+          sources.push(index);
           index += 1;
         } else {
           const packer = text as TextPacker;
@@ -86,11 +90,13 @@ export function createContentPacker({
           if (piece !== undefined) {
             chunk.blocks.push({ type: "text", text: piece.text });
             chunk.tokens += piece.tokens;
+            sources.push(index);
           }
           if (!packer.done) break;
         }
         skipDone();
       }
+      chunk.sources = sources;
       return chunk;
     },
   };

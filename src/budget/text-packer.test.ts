@@ -194,3 +194,18 @@ describe("TextPacker", () => {
     expect(() => createTextPacker({ chunks: [], separator: "" })).toThrow("`separator`");
   });
 });
+
+describe("each piece names the chunks it holds", () => {
+  it("by their index in `chunks`, blank chunks skipped, a chunk cut across pieces named by both", () => {
+    const packer = createTextPacker({ chunks: ["a b c", "  ", "d e f g h", "i"], tokenizer: MOCK });
+    const pieces: Array<{ text: string; sources: number[] }> = [];
+    for (let piece = packer.nextPiece(4); piece; piece = packer.nextPiece(4)) {
+      pieces.push({ text: piece.text, sources: piece.sources });
+    }
+    expect(pieces).toEqual([
+      { text: "a b c\n\nd", sources: [0, 2] },
+      { text: "e f g h", sources: [2] },
+      { text: "i", sources: [3] },
+    ]);
+  });
+});

@@ -41,6 +41,11 @@ export interface PackedPiece {
    * so a caller need not count the prompt again before sending it.
    */
   promptTokens?: number;
+  /**
+   * Indexes (into the packer's `chunks`) of the chunks this piece holds, whole or in part, in order: what
+   * went into the call, recorded where it is packed (the trace page and events read it; nothing re-matches text).
+   */
+  sources: number[];
 }
 
 /** Options of one {@link TextPacker.next} call. */
@@ -101,7 +106,7 @@ export function createTextPacker({
   backupSeparators = ["\n"],
   limits,
 }: TextPackerOptions): TextPacker {
-  return new GreedyTextPacker(joinChunks(chunks), tokenizer, [separator, ...backupSeparators], limits);
+  return new GreedyTextPacker(joinWithStarts(chunks), tokenizer, [separator, ...backupSeparators], limits);
 }
 
 /** Throws unless `chunks` is an array of strings, naming the first bad index. */
@@ -127,23 +132,61 @@ export function checkChunks(chunks: readonly string[]): void {
 
 /** Trims the chunks, drops blank ones and joins the rest with `"\n\n"`, as LlamaIndex's repack does. */
 export function joinChunks(chunks: readonly string[]): string {
+  return joinWithStarts(chunks).text;
+}
+
+/** The joined text, and where each kept chunk starts in it (`starts[i]`) with its index in `chunks` (`indexes[i]`). */
+interface JoinedChunks {
+  text: string;
+  starts: number[];
+  indexes: number[];
+}
+
+const JOIN = "\n\n";
+
+function joinWithStarts(chunks: readonly string[]): JoinedChunks {
   checkChunks(chunks);
   const kept: string[] = [];
-  for (const chunk of chunks) {
+  const starts: number[] = [];
+  const indexes: number[] = [];
+  let length = 0;
+  for (const [index, chunk] of chunks.entries()) {
     const trimmed = chunk.trim();
-    if (trimmed !== "") kept.push(trimmed);
+    if (trimmed === "") continue;
+    if (kept.length > 0) length += JOIN.length;
+    starts.push(length);
+    indexes.push(index);
+    kept.push(trimmed);
+    length += trimmed.length;
   }
-  return kept.join("\n\n");
+  return { text: kept.join(JOIN), starts, indexes };
+}
+
+/** The indexes of the chunks that `[start, end)` of the joined text overlaps: a binary search, then a walk. */
+function chunksIn({ starts, indexes }: JoinedChunks, start: number, end: number): number[] {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if ((starts[middle] as number) <= start) low = middle;
+    else high = middle - 1;
+  }
+  const found: number[] = [];
+  for (let kept = low; kept < starts.length && (starts[kept] as number) < end; kept += 1) {
+    found.push(indexes[kept] as number);
+  }
+  return found;
 }
 
 class GreedyTextPacker implements TextPacker {
+  private readonly joined: JoinedChunks;
   private readonly text: string;
   private readonly index: TokenIndex;
   private readonly cutter: TextCutter;
   private position = 0;
 
   constructor(
-    text: string,
+    joined: JoinedChunks,
     tokenizer: TokenizerLike | undefined,
     separators: string[],
     limits: PackLimits | undefined,
@@ -157,8 +200,9 @@ class GreedyTextPacker implements TextPacker {
         });
       }
     }
-    this.text = text;
-    this.index = new TokenIndex(resolveTokenizer(tokenizer), text);
+    this.joined = joined;
+    this.text = joined.text;
+    this.index = new TokenIndex(resolveTokenizer(tokenizer), joined.text);
     this.cutter = new TextCutter(this.index, separators, limits);
   }
 
@@ -205,7 +249,11 @@ class GreedyTextPacker implements TextPacker {
     let best = this.cutter.cut(this.position, maxTokens, maxWaste);
     if (!passes(best)) best = this.shrink(best, maxWaste, passes, frame);
     // A cut's count is the span's count on its own: exact from the index, or a real count without one.
-    const piece: PackedPiece = { text: this.text.slice(this.position, best.end), tokens: best.tokens };
+    const piece: PackedPiece = {
+      text: this.text.slice(this.position, best.end),
+      tokens: best.tokens,
+      sources: chunksIn(this.joined, this.position, best.end),
+    };
     if (frame?.outsideTokens !== undefined) piece.promptTokens = framedCount(best.end) + frame.outsideTokens;
     this.advance(best.end);
     return piece;

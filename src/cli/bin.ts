@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 import { loadCli } from "./load-cli.js";
+import { startOtlpExport } from "./otlp-export.js";
 
 const argv = process.argv.slice(2);
 const { cli, save } = await loadCli(argv, process.env);
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, spans go to the collector; they are flushed before the process ends.
+const telemetry = await startOtlpExport(process.env, process.stderr);
 process.exitCode = await cli.main(argv);
 save();
+await telemetry?.shutdown();

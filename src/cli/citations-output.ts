@@ -1,7 +1,7 @@
 import type { CitationReport } from "../citations/check-citations.js";
 import type { NodeWithScore } from "../schema/text-node.js";
-import type { PageCitation } from "../trace-page/index.js";
 import type { Style } from "./io.js";
+import type { PageCitation } from "./trace-page/index.js";
 
 /** The numbered pieces as source rows: row N is `Source N`, its text without the label, its node's metadata. */
 export function citationSourceRows(report: CitationReport): NodeWithScore[] {

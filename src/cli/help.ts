@@ -99,6 +99,7 @@ const ENVIRONMENT = [
   "  RAGSYNTH_API_KEY  Key for openai:<model> and <baseURL>#<model>; wins over OPENAI_API_KEY (never printed)",
   "  OPENAI_API_KEY    Key for openai:<model> and <baseURL>#<model> when RAGSYNTH_API_KEY is unset (never printed)",
   "  OPENAI_BASE_URL   Base URL for openai:<model> (any OpenAI-compatible server)",
+  "  OTEL_EXPORTER_OTLP_ENDPOINT  Send OpenTelemetry spans there over OTLP/HTTP (with the SDK installed; README, Tracing)",
   "",
   "Without --llm/--embed, ragsynth runs offline: an extractive answerer (it quotes the best sentences)",
   "and BM25 retrieval over the words of your files. Nothing is downloaded and no model server is needed.",

@@ -3,18 +3,18 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
+import { errorType } from "../tracing/start-span.js";
+import type { RetryEvent } from "../util/retry.js";
+import { sourceLabel, sourceName } from "./format.js";
+import type { ModePlan } from "./plan.js";
+import type { EventLog } from "./trace.js";
 import {
   buildTracePageData,
   type PageCitation,
   type PageRetryWait,
   renderPlanPage,
   renderTracePage,
-} from "../trace-page/index.js";
-import { errorType } from "../tracing/start-span.js";
-import type { RetryEvent } from "../util/retry.js";
-import { sourceLabel, sourceName } from "./format.js";
-import type { ModePlan } from "./plan.js";
-import type { EventLog } from "./trace.js";
+} from "./trace-page/index.js";
 
 /** Keeps each retry wait on the event log's clock, for the trace page's timeline. */
 export function recordRetryWaits(log: EventLog): {
@@ -63,6 +63,7 @@ export async function writeAskReport(
     events: log.events,
     waits,
     sources: sources.map((source) => ({
+      id: source.node.id,
       name: sourceName(source.node),
       text: source.node.text,
       score: source.score,

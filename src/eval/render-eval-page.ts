@@ -1,4 +1,4 @@
-import { escapeHtml, formatMs, formatNumber, htmlDocument } from "../trace-page/html.js";
+import { escapeHtml, formatMs, formatNumber, htmlDocument } from "../util/html-page.js";
 import { EVAL_PAGE_SCRIPT } from "./eval-page-script.js";
 import type { EvalReport, ModeAnswer, ModeSummary, QuestionResult } from "./eval-result.js";
 

@@ -57,6 +57,13 @@ export type RagsynthEvent =
       contextTokens: number;
       /** The context this call reads (retrieved text, or the summaries a tree level combines). */
       context?: string;
+      /**
+       * Ids of the synthesis's nodes whose content the packer put in this call, whole or in part, in order
+       * (absent when the call holds none: a tree level above the leaves, `generation`).
+       */
+      nodeIds?: string[];
+      /** The `callId`s of earlier calls whose answers this call reads (the summaries below it, refine's answer so far). */
+      inputCallIds?: string[];
     }
   | {
       type: "llm-call-end";

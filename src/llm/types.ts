@@ -65,6 +65,11 @@ export interface LLMMetadata {
   imageTokens?: ImageTokenRule | undefined;
   /** Values the provider assumed rather than knew (an unknown model's context window); shown in traces. */
   assumptions?: string[];
+  /**
+   * Where the model is served: the host and port of its base URL, never its path, query or credentials. Traced as
+   * `server.address` / `server.port`.
+   */
+  server?: { address: string; port: number } | undefined;
 }
 
 /** A JSON Schema to constrain the answer to. */

@@ -51,10 +51,16 @@ export interface SynthesizerCallOptions {
   maxTokens?: number;
   /** Text and image blocks placed where a template variable is (the message path); counted with the image rule. */
   content?: PromptContent | undefined;
+  /** Ids of the nodes whose content the packer put in this call (whole or in part); on the start event. */
+  nodeIds?: readonly string[] | undefined;
+  /** Ids of the earlier calls whose answers this call reads (a tree level's summaries, refine's answer so far). */
+  inputCallIds?: readonly string[] | undefined;
 }
 
 /** What a call returns. */
 export interface SynthesizerCallResult {
+  /** The call's id, as on its events: what a later call that reads this answer names in `inputCallIds`. */
+  callId: string;
   text: string;
   /** True when `onDelta` stopped the call early. */
   stopped: boolean;
@@ -142,27 +148,32 @@ export async function callModel(
     provider: llm.metadata.provider ?? "unknown",
     model: llm.metadata.model,
     maxTokens,
+    outputType: responseFormat ? "json" : "text",
+    server: llm.metadata.server,
   });
   const stopper = new AbortController();
   let reported: LLMUsage | undefined;
-  const pending = send(
-    {
-      llm,
-      prompt,
-      variables,
-      rendered,
-      systemPrompt,
-      responseFormat,
-      content,
-      maxTokens,
-      signal: mergeAbortSignals(runSignal, stopper.signal),
-      limiter: path.limiter,
-      onUsage: (usage) => {
-        reported = { ...reported, ...usage };
+  // Sent inside the call's span: the HTTP client's spans (undici instrumentation) nest under it.
+  const pending = span.run(() =>
+    send(
+      {
+        llm,
+        prompt,
+        variables,
+        rendered,
+        systemPrompt,
+        responseFormat,
+        content,
+        maxTokens,
+        signal: mergeAbortSignals(runSignal, stopper.signal),
+        limiter: path.limiter,
+        onUsage: (usage) => {
+          reported = { ...reported, ...usage };
+        },
       },
-    },
-    options.onDelta,
-    stopper,
+      options.onDelta,
+      stopper,
+    ),
   );
   let counted: number;
   let contextTokens: number;
@@ -189,6 +200,8 @@ export async function callModel(
     promptTokens: counted,
     contextTokens,
     ...(options.context === undefined ? {} : { context: options.context }),
+    ...(options.nodeIds === undefined ? {} : { nodeIds: [...options.nodeIds] }),
+    ...(options.inputCallIds === undefined ? {} : { inputCallIds: [...options.inputCallIds] }),
   });
   span.counted({ promptTokens: counted, contextTokens, input: rendered });
   const outcome = await pending;
@@ -228,5 +241,5 @@ export async function callModel(
   span.end({ ...end, text });
   path.emit({ type: "llm-call-end", mode: path.mode, callId, step, ...end, text });
   if (error !== undefined) throw error;
-  return { text, stopped, promptTokens, completionTokens, rendered };
+  return { callId, text, stopped, promptTokens, completionTokens, rendered };
 }

@@ -16,6 +16,11 @@ export interface CallTrace {
   /** The prompt's token counts (known once counted, while the request is in flight), and the prompt itself. */
   counted(counts: { promptTokens: number; contextTokens: number; input: GenAiInput }): void;
   end(result: CallEnd & { text: string }): void;
+  /**
+   * Runs `fn` with the call's span as the active context, so spans started inside it (an HTTP client span
+   * from undici or http instrumentation) are its children.
+   */
+  run<R>(fn: () => R): R;
 }
 
 /** Starts each model call's span: a synthesis's trace (under its root span), or a reranker's. */
@@ -60,6 +65,8 @@ export function startCallTrace(
           inputTokens: result.promptTokens,
           outputTokens: result.completionTokens,
           finishReason,
+          responseId: result.usage?.responseId,
+          responseModel: result.usage?.responseModel,
         }),
         "ragsynth.latency_ms": result.latencyMs,
         "ragsynth.retries": result.usage?.retries ?? 0,
@@ -70,5 +77,6 @@ export function startCallTrace(
       });
       call.end(result.error);
     },
+    run: (fn) => call.run(fn),
   };
 }

@@ -61,6 +61,25 @@ export function checkStreamChunk(chunk: unknown, context: ReplyContext): void {
   );
 }
 
+/** A short printable string from an untrusted reply field (an id, a model name), else undefined. */
+function label(value: unknown): string | undefined {
+  if (typeof value !== "string" || value === "" || value.length > 256) return undefined;
+  return /^[\x20-\x7e]+$/.test(value) ? value : undefined;
+}
+
+/** The completion's id and the model that answered, as the server named them (kept only when short and printable). */
+export function toResponseIdentity(data: { id?: unknown; model?: unknown } | null | undefined): {
+  responseId?: string;
+  responseModel?: string;
+} {
+  const responseId = label(data?.id);
+  const responseModel = label(data?.model);
+  return {
+    ...(responseId === undefined ? {} : { responseId }),
+    ...(responseModel === undefined ? {} : { responseModel }),
+  };
+}
+
 /**
  * The usage a server reported, with implausible counts (negative, fractional, over 10^9) left out and named
  * in `ignoredUsage`, so they are never added up or printed as usage.

@@ -132,3 +132,11 @@ export function createOpenAIConnection(options: OpenAIConnectionOptions, owner: 
     endpoint: (path) => redactUrl(`${baseURL}/${path}`),
   };
 }
+
+/** The host and port of a base URL (the scheme's default port when none is given): no path, query or credentials. */
+export function serverOf(baseURL: string): { address: string; port: number } | undefined {
+  if (!URL.canParse(baseURL)) return undefined;
+  const url = new URL(baseURL);
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return { address: url.hostname, port };
+}

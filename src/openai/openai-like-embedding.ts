@@ -1,14 +1,19 @@
+import type { Tracer } from "@opentelemetry/api";
 import type { Embedder, EmbedOptions } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
+import { startEmbeddingSpan } from "../tracing/gen-ai.js";
+import { defaultTracer, prepareTracer } from "../tracing/start-span.js";
 import { createCallSignal } from "../util/abort.js";
 import { mergeAbortSignals } from "../util/merge-abort-signals.js";
 import { type RetryEvent, type RetryInternals, type RetryOptions, retryWithBackoff } from "../util/retry.js";
+import { toResponseIdentity } from "./check-response.js";
 import {
   createOpenAIConnection,
   type OpenAIConnection,
   type OpenAIConnectionOptions,
+  serverOf,
 } from "./openai-connection.js";
 import { toLLMError } from "./to-llm-error.js";
 
@@ -32,6 +37,11 @@ export interface OpenAILikeEmbeddingOptions extends OpenAIConnectionOptions {
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /** Test seams for the retry policy: `sleep`, `random`, `now`. */
   _internal?: RetryInternals | undefined;
+  /**
+   * Where each request's `embeddings <model>` span goes. @default the global provider's tracer (a no-op until an
+   * OpenTelemetry SDK is registered)
+   */
+  tracer?: Tracer | undefined;
 }
 
 /**
@@ -84,6 +94,7 @@ export class OpenAILikeEmbedding implements Embedder {
 
   async getTextEmbeddings(texts: string[], options: EmbedOptions = {}): Promise<number[][]> {
     const url = this.#connection.endpoint("embeddings");
+    await prepareTracer(this.#tracer());
     const { signal, fail } = createCallSignal({ signal: options.signal, timeoutMs: this.#options.timeoutMs });
     const batches: string[][] = [];
     for (let start = 0; start < texts.length; start += this.#batchSize) {
@@ -117,7 +128,38 @@ export class OpenAILikeEmbedding implements Embedder {
     }
   }
 
+  #tracer(): Tracer {
+    return this.#options.tracer ?? defaultTracer();
+  }
+
+  /** One request's span around its attempts; the HTTP client's spans nest under it. */
   async #embedBatch(input: string[], url: string, signal: AbortSignal): Promise<number[][]> {
+    const span = startEmbeddingSpan(this.#tracer(), {
+      provider: "openai",
+      model: this.#options.model,
+      inputs: input.length,
+      server: serverOf(this.#connection.baseURL),
+    });
+    try {
+      const { vectors, usage, model } = await span.run(() => this.#requestBatch(input, url, signal));
+      span.span.setAttributes({
+        ...(usage === undefined ? {} : { "gen_ai.usage.input_tokens": usage }),
+        ...(model ? { "gen_ai.response.model": model } : {}),
+        ...(vectors[0] ? { "gen_ai.embeddings.dimension.count": vectors[0].length } : {}),
+      });
+      span.end();
+      return vectors;
+    } catch (error) {
+      span.end(error);
+      throw error;
+    }
+  }
+
+  async #requestBatch(
+    input: string[],
+    url: string,
+    signal: AbortSignal,
+  ): Promise<{ vectors: number[][]; usage: number | undefined; model: string | undefined }> {
     const context = {
       url,
       secrets: this.#connection.secrets,
@@ -143,7 +185,15 @@ export class OpenAILikeEmbedding implements Embedder {
               message: `${url} returned ${data.length} embeddings for ${input.length} texts.`,
             });
           }
-          return data.map((item) => item.embedding);
+          const reported = response.usage?.prompt_tokens;
+          return {
+            vectors: data.map((item) => item.embedding),
+            usage:
+              typeof reported === "number" && Number.isInteger(reported) && reported >= 0
+                ? reported
+                : undefined,
+            model: toResponseIdentity(response).responseModel,
+          };
         } catch (error) {
           throw toLLMError(error, context);
         }

@@ -21,6 +21,8 @@ describe("OpenAILike metadata", () => {
       imageInput: "pixels",
       // Its images are counted by its own row of OpenAI's table (2,833 + 5,667 per tile).
       imageTokens: { kind: "openai", model: "gpt-4o-mini" },
+      // Where it is served, for spans' server.address/port: host and port only.
+      server: { address: "api.openai.com", port: 443 },
     });
     expect(new OpenAILike({ model: "gpt-3.5-turbo", apiKey: "k" }).metadata.imageInput).toBeUndefined();
   });

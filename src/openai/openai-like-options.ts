@@ -4,6 +4,7 @@ import { type ModelMetadataOptions, resolveModelMetadata } from "../llm/resolve-
 import type { LLMMetadata } from "../llm/types.js";
 import type { RetryEvent, RetryInternals, RetryOptions } from "../util/retry.js";
 import type { OpenAIConnectionOptions } from "./openai-connection.js";
+import { serverOf } from "./openai-connection.js";
 import { looksLikeOllama } from "./to-llm-error.js";
 
 /** The `num_ctx` Ollama runs a model with unless told otherwise (4096 since 0.6; 2048 before). */
@@ -107,6 +108,7 @@ export function resolveOpenAILikeMetadata(
     ...shared,
     // The OpenAI API flavor, whoever serves it (the GenAI conventions' discriminator for the telemetry format).
     provider: "openai",
+    server: serverOf(connection.baseURL),
     isChatModel: options.isChatModel ?? true,
     structuredOutput: options.structuredOutput ?? (connection.isOpenAI ? "json_schema" : "instructions"),
     kind: "generative",

@@ -40,7 +40,15 @@ describe("OpenAILike answers", () => {
     });
     expect(result).toEqual({
       text: "You said: hi there",
-      usage: { promptTokens: 3, completionTokens: 4, finishReason: "stop", retries: 0 },
+      // The completion's id and the answering model, as the server named them (gen_ai.response.*).
+      usage: {
+        promptTokens: 3,
+        completionTokens: 4,
+        finishReason: "stop",
+        responseId: "fake-1",
+        responseModel: "fake-model",
+        retries: 0,
+      },
     });
     expect(usages).toEqual([result.usage]);
     expect(server.requests[0]?.body).toEqual({
@@ -83,7 +91,7 @@ describe("OpenAILike answers", () => {
       "The ",
       "answer ",
       "is 42.",
-      'usage {"promptTokens":1,"completionTokens":3,"finishReason":"stop","retries":0}',
+      'usage {"promptTokens":1,"completionTokens":3,"responseId":"fake-1","responseModel":"fake-model","finishReason":"stop","retries":0}',
     ]);
     expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
@@ -92,7 +100,9 @@ describe("OpenAILike answers", () => {
     const { llm } = await setup({ handler: () => ({ text: "ok", usage: null }) });
     const usages: LLMUsage[] = [];
     await collect(llm.streamComplete("q", { onUsage: (usage) => usages.push(usage) }));
-    expect(usages).toEqual([{ finishReason: "stop", retries: 0 }]);
+    expect(usages).toEqual([
+      { responseId: "fake-1", responseModel: "fake-model", finishReason: "stop", retries: 0 },
+    ]);
   });
 
   it("aborts mid-stream with an AbortError and closes the connection", async () => {

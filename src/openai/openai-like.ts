@@ -12,6 +12,7 @@ import {
   checkStreamChunk,
   checkStreamContentType,
   type ReplyContext,
+  toResponseIdentity,
   toUsage,
 } from "./check-response.js";
 import { createOpenAIConnection, type OpenAIConnection } from "./openai-connection.js";
@@ -27,7 +28,12 @@ type Request = { kind: "chat"; messages: ChatMessage[] } | { kind: "completion";
 /** A request as sent: chat messages converted to OpenAI's form (images as data URLs). */
 type WireRequest = { kind: "chat"; messages: OpenAIMessage[] } | { kind: "completion"; prompt: string };
 /** One piece of a normalized answer: text, usage, or both. */
-type Piece = { text?: string | undefined; usage?: LLMUsage | undefined; finishReason?: string | undefined };
+type Piece = {
+  text?: string | undefined;
+  usage?: LLMUsage | undefined;
+  finishReason?: string | undefined;
+  identity?: { responseId?: string; responseModel?: string };
+};
 type PieceStream = { pieces: AsyncIterator<Piece>; close(): void };
 
 /**
@@ -195,14 +201,17 @@ export class OpenAILike implements LLM {
               const choice = data.choices[0];
               return {
                 text: choice?.message?.content ?? "",
-                usage: toUsage(data.usage, choice?.finish_reason),
+                usage: { ...toUsage(data.usage, choice?.finish_reason), ...toResponseIdentity(data) },
               };
             }
             const params = body as unknown as OpenAI.CompletionCreateParamsNonStreaming;
             const { data, response } = await client.completions.create(params, requestOptions).withResponse();
             checkCompletionBody(data, response.headers.get("content-type"), reply);
             const choice = data.choices[0];
-            return { text: choice?.text ?? "", usage: toUsage(data.usage, choice?.finish_reason) };
+            return {
+              text: choice?.text ?? "",
+              usage: { ...toUsage(data.usage, choice?.finish_reason), ...toResponseIdentity(data) },
+            };
           } finally {
             attempt.dispose();
           }
@@ -261,6 +270,7 @@ export class OpenAILike implements LLM {
           text: (request.kind === "chat" ? choice?.delta?.content : choice?.text) ?? undefined,
           usage: toUsage(typed.usage),
           finishReason: choice?.finish_reason ?? undefined,
+          identity: toResponseIdentity(typed),
         };
       }
       // A completion stream always ends with a chunk carrying finish_reason; an empty one is not an answer.
@@ -278,6 +288,7 @@ export class OpenAILike implements LLM {
     let attempt: ReturnType<typeof createAttemptSignal> | undefined;
     let usage: LLMUsage | undefined;
     let finishReason: string | undefined;
+    let identity: Piece["identity"] = {};
     let deltas = 0;
     let finished = false;
     // Reads up to the next text delta, noting usage on the way. Reaching the first delta is part of the
@@ -289,6 +300,7 @@ export class OpenAILike implements LLM {
         if (done) return undefined;
         if (value.usage) usage = value.usage;
         if (value.finishReason) finishReason = value.finishReason;
+        if (value.identity) identity = { ...identity, ...value.identity };
         if (value.text) return value.text;
       }
     };
@@ -299,6 +311,7 @@ export class OpenAILike implements LLM {
           attempt?.dispose();
           attempt = createAttemptSignal(signal);
           usage = undefined;
+          identity = {};
           stream = await this.#open(request, body, url, attempt.signal);
           return next();
         },
@@ -318,7 +331,7 @@ export class OpenAILike implements LLM {
       }
       if (signal?.aborted) throw createAbortError(signal);
       finished = true;
-      options.onUsage?.({ ...usage, ...(finishReason ? { finishReason } : {}), retries });
+      options.onUsage?.({ ...usage, ...identity, ...(finishReason ? { finishReason } : {}), retries });
     } catch (error) {
       throw fail(error, url);
     } finally {

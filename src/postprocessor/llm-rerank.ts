@@ -162,7 +162,7 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
         path as ModelCallPath,
         this.choiceSelectPrompt,
         { context_str: context, query_str: query },
-        { step: { kind: "rerank", index, count }, context },
+        { step: { kind: "rerank", index, count }, context, nodeIds: batch.map((item) => item.node.id) },
       );
       const parsed = parseChoiceSelectAnswer(text, batch.length);
       ignoredLines.push(...parsed.ignoredLines);

@@ -28,6 +28,7 @@ describe("RetrieverQueryEngine spans (real SDK)", () => {
       "ragsynth.mode": "fake",
       "ragsynth.streaming": false,
       "ragsynth.postprocessors": ["only"],
+      "openinference.span.kind": "CHAIN",
     });
     expect(tracing.childrenOf(root).map((span) => [span.name, span.attributes])).toEqual([
       ["ragsynth.retrieve", { "ragsynth.node_count": 3, "ragsynth.tokens": 0 }],

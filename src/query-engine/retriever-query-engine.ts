@@ -14,6 +14,7 @@ import type {
 } from "../synthesizer/types.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { captureContentFromEnv, rootContentAttributes } from "../tracing/gen-ai.js";
 import { type ActiveSpan, defaultTracer, prepareTracer, startSpan } from "../tracing/start-span.js";
 import { type RetrieverQueryEngineOptions, resolveSynthesizer } from "./engine-options.js";
 import type { QueryOptions, Retriever } from "./retriever.js";
@@ -157,7 +158,7 @@ export class RetrieverQueryEngine<T = unknown> {
       this.endQuery(root, query, error);
       throw error;
     }
-    this.endQuery(root, query);
+    this.endQuery(root, query, undefined, response.response);
     return response;
   }
 
@@ -184,7 +185,7 @@ export class RetrieverQueryEngine<T = unknown> {
       root.run(() => this.finishResponse(done, root.span, signal)),
     );
     response.then(
-      () => this.endQuery(root, query),
+      (finished) => this.endQuery(root, query, undefined, finished.response),
       (error: unknown) => this.endQuery(root, query, error),
     );
     return { sourceNodes: streaming.sourceNodes, textStream: streaming.textStream, response };
@@ -256,13 +257,18 @@ export class RetrieverQueryEngine<T = unknown> {
         "ragsynth.mode": this.responseSynthesizer.mode,
         "ragsynth.streaming": streaming,
         "ragsynth.postprocessors": this.nodePostprocessors.map((postprocessor) => postprocessor.name),
+        "openinference.span.kind": "CHAIN",
+        ...(this.captureContent() ? rootContentAttributes({ query }) : {}),
       },
     });
     this.emit({ type: "query-start", query });
     return { ...span, started: performance.now() };
   }
 
-  private endQuery(root: ActiveSpan & { started: number }, query: string, error?: unknown) {
+  private endQuery(root: ActiveSpan & { started: number }, query: string, error?: unknown, answer?: string) {
+    if (answer !== undefined && this.captureContent()) {
+      root.span.setAttributes(rootContentAttributes({ answer }));
+    }
     root.end(error);
     const durationMs = performance.now() - root.started;
     this.emit(
@@ -274,6 +280,11 @@ export class RetrieverQueryEngine<T = unknown> {
 
   private emit(event: RagsynthEvent) {
     this.onEvent?.(event);
+  }
+
+  /** Whether the question and answer go on the root span: the engine's `captureContent`, else the environment's. */
+  private captureContent(): boolean {
+    return (this.options as { captureContent?: boolean }).captureContent ?? captureContentFromEnv();
   }
 
   private tracer(): Tracer {

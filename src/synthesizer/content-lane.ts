@@ -1,5 +1,5 @@
 import type { BudgetOptions } from "../budget/budget-options.js";
-import { imageOverflow } from "../budget/content-packer.js";
+import { type ContentChunk, imageOverflow } from "../budget/content-packer.js";
 import type { PromptFrame } from "../budget/text-packer.js";
 import type { SynthesizerCallOptions } from "../model-call/call-model.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
@@ -14,6 +14,11 @@ export interface PackedContent {
   tokens: number;
   /** The whole prompt's tokens with this piece in it, when the packer checked it inside its exact frame. */
   promptTokens?: number | undefined;
+  /**
+   * Indexes of what the packer put in this piece, whole or in part: the run's nodes (a lane's pieces), or the
+   * inputs of a repack (a tree level's summaries). Absent for a piece built by hand.
+   */
+  sources?: readonly number[] | undefined;
 }
 
 /** Takes content off the front of a run's blocks, one budget at a time: text may be cut, images never. */
@@ -81,6 +86,16 @@ function blocksPerNode(context: SynthesizerContext): ContentBlock[][] {
   });
 }
 
+/** The node each of the context's blocks comes from, by block index. */
+export function nodeOfBlock(context: SynthesizerContext): number[] {
+  return blocksPerNode(context).flatMap((blocks, node) => blocks.map(() => node));
+}
+
+/** The ids of the run's nodes at `indexes`. */
+function nodeIds(context: SynthesizerContext, indexes: readonly number[] | undefined): string[] | undefined {
+  return indexes?.map((index) => context.nodes[index]?.node.id ?? String(index));
+}
+
 /** The lane of a run: images when the context has taken the message path, else text. */
 export function contentLane(context: SynthesizerContext): ContentLane {
   const images = context.multimodal;
@@ -91,10 +106,15 @@ export function contentLane(context: SynthesizerContext): ContentLane {
 
 function textLane(context: SynthesizerContext, template: ContentLane["template"]): ContentLane {
   const helper = context.promptHelper;
-  const toContent = (piece: { text: string; tokens: number; promptTokens?: number }): PackedContent => ({
+  // `offset` turns a per-node packer's chunk index (always 0) into the node's index.
+  const toContent = (
+    piece: { text: string; tokens: number; promptTokens?: number; sources: number[] },
+    offset = 0,
+  ): PackedContent => ({
     blocks: [{ type: "text", text: piece.text }],
     tokens: piece.tokens,
     ...(piece.promptTokens === undefined ? {} : { promptTokens: piece.promptTokens }),
+    sources: offset === 0 ? piece.sources : piece.sources.map((index) => index + offset),
   });
   return {
     images: false,
@@ -103,13 +123,13 @@ function textLane(context: SynthesizerContext, template: ContentLane["template"]
       const packers = perNode
         ? context.chunks.map((chunk) => helper.createPacker([chunk]))
         : [helper.createPacker([...context.chunks])];
-      return packers.map((packer) => ({
+      return packers.map((packer, offset) => ({
         get done() {
           return packer.done;
         },
         next(available, options = {}) {
           const piece = packer.nextPiece(available, options);
-          return piece && toContent(piece);
+          return piece && toContent(piece, offset);
         },
       }));
     },
@@ -121,10 +141,16 @@ function textLane(context: SynthesizerContext, template: ContentLane["template"]
     size: (prompt, budget) => helper.getAvailableChunkSize(prompt, budget),
     repack(prompt, budget, perNode) {
       const groups = perNode ? context.chunks.map((chunk) => [chunk]) : [context.chunks];
-      return groups.flatMap((chunks) => helper.repackWithTokens(prompt, chunks, budget).map(toContent));
+      return groups.flatMap((chunks, offset) =>
+        helper.repackWithTokens(prompt, chunks, budget).map((piece) => toContent(piece, offset)),
+      );
     },
     checkImages() {},
-    place: textPlacer.place,
+    place(piece, variable) {
+      const placed = textPlacer.place(piece, variable);
+      const ids = nodeIds(context, piece.sources);
+      return ids ? { ...placed, call: { ...placed.call, nodeIds: ids } } : placed;
+    },
   };
 }
 
@@ -147,6 +173,22 @@ export const textPlacer: Pick<ContentLane, "place"> = {
 
 function imageLane(context: SynthesizerContext, template: ContentLane["template"]): ContentLane {
   const helper = context.promptHelper;
+  const nodeOf = nodeOfBlock(context);
+  // A chunk's block indexes (`offset`: where its packer's blocks start in the run's) as node indexes, once each.
+  const toContent = (chunk: ContentChunk, offset: number): PackedContent => ({
+    blocks: chunk.blocks,
+    tokens: chunk.tokens,
+    sources: [...new Set((chunk.sources ?? []).map((index) => nodeOf[index + offset] as number))],
+  });
+  const groupsOf = (perNode: boolean) => {
+    if (!perNode) return [{ blocks: [...context.blocks], offset: 0 }];
+    let offset = 0;
+    return blocksPerNode(context).map((blocks) => {
+      const group = { blocks, offset };
+      offset += blocks.length;
+      return group;
+    });
+  };
   const limits = () => ({ contextWindow: helper.contextWindow, numOutput: helper.numOutput });
   const size = (prompt: BasePromptTemplate, budget: BudgetOptions, variable: string) =>
     helper.getAvailableContentSize(prompt, { ...budget, contextVariable: variable });
@@ -154,14 +196,16 @@ function imageLane(context: SynthesizerContext, template: ContentLane["template"
     images: true,
     template,
     takers(perNode) {
-      const groups = perNode ? blocksPerNode(context) : [[...context.blocks]];
-      return groups.map((blocks) => {
+      return groupsOf(perNode).map(({ blocks, offset }) => {
         const packer = helper.createContentPacker(blocks);
         return {
           get done() {
             return packer.done;
           },
-          next: (available) => packer.next(available),
+          next: (available) => {
+            const chunk = packer.next(available);
+            return chunk && toContent(chunk, offset);
+          },
         };
       });
     },
@@ -170,8 +214,9 @@ function imageLane(context: SynthesizerContext, template: ContentLane["template"
     },
     size,
     repack(prompt, budget, perNode) {
-      const groups = perNode ? blocksPerNode(context) : [[...context.blocks]];
-      return groups.flatMap((blocks) => helper.repackContent(prompt, blocks, budget));
+      return groupsOf(perNode).flatMap(({ blocks, offset }) =>
+        helper.repackContent(prompt, blocks, budget).map((chunk) => toContent(chunk, offset)),
+      );
     },
     checkImages(room) {
       for (const block of context.blocks) {
@@ -181,7 +226,11 @@ function imageLane(context: SynthesizerContext, template: ContentLane["template"
       }
     },
     place(piece, variable) {
-      return { values: {}, call: { content: { variable, blocks: piece.blocks } } };
+      const ids = nodeIds(context, piece.sources);
+      return {
+        values: {},
+        call: { content: { variable, blocks: piece.blocks }, ...(ids ? { nodeIds: ids } : {}) },
+      };
     },
   };
 }

@@ -170,6 +170,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     const started = now();
     const trace = startSynthesisTrace(tracer, {
       mode,
+      query,
       nodeCount: nodes.length,
       streaming,
       captureContent,
@@ -231,7 +232,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
           result = { ...result, assumptions: [...(result.assumptions ?? []), ...assumptions] };
       }
       if (streaming && result.text.startsWith(written)) writeOut(result.text.slice(written.length));
-      trace.end(usage);
+      trace.end(usage, undefined, result.text);
       emit({ type: "synthesize-end", mode, usage: { ...usage }, durationMs: now() - started });
       return buildResponse(result, sourceNodes, usage);
     } catch (caught) {

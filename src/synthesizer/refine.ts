@@ -113,6 +113,8 @@ function warnLargeNumOutput(context: SynthesizerContext): void {
 
 interface RefineState<T> {
   answer: string | undefined;
+  /** The call that wrote `answer`: the next step reads it. */
+  answerCallId: string | undefined;
   object: T | undefined;
   step: number;
 }
@@ -139,7 +141,7 @@ async function runRefine<T>(
   if (lane.images) checkImagesFit(context, lane, budgetFor);
   warnLargeNumOutput(context);
 
-  const state: RefineState<T> = { answer: undefined, object: undefined, step: 0 };
+  const state: RefineState<T> = { answer: undefined, answerCallId: undefined, object: undefined, step: 0 };
   const ask = (piece: PackedContent, isFinal: boolean, available: number) =>
     askStep(context, lane, options, state, { piece, isFinal, available, responseFormat });
   const room = () => roomForStep(context, lane, state.answer, budgetFor);
@@ -196,13 +198,15 @@ async function askStep<T>(
     ? { query_str: query, ...placed.values }
     : { query_str: query, existing_answer: answer, ...placed.values };
   const callStep: LLMCallStep = { kind: first ? "answer" : "refine", index: step };
+  const reads = state.answerCallId === undefined ? {} : { inputCallIds: [state.answerCallId] };
 
   if (options.structuredAnswerFiltering) {
     // Streamed even when the caller does not stream, so an irrelevant chunk is abandoned after a few tokens.
     const parser = await createStructuredRefineParser(isFinal ? (delta) => context.write(delta) : undefined);
     let parsed: StructuredRefineAnswer | undefined;
-    await context.call(template, variables, {
+    const { callId } = await context.call(template, variables, {
       ...placed.call,
+      ...reads,
       step: callStep,
       responseFormat,
       onDelta: (delta) => parser.feed(delta),
@@ -212,12 +216,23 @@ async function askStep<T>(
         return { querySatisfied: parsed.querySatisfied };
       },
     });
-    if (parsed?.querySatisfied && parsed.answer.trim() !== "") state.answer = parsed.answer;
+    if (parsed?.querySatisfied && parsed.answer.trim() !== "") {
+      state.answer = parsed.answer;
+      state.answerCallId = callId;
+    }
     return;
   }
   const call = isFinal ? context.stream : context.call;
-  const { text } = await call(template, variables, { ...placed.call, step: callStep, responseFormat });
+  const { text, callId } = await call(template, variables, {
+    ...placed.call,
+    ...reads,
+    step: callStep,
+    responseFormat,
+  });
   if (options.outputSchema) state.object = parseObject(text, options.outputSchema);
   // An empty refinement keeps the answer so far.
-  if (text.trim() !== "") state.answer = text;
+  if (text.trim() !== "") {
+    state.answer = text;
+    state.answerCallId = callId;
+  }
 }

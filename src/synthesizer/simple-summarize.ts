@@ -6,7 +6,7 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import { parseObject } from "../prompt/predict.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
-import { type ContentLane, contentLane, type PackedContent } from "./content-lane.js";
+import { type ContentLane, contentLane, nodeOfBlock, type PackedContent } from "./content-lane.js";
 import {
   createSynthesizer,
   type SynthesizerRunResult,
@@ -80,14 +80,23 @@ function takeText(
   available: number,
   frame: PromptFrame | undefined,
 ): { piece: PackedContent | undefined; truncatedTokens: number } {
-  const joined = context.chunks
-    .map((chunk) => chunk.trim())
-    .filter((chunk) => chunk !== "")
-    .join("\n");
-  const packer = context.promptHelper.createPacker([joined]);
+  const kept: string[] = [];
+  // Where each kept node starts in the joined text, so the cut tells which nodes went in.
+  const starts: Array<{ node: number; at: number }> = [];
+  let length = 0;
+  for (const [node, chunk] of context.chunks.entries()) {
+    const trimmed = chunk.trim();
+    if (trimmed === "") continue;
+    if (kept.length > 0) length += 1;
+    starts.push({ node, at: length });
+    kept.push(trimmed);
+    length += trimmed.length;
+  }
+  const packer = context.promptHelper.createPacker([kept.join("\n")]);
   const piece = packer.nextPiece(available, { frame, maxWaste: DEFAULT_PADDING });
+  const sources = piece ? starts.filter(({ at }) => at < piece.text.length).map(({ node }) => node) : [];
   return {
-    piece: piece && { blocks: [{ type: "text", text: piece.text }], tokens: piece.tokens },
+    piece: piece && { blocks: [{ type: "text", text: piece.text }], tokens: piece.tokens, sources },
     truncatedTokens: packer.done ? 0 : packer.remainingTokens,
   };
 }
@@ -116,19 +125,26 @@ function takeWithImages(
   let room = available - imageTokens;
   let truncatedTokens = 0;
   const blocks: ContentBlock[] = [];
-  for (const block of context.blocks) {
+  const nodeOf = nodeOfBlock(context);
+  const sources = new Set<number>();
+  for (const [index, block] of context.blocks.entries()) {
     if (block.type === "image") {
       blocks.push(block);
+      sources.add(nodeOf[index] as number);
       continue;
     }
     const piece = room >= 1 ? startOf(context, block, room) : undefined;
-    if (piece) {
+    if (piece && piece.blocks.length > 0) {
       blocks.push(...piece.blocks);
       room -= piece.tokens;
+      sources.add(nodeOf[index] as number);
     }
     truncatedTokens += helper.countBlocks([block]) - (piece?.tokens ?? 0);
   }
-  return { piece: { blocks, tokens: helper.countBlocks(blocks) }, truncatedTokens };
+  return {
+    piece: { blocks, tokens: helper.countBlocks(blocks), sources: [...sources].sort((a, b) => a - b) },
+    truncatedTokens,
+  };
 }
 
 /** The start of a text block that fits in `room`, or undefined when not even its first character does. */

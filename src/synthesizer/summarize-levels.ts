@@ -49,6 +49,8 @@ export async function summarizeLevels<T>(
   const leafAvailable = lane.images ? lane.size(leafTemplate, budget, "context_str") : available;
   if (lane.images) lane.checkImages(leafAvailable);
   let chunks: readonly string[] = [];
+  // The calls that wrote `chunks`, by index: a level above names the ones its piece holds.
+  let callIds: readonly string[] = [];
   let previousCount = Number.POSITIVE_INFINITY;
 
   for (let level = 0; ; level += 1) {
@@ -62,9 +64,15 @@ export async function summarizeLevels<T>(
             blocks: [{ type: "text", text: piece.text }],
             tokens: piece.tokens,
             promptTokens: piece.promptTokens,
+            sources: piece.sources,
           }));
-    const place = (piece: PackedContent | undefined) =>
-      (level === 0 ? lane : textPlacer).place(piece ?? { blocks: [], tokens: 0 }, "context_str");
+    const place = (piece: PackedContent | undefined) => {
+      const empty: PackedContent = { blocks: [], tokens: 0 };
+      if (level === 0) return lane.place(piece ?? empty, "context_str");
+      const placed = textPlacer.place(piece ?? empty, "context_str");
+      const inputCallIds = (piece?.sources ?? []).map((index) => callIds[index] as string);
+      return { ...placed, call: { ...placed.call, inputCallIds } };
+    };
     if (
       level === 0 &&
       pieces.length > 1 &&
@@ -111,18 +119,25 @@ export async function summarizeLevels<T>(
               "does the model ignore its output limit (max_tokens) or echo its prompt?"),
       });
     }
-    chunks = await mapConcurrent(pieces, context.concurrency, signal, async (piece, index, taskSignal) => {
-      const placed = place(piece);
-      const { text } = await context.call(template, placed.values, {
-        ...placed.call,
-        step: { kind: "tree", level, index, count: pieces.length },
-        responseFormat,
-        ...(summaryTokens === undefined ? {} : { maxTokens: summaryTokens }),
-        signal: taskSignal,
-      });
-      // Intermediate summaries travel as JSON when the answer is typed, as in LlamaIndex.
-      return schema ? JSON.stringify(parseObject(text, schema)) : text;
-    });
+    const summaries = await mapConcurrent(
+      pieces,
+      context.concurrency,
+      signal,
+      async (piece, index, taskSignal) => {
+        const placed = place(piece);
+        const { text, callId } = await context.call(template, placed.values, {
+          ...placed.call,
+          step: { kind: "tree", level, index, count: pieces.length },
+          responseFormat,
+          ...(summaryTokens === undefined ? {} : { maxTokens: summaryTokens }),
+          signal: taskSignal,
+        });
+        // Intermediate summaries travel as JSON when the answer is typed, as in LlamaIndex.
+        return { text: schema ? JSON.stringify(parseObject(text, schema)) : text, callId };
+      },
+    );
+    chunks = summaries.map((summary) => summary.text);
+    callIds = summaries.map((summary) => summary.callId);
     previousCount = pieces.length;
   }
 }

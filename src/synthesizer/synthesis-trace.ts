@@ -1,6 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { RagsynthEvent, SynthesisUsage } from "../events/events.js";
 import { type CallTracer, startCallTrace } from "../model-call/call-trace.js";
+import { rootContentAttributes } from "../tracing/gen-ai.js";
 import { startSpan } from "../tracing/start-span.js";
 
 type PackEvent = Extract<RagsynthEvent, { type: "pack" }>;
@@ -13,7 +14,8 @@ type PackEvent = Extract<RagsynthEvent, { type: "pack" }>;
  */
 export interface SynthesisTrace extends CallTracer {
   pack(event: PackEvent): void;
-  end(usage: SynthesisUsage, error?: unknown): void;
+  /** Ends the root span; with content capture on, `answer` becomes its `output.value`. */
+  end(usage: SynthesisUsage, error?: unknown, answer?: string): void;
 }
 
 /** Starts the spans of one synthesis. */
@@ -21,13 +23,20 @@ export function startSynthesisTrace(
   tracer: Tracer,
   {
     mode,
+    query,
     nodeCount,
     streaming,
     captureContent,
-  }: { mode: string; nodeCount: number; streaming: boolean; captureContent: boolean },
+  }: { mode: string; query: string; nodeCount: number; streaming: boolean; captureContent: boolean },
 ): SynthesisTrace {
   const root = startSpan(tracer, "ragsynth.synthesize", {
-    attributes: { "ragsynth.mode": mode, "ragsynth.node_count": nodeCount, "ragsynth.streaming": streaming },
+    attributes: {
+      "ragsynth.mode": mode,
+      "ragsynth.node_count": nodeCount,
+      "ragsynth.streaming": streaming,
+      "openinference.span.kind": "CHAIN",
+      ...(captureContent ? rootContentAttributes({ query }) : {}),
+    },
   });
   return {
     startCall(step, request) {
@@ -43,8 +52,9 @@ export function startSynthesisTrace(
           : {}),
       });
     },
-    end(usage, error) {
+    end(usage, error, answer) {
       root.span.setAttributes({
+        ...(captureContent && answer !== undefined ? rootContentAttributes({ answer }) : {}),
         "ragsynth.usage.llm_calls": usage.llmCalls,
         "ragsynth.usage.prompt_tokens": usage.promptTokens,
         "ragsynth.usage.completion_tokens": usage.completionTokens,

@@ -20,6 +20,10 @@ export interface GenAiRequest {
   provider: string;
   model: string;
   maxTokens: number;
+  /** `gen_ai.output.type`: `json` when a schema constrains the answer, else `text`. */
+  outputType: "text" | "json";
+  /** `server.address` / `server.port`, when the model says where it is served. */
+  server?: { address: string; port: number } | undefined;
 }
 
 /**
@@ -42,6 +46,13 @@ export function startGenAiSpan(
         "gen_ai.provider.name": request.provider,
         "gen_ai.request.model": request.model,
         "gen_ai.request.max_tokens": request.maxTokens,
+        "gen_ai.output.type": request.outputType,
+        ...(request.server
+          ? { "server.address": request.server.address, "server.port": request.server.port }
+          : {}),
+        // OpenInference (Arize Phoenix) reads its own names: the span kind and the model.
+        "openinference.span.kind": "LLM",
+        "llm.model_name": request.model,
         ...attributes,
       },
     },
@@ -49,20 +60,32 @@ export function startGenAiSpan(
   );
 }
 
-/** The response attributes: usage tokens and, when the server said, the finish reason. */
+/**
+ * The response attributes: usage tokens and, when the server said, the finish reason, the completion's id and
+ * the model that answered; the token counts also under OpenInference's names (`llm.token_count.*`).
+ */
 export function genAiResponseAttributes({
   inputTokens,
   outputTokens,
   finishReason,
+  responseId,
+  responseModel,
 }: {
   inputTokens: number;
   outputTokens: number;
   finishReason?: string | undefined;
+  responseId?: string | undefined;
+  responseModel?: string | undefined;
 }): Attributes {
   return {
     "gen_ai.usage.input_tokens": inputTokens,
     "gen_ai.usage.output_tokens": outputTokens,
     ...(finishReason ? { "gen_ai.response.finish_reasons": [finishReason] } : {}),
+    ...(responseId ? { "gen_ai.response.id": responseId } : {}),
+    ...(responseModel ? { "gen_ai.response.model": responseModel } : {}),
+    "llm.token_count.prompt": inputTokens,
+    "llm.token_count.completion": outputTokens,
+    "llm.token_count.total": inputTokens + outputTokens,
   };
 }
 
@@ -93,4 +116,48 @@ export function outputMessagesAttribute(text: string, finishReason?: string): At
     finish_reason: finishReason ?? "stop",
   };
   return { "gen_ai.output.messages": JSON.stringify([message]) };
+}
+
+/**
+ * A root span's question and answer (`input.value`, `output.value`: OpenInference's names, which Phoenix shows
+ * and Langfuse takes as the trace's input and output), scrubbed of secrets. Opt-in only, like the messages.
+ */
+export function rootContentAttributes(content: { query?: string; answer?: string }): Attributes {
+  return {
+    ...(content.query === undefined
+      ? {}
+      : { "input.value": scrubSecrets(content.query), "input.mime_type": "text/plain" }),
+    ...(content.answer === undefined
+      ? {}
+      : { "output.value": scrubSecrets(content.answer), "output.mime_type": "text/plain" }),
+  };
+}
+
+/**
+ * Starts an embeddings span as the GenAI conventions describe it: `embeddings text-embedding-3-small`, kind
+ * CLIENT, with the request attributes (and OpenInference's `EMBEDDING` kind). Inputs are never recorded.
+ */
+export function startEmbeddingSpan(
+  tracer: Tracer,
+  request: {
+    provider: string;
+    model: string;
+    inputs: number;
+    server?: { address: string; port: number } | undefined;
+  },
+): ActiveSpan {
+  return startSpan(tracer, `embeddings ${request.model}`, {
+    kind: "client",
+    attributes: {
+      "gen_ai.operation.name": "embeddings",
+      "gen_ai.provider.name": request.provider,
+      "gen_ai.request.model": request.model,
+      ...(request.server
+        ? { "server.address": request.server.address, "server.port": request.server.port }
+        : {}),
+      "ragsynth.embedding.inputs": request.inputs,
+      "openinference.span.kind": "EMBEDDING",
+      "embedding.model_name": request.model,
+    },
+  });
 }

@@ -8,6 +8,10 @@ export interface LLMUsage {
   retries?: number;
   /** Why the model stopped (`stop`, `length`, …), when the server said; traced as `gen_ai.response.finish_reasons`. */
   finishReason?: string;
+  /** The server's id of the completion (`chatcmpl-…`), when it sent one; traced as `gen_ai.response.id`. */
+  responseId?: string;
+  /** The model that answered, as the server named it (`gpt-4o-mini-2024-07-18`); traced as `gen_ai.response.model`. */
+  responseModel?: string;
   /**
    * Reported counts that are not plausible token counts (negative, fractional, over 10^9 for one call), as
    * `prompt_tokens: -3`. They were left out of `promptTokens`/`completionTokens`, so the tokenizer's count is used.

@@ -137,6 +137,17 @@ describe.skipIf(!available)(`trace page in headless Chromium (${CHROMIUM})`, () 
     for (const [index, item] of listed.entries())
       expect(reached[index]).toContain(item.replace(/^\[\d+\] /, ""));
     expect(await page.locator(`#timeline .call.selected[data-call="${leafId}"]`).count()).toBe(1);
+    // The count on the card is what the packer put in the call: the start event's nodeIds, as the page embeds them.
+    const embedded = JSON.parse((await page.locator("#page-data").textContent()) ?? "{}") as {
+      calls: Array<{ id: number; sources: number[] }>;
+    };
+    const leafData = embedded.calls.find((item) => String(item.id) === leafId);
+    expect(await leaf.locator("[data-sources]").getAttribute("data-sources")).toBe(
+      String(leafData?.sources.length),
+    );
+    expect(listed.length).toBe(leafData?.sources.length);
+    // The fake server reports usage: the tokens are labelled the server's.
+    expect(await leaf.locator("[data-counted-by]").getAttribute("data-counted-by")).toBe("server");
 
     // Click the root: it read the leaves' answers, which are marked on the page.
     const root = page.locator("#structure .round").last().locator(".card").first();
@@ -149,7 +160,21 @@ describe.skipIf(!available)(`trace page in headless Chromium (${CHROMIUM})`, () 
     expect(await page.locator("#details").getAttribute("data-showing")).toBe("source-0");
     expect(await page.locator("#timeline .call.reached").count()).toBeGreaterThan(0);
 
+    // The details pane stays in view while the page scrolls to the bottom (CSS sticky).
     await leaf.click();
+    await page.setViewportSize({ width: 1280, height: 420 });
+    await page.mouse.wheel(0, 100_000); // to the bottom of the page, far below the structure
+    await expect
+      .poll(async () => {
+        // Most of the pane is on screen (at the very end the page's bottom padding may push it up a little).
+        const box = await page.locator("#details").boundingBox();
+        if (!box) return false;
+        const visible = Math.min(box.y + box.height, 420) - Math.max(box.y, 0);
+        return visible >= 0.8 * Math.min(box.height, 420);
+      })
+      .toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.mouse.wheel(0, -100_000);
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "trace-page.png"), fullPage: true });
     const html = await page.content();

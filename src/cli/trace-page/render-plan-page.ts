@@ -1,5 +1,5 @@
-import { scrubSecrets } from "../errors/scrub-secrets.js";
-import { escapeHtml, formatNumber, htmlDocument, percent } from "./html.js";
+import { scrubSecrets } from "../../errors/scrub-secrets.js";
+import { escapeHtml, formatNumber, htmlDocument, percent } from "../../util/html-page.js";
 
 /** A closed range, as `ragsynth plan` reports each figure. */
 export interface PlanPageRange {

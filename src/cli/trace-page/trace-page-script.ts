@@ -8,6 +8,7 @@ const details = document.getElementById("details");
 const el = (tag, text, className) => { const node = document.createElement(tag); if (text !== undefined) node.textContent = text; if (className) node.className = className; return node; };
 const mark = (selector, cls) => document.querySelectorAll(selector).forEach((node) => node.classList.add(cls));
 const clear = () => document.querySelectorAll(".selected,.reached").forEach((node) => node.classList.remove("selected", "reached"));
+const by = (counter) => counter === "server" ? "counted by the server" : "counted by ragsynth; the server reported none";
 const list = (items) => { const ul = el("ul"); for (const item of items) ul.append(el("li", item)); return ul; };
 function showCall(id) {
   const call = data.calls[id]; clear();
@@ -15,8 +16,10 @@ function showCall(id) {
   for (const index of call.sources) mark('[data-source="' + index + '"]', "reached");
   for (const input of call.inputs) mark('[data-call="' + input + '"]', "reached");
   const parts = [el("h2", "Call: " + call.label),
-    el("p", call.promptTokens + " prompt tokens of a " + data.contextWindow + "-token window (" + data.numOutput + " reserved for the answer), " + call.completionTokens + " completion tokens, " + Math.round(call.endMs - call.startMs) + " ms" + (call.retries ? ", " + call.retries + " retried" : "") + (call.error ? ", failed: " + call.error : ""), "hint"),
-    el("h3", "Sources in this call (" + call.sources.length + ")")];
+    el("p", call.promptTokens + " prompt tokens (" + by(call.promptCountedBy) + ") of a " + data.contextWindow + "-token window (" + data.numOutput + " reserved for the answer), " + call.completionTokens + " completion tokens (" + by(call.completionCountedBy) + "), " + Math.round(call.endMs - call.startMs) + " ms" + (call.retries ? ", " + call.retries + " retried" : "") + (call.error ? ", failed: " + call.error : ""), "hint")];
+  if (call.promptCountedBy === "server" && call.countedPromptTokens !== call.promptTokens) parts.push(el("p", "ragsynth counted " + call.countedPromptTokens + " prompt tokens before sending; the server counted " + call.promptTokens + ".", "hint"));
+  if (call.overWindowBy !== undefined) parts.push(el("p", "Over the window: prompt plus the " + data.numOutput + " tokens reserved for the answer exceed " + data.contextWindow + " by " + call.overWindowBy + " tokens.", "over-flag"));
+  parts.push(el("h3", "Sources the packer put in this call (" + call.sources.length + ")"));
   parts.push(call.sources.length ? list(call.sources.map((index) => "[" + (index + 1) + "] " + data.sources[index].name)) : el("p", "none: this call reads earlier answers or the query only", "hint"));
   if (call.inputs.length) { parts.push(el("h3", "Answers it read")); parts.push(list(call.inputs.map((input) => data.calls[input].label))); }
   parts.push(el("h3", "Context (" + call.contextTokens + " tokens)"), el("pre", call.context || "(none)"), el("h3", "Answer"), el("pre", call.answer || "(empty)"));

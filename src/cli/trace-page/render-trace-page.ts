@@ -1,5 +1,5 @@
+import { escapeHtml, formatMs, formatNumber, htmlDocument, percent } from "../../util/html-page.js";
 import { CITED_ANSWER_STYLE, renderCitedAnswer } from "./cited-answer.js";
-import { escapeHtml, formatMs, formatNumber, htmlDocument, percent } from "./html.js";
 import type { PageCall, TracePageData } from "./trace-page-data.js";
 import { TRACE_PAGE_SCRIPT } from "./trace-page-script.js";
 
@@ -22,10 +22,13 @@ const STYLE = `
 .fill{position:relative;height:10px;background:#eef1f6;border-radius:3px;margin:5px 0 3px;overflow:hidden}
 .fill .prompt{position:absolute;left:0;top:0;bottom:0;background:var(--accent)}
 .fill .reserve{position:absolute;top:0;bottom:0;background:var(--reserve)}
-.split{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px}
 .source{display:block;width:100%;text-align:left;background:#fbfcfe;border:1px solid var(--line);border-radius:6px;padding:6px 8px;margin-bottom:6px}
 .source .name{font-weight:600}.source .where{font-size:12px}a.open{display:block;font-size:12px;margin:-4px 0 8px 8px}.source .snippet{color:var(--muted);font-size:12px;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
 .source.reached{border-color:var(--accent2);box-shadow:0 0 0 2px var(--accent2)}.source.selected{outline:3px solid #111}
+main.layout{max-width:1560px;display:grid;grid-template-columns:minmax(0,1fr) minmax(300px,30%);gap:16px;align-items:start}
+#details{position:sticky;top:8px;max-height:calc(100vh - 16px);overflow:auto}
+@media (max-width:900px){main.layout{display:block}}
+.call.over{box-shadow:0 0 0 2px var(--bad)}.card.over{border-color:var(--bad);box-shadow:inset 3px 0 0 var(--bad)}.over-flag{color:var(--bad);font-weight:600}.by{color:var(--muted);font-size:11px}
 #details pre{white-space:pre-wrap;background:#f4f6f9;border-radius:6px;padding:8px;max-height:260px;overflow:auto;font-size:12px}
 #details ul{padding-left:18px;margin:4px 0}.hint{color:var(--muted)}
 `;
@@ -40,16 +43,25 @@ function fillBar(call: PageCall, data: TracePageData): string {
   );
 }
 
+/** Who counted: `server` when the server reported usage, `counted` when ragsynth's tokenizer did. */
+function countedBy(counter: PageCall["promptCountedBy"]): string {
+  return counter === "server" ? "server" : "counted";
+}
+
 function card(call: PageCall, data: TracePageData): string {
   const flags = [
     call.retries > 0 ? `↻ ${call.retries} ${call.retries === 1 ? "retry" : "retries"}` : "",
     call.querySatisfied === false ? "not satisfied" : "",
     call.error ? "failed" : "",
   ].filter(Boolean);
+  const over =
+    call.overWindowBy === undefined
+      ? ""
+      : `<div class="over-flag" data-over="${call.overWindowBy}">over the window by ${formatNumber(call.overWindowBy)}</div>`;
   return (
-    `<button class="card" data-call="${call.id}"><div class="label">${escapeHtml(call.label)}</div>${fillBar(call, data)}` +
-    `<div class="nums">${formatNumber(call.promptTokens)} / ${formatNumber(data.contextWindow)} prompt · ` +
-    `${formatNumber(call.completionTokens)} out · ${call.sources.length} src${flags.length ? ` · ${escapeHtml(flags.join(" · "))}` : ""}</div></button>`
+    `<button class="card${call.overWindowBy === undefined ? "" : " over"}" data-call="${call.id}"><div class="label">${escapeHtml(call.label)}</div>${fillBar(call, data)}` +
+    `<div class="nums">${formatNumber(call.promptTokens)} / ${formatNumber(data.contextWindow)} prompt <span class="by" data-counted-by="${call.promptCountedBy}">(${countedBy(call.promptCountedBy)})</span> · ` +
+    `${formatNumber(call.completionTokens)} out · <span data-sources="${call.sources.length}">${call.sources.length} src</span>${flags.length ? ` · ${escapeHtml(flags.join(" · "))}` : ""}</div>${over}</button>`
   );
 }
 
@@ -80,7 +92,9 @@ function structure(data: TracePageData): string {
   return (
     `<section id="structure"><h2>${title}</h2><div class="rounds${isFan ? " fan" : ""}">${joined || '<p class="hint">No model calls.</p>'}</div>` +
     `<div class="legend">Bar: the call's prompt tokens<span class="swatch" style="background:var(--accent)"></span>against the window;` +
-    `<span class="swatch" style="background:var(--reserve)"></span>numOutput reserved for the answer.</div></section>`
+    `<span class="swatch" style="background:var(--reserve)"></span>numOutput reserved for the answer. ` +
+    `Tokens marked (server) are the server's reported usage; (counted) are ragsynth's tokenizer count (the server reported none). ` +
+    `A red edge marks a call whose prompt plus numOutput went over the window. "src": the sources the packer put in the call.</div></section>`
   );
 }
 
@@ -91,7 +105,12 @@ function timeline(data: TracePageData): string {
     const bars = data.calls
       .filter((call) => call.lane === lane)
       .map((call) => {
-        const classes = ["call", call.retries > 0 ? "retried" : "", call.error ? "failed" : ""]
+        const classes = [
+          "call",
+          call.retries > 0 ? "retried" : "",
+          call.error ? "failed" : "",
+          call.overWindowBy === undefined ? "" : "over",
+        ]
           .filter(Boolean)
           .join(" ");
         const tip = `${call.label}: ${formatMs(call.startMs)} → ${formatMs(call.endMs)}, ${formatNumber(call.promptTokens)} prompt tokens${call.retries ? `, ${call.retries} retried` : ""}`;
@@ -135,11 +154,13 @@ export function renderTracePage(data: TracePageData): string {
   const body =
     `<header><h1>ragsynth trace · ${escapeHtml(data.mode)}</h1>` +
     `<div class="meta">${escapeHtml(data.model)} · window ${formatNumber(data.contextWindow)} · numOutput ${formatNumber(data.numOutput)} · ` +
-    `${data.usage.llmCalls} calls · ${formatNumber(data.usage.promptTokens)} prompt + ${formatNumber(data.usage.completionTokens)} completion tokens · ` +
+    `${data.usage.llmCalls} calls · ${formatNumber(data.usage.promptTokens)} prompt + ${formatNumber(data.usage.completionTokens)} completion tokens ` +
+    `<span class="by" id="usage-counted-by">(${data.usageCountedBy === "mixed" ? "server where reported, else counted" : countedBy(data.usageCountedBy)})</span> · ` +
     `${data.usage.retries} retries · synthesis ${formatMs(data.totalMs)}</div>` +
     `<div class="answer"><strong>Q:</strong> ${escapeHtml(data.query)}\n<strong>A:</strong> ${data.answerParts ? renderCitedAnswer(data.answerParts) : escapeHtml(data.answer)}</div></header>` +
-    `<main>${timeline(data)}${structure(data)}<div class="split">${sources(data)}` +
-    `<section id="details" aria-live="polite"><h2>Details</h2><p class="hint">Click a call to see its context and sources; click a source to see the calls it reached.</p></section></div></main>`;
+    // Details sit in a column of their own that stays in view (sticky) wherever the clicked call or source is.
+    `<main class="layout"><div class="content">${timeline(data)}${structure(data)}${sources(data)}</div>` +
+    `<section id="details" aria-live="polite"><h2>Details</h2><p class="hint">Click a call to see its context and sources; click a source to see the calls it reached.</p></section></main>`;
   return htmlDocument({
     title: `ragsynth trace: ${data.query}`,
     style: STYLE + CITED_ANSWER_STYLE,

@@ -1,4 +1,4 @@
-import { escapeHtml } from "./html.js";
+import { escapeHtml } from "../../util/html-page.js";
 
 /** One citation of the answer, as the trace page takes it (the shape of a `Citation`, by number). */
 export interface PageCitation {
