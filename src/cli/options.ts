@@ -300,6 +300,8 @@ export const COMMAND_OPTIONS = {
     "call-cache",
     "out",
     "concurrency",
+    "redis",
+    "queue",
     "count",
     ...INDEX,
     "report",
