@@ -61,7 +61,15 @@ export async function qualityFigure({ show = false } = {}) {
  * Runs `ragsynth eval <questions.jsonl> <dir> --modes compact --top-k 4 --retrieval <mode> --json` (the built CLI,
  * offline) on the questions, written as eval's JSONL (`{id, query, relevant, answer_hint}`), and returns its report.
  */
-export function ragsynthEval({ dir, questions, mode, modes = ["compact"], extra = [] }) {
+export function ragsynthEval(options) {
+  return ragsynthEvalMeasured(options).report;
+}
+
+/**
+ * {@link ragsynthEval}, also measuring the CLI process: its wall time (`ms`, from spawn to exit) and peak resident
+ * set size (`maxRssKb`, getrusage's, written by a preload at exit). `cacheDir` keeps the index between runs.
+ */
+export function ragsynthEvalMeasured({ dir, questions, mode, modes = ["compact"], extra = [], cacheDir }) {
   const work = mkdtempSync(join(tmpdir(), "ragsynth-bench-eval-"));
   try {
     const file = join(work, "questions.jsonl");
@@ -91,15 +99,23 @@ export function ragsynthEval({ dir, questions, mode, modes = ["compact"], extra 
       mode,
       // The index cache outside the corpus folder, so the corpus stays as built.
       "--cache-dir",
-      join(work, "cache"),
+      cacheDir ?? join(work, "cache"),
       "--json",
       ...extra,
     ];
-    const env = { ...process.env };
+    const rssFile = join(work, "max-rss");
+    const env = { ...process.env, RAGSYNTH_BENCH_RSS_FILE: rssFile };
     for (const name of ["RAGSYNTH_LLM", "RAGSYNTH_EMBED", "RAGSYNTH_REDIS_URL"]) delete env[name];
-    const run = spawnSync(process.execPath, args, { encoding: "utf8", env, maxBuffer: 1 << 30 });
+    const preload = pathToFileURL(join(HERE, "lib", "max-rss-preload.mjs")).href;
+    const started = performance.now();
+    const run = spawnSync(process.execPath, ["--import", preload, ...args], {
+      encoding: "utf8",
+      env,
+      maxBuffer: 1 << 30,
+    });
+    const ms = performance.now() - started;
     if (run.status !== 0) throw new Error(`ragsynth eval exited ${run.status}: ${run.stderr}`);
-    return JSON.parse(run.stdout);
+    return { report: JSON.parse(run.stdout), ms, maxRssKb: Number(readFileSync(rssFile, "utf8")) };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
