@@ -101,6 +101,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
           promptHelper,
           prices,
           ...(judge ? { judge: { llm: judge } } : {}),
+          citations: options.citations,
           concurrency: options.concurrency,
           ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
           onQuestion: (_, done) => progress.update(done),

@@ -101,6 +101,7 @@ async function buildEvaluator(
     k: settings.topK,
     promptHelper,
     prices: settings.prices ?? undefined,
+    citations: settings.citations,
     judge: judgeLLM
       ? { llm: judgeLLM, promptHelper: createPromptHelper(judgeLLM.metadata, undefined) }
       : undefined,

@@ -15,6 +15,7 @@ const VALID: EvalRunConfig = {
   numOutput: null,
   judge: null,
   prices: { input: 0.15, output: 0.6 },
+  citations: false,
 };
 
 describe("checkEvalRunConfig (an eval job's settings are untrusted)", () => {

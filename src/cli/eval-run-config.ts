@@ -27,6 +27,7 @@ export interface EvalRunConfig {
   numOutput: number | null;
   judge: string | null;
   prices: { input: number; output: number } | null;
+  citations: boolean;
 }
 
 /** The run's settings from the command line and the index folder the eval opened. */
@@ -56,6 +57,7 @@ export function evalRunConfig(
     numOutput: options.numOutput ?? null,
     judge: options.judge ?? null,
     prices: prices ? { input: prices.input, output: prices.output } : null,
+    citations: options.citations,
   };
 }
 
@@ -115,6 +117,7 @@ const FIELDS: Record<keyof EvalRunConfig & string, [Check, string]> = {
     ),
     "{input, output} in USD per 1M tokens, or null",
   ],
+  citations: [(value) => typeof value === "boolean", "true or false"],
 };
 
 /**

@@ -302,6 +302,7 @@ export const COMMAND_OPTIONS = {
     "concurrency",
     "redis",
     "queue",
+    "citations",
     "count",
     ...INDEX,
     "report",

@@ -29,6 +29,8 @@ export interface EvalOptions extends QueryOptions {
   out: string | undefined;
   /** Questions in flight at once. */
   concurrency: number;
+  /** `--citations`: every mode answers with citation prompts, and each answer's citations are checked and counted. */
+  citations: boolean;
   /** `--redis`, else `RAGSYNTH_REDIS_URL`: each question a BullMQ job for `ragsynth worker`s; undefined: in-process. */
   redis: string | undefined;
   /** `--queue`: the BullMQ queue (default ragsynth). */
@@ -118,6 +120,7 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
     callCache: text("call-cache"),
     out: text("out"),
     concurrency: positiveInteger("--concurrency", text("concurrency")) ?? 4,
+    citations: values.citations === true,
     redis,
     queue: text("queue"),
     generate,

@@ -5,6 +5,7 @@ import type { NodeWithScore } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseMode } from "../synthesizer/types.js";
 import { holdsPhrase, tokenF1 } from "./answer-metrics.js";
+import { CITATION_TEMPLATES, citationPieces, scoreCitations } from "./cited-answer.js";
 import type { EvalQuestion } from "./eval-questions.js";
 import type { EvalSource, JudgeVerdict, ModeAnswer, QuestionResult } from "./eval-result.js";
 import { type JudgeName, judgeAnswer } from "./judge-answer.js";
@@ -19,8 +20,16 @@ export interface QuestionEvaluatorOptions {
   promptHelper: PromptHelper;
   prices?: TokenPrices | undefined;
   judge?: { llm: LLM; promptHelper: PromptHelper; judges?: readonly JudgeName[] | undefined } | undefined;
+  /**
+   * Answer with LlamaIndex's citation prompts from numbered `Source N:` pieces of the retrieved chunks, and check
+   * each answer's citations (`checkCitations`; the offline extractive answer's quotes cited by `citeVerbatimQuotes`).
+   */
+  citations?: boolean | undefined;
   now?: () => number;
 }
+
+/** Modes whose answer is not written from the pieces, so it has no citations to check. */
+const UNCITED_MODES = new Set<string>(["generation", "no_text", "context_only"]);
 
 /**
  * Returns the function that evaluates one question: retrieves its chunks once, answers it in every mode from
@@ -34,6 +43,7 @@ export function createQuestionEvaluator({
   promptHelper,
   prices,
   judge,
+  citations = false,
   now = () => performance.now(),
 }: QuestionEvaluatorOptions): (
   question: EvalQuestion,
@@ -42,22 +52,58 @@ export function createQuestionEvaluator({
 ) => Promise<QuestionResult> {
   const synthesizers = modes.map((mode) => ({
     mode,
-    synthesizer: getResponseSynthesizer({ llm, responseMode: mode, promptHelper }),
+    synthesizer: getResponseSynthesizer({
+      llm,
+      responseMode: mode,
+      promptHelper,
+      ...(citations ? CITATION_TEMPLATES : {}),
+    }),
   }));
   return async (question, retriever, signal) => {
     const nodes = await retriever.retrieve({ query: question.query, signal });
+    // With citations every mode answers from the same numbered pieces.
+    const pieces = citations ? citationPieces(nodes, llm) : undefined;
     const answers: ModeAnswer[] = [];
     for (const { mode, synthesizer } of synthesizers) {
       const started = now();
       let answer: ModeAnswer;
       try {
-        const response = await synthesizer.synthesize({ query: question.query, nodes, signal });
+        const response = await synthesizer.synthesize({
+          query: question.query,
+          nodes: pieces?.nodes ?? nodes,
+          signal,
+        });
         const usage = {
           calls: response.usage.llmCalls,
           promptTokens: response.usage.promptTokens,
           completionTokens: response.usage.completionTokens,
         };
-        answer = scoreAnswer(question, mode, response.response, usage, now() - started, promptHelper, prices);
+        const cited =
+          pieces && !UNCITED_MODES.has(mode)
+            ? await scoreCitations({
+                answer: response.response,
+                sources: pieces.sources,
+                llm,
+                relevant: question.relevant,
+                signal,
+              })
+            : undefined;
+        answer = scoreAnswer(
+          question,
+          mode,
+          cited?.text ?? response.response,
+          usage,
+          now() - started,
+          promptHelper,
+          prices,
+        );
+        if (cited) {
+          answer.citations = cited.citations;
+          const { unsupported, invalid } = cited.citations;
+          if (cited.citations.citations === 0) answer.failures.push("cites nothing");
+          if (unsupported > 0) answer.failures.push(`${unsupported} unsupported citation(s)`);
+          if (invalid > 0) answer.failures.push(`${invalid} citation(s) naming no source`);
+        }
       } catch (error) {
         if (signal.aborted) throw error;
         const usage = { calls: 0, promptTokens: 0, completionTokens: 0, ...spentBy(error) };

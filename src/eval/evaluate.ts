@@ -49,6 +49,12 @@ export interface EvaluateOptions {
    * answered again (wrap the models with `withCallCache` so only the new calls are paid).
    */
   resultsFile?: string | undefined;
+  /**
+   * Every mode answers with LlamaIndex's citation prompts from numbered pieces, and each answer's citations are
+   * checked and counted: the share from a relevant file (precision), the unsupported share, invalid markers, uncited
+   * sentences. The offline extractive answer's quotes are cited with the piece they were copied from. @default false
+   */
+  citations?: boolean;
   /** Questions in flight at once (the modes of one question run one after another). @default 4 */
   concurrency?: number;
   /** Called as each question finishes (progress). */
@@ -84,6 +90,7 @@ export async function evaluate({
   prices,
   judge,
   resultsFile,
+  citations = false,
   concurrency = 4,
   onQuestion,
   signal = new AbortController().signal,
@@ -102,6 +109,7 @@ export async function evaluate({
     prices,
     judge:
       judge && judgeBudget ? { llm: judge.llm, promptHelper: judgeBudget, judges: judge.judges } : undefined,
+    citations,
     ...(_internal?.now ? { now: _internal.now } : {}),
   });
   let done = 0;
@@ -124,6 +132,8 @@ export async function evaluate({
             k,
             judge?.llm.metadata.model ?? null,
             judge?.judges ?? null,
+            // Appended only when on, so results kept before this option existed still match.
+            ...(citations ? ["citations"] : []),
           ]),
         ).slice(0, 12),
         concurrency,
