@@ -33,7 +33,16 @@ export async function evalModes({ quick = false } = {}) {
   const cacheDir = mkdtempSync(join(tmpdir(), "ragsynth-bench-eval-modes-"));
   try {
     const questions = quick ? labelled.slice(0, 12) : labelled;
-    const nine = ragsynthEvalMeasured({ dir, questions, mode: "lexical", modes: NINE_MODES, cacheDir });
+    // One question at a time, so each mode's synthesis time is its own (with 4 in flight, a synthesis waits on
+    // the other questions' retrieval and the sum of times overlaps).
+    const nine = ragsynthEvalMeasured({
+      dir,
+      questions,
+      mode: "lexical",
+      modes: NINE_MODES,
+      cacheDir,
+      extra: ["--concurrency", "1"],
+    });
     const count = quick ? 100 : 1000;
     const many = Array.from({ length: count }, (_, index) => {
       const question = labelled[index % labelled.length];

@@ -19,7 +19,7 @@ export async function evalModesFigure({ quick = false } = {}) {
     headers: NINE_MODE_HEADERS,
     rows: nineModeRows(nine.report),
     notes: [
-      `\`ragsynth eval <questions> bench/corpora/out/small --modes <all nine> --json\` (built CLI, ExtractiveLLM, BM25, top 4): ${nine.questions} labelled questions over ${corpus.files} files, every mode answering from the same retrieval (Recall@4 ${nine.report.retrieval.hitRate.toFixed(2)}). Token columns are what a model would be sent and write; offline they cost nothing, so ★ marks the best phrase share per 1,000 tokens (context_only and no_text never get it). CLI wall ${(nine.ms / 1000).toFixed(1)} s including reading and indexing the corpus, peak RSS ${mb(nine.maxRssKb)}.`,
+      `\`ragsynth eval <questions> bench/corpora/out/small --modes <all nine> --json\` (built CLI, ExtractiveLLM, BM25, top 4, one question at a time so each synthesis time is its own): ${nine.questions} labelled questions over ${corpus.files} files, every mode answering from the same retrieval (Recall@4 ${nine.report.retrieval.hitRate.toFixed(2)}). Token columns are what a model would be sent and write; offline they cost nothing, so ★ marks the best phrase share per 1,000 tokens (context_only and no_text never get it). CLI wall ${(nine.ms / 1000).toFixed(1)} s including reading and indexing the corpus, peak RSS ${mb(nine.maxRssKb)}.`,
       `Scale: ${scale.questions.toLocaleString("en-US")} questions (the labelled ones, cycled) × ${scale.modes.length} modes (${scale.modes.join(", ")}) in one \`ragsynth eval\` process, offline, index already cached: wall ${(scale.ms / 1000).toFixed(1)} s, peak RSS ${mb(scale.maxRssKb)}, ${scale.calls.toLocaleString("en-US")} LLM calls.`,
     ],
     json: {
