@@ -31,7 +31,7 @@ export interface EvalOptions extends QueryOptions {
   concurrency: number;
   /** `--citations`: every mode answers with citation prompts, and each answer's citations are checked and counted. */
   citations: boolean;
-  /** `--redis`, else `RAGSYNTH_REDIS_URL`: each question a BullMQ job for `ragsynth worker`s; undefined: in-process. */
+  /** `--redis` (the flag only): each question a BullMQ job for `ragsynth worker`s; undefined: in-process. */
   redis: string | undefined;
   /** `--queue`: the BullMQ queue (default ragsynth). */
   queue: string | undefined;
@@ -81,7 +81,8 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
       "Pass --report eval.html.",
     );
   }
-  const redis = generate ? undefined : (text("redis") ?? (env.RAGSYNTH_REDIS_URL?.trim() || undefined));
+  // Only the flag, not RAGSYNTH_REDIS_URL: an eval meant to run here must not wait on a queue nobody works.
+  const redis = generate ? undefined : text("redis");
   for (const flag of ["out", "call-cache"]) {
     if (text("redis") !== undefined && text(flag) !== undefined) {
       throw new UsageError(
