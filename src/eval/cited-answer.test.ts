@@ -3,6 +3,7 @@ import type { Retriever } from "../query-engine/retriever.js";
 import { TextNode } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
 import { evaluate } from "./evaluate.js";
+import { renderEvalPage } from "./render-eval-page.js";
 
 const retriever: Retriever = {
   retrieve: async () => [
@@ -68,6 +69,10 @@ describe("evaluate with citations", () => {
       uncited: 1,
     });
     expect(report.modes[1]?.citations).toBeUndefined();
+    // The report page's mode table carries them too.
+    const page = renderEvalPage(report);
+    expect(page).toContain("<th>cited from relevant</th>");
+    expect(page).toMatch(/<td>3<\/td><td>67%<\/td><td>33%<\/td>/);
   });
 
   it("has no citation figures without the option, and its prompt names no sources", async () => {
