@@ -42,7 +42,13 @@ describe.skipIf(!redisUrl)(
     beforeAll(async () => {
       // The reply depends on the prompt only, so any worker gives any question the same answer.
       server = await startFakeOpenAIServer({
-        handler: ({ prompt }) => `The answer, from ${prompt.length} characters [1]. ${prompt.slice(-80)}`,
+        handler: ({ prompt }) => {
+          // The judge: a score for correctness; YES, NO or an unreadable reply for the others, by the prompt.
+          if (prompt.includes("## Generated Answer")) return `${(prompt.length % 5) + 1}.0\nScored.`;
+          if (prompt.includes("Information:") || prompt.includes("Query and Response:"))
+            return ["YES", "NO", "maybe"][prompt.length % 3] as string;
+          return `The answer, from ${prompt.length} characters [1]. ${prompt.slice(-80)}`;
+        },
       });
       corpus = await copyExampleDocs();
       env = { RAGSYNTH_LLM: `${server.url}#fake`, OPENAI_API_KEY: TEST_API_KEY };
@@ -76,6 +82,9 @@ describe.skipIf(!redisUrl)(
         "--modes",
         "compact,refine,tree_summarize",
         "--citations",
+        // Judged on the workers too (the judge allowed there with --allow-llm), through their call cache.
+        "--judge",
+        `${server.url}#judge`,
         "--json",
       ];
 
@@ -97,6 +106,8 @@ describe.skipIf(!redisUrl)(
             "2",
             "--index-root",
             corpus.dir,
+            "--allow-llm",
+            `${server.url}#judge`,
             "--verbose",
           ],
           { env },
@@ -131,13 +142,23 @@ describe.skipIf(!redisUrl)(
       expect(modes.map((mode) => mode.mode)).toEqual(["compact", "refine", "tree_summarize"]);
       for (const mode of modes) expect(mode.phraseQuestions).toBe(24);
       for (const mode of modes) expect(mode.citations.citations).toBeGreaterThan(0);
+      const judged = (
+        local.modes as Array<{ judges: Record<string, { judged: number; failures: number }> }>
+      )[0]?.judges;
+      expect(judged?.faithfulness?.judged).toBe(24);
+      // Correctness judges every answer (without a reference, LlamaIndex's "(NO REFERENCE ANSWER SUPPLIED)").
+      expect(judged?.correctness?.judged).toBe(24);
+      expect(judged?.faithfulness?.failures).toBeGreaterThan(0);
       const retrieval = local.retrieval as { hitRate: number };
       expect(retrieval.hitRate).toBeGreaterThan(0);
       expect(retrieval.hitRate).toBeLessThan(1);
 
       // Every distinct call reached the server once in each run (compact and tree_summarize send the same citation
       // prompt when the pieces fit one call: the second is replayed from the cache, in both runs).
-      const calls = modes.reduce((sum, mode) => sum + mode.usage.calls, 0);
+      const judgeCalls = (local.modes as Array<{ judges: Record<string, { usage: { calls: number } }> }>)
+        .flatMap((mode) => Object.values(mode.judges))
+        .reduce((sum, judge) => sum + judge.usage.calls, 0);
+      const calls = modes.reduce((sum, mode) => sum + mode.usage.calls, 0) + judgeCalls;
       expect(calls).toBeGreaterThanOrEqual(72);
       expect(localCalls.paid + localCalls.replayed).toBe(calls);
       expect(server.requests.length - paidEmbedded).toBe(paidEmbedded);
