@@ -6,13 +6,17 @@
 //   retrieved text holds the phrase, and the share whose answer does (case and whitespace ignored).
 // Then, with citations (as `ask --citations` runs offline): the share of answers that cite, and citation
 // precision (the share of citations whose piece comes from a file the question names).
+//   Recall@4 and the answer's phrase share are `ragsynth eval`'s own (the built CLI, spawned), its chunks checked against
+//   the bench's index question by question, so the product and the bench cannot drift.
 //   node bench/quality.mjs [--json out.json] [--show]
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { citationQuality } from "./lib/citation-quality.mjs";
 import { ensureCorpus } from "./lib/corpus.mjs";
-import { DIST_INDEX } from "./lib/libs.mjs";
+import { DIST_INDEX, ROOT_DIR } from "./lib/libs.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const TOP_K = 4;
@@ -40,7 +44,9 @@ export async function qualityFigure({ show = false } = {}) {
   const details = [];
   const citations = [];
   for (const { name, mode } of RETRIEVERS) {
-    const results = await evaluate({ lib, index, questions, mode });
+    // Recall@4 and the phrase share are `ragsynth eval`'s own figures: the CLI the users run, from dist/.
+    const report = ragsynthEval({ dir: relative(process.cwd(), corpus.dir) || ".", questions, mode });
+    const results = await evaluate({ lib, index, questions, mode, report });
     for (const result of results) details.push({ mode, ...result });
     rows.push({ name, ...summarize(results) });
     halves.push({ name, ...splitHalves(results) });
@@ -59,12 +65,76 @@ export async function qualityFigure({ show = false } = {}) {
 }
 
 /**
+ * Runs `ragsynth eval <questions.jsonl> <dir> --modes compact --top-k 4 --retrieval <mode> --json` (the built CLI,
+ * offline) on the questions, written as eval's JSONL (`{id, query, relevant, answer_hint}`), and returns its report.
+ */
+export function ragsynthEval(options) {
+  return ragsynthEvalMeasured(options).report;
+}
+
+/**
+ * {@link ragsynthEval}, also measuring the CLI process: its wall time (`ms`, from spawn to exit) and peak resident
+ * set size (`maxRssKb`, getrusage's, written by a preload at exit). `cacheDir` keeps the index between runs.
+ */
+export function ragsynthEvalMeasured({ dir, questions, mode, modes = ["compact"], extra = [], cacheDir }) {
+  const work = mkdtempSync(join(tmpdir(), "ragsynth-bench-eval-"));
+  try {
+    const file = join(work, "questions.jsonl");
+    writeFileSync(
+      file,
+      questions
+        .map((question) =>
+          JSON.stringify({
+            id: question.id,
+            query: question.question ?? question.query,
+            relevant: question.files,
+            answer_hint: question.phrase,
+          }),
+        )
+        .join("\n"),
+    );
+    const args = [
+      join(ROOT_DIR, "dist", "cli", "bin.js"),
+      "eval",
+      file,
+      dir,
+      "--modes",
+      modes.join(","),
+      "--top-k",
+      String(TOP_K),
+      "--retrieval",
+      mode,
+      // The index cache outside the corpus folder, so the corpus stays as built.
+      "--cache-dir",
+      cacheDir ?? join(work, "cache"),
+      "--json",
+      ...extra,
+    ];
+    const rssFile = join(work, "max-rss");
+    const env = { ...process.env, RAGSYNTH_BENCH_RSS_FILE: rssFile };
+    for (const name of ["RAGSYNTH_LLM", "RAGSYNTH_EMBED", "RAGSYNTH_REDIS_URL"]) delete env[name];
+    const preload = pathToFileURL(join(HERE, "lib", "max-rss-preload.mjs")).href;
+    const started = performance.now();
+    const run = spawnSync(process.execPath, ["--import", preload, ...args], {
+      encoding: "utf8",
+      env,
+      maxBuffer: 1 << 30,
+    });
+    const ms = performance.now() - started;
+    if (run.status !== 0) throw new Error(`ragsynth eval exited ${run.status}: ${run.stderr}`);
+    return { report: JSON.parse(run.stdout), ms, maxRssKb: Number(readFileSync(rssFile, "utf8")) };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
  * Asks every question through an index as the CLI does offline (top 4, compact, ExtractiveLLM) and returns per
  * question: the rank of the first chunk of a right file among the first 10 (-1: none), whether the retrieved
  * text and the answer hold the expected phrase (case and whitespace ignored), the answer and its words.
  * A question is `{ id, question | query, files, phrase }`.
  */
-export async function evaluate({ lib, index, questions, mode }) {
+export async function evaluate({ lib, index, questions, mode, report: given }) {
   const deep = index.asRetriever({ similarityTopK: MRR_DEPTH, retrievalMode: mode });
   const top = index.asRetriever({ similarityTopK: TOP_K, retrievalMode: mode });
   // Recall@1 and MRR@10 need the ranking past the top 4: one deep retrieval per question, timed.
@@ -76,28 +146,31 @@ export async function evaluate({ lib, index, questions, mode }) {
     const ms = performance.now() - started;
     ranks.push({ rank: ranked.findIndex(({ node }) => question.files.includes(fileOf(node))), ms });
   }
-  // Recall@4 and "the answer holds the phrase" come from the product's own `evaluate` (what `ragsynth eval`
-  // runs), so the bench and the product cannot drift; the retrieved chunks are kept for the context check.
+  // Recall@4 and "the answer holds the phrase" come from `ragsynth eval` when its report is given (the small
+  // corpus), else from the product's own `evaluate` (what `ragsynth eval` runs), so the bench and the product
+  // cannot drift; the retrieved chunks are kept for the context check.
   const contexts = new Map();
-  const report = await lib.evaluate({
-    questions: questions.map((question) => ({
-      id: question.id,
-      query: question.question ?? question.query,
-      relevant: question.files,
-      answer_hint: question.phrase,
-    })),
-    retriever: {
-      retrieve: async (options) => {
-        const nodes = await top.retrieve(options);
-        contexts.set(options.query, nodes);
-        return nodes;
+  const report =
+    given ??
+    (await lib.evaluate({
+      questions: questions.map((question) => ({
+        id: question.id,
+        query: question.question ?? question.query,
+        relevant: question.files,
+        answer_hint: question.phrase,
+      })),
+      retriever: {
+        retrieve: async (options) => {
+          const nodes = await top.retrieve(options);
+          contexts.set(options.query, nodes);
+          return nodes;
+        },
       },
-    },
-    llm: new lib.ExtractiveLLM(),
-    modes: ["compact"],
-    k: TOP_K,
-    concurrency: 1,
-  });
+      llm: new lib.ExtractiveLLM(),
+      modes: ["compact"],
+      k: TOP_K,
+      concurrency: 1,
+    }));
   const results = [];
   for (const [position, question] of questions.entries()) {
     const query = question.question ?? question.query;
@@ -107,6 +180,15 @@ export async function evaluate({ lib, index, questions, mode }) {
     // Recall@4 is eval's hit@4 (the product's figure); Recall@1 and MRR come from the deep ranking. The two can
     // differ where BM25 ties or a file's other chunks move a chunk across the 4th place: counted, not hidden.
     const hit4 = scored.retrieval.hit === 1;
+    if (given) {
+      // The CLI's report keeps each source's id: the context is that of the same chunks, read from this index.
+      const top4 = await top.retrieve({ query });
+      const ids = top4.map(({ node }) => node.id);
+      if (JSON.stringify(ids) !== JSON.stringify(scored.sources.map((source) => source.id))) {
+        throw new Error(`ragsynth eval retrieved other chunks than the bench's index for "${question.id}"`);
+      }
+      contexts.set(query, top4);
+    }
     const context = (contexts.get(query) ?? []).map(({ node }) => node.text).join("\n");
     const inContext = normalize(context).includes(normalize(question.phrase));
     const words = answer.answer.split(/\s+/).filter(Boolean).length;

@@ -24,7 +24,7 @@ function parseArgs(argv) {
     else if (arg === "--runs") options.runs = Number(argv[++i]);
     else if (arg === "--help" || arg === "-h") {
       console.log(
-        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer,batch,corpus,quality,mixed,extraction] [--runs N] [--no-build]",
+        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer,batch,corpus,quality,mixed,extraction,eval] [--runs N] [--no-build]",
       );
       process.exit(0);
     } else {
@@ -111,6 +111,7 @@ const FIGURES = {
   quality: () => import("./figures/quality.mjs").then((m) => m.qualityFigure),
   mixed: () => import("./figures/mixed-quality.mjs").then((m) => m.mixedQualityFigure),
   extraction: () => import("./figures/extraction.mjs").then((m) => m.extractionFigure),
+  eval: () => import("./figures/eval-modes.mjs").then((m) => m.evalModesFigure),
 };
 
 async function main() {

@@ -26,6 +26,7 @@ import {
   checkQuestionItem,
   indexUnderRoots,
 } from "./batch-trust.js";
+import { createEvalQuestionProcessor } from "./eval-processor.js";
 import { cliSecrets, createRedactor } from "./io.js";
 import { chooseEmbedder, chooseLLM } from "./models.js";
 import { buildQuestionEngine } from "./question-engine.js";
@@ -74,8 +75,8 @@ export interface CliProcessorsOptions {
 }
 
 /**
- * The processors a CLI batch or worker runs: `question` (through a query engine over the persisted index)
- * and `llm-call` (one model call, the unit of a distributed tree_summarize). Every model call goes through
+ * The processors a CLI batch or worker runs: `question` (through a query engine over the persisted index),
+ * `llm-call` (one model call, the unit of a distributed tree_summarize) and `eval-question` (`eval --redis`). Every model call goes through
  * the call cache `store`, so a retried item pays only for the calls it had not finished. Items and job settings
  * are untrusted: checked against {@link BatchTrust} and a schema before use. Answers, error messages and cache
  * entries are scrubbed of the API keys and passwords as `ask` output is.
@@ -250,6 +251,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     processors: {
       question: scrubbed(createQuestionProcessor({ engineFor }) as BatchProcessor),
       "llm-call": scrubbed(llmCall),
+      "eval-question": scrubbed(createEvalQuestionProcessor({ trust, modelFor, indexFor }) as BatchProcessor),
     },
     async close() {
       const models = await Promise.allSettled(queued.values());

@@ -6,17 +6,21 @@ import { parseEvalQuestions } from "../eval/eval-questions.js";
 import { evaluate } from "../eval/evaluate.js";
 import { resolvePrices } from "../eval/prices.js";
 import { renderEvalPage } from "../eval/render-eval-page.js";
+import { summarizeEval } from "../eval/summarize-eval.js";
 import type { LLM } from "../llm/types.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
+import { runEvalOnRedis } from "./eval-redis.js";
+import { evalRunConfig } from "./eval-run-config.js";
 import { renderEvalTable } from "./eval-table.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
+import type { OpenedIndex } from "./load-index.js";
 import { chooseLLM } from "./models.js";
 import type { EvalOptions } from "./parse-eval-command.js";
 import { chooseModels, createPromptHelper, indexSaved, openRetrieval } from "./pipeline.js";
-import { createProgress } from "./progress.js";
+import { createProgress, type Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /**
@@ -37,9 +41,11 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
         ? undefined
         : chooseLLM(options.judge, { contextWindow: undefined, env: io.env, timeoutMs: options.timeoutMs });
     // Every call that costs money goes through the call cache, so a rerun pays only for what is new.
-    const paid = !models.llmChoice.defaulted && models.llmChoice.label !== "extractive";
+    // With --redis the workers make the calls, through the call cache in their Redis.
+    const paid = !options.redis && !models.llmChoice.defaulted && models.llmChoice.label !== "extractive";
     const cachePath =
-      options.callCache ?? (paid || judgeChoice ? `${options.questions}.calls.jsonl` : undefined);
+      options.callCache ??
+      (paid || (judgeChoice && !options.redis) ? `${options.questions}.calls.jsonl` : undefined);
     const store: CallCacheStore | undefined = cachePath
       ? await FileCallCache.open(resolve(io.cwd, cachePath))
       : undefined;
@@ -60,23 +66,47 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       tokenizer: promptHelper.tokenizer,
     });
     progress.start(
-      `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}`,
+      `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}${options.redis ? " on the workers" : ""}`,
       questions.length,
     );
-    const report = await evaluate({
-      questions,
-      retriever,
-      llm,
-      modes: options.modes,
-      k: options.topK,
-      promptHelper,
-      prices: resolvePrices({ model: llm.metadata.model, input: options.priceIn, output: options.priceOut }),
-      ...(judge ? { judge: { llm: judge } } : {}),
-      concurrency: options.concurrency,
-      ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
-      onQuestion: (_, done) => progress.update(done),
-      signal,
+    const prices = resolvePrices({
+      model: llm.metadata.model,
+      input: options.priceIn,
+      output: options.priceOut,
     });
+    const report = options.redis
+      ? summarizeEval({
+          questions: await runEvalOnRedis({
+            redisUrl: options.redis,
+            queueName: options.queue,
+            questionsPath,
+            questions,
+            // The workers open the index this run wrote: it must be on disk first.
+            config: evalRunConfig(options, await savedIndexDir(opened, progress), prices),
+            signal,
+            io,
+            onProgress: (done) => progress.update(done),
+          }),
+          modes: options.modes,
+          k: options.topK,
+          model: llm.metadata.model,
+          prices,
+        })
+      : await evaluate({
+          questions,
+          retriever,
+          llm,
+          modes: options.modes,
+          k: options.topK,
+          promptHelper,
+          prices,
+          ...(judge ? { judge: { llm: judge } } : {}),
+          citations: options.citations,
+          concurrency: options.concurrency,
+          ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
+          onQuestion: (_, done) => progress.update(done),
+          signal,
+        });
     progress.clear();
     const calls = countCalls([llm, judge]);
     if (options.report) {
@@ -105,6 +135,12 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
   } finally {
     progress.clear();
   }
+}
+
+/** The index folder, once the write openRetrieval left running has finished. */
+async function savedIndexDir(opened: OpenedIndex, progress: Progress): Promise<string> {
+  await indexSaved(opened, progress);
+  return opened.stats.cacheDir;
 }
 
 /** Calls paid and replayed across the cached models; undefined without a cache. */

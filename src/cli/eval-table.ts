@@ -37,11 +37,13 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
   const judgeNames = [...new Set(report.modes.flatMap((mode) => Object.keys(mode.judges ?? {})))];
   const withPhrase = report.modes.some((mode) => mode.phraseQuestions > 0);
   const withF1 = report.modes.some((mode) => mode.referenceQuestions > 0);
+  const withCitations = report.modes.some((mode) => mode.citations !== undefined);
   const header = [
     "mode",
     ...(withPhrase ? ["holds phrase"] : []),
     ...(withF1 ? ["token F1"] : []),
     "answer tokens",
+    ...(withCitations ? ["citations", "cited from relevant", "unsupported"] : []),
     ...judgeNames.map((name) => `${name} (fail)`),
     "errors",
     "LLM calls",
@@ -59,6 +61,13 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
       ...(withPhrase ? [`${share(mode.phraseShare)} of ${mode.phraseQuestions}`] : []),
       ...(withF1 ? [fixed(mode.meanF1)] : []),
       mode.meanAnswerTokens.toFixed(0),
+      ...(withCitations
+        ? [
+            mode.citations ? formatCount(mode.citations.citations) : "–",
+            share(mode.citations?.precision),
+            share(mode.citations?.unsupportedShare),
+          ]
+        : []),
       ...judgeNames.map((name) => judgeCell(mode, name)),
       String(mode.errors),
       formatCount(mode.usage.calls),
@@ -70,6 +79,13 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
     ]);
   }
   const lines = [retrievalLine(report), "", ...table(rows, style), ""];
+  if (withCitations) {
+    lines.push(
+      style.dim(
+        "Citations: valid [N] markers; cited from relevant: the share whose piece comes from a file the question names; unsupported: the share their piece does not support.",
+      ),
+    );
+  }
   lines.push(style.dim(bestNote(report)));
   lines.push(
     style.dim(

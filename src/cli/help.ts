@@ -61,6 +61,7 @@ const SUMMARIES: Record<CommandName, { usage: string; summary: string; examples:
     examples: [
       "ragsynth eval questions.jsonl examples/docs",
       "ragsynth eval questions.jsonl docs/ --llm openai:gpt-4o-mini --modes compact,refine --judge openai:gpt-4o --report eval.html",
+      "ragsynth eval questions.jsonl docs/ --redis redis://127.0.0.1:6379   (each question a job for ragsynth worker)",
       "ragsynth eval generate docs/ --llm openai:gpt-4o-mini -n 100 > questions.jsonl",
     ],
   },

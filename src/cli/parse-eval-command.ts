@@ -29,6 +29,12 @@ export interface EvalOptions extends QueryCommandOptions {
   out: string | undefined;
   /** Questions in flight at once. */
   concurrency: number;
+  /** `--citations`: every mode answers with citation prompts, and each answer's citations are checked and counted. */
+  citations: boolean;
+  /** `--redis` (the flag only): each question a BullMQ job for `ragsynth worker`s; undefined: in-process. */
+  redis: string | undefined;
+  /** `--queue`: the BullMQ queue (default ragsynth). */
+  queue: string | undefined;
   /** `eval generate`: write a questions file from the documents instead of evaluating. */
   generate: boolean;
   /** `--count`/`-n`: questions `eval generate` writes. */
@@ -75,6 +81,16 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
       "Pass --report eval.html.",
     );
   }
+  // Only the flag, not RAGSYNTH_REDIS_URL: an eval meant to run here must not wait on a queue nobody works.
+  const redis = generate ? undefined : text("redis");
+  for (const flag of ["out", "call-cache"]) {
+    if (text("redis") !== undefined && text(flag) !== undefined) {
+      throw new UsageError(
+        `--${flag} is for the in-process run; with --redis the queue keeps each question's result and the workers cache the calls in Redis.`,
+        "Leave it out: running the same eval --redis command again collects what is finished and runs only what is missing.",
+      );
+    }
+  }
   const modes = responseModes(values.modes);
   const judge = text("judge")?.trim();
   if (judge === "") throw new UsageError("--judge needs a model spec.", "Pass --judge openai:gpt-4o-mini.");
@@ -105,6 +121,9 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
     callCache: text("call-cache"),
     out: text("out"),
     concurrency: positiveInteger("--concurrency", text("concurrency")) ?? 4,
+    citations: values.citations === true,
+    redis,
+    queue: text("queue"),
     generate,
     count: positiveInteger("--count", text("count")) ?? 100,
   };

@@ -39,8 +39,24 @@ export interface ModeAnswer {
   ms: number;
   /** Judge verdicts, with `--judge`. */
   judges?: Record<string, JudgeVerdict>;
+  /** The answer's citations, with `citations` (`--citations`). */
+  citations?: AnswerCitations;
   /** Short reasons this answer falls short, for the drill-down (empty when nothing failed). */
   failures: string[];
+}
+
+/** What an answer's `[N]` markers were found to be, counted (see `checkCitations`). */
+export interface AnswerCitations {
+  /** Valid citations (a marker naming two pieces is two). */
+  citations: number;
+  /** Valid citations whose piece comes from a relevant file or chunk; absent when the question names none. */
+  fromRelevant?: number;
+  /** Valid citations their piece does not support. */
+  unsupported: number;
+  /** Markers naming no piece (removed from the text). */
+  invalid: number;
+  /** Sentences citing nothing. */
+  uncited: number;
 }
 
 /** One judge's verdict on one answer. */
@@ -110,10 +126,28 @@ export interface ModeSummary {
   /** Sum of the synthesis wall times. */
   wallMs: number;
   judges?: Record<string, JudgeSummary>;
+  /** The citations of this mode's answers, with `citations`. */
+  citations?: CitationSummary;
   /** The figure the best mark ranks by: the phrase share, else the mean F1, else the correctness pass rate. */
   quality: number | undefined;
   /** Which figure `quality` is. */
   qualityMetric: "phrase" | "f1" | "correctness" | undefined;
+}
+
+/** A mode's citations over its answers. */
+export interface CitationSummary {
+  /** Answers checked, and how many cite at least once. */
+  answers: number;
+  citing: number;
+  /** Valid citations in all. */
+  citations: number;
+  /** Of the valid citations of questions that name their files, the share whose piece comes from one (issue 29's precision). */
+  precision: number | undefined;
+  /** Of the valid citations, the share their piece does not support. */
+  unsupportedShare: number | undefined;
+  /** Markers naming no piece, and sentences citing nothing, summed. */
+  invalid: number;
+  uncited: number;
 }
 
 /** What {@link evaluate} returns. */

@@ -2,18 +2,15 @@ import { PromptHelper } from "../budget/prompt-helper.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLM } from "../llm/types.js";
 import type { Retriever } from "../query-engine/retriever.js";
-import type { NodeWithScore } from "../schema/text-node.js";
-import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
 import { sha256Hex } from "../util/sha256.js";
-import { holdsPhrase, tokenF1 } from "./answer-metrics.js";
 import type { EvalQuestion } from "./eval-questions.js";
-import type { EvalReport, EvalSource, JudgeVerdict, ModeAnswer, QuestionResult } from "./eval-result.js";
-import { type JudgeName, judgeAnswer } from "./judge-answer.js";
-import { dollars, type TokenPrices } from "./prices.js";
+import type { EvalReport, QuestionResult } from "./eval-result.js";
+import { createQuestionEvaluator } from "./evaluate-question.js";
+import type { JudgeName } from "./judge-answer.js";
+import type { TokenPrices } from "./prices.js";
 import { resumableRun } from "./resumable-run.js";
-import { retrievalScores } from "./retrieval-metrics.js";
 import { summarizeEval } from "./summarize-eval.js";
 
 /** The modes {@link evaluate} compares when none are named: the four that answer from the retrieved text. */
@@ -52,6 +49,12 @@ export interface EvaluateOptions {
    * answered again (wrap the models with `withCallCache` so only the new calls are paid).
    */
   resultsFile?: string | undefined;
+  /**
+   * Every mode answers with LlamaIndex's citation prompts from numbered pieces, and each answer's citations are
+   * checked and counted: the share from a relevant file (precision), the unsupported share, invalid markers, uncited
+   * sentences. The offline extractive answer's quotes are cited with the piece they were copied from. @default false
+   */
+  citations?: boolean;
   /** Questions in flight at once (the modes of one question run one after another). @default 4 */
   concurrency?: number;
   /** Called as each question finishes (progress). */
@@ -87,6 +90,7 @@ export async function evaluate({
   prices,
   judge,
   resultsFile,
+  citations = false,
   concurrency = 4,
   onQuestion,
   signal = new AbortController().signal,
@@ -96,74 +100,21 @@ export async function evaluate({
   if (!Number.isInteger(k) || k < 1) {
     throw new InvalidArgumentError({ parameter: "k", value: k, expected: "be a positive integer" });
   }
-  const now = _internal?.now ?? (() => performance.now());
-  const synthesizers = modes.map((mode) => ({
-    mode,
-    synthesizer: getResponseSynthesizer({ llm, responseMode: mode, promptHelper }),
-  }));
   const judgeBudget = judge && (judge.promptHelper ?? PromptHelper.fromLLMMetadata(judge.llm.metadata));
+  const evaluateQuestion = createQuestionEvaluator({
+    llm,
+    modes,
+    k,
+    promptHelper,
+    prices,
+    judge:
+      judge && judgeBudget ? { llm: judge.llm, promptHelper: judgeBudget, judges: judge.judges } : undefined,
+    citations,
+    ...(_internal?.now ? { now: _internal.now } : {}),
+  });
   let done = 0;
   const evaluateOne = async (question: EvalQuestion, taskSignal: AbortSignal): Promise<QuestionResult> => {
-    const nodes = await retriever.retrieve({ query: question.query, signal: taskSignal });
-    const answers: ModeAnswer[] = [];
-    for (const { mode, synthesizer } of synthesizers) {
-      const started = now();
-      let answer: ModeAnswer;
-      try {
-        const response = await synthesizer.synthesize({ query: question.query, nodes, signal: taskSignal });
-        const usage = {
-          calls: response.usage.llmCalls,
-          promptTokens: response.usage.promptTokens,
-          completionTokens: response.usage.completionTokens,
-        };
-        answer = scoreAnswer(question, mode, response.response, usage, now() - started, promptHelper, prices);
-      } catch (error) {
-        if (taskSignal.aborted) throw error;
-        const usage = { calls: 0, promptTokens: 0, completionTokens: 0, ...spentBy(error) };
-        answer = scoreAnswer(question, mode, "", usage, now() - started, promptHelper, prices);
-        const code = (error as { code?: unknown }).code;
-        answer.error = {
-          code: typeof code === "string" ? code : undefined,
-          message: error instanceof Error ? error.message : String(error),
-        };
-        answer.failures.unshift(`${mode} failed: ${answer.error.message}`);
-      }
-      if (judge && judgeBudget) {
-        answer.judges = await judgeAnswer({
-          judge: judge.llm,
-          promptHelper: judgeBudget,
-          query: question.query,
-          answer: answer.answer,
-          contexts: nodes.map(({ node }) => node.text),
-          reference: question.reference,
-          ...(judge.judges ? { judges: judge.judges } : {}),
-          signal: taskSignal,
-        });
-        for (const [name, verdict] of Object.entries(answer.judges)) {
-          const why = judgeFailure(verdict);
-          if (why) answer.failures.push(`${name}: ${why}`);
-        }
-      }
-      answers.push(answer);
-    }
-    const result: QuestionResult = {
-      id: question.id,
-      query: question.query,
-      sources: nodes.map(toSource),
-      ...(question.relevant
-        ? {
-            retrieval: retrievalScores({
-              retrieved: nodes.map(({ node }) => ({ id: node.id, filePath: filePathOf(node.metadata) })),
-              relevant: question.relevant,
-              k,
-            }),
-          }
-        : {}),
-      answers,
-    };
-    if (result.retrieval?.hit === 0) {
-      for (const answer of answers) answer.failures.push(`no relevant file in the top ${k}`);
-    }
+    const result = await evaluateQuestion(question, retriever, taskSignal);
     done += 1;
     onQuestion?.(result, done);
     return result;
@@ -181,6 +132,8 @@ export async function evaluate({
             k,
             judge?.llm.metadata.model ?? null,
             judge?.judges ?? null,
+            // Appended only when on, so results kept before this option existed still match.
+            ...(citations ? ["citations"] : []),
           ]),
         ).slice(0, 12),
         concurrency,
@@ -210,59 +163,4 @@ function checkModes(modes: readonly ResponseMode[]): void {
       });
     }
   }
-}
-
-function scoreAnswer(
-  question: EvalQuestion,
-  mode: string,
-  text: string,
-  usage: ModeAnswer["usage"],
-  ms: number,
-  promptHelper: PromptHelper,
-  prices: TokenPrices | undefined,
-): ModeAnswer {
-  const answer: ModeAnswer = {
-    mode,
-    answer: text,
-    answerTokens: text === "" ? 0 : promptHelper.tokenizer.count(text),
-    usage,
-    ms,
-    failures: [],
-  };
-  const cost = dollars(usage, prices);
-  if (cost !== undefined) answer.dollars = cost;
-  if (question.answer_hint !== undefined) {
-    answer.holdsPhrase = holdsPhrase({ answer: text, phrase: question.answer_hint });
-    if (!answer.holdsPhrase) answer.failures.push(`answer lacks "${question.answer_hint}"`);
-  }
-  if (question.reference !== undefined) answer.f1 = tokenF1({ answer: text, reference: question.reference });
-  return answer;
-}
-
-/** Why a verdict is not a pass, in a few words; undefined for a pass. */
-function judgeFailure(verdict: JudgeVerdict): string | undefined {
-  if (verdict.passing === true) return undefined;
-  if (verdict.passing === null) return verdict.error ?? "no verdict";
-  return verdict.score !== null && verdict.score > 1 ? `scored ${verdict.score} (passing is 4)` : "judged NO";
-}
-
-/** What a failed synthesis spent, from the usage ragsynth errors carry. */
-function spentBy(error: unknown): Partial<ModeAnswer["usage"]> {
-  const usage = (error as { usage?: { llmCalls?: number; promptTokens?: number; completionTokens?: number } })
-    .usage;
-  if (!usage) return {};
-  return {
-    calls: usage.llmCalls ?? 0,
-    promptTokens: usage.promptTokens ?? 0,
-    completionTokens: usage.completionTokens ?? 0,
-  };
-}
-
-function filePathOf(metadata: Record<string, unknown>): string | undefined {
-  const path = metadata.file_path;
-  return typeof path === "string" ? path : undefined;
-}
-
-function toSource({ node, score }: NodeWithScore): EvalSource {
-  return { id: node.id, filePath: filePathOf(node.metadata), score, text: node.text.slice(0, 500) };
 }

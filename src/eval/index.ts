@@ -2,6 +2,8 @@ export { answerTokens, holdsPhrase, normalizeForPhrase, tokenF1 } from "./answer
 export { type BestMode, bestQualityPerCost, type ModeValue } from "./best-mode.js";
 export { type EvalQuestion, parseEvalQuestions } from "./eval-questions.js";
 export type {
+  AnswerCitations,
+  CitationSummary,
   EvalReport,
   EvalSource,
   EvalUsage,

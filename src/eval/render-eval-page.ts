@@ -102,11 +102,13 @@ function share(value: number | undefined): string {
 
 function modesTable(report: EvalReport): string {
   const judges = [...new Set(report.modes.flatMap((mode) => Object.keys(mode.judges ?? {})))];
+  const cited = report.modes.some((mode) => mode.citations !== undefined);
   const head = [
     "mode",
     "holds phrase",
     "token F1",
     "answer tokens",
+    ...(cited ? ["citations", "cited from relevant", "unsupported"] : []),
     ...judges,
     "errors",
     "calls",
@@ -121,6 +123,13 @@ function modesTable(report: EvalReport): string {
       `${share(mode.phraseShare)} of ${mode.phraseQuestions}`,
       mode.meanF1 === undefined ? "–" : mode.meanF1.toFixed(2),
       mode.meanAnswerTokens.toFixed(0),
+      ...(cited
+        ? [
+            mode.citations ? formatNumber(mode.citations.citations) : "–",
+            share(mode.citations?.precision),
+            share(mode.citations?.unsupportedShare),
+          ]
+        : []),
       ...judges.map((name) => {
         const summary = mode.judges?.[name];
         return summary ? `${share(summary.passRate)} (${summary.failures} unread)` : "–";

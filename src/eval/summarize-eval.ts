@@ -1,8 +1,11 @@
 import { bestQualityPerCost } from "./best-mode.js";
 import type {
+  AnswerCitations,
+  CitationSummary,
   EvalReport,
   EvalUsage,
   JudgeSummary,
+  ModeAnswer,
   ModeSummary,
   QuestionResult,
   RetrievalSummary,
@@ -88,8 +91,34 @@ export function summarizeMode(
     dollars: dollars(usage, prices),
     wallMs: answers.reduce((sum, answer) => sum + answer.ms, 0),
     ...(Object.keys(judges).length > 0 ? { judges } : {}),
+    ...summarizeCitations(answers),
     quality,
     qualityMetric,
+  };
+}
+
+/** The citations of a mode's answers, pooled; nothing when no answer was checked for citations. */
+function summarizeCitations(answers: readonly ModeAnswer[]): { citations?: CitationSummary } {
+  const checked = answers.flatMap((answer) => (answer.citations ? [answer.citations] : []));
+  if (checked.length === 0) return {};
+  const sum = (pick: (citations: AnswerCitations) => number) =>
+    checked.reduce((total, citations) => total + pick(citations), 0);
+  const labelled = checked.filter((citations) => citations.fromRelevant !== undefined);
+  const labelledCitations = labelled.reduce((total, citations) => total + citations.citations, 0);
+  const citations = sum((entry) => entry.citations);
+  return {
+    citations: {
+      answers: checked.length,
+      citing: checked.filter((entry) => entry.citations > 0).length,
+      citations,
+      precision:
+        labelledCitations === 0
+          ? undefined
+          : labelled.reduce((total, entry) => total + (entry.fromRelevant ?? 0), 0) / labelledCitations,
+      unsupportedShare: citations === 0 ? undefined : sum((entry) => entry.unsupported) / citations,
+      invalid: sum((entry) => entry.invalid),
+      uncited: sum((entry) => entry.uncited),
+    },
   };
 }
 

@@ -213,6 +213,45 @@ describe("ragsynth eval", () => {
     expect(report.calls).toEqual({ paid: q3Calls, replayed: 0 });
   });
 
+  it("--citations: offline, every compact answer cites its quotes, counted per mode", async () => {
+    const { code, stdout, stderr } = await runCli([
+      "eval",
+      questions,
+      docs,
+      "--modes",
+      "compact,generation",
+      "--citations",
+      "--json",
+    ]);
+    expect(code, stderr).toBe(0);
+    const report = JSON.parse(stdout) as {
+      modes: Array<{ citations?: { answers: number; citing: number; precision: number; invalid: number } }>;
+    };
+    const compact = report.modes[0]?.citations;
+    expect(compact).toMatchObject({ answers: 3, citing: 3, invalid: 0 });
+    // q1 and q2 retrieve their file: some citations come from it.
+    expect(compact?.precision).toBeGreaterThan(0);
+    expect(report.modes[1]?.citations).toBeUndefined();
+    const table = await runCli(["eval", questions, docs, "--modes", "compact", "--citations"]);
+    expect(table.stdout).toMatch(
+      /^mode\s+holds phrase\s+token F1\s+answer tokens\s+citations\s+cited from relevant\s+unsupported/m,
+    );
+  });
+
+  it("refuses --out and --call-cache with --redis, saying why", async () => {
+    const refused = await runCli([
+      "eval",
+      questions,
+      docs,
+      "--redis",
+      "redis://127.0.0.1:1",
+      "--out",
+      "r.jsonl",
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--out is for the in-process run; with --redis the queue keeps/);
+  });
+
   it("names the line of a bad question and rejects a missing document path", async () => {
     const bad = join(dir, "bad.jsonl");
     await writeFile(bad, '{"id":"q1","query":"ok"}\n{"id":"q2","query":"x","relevant":5}\n');

@@ -1,0 +1,110 @@
+import type { BatchProcessor, JsonValue } from "../batch/index.js";
+import { parseEvalQuestions } from "../eval/eval-questions.js";
+import type { QuestionResult } from "../eval/eval-result.js";
+import { createQuestionEvaluator } from "../eval/evaluate-question.js";
+import type { VectorStoreIndex } from "../index-store/index.js";
+import type { LLM } from "../llm/types.js";
+import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import {
+  allowedEmbed,
+  allowedLLM,
+  type BatchTrust,
+  checkQuestionItem,
+  indexUnderRoots,
+} from "./batch-trust.js";
+import { checkEvalRunConfig } from "./eval-run-config.js";
+import { buildPostprocessors, createPromptHelper } from "./pipeline.js";
+
+/** What the eval processor borrows from the CLI's processors: their cached models and indexes. */
+export interface EvalProcessorOptions {
+  trust: BatchTrust;
+  /** The model of a spec allowed by `trust`, its calls through the call cache. */
+  modelFor: (spec: string | null, contextWindow: number | null) => LLM;
+  indexFor: (dir: string, embed: string | null) => Promise<VectorStoreIndex>;
+}
+
+/**
+ * The `eval-question` work kind of `ragsynth eval --redis`: one labelled question, retrieved once and answered
+ * in every mode of the run, scored as `evaluate` scores it (the same function), so a worker's result is the
+ * embedded run's. The job is untrusted: its settings and question are checked, its models must be allowed by
+ * the worker's operator (`--llm`, `--allow-llm`; the judge too) and its index must lie under `--index-root`.
+ */
+export function createEvalQuestionProcessor({
+  trust,
+  modelFor,
+  indexFor,
+}: EvalProcessorOptions): BatchProcessor<QuestionResult & JsonValue> {
+  const evaluators = new Map<string, Promise<Evaluator>>();
+  return async (item, { config, signal }) => {
+    const settings = checkEvalRunConfig(config);
+    checkQuestionItem(item);
+    // The question's labels by the questions file's own rules (one line).
+    const [question] = parseEvalQuestions(JSON.stringify(item));
+    const key = JSON.stringify(settings);
+    let pending = evaluators.get(key);
+    if (!pending) {
+      pending = buildEvaluator(settings, { trust, modelFor, indexFor });
+      evaluators.set(key, pending);
+      pending.catch(() => evaluators.delete(key));
+    }
+    const { evaluate, retriever } = await pending;
+    const result = await evaluate(question as NonNullable<typeof question>, retriever, signal);
+    const usage = result.answers.reduce(
+      (total, answer) => ({
+        llmCalls: total.llmCalls + answer.usage.calls,
+        promptTokens: total.promptTokens + answer.usage.promptTokens,
+        completionTokens: total.completionTokens + answer.usage.completionTokens,
+        retries: 0,
+      }),
+      { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 },
+    );
+    return { value: result as QuestionResult & JsonValue, usage };
+  };
+}
+
+type Evaluator = {
+  evaluate: ReturnType<typeof createQuestionEvaluator>;
+  retriever: RetrieverQueryEngine;
+};
+
+async function buildEvaluator(
+  settings: ReturnType<typeof checkEvalRunConfig>,
+  { trust, modelFor, indexFor }: EvalProcessorOptions,
+): Promise<Evaluator> {
+  const llm = modelFor(allowedLLM(settings.llm, trust, "config"), settings.contextWindow);
+  // No judge is null here, never the operator's model.
+  const judgeLLM =
+    settings.judge === null ? undefined : modelFor(allowedLLM(settings.judge, trust, "config.judge"), null);
+  const index = await indexFor(
+    await indexUnderRoots(settings.index, trust),
+    allowedEmbed(settings.embed, trust),
+  );
+  const promptHelper = createPromptHelper(llm.metadata, settings.numOutput ?? undefined);
+  const retriever = new RetrieverQueryEngine({
+    retriever: index.asRetriever({
+      similarityTopK: settings.topK,
+      ...(settings.retrieval ? { retrievalMode: settings.retrieval } : {}),
+    }),
+    nodePostprocessors: buildPostprocessors(
+      {
+        similarityCutoff: settings.similarityCutoff ?? undefined,
+        optimizer: settings.optimizer ?? undefined,
+      },
+      index.embedModel,
+    ),
+    responseMode: "no_text",
+    tokenizer: promptHelper.tokenizer,
+  });
+  const evaluate = createQuestionEvaluator({
+    llm,
+    modes: settings.modes,
+    k: settings.topK,
+    promptHelper,
+    prices: settings.prices ?? undefined,
+    citations: settings.citations,
+    judge: judgeLLM
+      ? { llm: judgeLLM, promptHelper: createPromptHelper(judgeLLM.metadata, undefined) }
+      : undefined,
+  });
+  return { evaluate, retriever };
+}
