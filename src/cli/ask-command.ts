@@ -51,11 +51,11 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
   try {
-    const models = chooseModels(options, io);
     const log = createEventLog();
     const retries = recordRetryWaits(log);
-    // Built before the index, so a missing API key fails at once.
-    const llm = models.llmChoice.create(options.report ? { onRetry: retries.onRetry } : {});
+    // Built once, before the index, so a missing API key fails at once.
+    const models = chooseModels(options, io, options.report ? { onRetry: retries.onRetry } : {});
+    const { llm } = models;
     const {
       opened,
       postprocessors,

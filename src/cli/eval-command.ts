@@ -31,7 +31,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
   try {
     const questionsPath = resolve(io.cwd, options.questions);
     const questions = parseEvalQuestions(await readFile(questionsPath, "utf8"));
-    const models = chooseModels(options, io);
+    const models = chooseModels(options, io, {});
     const judgeChoice =
       options.judge === undefined
         ? undefined
@@ -45,7 +45,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       : undefined;
     const cached = (llm: LLM, baseURL: string | undefined) =>
       store ? withCallCache({ llm, store, baseURL }) : llm;
-    const llm = cached(models.llmChoice.create(), models.llmChoice.baseURL);
+    const llm = cached(models.llm, models.llmChoice.baseURL);
     const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
 
     const { opened, postprocessors } = await openRetrieval(options, models, context, progress);

@@ -2,10 +2,9 @@ import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
-import { isOpenAIBaseURL, OPENAI_BASE_URL } from "../openai/openai-connection.js";
-import { OpenAILike } from "../openai/openai-like.js";
-import { OpenAILikeEmbedding } from "../openai/openai-like-embedding.js";
-import { resolveOpenAILikeMetadata } from "../openai/openai-like-options.js";
+import { OpenAILike, OpenAILikeEmbedding } from "../openai/index.js";
+// Public values (`ragsynth/extend` exports both), imported from their files: the room's index is the root's.
+import { OPENAI_BASE_URL } from "../openai/openai-connection.js";
 import { type ModelSpec, parseModelSpec } from "../openai/parse-model-spec.js";
 import type { RetryEvent } from "../util/retry.js";
 import { UsageError } from "./usage-error.js";
@@ -57,7 +56,10 @@ function connection(spec: ModelSpec, env: Env): { baseURL: string; apiKey: strin
 export interface LLMChoice {
   /** Builds the model (may throw `missing_api_key`); `onRetry` hears each retried attempt and its wait. */
   create(options?: { onRetry?: (event: RetryEvent) => void }): LLM;
-  /** What the model says about itself, without building a client (for `plan`, which calls no model). */
+  /**
+   * What the model says about itself, without building a client or needing a key (for `plan`, which calls no
+   * model); a command that calls the model takes `metadata` from the one it built instead.
+   */
   metadata(): LLMMetadata;
   /** `extractive` or the spec as given. */
   label: string;
@@ -104,7 +106,7 @@ export function chooseLLM(
   };
   return {
     create: ({ onRetry } = {}) => new OpenAILike({ ...options, apiKey, ...(onRetry ? { onRetry } : {}) }),
-    metadata: () => resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) }),
+    metadata: () => OpenAILike.metadataFor(options),
     label: spec as string,
     defaulted: false,
     baseURL,

@@ -1,10 +1,11 @@
 import { PromptHelper } from "../budget/index.js";
 import type { Embedder } from "../embedding/types.js";
 import type { RagsynthEvent } from "../events/events.js";
-import type { LLMMetadata } from "../llm/types.js";
+import type { LLM, LLMMetadata } from "../llm/types.js";
 import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
+import type { RetryEvent } from "../util/retry.js";
 import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { type OpenedIndex, openIndex } from "./load-index.js";
@@ -67,16 +68,32 @@ export function assumptionLines(metadata: LLMMetadata, verbose: boolean): string
 export interface ModelChoices {
   llmChoice: LLMChoice;
   embedChoice: EmbedChoice;
-  /** The LLM's metadata, known without building a client. */
+  /** The LLM's metadata: the built model's, or (for `plan`) known without building a client. */
   metadata: LLMMetadata;
+}
+
+/** How a command that calls the model has it built: once, here, with a listener for its retries. */
+export interface BuildLLM {
+  onRetry?: ((event: RetryEvent) => void) | undefined;
 }
 
 /**
  * Reads `--llm`/`--embed` (or the environment), prints the offline notice when no model is configured and
- * any assumption the model made (an unknown model's context window).
+ * any assumption the model made (an unknown model's context window). With `build`, the model is built once here
+ * (a missing API key fails at once, before any document is read) and its metadata is the one checked.
  * @throws UsageError for a spec that cannot be read
  */
-export function chooseModels(options: QueryOptions, io: CommandContext["io"]): ModelChoices {
+export function chooseModels(
+  options: QueryOptions,
+  io: CommandContext["io"],
+  build: BuildLLM,
+): ModelChoices & { llm: LLM };
+export function chooseModels(options: QueryOptions, io: CommandContext["io"]): ModelChoices;
+export function chooseModels(
+  options: QueryOptions,
+  io: CommandContext["io"],
+  build?: BuildLLM,
+): ModelChoices & { llm?: LLM } {
   const llmChoice = chooseLLM(options.llm, {
     contextWindow: options.contextWindow,
     env: io.env,
@@ -90,7 +107,8 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
       `${embedChoice.label === "hashing" ? OFFLINE_NOTICE : extractiveOnlyNotice(embedChoice.label)}\n`,
     );
   }
-  const metadata = llmChoice.metadata();
+  const llm = build ? llmChoice.create(build.onRetry ? { onRetry: build.onRetry } : {}) : undefined;
+  const metadata = llm ? llm.metadata : llmChoice.metadata();
   // Checked before any document is read, and in the CLI's own words.
   if (options.numOutput !== undefined && options.numOutput >= metadata.contextWindow) {
     throw new UsageError(
@@ -105,7 +123,7 @@ export function chooseModels(options: QueryOptions, io: CommandContext["io"]): M
     );
   }
   for (const line of assumptionLines(metadata, options.verbose)) io.stderr.write(`${line}\n`);
-  return { llmChoice, embedChoice, metadata };
+  return { llmChoice, embedChoice, metadata, ...(llm ? { llm } : {}) };
 }
 
 /** Opens (or builds) the index, reports skipped files, and builds the postprocessors. */
