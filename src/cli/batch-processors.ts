@@ -10,7 +10,6 @@ import {
   type QueueLLM,
   withCallCache,
 } from "../batch/index.js";
-import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
 import { VectorStoreIndex } from "../index-store/index.js";
@@ -129,16 +128,8 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     const key = JSON.stringify([dir, embed]);
     let pending = indexes.get(key);
     if (!pending) {
-      pending = (async () => {
-        const choice = chooseEmbedder(embed ?? undefined, env);
-        const embedModel = choice.create();
-        const index = await VectorStoreIndex.load(dir, { embedModel });
-        // The offline embedding model weights queries by IDF over the indexed chunks, as every worker does alike.
-        if (!(embedModel instanceof HashingEmbedder)) return index;
-        return VectorStoreIndex.load(dir, {
-          embedModel: choice.create(() => index.nodes.map((node) => node.text)),
-        });
-      })();
+      // Loaded once; the offline embedding model weights queries by the index's own documents (queryEmbedModel).
+      pending = VectorStoreIndex.load(dir, { embedModel: chooseEmbedder(embed ?? undefined, env).create() });
       indexes.set(key, pending);
     }
     return pending;

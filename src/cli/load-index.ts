@@ -9,7 +9,6 @@ import {
 } from "../index-store/index.js";
 import { builtInReader } from "../reader/formats/registry.js";
 import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
-import type { TextNode } from "../schema/text-node.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
@@ -71,8 +70,7 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
  * Reads the documents and opens the index in the cache folder: chunks whose text has not changed keep
  * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back while the
  * caller goes on (`index.saved` settles when it is written; see indexSaved).
- * The offline hashing embedding model weights queries by the documents' IDF (`applyIdf: "query"`), so rare query
- * words count for more while document vectors, and so the cache, never depend on the other files.
+ * The offline hashing embedding model weights queries by the index's documents (`index.queryEmbedModel`).
  * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
  */
 export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
@@ -118,9 +116,7 @@ export async function refreshIndex({
     cacheDir === undefined
       ? await writableCacheDir(await defaultCacheDir(paths, io.cwd), io)
       : resolve(io.cwd, cacheDir);
-  let documents: TextNode[] = [];
-  let index: VectorStoreIndex | undefined;
-  const embedModel = embed.create(() => corpusTexts(documents, index));
+  const embedModel = embed.create();
   // Files the stored index holds with the same size and modification time are listed, not read.
   const stored = rebuild ? undefined : await storedSources(folder, embedModel, signal, io);
   if (stored === "other-version") rebuild = true;
@@ -140,7 +136,7 @@ export async function refreshIndex({
   });
   // Our own cache folder is no news.
   const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
-  documents = read.documents;
+  const documents = read.documents;
   if (documents.length === 0) throw noDocuments(paths, skipped);
   const stats = (build: IndexBuildStats) => ({
     cacheDir: folder,
@@ -160,7 +156,7 @@ export async function refreshIndex({
   }
   progress.start("Splitting into chunks", documents.length);
   let lexicalStarted = false;
-  index = await VectorStoreIndex.fromDocumentsCached(documents, {
+  const index = await VectorStoreIndex.fromDocumentsCached(documents, {
     embedModel,
     cacheDir: folder,
     rebuild,
@@ -226,20 +222,6 @@ async function storedSources(
     );
     return "other-version";
   }
-}
-
-/**
- * The documents' texts, which the offline embedding model weighs query words by (IDF). A document listed unread
- * (unchanged since it was indexed) stands for its stored chunks' text: the same words, so the same IDF.
- */
-function corpusTexts(documents: readonly TextNode[], index: VectorStoreIndex | undefined): string[] {
-  const nodes = new Map(index?.nodes.map((node) => [node.id, node.text]));
-  const sources = new Map(index?.sources.map((source) => [source.id, source.nodeIds]));
-  return documents.map((document) =>
-    document.text !== ""
-      ? document.text
-      : (sources.get(document.id) ?? []).map((id) => nodes.get(id) ?? "").join("\n"),
-  );
 }
 
 /** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */

@@ -116,10 +116,10 @@ export function chooseLLM(
 /** What the CLI was asked to embed with. */
 export interface EmbedChoice {
   /**
-   * Builds the embedder; `corpus` (the documents' texts) lets the offline one weight queries by IDF. It is
-   * read on the first query embedding only, so a lexical search or `index` never pays for the fit.
+   * Builds the embedder. The offline one weights queries only (`applyIdf: "query"`): the index lends it its
+   * documents for the IDF (`VectorStoreIndex.queryEmbedModel`), read on the first query embedding only.
    */
-  create(corpus?: () => readonly string[]): Embedder;
+  create(): Embedder;
   label: string;
 }
 
@@ -127,7 +127,7 @@ export interface EmbedChoice {
 export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: number): EmbedChoice {
   if (isOffline(spec, "hashing")) {
     return {
-      create: (corpus) => new HashingEmbedder(corpus ? { applyIdf: "query", corpus } : {}),
+      create: () => new HashingEmbedder({ applyIdf: "query" }),
       label: "hashing",
     };
   }

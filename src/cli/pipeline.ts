@@ -136,7 +136,7 @@ export async function openRetrieval(
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
-  const postprocessors = buildPostprocessors(options, opened.embedModel);
+  const postprocessors = buildPostprocessors(options, opened.index.queryEmbedModel);
   // Images pass one checked door, and only when some node is or references one (no postprocessor, and no trace
   // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
   let images: ImageReport | undefined;
