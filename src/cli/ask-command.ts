@@ -10,14 +10,9 @@ import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.
 import { imageNotes } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
+import { indexSaved } from "./open-index.js";
 import type { AskOptions } from "./parse-command.js";
-import {
-  chooseModels,
-  createPromptHelper,
-  indexSaved,
-  openRetrieval,
-  progressFromEvents,
-} from "./pipeline.js";
+import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";

@@ -14,8 +14,9 @@ import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import { chooseLLM } from "./models.js";
+import { indexSaved } from "./open-index.js";
 import type { EvalOptions } from "./parse-eval-command.js";
-import { chooseModels, createPromptHelper, indexSaved, openRetrieval } from "./pipeline.js";
+import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
 

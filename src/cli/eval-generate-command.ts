@@ -4,8 +4,9 @@ import { FileCallCache } from "../batch/file-call-cache.js";
 import { generateQuestions } from "../eval/generate-questions.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
+import { indexSaved } from "./open-index.js";
 import type { EvalOptions } from "./parse-eval-command.js";
-import { chooseModels, createPromptHelper, indexSaved, openRetrieval } from "./pipeline.js";
+import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { EXIT_OK, UsageError } from "./usage-error.js";
 

@@ -9,6 +9,7 @@ import {
 } from "../index-store/index.js";
 import { builtInReader } from "../reader/formats/registry.js";
 import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
+import type { TextNode } from "../schema/text-node.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
@@ -66,18 +67,7 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
   return join(common, CACHE_DIR_NAME);
 }
 
-/**
- * Reads the documents and opens the index in the cache folder: chunks whose text has not changed keep
- * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back while the
- * caller goes on (`index.saved` settles when it is written; see indexSaved).
- * The offline hashing embedding model weights queries by the index's documents (`index.queryEmbedModel`).
- * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
- */
-export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
-  return (await refreshIndex({ ...options, load: true })) as OpenedIndex;
-}
-
-/** Options of {@link openIndex}. */
+/** Options of `openIndex` (open-index.ts) and {@link refreshIndex}. */
 export interface OpenIndexOptions {
   paths: string[];
   walk: WalkFlags;
@@ -89,11 +79,27 @@ export interface OpenIndexOptions {
   progress: Progress;
 }
 
+/** The documents read for an index, with what building it needs. */
+export interface IndexRead {
+  /** The cache folder the index is kept in. */
+  folder: string;
+  embedModel: Embedder;
+  /** Its label for the progress line (`hashing`, the spec as given). */
+  embedLabel: string;
+  /** Documents read, and those listed unread because the stored index holds them unchanged (empty text). */
+  documents: TextNode[];
+  /** True when the stored index must not be built on (`--rebuild`, or a cache of another index format). */
+  rebuild: boolean;
+  /** What opening cost, with a build's counts. */
+  stats(build: IndexBuildStats): IndexStats;
+}
+
 /**
- * `ragsynth index`: {@link openIndex} without loading an index that is up to date (same embedding model, every file
- * the same size and modification time): then only the index file's first line is read, and nothing is written.
+ * Checks the paths, picks the cache folder and reads the documents, listing (not reading) the files the stored
+ * index holds with the same size, modification time and reader.
+ * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
  */
-export async function refreshIndex({
+export async function readIndexDocuments({
   paths,
   walk,
   cacheDir,
@@ -102,10 +108,7 @@ export async function refreshIndex({
   io,
   signal,
   progress,
-  load = false,
-}: OpenIndexOptions & { load?: boolean }): Promise<
-  Omit<OpenedIndex, "index"> & { index?: VectorStoreIndex }
-> {
+}: OpenIndexOptions): Promise<IndexRead> {
   const started = performance.now();
   await checkPaths(paths, io.cwd);
   progress.start("Reading documents");
@@ -150,23 +153,29 @@ export async function refreshIndex({
     sources: build.sources,
     durationMs: performance.now() - started,
   });
-  if (!load && !rebuild) {
-    const current = await VectorStoreIndex.cachedStats(documents, { cacheDir: folder, embedModel, signal });
-    if (current) return { embedModel, stats: stats(current) };
-  }
+  return { folder, embedModel, embedLabel: embed.label, documents, rebuild, stats };
+}
+
+/**
+ * Builds the index on the stored one: chunks whose text has not changed keep their stored embeddings, the rest
+ * are embedded (with a progress bar). `persist: "background"` saves it while the caller goes on (`index.saved`
+ * settles when it is written); `"await"` returns once it is written.
+ */
+export async function buildIndex(
+  { folder, embedModel, embedLabel, documents, rebuild, stats }: IndexRead,
+  { persist, signal, progress }: { persist: "await" | "background"; signal: AbortSignal; progress: Progress },
+): Promise<OpenedIndex> {
   progress.start("Splitting into chunks", documents.length);
   let lexicalStarted = false;
   const index = await VectorStoreIndex.fromDocumentsCached(documents, {
     embedModel,
     cacheDir: folder,
     rebuild,
-    // A command that goes on to answer writes the index meanwhile (it awaits `index.saved` before it ends);
-    // `ragsynth index` is done once it is written.
-    persist: load ? "background" : "await",
+    persist,
     signal,
     onSplitProgress: ({ split }) => progress.update(split),
     onProgress: ({ embedded, total }) => {
-      if (embedded === 0) progress.start(`Embedding with ${embed.label}`, total);
+      if (embedded === 0) progress.start(`Embedding with ${embedLabel}`, total);
       progress.update(embedded);
     },
     onLexicalProgress: ({ added, total }) => {
@@ -178,6 +187,24 @@ export async function refreshIndex({
     },
   });
   return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/**
+ * `ragsynth index`: reads the documents and builds the index, but does not load an index that is up to date
+ * (same embedding model, every file the same size and modification time): then only the index file's first
+ * line is read, and nothing is written. Otherwise the index is written before it returns.
+ */
+export async function refreshIndex(
+  options: OpenIndexOptions,
+): Promise<Omit<OpenedIndex, "index"> & { index?: VectorStoreIndex }> {
+  const read = await readIndexDocuments(options);
+  const { signal, progress } = options;
+  if (!read.rebuild) {
+    const { documents, folder, embedModel } = read;
+    const current = await VectorStoreIndex.cachedStats(documents, { cacheDir: folder, embedModel, signal });
+    if (current) return { embedModel, stats: read.stats(current) };
+  }
+  return buildIndex(read, { persist: "await", signal, progress });
 }
 
 /** `--read-as` as the reader's `readers` option: each ending read by the built-in reader of its format. */

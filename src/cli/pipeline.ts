@@ -8,7 +8,7 @@ import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { RetryEvent } from "../util/retry.js";
 import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
 import type { CommandContext } from "./io.js";
-import { type OpenedIndex, openIndex } from "./load-index.js";
+import type { OpenedIndex } from "./load-index.js";
 import {
   chooseEmbedder,
   chooseLLM,
@@ -17,6 +17,7 @@ import {
   type LLMChoice,
   OFFLINE_NOTICE,
 } from "./models.js";
+import { openIndex } from "./open-index.js";
 import type { QueryOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
@@ -150,33 +151,6 @@ export async function openRetrieval(
     images = step.report;
   }
   return { opened, postprocessors, images };
-}
-
-/**
- * Waits for the index write {@link openRetrieval} left running (the index is written while the question is
- * answered: after an edit to one file of a 30 MB corpus the write takes longer than the answer), with a progress
- * line while it lasts. A failed write fails the command, as it did before the answer was printed.
- */
-export async function indexSaved(opened: OpenedIndex, progress: Progress): Promise<void> {
-  const { saved } = opened.index;
-  // No progress line for a write that is already done (or none was started).
-  const done = await Promise.race([
-    saved.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
-  ]);
-  if (done) {
-    await saved;
-    return;
-  }
-  progress.start("Saving the index");
-  try {
-    await saved;
-  } finally {
-    progress.clear();
-  }
 }
 
 /** Shows the current step of a query on the progress line, from the events. */

@@ -4,14 +4,9 @@ import { sourceToJSON } from "./ask-command.js";
 import { formatCount, formatUsd, plural, sourceName } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle, type Style } from "./io.js";
+import { indexSaved } from "./open-index.js";
 import type { PlanOptions } from "./parse-command.js";
-import {
-  chooseModels,
-  createPromptHelper,
-  indexSaved,
-  openRetrieval,
-  progressFromEvents,
-} from "./pipeline.js";
+import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { type ModePlan, type PlanScenario, planModes, type Range } from "./plan.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
