@@ -1,3 +1,4 @@
+import { type ModePlan, type PlanScenario, planModes, type Range } from "../plan/plan-modes.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { sourceToJSON } from "./ask-command.js";
@@ -7,7 +8,6 @@ import { colorEnabled, createStyle, type Style } from "./io.js";
 import { indexSaved } from "./open-index.js";
 import type { PlanOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
-import { type ModePlan, type PlanScenario, planModes, type Range } from "./plan.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { writePlanReport } from "./report.js";
