@@ -6,6 +6,7 @@ import { OpenAILike, OpenAILikeEmbedding } from "../openai/index.js";
 // Public values (`ragsynth/extend` exports both), imported from their files: the room's index is the root's.
 import { OPENAI_BASE_URL } from "../openai/openai-connection.js";
 import { type ModelSpec, parseModelSpec } from "../openai/parse-model-spec.js";
+import type { SpecModels } from "../question-run/batch-processors.js";
 import type { RetryEvent } from "../util/retry.js";
 import { UsageError } from "./usage-error.js";
 
@@ -144,3 +145,6 @@ export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: n
     label: spec as string,
   };
 }
+
+/** The CLI's reading of model specs, as the batch and worker processors build their models with it. */
+export const SPEC_MODELS: SpecModels = { llm: chooseLLM, embedder: chooseEmbedder };

@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import {
   type BatchItem,
   type BatchProcessor,
@@ -10,13 +9,14 @@ import {
   type QueueLLM,
   withCallCache,
 } from "../batch/index.js";
+import { PromptHelper } from "../budget/index.js";
+import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
 import { VectorStoreIndex } from "../index-store/index.js";
-import type { LLM } from "../llm/types.js";
+import type { LLM, LLMMetadata } from "../llm/types.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import type { ResponseMode } from "../synthesizer/types.js";
 import {
   allowedEmbed,
   allowedLLM,
@@ -26,26 +26,7 @@ import {
   checkQuestionItem,
   indexUnderRoots,
 } from "./batch-trust.js";
-import { cliSecrets, createRedactor } from "./io.js";
-import { chooseEmbedder, chooseLLM } from "./models.js";
-import { createPromptHelper } from "./pipeline.js";
-
-/**
- * The settings of a questions run, as they travel in every job. Model *specs*, never keys: each worker
- * reads its own API key from its environment, and uses a spec only when its operator allowed it
- * ({@link BatchTrust}). Items may override `mode`, `llm` (among the allowed specs), `topK` and the templates.
- */
-export interface QuestionRunConfig {
-  [field: string]: JsonValue;
-  index: string;
-  llm: string | null;
-  embed: string | null;
-  mode: ResponseMode;
-  topK: number;
-  contextWindow: number | null;
-  numOutput: number | null;
-  concurrency: number;
-}
+import type { QuestionRunConfig } from "./question-run-config.js";
 
 const OVERRIDES = [
   "mode",
@@ -59,6 +40,18 @@ const OVERRIDES = [
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * How a model spec becomes a model: the command line's reading of `--llm`/`--embed` (`cli/models.ts`), passed
+ * in so that this room sits below the CLI.
+ */
+export interface SpecModels {
+  llm(
+    spec: string | undefined,
+    options: { contextWindow: number | undefined; env: Env },
+  ): { create(): LLM; metadata(): LLMMetadata; baseURL?: string | undefined };
+  embedder(spec: string | undefined, env: Env): { create(): Embedder };
+}
+
 /** Options of {@link createCliProcessors}. */
 export interface CliProcessorsOptions {
   /** The process's environment: API keys, base URLs. */
@@ -67,8 +60,10 @@ export interface CliProcessorsOptions {
   store: CallCacheStore;
   /** What the operator decided: models items and jobs may choose, index roots. */
   trust: BatchTrust;
-  /** Secrets besides the environment's API keys to scrub from answers, errors and the cache (a Redis password). */
-  secrets?: readonly string[];
+  /** Scrubs answers, errors and cache entries of the API keys and passwords, as `ask` output is. */
+  redact: (text: string) => string;
+  /** How specs become models. */
+  models: SpecModels;
 }
 
 /**
@@ -78,11 +73,16 @@ export interface CliProcessorsOptions {
  * are untrusted: checked against {@link BatchTrust} and a schema before use. Answers, error messages and cache
  * entries are scrubbed of the API keys and passwords as `ask` output is.
  */
-export function createCliProcessors({ env, store: rawStore, trust, secrets = [] }: CliProcessorsOptions): {
+export function createCliProcessors({
+  env,
+  store: rawStore,
+  trust,
+  redact,
+  models: specModels,
+}: CliProcessorsOptions): {
   processors: Record<string, BatchProcessor>;
   close(): Promise<void>;
 } {
-  const redact = createRedactor([...cliSecrets(env), ...secrets]);
   const store: CallCacheStore = {
     get: (key) => rawStore.get(key),
     set: (key, entry) => rawStore.set(key, { ...entry, text: redact(entry.text) }),
@@ -96,7 +96,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     const key = JSON.stringify([spec, contextWindow]);
     let llm = models.get(key);
     if (!llm) {
-      const choice = chooseLLM(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
+      const choice = specModels.llm(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
       llm = withCallCache({ llm: choice.create(), store, baseURL: choice.baseURL });
       models.set(key, llm);
     }
@@ -112,7 +112,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     const key = JSON.stringify([spec, contextWindow, callQueue.queueName]);
     let pending = queued.get(key);
     if (!pending) {
-      const choice = chooseLLM(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
+      const choice = specModels.llm(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
       pending = createQueueLLM({
         ...callQueue,
         metadata: choice.metadata(),
@@ -129,7 +129,9 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     let pending = indexes.get(key);
     if (!pending) {
       // Loaded once; the offline embedding model weights queries by the index's own documents (queryEmbedModel).
-      pending = VectorStoreIndex.load(dir, { embedModel: chooseEmbedder(embed ?? undefined, env).create() });
+      pending = VectorStoreIndex.load(dir, {
+        embedModel: specModels.embedder(embed ?? undefined, env).create(),
+      });
       indexes.set(key, pending);
     }
     return pending;
@@ -177,7 +179,9 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
           retriever: index.asRetriever({ similarityTopK: Number(settings.topK) }),
           responseMode: mode,
           llm,
-          promptHelper: createPromptHelper(llm.metadata, config.numOutput ?? undefined),
+          promptHelper: PromptHelper.fromLLMMetadata(llm.metadata, {
+            numOutput: config.numOutput ?? undefined,
+          }),
           concurrency: config.concurrency,
           ...(typeof settings.systemPrompt === "string" ? { systemPrompt: settings.systemPrompt } : {}),
           ...template("textQaTemplate"),
@@ -256,30 +260,5 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
         models.map((model) => (model.status === "fulfilled" ? model.value.close() : undefined)),
       );
     },
-  };
-}
-
-/** The run's settings from the command line; the index folder is made absolute so any worker can find it. */
-export function questionRunConfig(
-  options: {
-    index: string | undefined;
-    llm: string | undefined;
-    embed: string | undefined;
-    mode: ResponseMode;
-    topK: number;
-    contextWindow: number | undefined;
-    numOutput: number | undefined;
-  },
-  cwd: string,
-): QuestionRunConfig {
-  return {
-    index: resolve(cwd, options.index ?? "."),
-    llm: options.llm ?? null,
-    embed: options.embed ?? null,
-    mode: options.mode,
-    topK: options.topK,
-    contextWindow: options.contextWindow ?? null,
-    numOutput: options.numOutput ?? null,
-    concurrency: 4,
   };
 }
