@@ -1,4 +1,5 @@
 import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
+import { createEventLog, eventToJSON } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
@@ -16,7 +17,7 @@ import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } f
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
-import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
+import { optimizerNotes, renderTrace } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** A source as `--json` shows it: `location` is its place (file, heading path, lines or pages), or null. */

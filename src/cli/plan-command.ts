@@ -1,3 +1,4 @@
+import { createEventLog, eventToJSON } from "../events/event-log.js";
 import { type ModePlan, type PlanScenario, planModes, type Range } from "../plan/plan-modes.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
@@ -11,7 +12,7 @@ import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } f
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { writePlanReport } from "./report.js";
-import { createEventLog, eventToJSON, optimizerNotes, retrievalLines } from "./trace.js";
+import { optimizerNotes, retrievalLines } from "./trace.js";
 import { EXIT_OK } from "./usage-error.js";
 
 function formatRange(range: Range, format: (value: number) => string = formatCount): string {

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { EventLog } from "../events/event-log.js";
 import type { ModePlan } from "../plan/plan-modes.js";
 import { getNodeLocation } from "../schema/node-location.js";
 import type { NodeWithScore } from "../schema/text-node.js";
@@ -13,7 +14,6 @@ import {
 import { errorType } from "../tracing/start-span.js";
 import type { RetryEvent } from "../util/retry.js";
 import { sourceLabel, sourceName } from "./format.js";
-import type { EventLog } from "./trace.js";
 
 /** Keeps each retry wait on the event log's clock, for the trace page's timeline. */
 export function recordRetryWaits(log: EventLog): {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RagsynthEvent } from "../events/events.js";
 import { createStyle } from "./io.js";
-import { eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
+import { optimizerNotes, renderTrace } from "./trace.js";
 
 const style = createStyle(false);
 const usage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
@@ -104,16 +104,5 @@ describe("optimizer fallbacks", () => {
     expect(optimizerNotes([event])).toEqual([
       "ragsynth: note: in 2 of 3 chunks no sentence passed the --optimizer cutoff; each kept its best sentence. Lower the threshold to keep more.",
     ]);
-  });
-});
-
-describe("eventToJSON", () => {
-  it("turns errors into name, code and message only", () => {
-    const error = Object.assign(new Error("boom", { cause: new Error("secret cause") }), {
-      code: "llm_auth",
-    });
-    const json = eventToJSON({ type: "query-end", query: "q", durationMs: 1, error });
-    expect(json.error).toEqual({ name: "Error", code: "llm_auth", message: "boom" });
-    expect(JSON.stringify(json)).not.toContain("secret cause");
   });
 });
