@@ -8,7 +8,7 @@ import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { citationSourceRows, citationsToJSON, formatCitationNotes } from "./citations-output.js";
 import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.js";
-import { imageNotes } from "./image-step.js";
+import { imageNotes } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import { indexSaved } from "./open-index.js";

@@ -2,11 +2,12 @@ import { PromptHelper } from "../budget/index.js";
 import type { Embedder } from "../embedding/types.js";
 import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
+import { type ImageReport, imageStep, indexHasImages } from "../postprocessor/image-step.js";
 import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { RetryEvent } from "../util/retry.js";
-import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
+import { attachesImages } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
 import type { OpenedIndex } from "./load-index.js";
 import {
