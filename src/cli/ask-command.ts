@@ -17,7 +17,7 @@ import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } f
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
-import { optimizerNotes, renderTrace } from "./trace.js";
+import { optimizerNotes, renderStepListing } from "./step-listing.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** A source as `--json` shows it: `location` is its place (file, heading path, lines or pages), or null. */
@@ -184,7 +184,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       `\n${formatSources(citations ? citationSourceRows(citations) : response.sourceNodes, style, io.columns)}`,
     );
     if (citations) io.stdout.write(formatCitationNotes(citations, style));
-    if (options.trace) io.stdout.write(`\n${renderTrace(log.events, style)}`);
+    if (options.trace) io.stdout.write(`\n${renderStepListing(log.events, style)}`);
     io.stdout.write(
       `\n${style.dim(formatSummary({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,
     );

@@ -42,7 +42,7 @@ export function buildPostprocessors(
     postprocessors.push(new SimilarityPostprocessor({ similarityCutoff: options.similarityCutoff }));
   }
   if (options.optimizer) {
-    // A node with no passing sentence keeps its best one rather than failing the query; the trace shows it.
+    // A node with no passing sentence keeps its best one rather than failing the query; the step listing shows it.
     postprocessors.push(
       new SentenceEmbeddingOptimizer({
         embedModel,
@@ -139,7 +139,7 @@ export async function openRetrieval(
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
   const postprocessors = buildPostprocessors(options, opened.index.queryEmbedModel);
-  // Images pass one checked door, and only when some node is or references one (no postprocessor, and no trace
+  // Images pass one checked door, and only when some node is or references one (no postprocessor, and no step-listing
   // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
   let images: ImageReport | undefined;
   if (indexHasImages(opened.index.nodes)) {

@@ -12,7 +12,7 @@ import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } f
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { writePlanReport } from "./report.js";
-import { optimizerNotes, retrievalLines } from "./trace.js";
+import { optimizerNotes, retrievalLines } from "./step-listing.js";
 import { EXIT_OK } from "./usage-error.js";
 
 function formatRange(range: Range, format: (value: number) => string = formatCount): string {

@@ -100,10 +100,11 @@ function chainLines(events: RagsynthEvent[], style: Style): string[] {
 }
 
 /**
- * Draws what happened, from the events: retrieval, each postprocessor's tokens before and after,
- * then the synthesis as a tree by level (tree_summarize) or as a chain of steps (the other modes).
+ * The step listing `--trace` prints in the terminal: what happened, from the events: retrieval, each
+ * postprocessor's tokens before and after, then the synthesis as a tree by level (tree_summarize) or as a chain
+ * of steps (the other modes). Not the trace page (`--report`, HTML) nor OpenTelemetry spans (the tracer's).
  */
-export function renderTrace(events: readonly RagsynthEvent[], style: Style): string {
+export function renderStepListing(events: readonly RagsynthEvent[], style: Style): string {
   const lines: string[] = [style.bold("Trace:"), ...retrievalLines(events)];
   const synthesis = events.filter((event) => event.type === "pack" || event.type === "llm-call-end");
   const start = events.find(
