@@ -1,5 +1,5 @@
 import type { SynthesisUsage } from "../events/events.js";
-import { formatNodeLocation, getNodeLocation } from "../schema/node-location.js";
+import { sourceLabel } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { Style } from "./io.js";
 
@@ -32,38 +32,6 @@ export function formatUsd(value: number): string {
 /** "1 LLM call", "3 LLM calls". */
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
   return `${formatCount(count)} ${count === 1 ? singular : pluralForm}`;
-}
-
-/** The file a node came from (its path as the user gave it, from the reader's metadata), or its id. */
-export function sourceName(node: NodeWithScore["node"]): string {
-  const metadata = node.metadata;
-  for (const key of ["file_path", "filePath", "file_name", "fileName", "path", "source"]) {
-    const value = metadata[key];
-    if (typeof value === "string" && value !== "") return value;
-  }
-  return node.id;
-}
-
-/**
- * The file a node came from and its place in it, as its `metadata.location` tells:
- * `guide.md:120–168 › Configuration › Timeouts`, `spec.pdf p. 12 › 2.3 Glob weights`; for a node without one, the
- * file and the line a reader recorded (`notes.txt:12`), or the file alone.
- */
-export function sourceLabel(node: NodeWithScore["node"]): string {
-  const location = getNodeLocation(node);
-  return location
-    ? formatNodeLocation(location, sourceName(node))
-    : `${sourceName(node)}${sourceLocation(node)}`;
-}
-
-/** Where in the file the node starts, when a reader recorded it as a line number. */
-function sourceLocation(node: NodeWithScore["node"]): string {
-  const metadata = node.metadata;
-  for (const key of ["line", "start_line", "startLine"]) {
-    const value = metadata[key];
-    if (typeof value === "number") return `:${value}`;
-  }
-  return "";
 }
 
 function snippet(text: string, width: number): string {

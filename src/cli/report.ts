@@ -1,9 +1,7 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { EventLog } from "../events/event-log.js";
 import type { ModePlan } from "../plan/plan-modes.js";
-import { getNodeLocation } from "../schema/node-location.js";
+import { sourceHref, sourceLabel, sourceName } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import {
   buildTracePageData,
@@ -13,7 +11,6 @@ import {
 } from "../trace-page/index.js";
 import { errorType } from "../tracing/start-span.js";
 import type { RetryEvent } from "../util/retry.js";
-import { sourceLabel, sourceName } from "./format.js";
 
 /** Keeps each retry wait on the event log's clock, for the trace page's timeline. */
 export function recordRetryWaits(log: EventLog): {
@@ -107,12 +104,4 @@ export async function writePlanReport(
   });
   const html = renderPlanPage({ query, model, contextWindow, numOutput, chunks, modes });
   await writeFile(path, redact(html), "utf8");
-}
-
-/** A `file:` URL of the node's source file, `#L<line>` when its first line is known. */
-function sourceHref(node: NodeWithScore["node"]): string | undefined {
-  const location = getNodeLocation(node);
-  if (!location?.file) return undefined;
-  const line = location.lines ? `#L${location.lines.start}` : "";
-  return `${pathToFileURL(resolve(location.file)).href}${line}`;
 }
