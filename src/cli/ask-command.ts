@@ -3,12 +3,9 @@ import { createEventLog, eventToJSON } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
-import { getNodeLocation } from "../schema/node-location.js";
-import { sourceLabel, sourceName } from "../schema/node-source.js";
-import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { citationSourceRows, citationsToJSON, formatCitationNotes } from "./citations-output.js";
-import { formatSources, formatSummary } from "./format.js";
+import { formatSources, formatSummary, sourceToJSON } from "./format.js";
 import { imageNotes } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
@@ -20,20 +17,6 @@ import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
 import { optimizerNotes, renderStepListing } from "./step-listing.js";
 import { EXIT_OK } from "./usage-error.js";
-
-/** A source as `--json` shows it: `location` is its place (file, heading path, lines or pages), or null. */
-export function sourceToJSON(source: NodeWithScore, index: number) {
-  return {
-    rank: index + 1,
-    score: source.score ?? null,
-    file: sourceName(source.node),
-    location: getNodeLocation(source.node) ?? null,
-    label: sourceLabel(source.node),
-    nodeId: source.node.id,
-    metadata: source.node.metadata,
-    text: source.node.text,
-  };
-}
 
 /** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
 export async function runAsk(options: AskOptions, context: CommandContext): Promise<number> {
