@@ -17,11 +17,18 @@ export default defineConfig({
         find: /^ragsynth\/langchain$/,
         replacement: fileURLToPath(new URL("./src/langchain/index.ts", import.meta.url)),
       },
+      {
+        find: /^ragsynth\/batch$/,
+        replacement: fileURLToPath(new URL("./src/batch/index.ts", import.meta.url)),
+      },
       { find: /^ragsynth$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
     ],
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Type tests (expectTypeOf): `npm run typecheck` (CI) checks them with the rest of tsconfig.test.json;
+    // `npx vitest run --typecheck.only` runs them as vitest tests, reported one by one.
+    typecheck: { include: ["test/types/**/*.test-d.ts"], tsconfig: "./tsconfig.test.json" },
     // Starts (or finds) the redis-server the BullMQ tests use; CI=true without one fails the run.
     globalSetup: ["test/redis/global-setup.ts"],
     testTimeout: 30_000,

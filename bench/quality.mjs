@@ -4,10 +4,13 @@
 // (SentenceSplitter 1024/200, HashingEmbedder with query-side IDF, top 4, compact, ExtractiveLLM):
 //   Recall@1, Recall@4 (a right file among the first 1 / 4 chunks), MRR@10, the share of questions whose
 //   retrieved text holds the phrase, and the share whose answer does (case and whitespace ignored).
+// Then, with citations (as `ask --citations` runs offline): the share of answers that cite, and citation
+// precision (the share of citations whose piece comes from a file the question names).
 //   node bench/quality.mjs [--json out.json] [--show]
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { citationQuality } from "./lib/citation-quality.mjs";
 import { ensureCorpus } from "./lib/corpus.mjs";
 import { DIST_INDEX } from "./lib/libs.mjs";
 
@@ -35,11 +38,15 @@ export async function qualityFigure({ show = false } = {}) {
   const rows = [];
   const halves = [];
   const details = [];
+  const citations = [];
   for (const { name, mode } of RETRIEVERS) {
     const results = await evaluate({ lib, index, questions, mode });
     for (const result of results) details.push({ mode, ...result });
     rows.push({ name, ...summarize(results) });
     halves.push({ name, ...splitHalves(results) });
+    const { perQuestion, ...cited } = await citationQuality({ lib, index, questions, mode, topK: TOP_K });
+    citations.push({ name, ...cited });
+    if (show) for (const item of perQuestion) console.log(`${mode} cites ${JSON.stringify(item)}`);
   }
   if (show) {
     for (const d of details) {
@@ -48,7 +55,7 @@ export async function qualityFigure({ show = false } = {}) {
       );
     }
   }
-  return { corpus, questions: questions.length, chunks: index.nodes.length, rows, halves };
+  return { corpus, questions: questions.length, chunks: index.nodes.length, rows, halves, citations };
 }
 
 /**
@@ -163,7 +170,7 @@ export function summarize(results) {
 
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
-  const { corpus, questions, chunks, rows, halves } = await qualityFigure({
+  const { corpus, questions, chunks, rows, halves, citations } = await qualityFigure({
     show: process.argv.includes("--show"),
   });
   const pct = (value) => `${(value * 100).toFixed(0)}%`;
@@ -189,7 +196,22 @@ if (isMain) {
       `| ${name} | ${odd.recallAt1.toFixed(2)} / ${even.recallAt1.toFixed(2)} | ${odd.recallAt4.toFixed(2)} / ${even.recallAt4.toFixed(2)} | ${odd.mrr.toFixed(2)} / ${even.mrr.toFixed(2)} | ${pct(odd.answerHit)} / ${pct(even.answerHit)} | ${odd.answerWords.toFixed(0)} / ${even.answerWords.toFixed(0)} |`,
     );
   }
+  console.log(
+    "\nCitations (`ask --citations` offline: the extractive answer's quotes cited with their piece):\n",
+  );
+  console.log(
+    "| retriever | answers that cite | citations | citation precision (piece from a relevant file) | precision where a relevant file was retrieved | invalid | unsupported |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  for (const row of citations) {
+    console.log(
+      `| ${row.name} | ${row.citing}/${row.answers} (${pct(row.citingShare)}) | ${row.citations} | ${row.precision.toFixed(2)} (${row.relevant}/${row.citations}) | ${row.precisionWhenRetrieved.toFixed(2)} (${row.retrievedRelevant}/${row.retrievedCitations}) | ${row.invalid} | ${row.unsupported} |`,
+    );
+  }
   const at = process.argv.indexOf("--json");
   if (at > 0)
-    writeFileSync(process.argv[at + 1], `${JSON.stringify({ questions, chunks, rows, halves }, null, 2)}\n`);
+    writeFileSync(
+      process.argv[at + 1],
+      `${JSON.stringify({ questions, chunks, rows, halves, citations }, null, 2)}\n`,
+    );
 }

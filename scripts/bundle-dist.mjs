@@ -1,4 +1,4 @@
-// After `tsc`: bundles each published entry point (the root, ./extend, ./testing, ./langchain and the bin)
+// After `tsc`: bundles each published entry point (the root, ./extend, ./testing, ./langchain, ./batch and the bin)
 // with esbuild, in place, so that `import("ragsynth")` reads a few files instead of ~180 (each file costs a
 // read, a parse and a link; bundled, the import measured about a third of the cost over bare Node).
 // Dependencies stay external (loaded from node_modules as before, the optional ones on first use) and types
@@ -17,7 +17,13 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
-const libraryEntryPoints = ["index.js", "extend/index.js", "testing/index.js", "langchain/index.js"];
+const libraryEntryPoints = [
+  "index.js",
+  "extend/index.js",
+  "testing/index.js",
+  "langchain/index.js",
+  "batch/index.js",
+];
 
 const common = {
   outdir: dist,
@@ -38,7 +44,6 @@ const common = {
 };
 
 rmSync(join(dist, "chunks"), { recursive: true, force: true });
-await build({ ...common, entryPoints: libraryEntryPoints.map((entry) => join(dist, entry)) });
 await build({
   ...common,
   entryPoints: [join(dist, "cli/bin.js")],
@@ -76,6 +81,10 @@ await build({
   supported: { "dynamic-import": false },
   sourcesContent: false,
 });
+
+// The library entry points last: they are bundled in place, so a CLI bundle built after them would read an entry
+// (the CLI imports ../batch/index.js) as esbuild's output, with its shared chunks, instead of tsc's.
+await build({ ...common, entryPoints: libraryEntryPoints.map((entry) => join(dist, entry)) });
 
 // The guard for the note above: an import() left in cli.cjs would fail once its code comes from the cache.
 const cli = readFileSync(join(dist, "cli/cli.cjs"), "utf8");

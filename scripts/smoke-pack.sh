@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs ragsynth as npm would publish it, installs the tarball into an empty project, and uses it the way a
-# user does: every entry point (the root before @langchain/core is installed, proving it optional), a synthesis
-# with the test fake, and the `ragsynth` bin offline.
+# user does: every entry point (the root and ragsynth/batch before @langchain/core, bullmq or ioredis is installed,
+# proving them optional), a synthesis with the test fake, and the `ragsynth` bin offline.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -16,6 +16,11 @@ const { MockLLM } = await import("ragsynth/testing");
 const { createSynthesizer } = await import("ragsynth/extend");
 if (typeof createSynthesizer !== "function") throw new Error("ragsynth/extend lacks createSynthesizer");
 if ("createSynthesizer" in ragsynth) throw new Error("the root export should not hold extension internals");
+// ragsynth/batch imports without its optional peers (bullmq, ioredis are loaded on first use) and holds the
+// runners the root no longer does.
+const batch = await import("ragsynth/batch");
+if (typeof batch.createEmbeddedRunner !== "function") throw new Error("ragsynth/batch lacks createEmbeddedRunner");
+if ("createBullMQRunner" in ragsynth) throw new Error("the root export should not hold the Redis/BullMQ plumbing");
 const response = await ragsynth
   .getResponseSynthesizer({ llm: new MockLLM({ response: "ok" }) })
   .synthesize({ query: "q", nodes: [{ node: new ragsynth.TextNode({ text: "hello" }) }] });

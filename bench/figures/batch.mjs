@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DIST_INDEX, DIST_TESTING, ROOT_DIR } from "../lib/libs.mjs";
+import { DIST_TESTING, ROOT_DIR } from "../lib/libs.mjs";
 import { fmt } from "../lib/report.mjs";
 
 const LATENCY_MS = 200;
@@ -99,7 +99,7 @@ export async function batchFigure({ quick }) {
       title,
       notes: ["Skipped: redis-server is not installed (apt-get install redis-server)."],
     };
-  const { createBullMQRunner } = await import(DIST_INDEX);
+  const { createBullMQRunner } = await import(join(ROOT_DIR, "dist", "batch", "index.js"));
   const { startFakeOpenAIServer } = await import(DIST_TESTING);
   const dir = await mkdtemp(join(tmpdir(), "ragsynth-bench-batch-"));
   const redis = await startRedis(dir);

@@ -24,6 +24,7 @@ export async function qualityFigure() {
     "ExtractiveLLM",
     "HashingEmbedder",
     "readDocuments",
+    "CitationQueryEngine",
   ]);
   if (typeof lib === "string") {
     return {
@@ -34,7 +35,7 @@ export async function qualityFigure() {
       notes: [lib],
     };
   }
-  const { corpus, questions, chunks, rows, halves } = await measureQuality();
+  const { corpus, questions, chunks, rows, halves, citations } = await measureQuality();
   const pct = (value) => `${(value * 100).toFixed(0)}%`;
   const table = rows.map((row, index) => {
     const { odd, even } = halves[index];
@@ -55,6 +56,7 @@ export async function qualityFigure() {
   const best = rows[0];
   const { odd, even } = halves[0];
   const lowerHalf = Math.min(odd.answerHit, even.answerHit);
+  const cited = citations[0];
   return {
     id: "quality",
     title,
@@ -69,11 +71,24 @@ export async function qualityFigure() {
         `${pct(odd.answerHit)} / ${pct(even.answerHit)} at ${best.answerWords.toFixed(0)} words`,
         lowerHalf >= 0.7,
       ),
+      target(
+        "default, --citations: every answer cites",
+        "100%",
+        `${cited.citing}/${cited.answers}`,
+        cited.citing === cited.answers,
+      ),
+      target(
+        "default, --citations: citation precision (cited piece from a relevant file)",
+        "≥ 0.9",
+        `${cited.precision.toFixed(2)} (${cited.relevant}/${cited.citations}); ${cited.precisionWhenRetrieved.toFixed(2)} where a relevant file was retrieved`,
+        cited.precision >= 0.9,
+      ),
     ],
     notes: [
       `${questions} labelled questions over the small corpus (${corpus.files.length} files, ${(corpus.bytes / 1e6).toFixed(2)} MB, ${chunks} chunks), as the CLI runs them offline: SentenceSplitter defaults, top 4, compact, ExtractiveLLM. Recall@k: a chunk of the right file among the first k; the phrase checks ignore case and whitespace. Answer words: a longer answer holds the phrase more often, so its length is shown beside it (the answer is cut to 256 tokens).`,
+      `Citations: each question asked as \`ask --citations\` asks it offline (the extractive answer's quotes cited with the piece each was copied from, so every citation's quote is verbatim in its piece). Precision counts a citation right when its piece comes from a file the question names; ${citations.map((row) => `${row.name}: ${row.citations} citations, ${row.invalid} invalid, ${row.unsupported} unsupported`).join("; ")}.`,
       "Odd / even: the questions at odd and even positions in the file, reported apart so a change tuned to some questions shows up as a gap between the halves.",
     ],
-    json: { questions, chunks, rows, halves },
+    json: { questions, chunks, rows, halves, citations },
   };
 }

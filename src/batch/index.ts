@@ -1,3 +1,11 @@
+/**
+ * `ragsynth/batch`: running many questions and sharing model calls — the embedded runner, the BullMQ runner and
+ * worker on Redis, the queue-backed LLM, the call caches (file and Redis) and the batch's errors. `bullmq` and
+ * `ioredis` are optional peers, loaded on first use; `getBatchStatus`, `checkRedis` and `openRedis` are what the
+ * `ragsynth batch`/`worker` commands use too.
+ * @packageDocumentation
+ */
+
 export { BatchInputError } from "./batch-input-error.js";
 export { type BatchQueueStatus, type BatchStatusOptions, getBatchStatus } from "./batch-status.js";
 export { type BullMQRunnerOptions, createBullMQRunner } from "./bullmq-runner.js";
@@ -7,13 +15,14 @@ export {
   type CachedLLM,
   type CallCacheKeyParts,
   type CallCacheStore,
+  callCacheKey,
   type WithCallCacheOptions,
   withCallCache,
 } from "./call-cache.js";
 export { type CheckRedisOptions, checkRedis } from "./check-redis.js";
 export { createEmbeddedRunner, type EmbeddedRunnerOptions } from "./embedded-runner.js";
 export { FileCallCache } from "./file-call-cache.js";
-export type { BullMQConnectionOptions } from "./job-data.js";
+export { type BullMQConnectionOptions, DEFAULT_QUEUE } from "./job-data.js";
 export { MissingPeerDependencyError } from "./missing-peer-dependency-error.js";
 export { type BatchRedisClient, openRedis } from "./open-redis.js";
 export {

@@ -1,5 +1,8 @@
-import type { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import type { BatchItem, BatchProcessor, BatchProcessorContext } from "./types.js";
+import type { CitationReport } from "../citations/check-citations.js";
+import { type CitationsJSON, citationsToJSON } from "../citations/citations-to-json.js";
+import type { QueryOptions } from "../query-engine/retriever.js";
+import type { SynthesisResponse } from "../synthesizer/types.js";
+import type { BatchItem, BatchProcessor, BatchProcessorContext, JsonValue } from "./types.js";
 
 /** One source of an answer, as batch results record it. */
 export type BatchSource = {
@@ -14,7 +17,17 @@ export type BatchSource = {
 export type QuestionAnswer = {
   answer: string;
   sources: BatchSource[];
+  /** With a citing engine (`batch --citations`): every citation, invalid marker, unsupported and uncited. */
+  citations?: CitationsJSON & JsonValue;
 };
+
+/**
+ * What answers one question: a `RetrieverQueryEngine`, or a `CitationQueryEngine` (whose response carries
+ * `citations`, which the results then record).
+ */
+export interface QuestionEngine {
+  query(options: QueryOptions): Promise<SynthesisResponse & { citations?: CitationReport }>;
+}
 
 /** Options of {@link createQuestionProcessor}. */
 export interface QuestionProcessorOptions {
@@ -23,10 +36,7 @@ export interface QuestionProcessorOptions {
    * model); with `context.callQueue`, its model should be a `createQueueLLM` on that queue. Called per item,
    * so cache engines you can share.
    */
-  engineFor: (
-    item: BatchItem,
-    context: BatchProcessorContext,
-  ) => RetrieverQueryEngine | Promise<RetrieverQueryEngine>;
+  engineFor: (item: BatchItem, context: BatchProcessorContext) => QuestionEngine | Promise<QuestionEngine>;
 }
 
 /**
@@ -50,6 +60,10 @@ export function createQuestionProcessor({
         file: typeof file === "string" ? file : null,
       };
     });
-    return { value: { answer: response.response, sources }, usage: response.usage };
+    const value: QuestionAnswer = { answer: response.response, sources };
+    // A source's location comes from reader metadata, which is JSON (it was read from or written to disk).
+    if (response.citations)
+      value.citations = citationsToJSON(response.citations) as CitationsJSON & JsonValue;
+    return { value, usage: response.usage };
   };
 }

@@ -1,7 +1,8 @@
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { answerSentences } from "./answer-sentences.js";
-import { MARKER, parseCitationMarkers } from "./citation-markers.js";
+import type { CitationJudge, CitationJudgeUsage } from "./citation-judge.js";
+import { type CitationMarker, MARKER, parseCitationMarkers } from "./citation-markers.js";
 import type { CitationSource } from "./citation-source.js";
 import { type CitationSupport, scoreSupport } from "./citation-support.js";
 import { cleanCitationText, type InvalidCitation } from "./citation-text-cleaner.js";
@@ -38,6 +39,8 @@ export interface CitationReport {
   unsupported: Citation[];
   /** Sentences with no marker. */
   uncited: UncitedSentence[];
+  /** What the LLM judge spent, when one was given. */
+  judgeUsage?: CitationJudgeUsage;
 }
 
 /** Options of {@link checkCitations}. */
@@ -52,6 +55,13 @@ export interface CheckCitationsOptions {
   supportThreshold?: number | undefined;
   /** Cosine similarity that counts as support when the lexical share falls short. @default 0.8 */
   cosineThreshold?: number | undefined;
+  /** Asks a model whether each cited piece supports its sentence; its verdict decides `unsupported`. */
+  judge?: CitationJudge | undefined;
+  /**
+   * The markers in `text`, when the caller placed them itself (`citeVerbatimQuoteMarkers`): only these are
+   * resolved, and the text is shown as given (bracketed numbers elsewhere in it are quoted text, not markers).
+   */
+  markers?: readonly CitationMarker[] | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -67,6 +77,8 @@ export async function checkCitations({
   embedModel,
   supportThreshold,
   cosineThreshold,
+  judge,
+  markers: placed,
   signal,
 }: CheckCitationsOptions): Promise<{ text: string; report: CitationReport }> {
   if (typeof text !== "string") {
@@ -94,9 +106,11 @@ export async function checkCitations({
       throw new InvalidArgumentError({ parameter: name, value, expected: "be a number from 0 to 1" });
     }
   }
-  const cleaned = cleanCitationText({ text, sourceCount: sources.length });
+  const cleaned = placed ? { text, invalid: [] } : cleanCitationText({ text, sourceCount: sources.length });
   const shown = cleaned.text;
-  const markers = parseCitationMarkers(shown);
+  const markers = placed
+    ? [...placed].filter((marker) => shown.slice(marker.start, marker.end) === marker.text)
+    : parseCitationMarkers(shown);
   const found: Omit<Citation, "support">[] = [];
   const uncited: UncitedSentence[] = [];
   // Sentences and markers are both in text order: one pass over each.
@@ -122,15 +136,29 @@ export async function checkCitations({
       }
     }
   }
+  if (judge !== undefined && typeof judge?.judgeCitations !== "function") {
+    throw new InvalidArgumentError({
+      parameter: "judge",
+      value: judge,
+      expected: "be a CitationJudge (an object with judgeCitations(pairs, { signal }))",
+      hint: "llmCitationJudge({ judge: llm }) makes one from a model.",
+    });
+  }
+  let judgeUsage: CitationJudgeUsage | undefined;
   const supports = await scoreSupport({
     pairs: found.map((citation) => ({
-      sentence: citation.sentence.replace(new RegExp(MARKER.source, "g"), " "),
+      // Markers out, with the space before them: "red [2]." is judged and scored as "red.".
+      sentence: citation.sentence.replace(new RegExp(`\\s*(?:${MARKER.source})`, "g"), ""),
       source: citation.source.text,
     })),
     embedModel,
     threshold: supportThreshold,
     cosineThreshold,
     signal,
+    judge,
+    onJudgeUsage: (usage) => {
+      judgeUsage = usage;
+    },
   });
   const citations = found.map((citation, index) => ({
     ...citation,
@@ -144,6 +172,7 @@ export async function checkCitations({
       invalid: cleaned.invalid,
       unsupported: citations.filter((citation) => !citation.support.supported),
       uncited,
+      ...(judgeUsage ? { judgeUsage } : {}),
     },
   };
 }

@@ -7,12 +7,13 @@ import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { SynthesizerBuildOptions } from "../query-engine/engine-options.js";
 import type { QueryOptions, Retriever } from "../query-engine/retriever.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import type { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import type { TokenizerLike } from "../tokenizer/tokenizer.js";
 import { type CitationReport, checkCitations } from "./check-citations.js";
+import type { CitationJudge } from "./citation-judge.js";
 import { createCitationNodes } from "./citation-nodes.js";
 import {
   CITATION_QA_TEMPLATE,
@@ -21,8 +22,9 @@ import {
   DEFAULT_CITATION_CHUNK_SIZE,
 } from "./citation-prompts.js";
 import type { CitationSource } from "./citation-source.js";
-import { CitationTextCleaner, cleanCitationText } from "./citation-text-cleaner.js";
-import { citeVerbatimQuotes } from "./cite-verbatim-quotes.js";
+import { CitationTextCleaner } from "./citation-text-cleaner.js";
+import { citeVerbatimQuoteMarkers } from "./cite-verbatim-quotes.js";
+import { CitingRetrieverQueryEngine } from "./citing-retriever-query-engine.js";
 
 /** Options of {@link CitationQueryEngine}. */
 export type CitationQueryEngineOptions = Omit<
@@ -53,6 +55,11 @@ export type CitationQueryEngineOptions = Omit<
   citeVerbatimQuotes?: boolean | undefined;
   /** Adds a cosine score to each citation's support. */
   embedModel?: Embedder | undefined;
+  /**
+   * Asks a model, per citation, whether the cited piece supports the sentence (`llmCitationJudge`); its YES/NO
+   * decides `unsupported`. Its calls are extra model calls, counted in `citations.judgeUsage`.
+   */
+  judge?: CitationJudge | undefined;
   /** Share of a cited sentence's content terms its source must hold. @default 0.5 */
   supportThreshold?: number | undefined;
   /** Cosine similarity that counts as support when the lexical share falls short. @default 0.8 */
@@ -93,7 +100,7 @@ export class CitationQueryEngine {
   private readonly citeQuotes: boolean;
   private readonly check: Pick<
     CitationQueryEngineOptions,
-    "embedModel" | "supportThreshold" | "cosineThreshold"
+    "embedModel" | "supportThreshold" | "cosineThreshold" | "judge"
   >;
 
   constructor(options: CitationQueryEngineOptions) {
@@ -107,6 +114,7 @@ export class CitationQueryEngine {
       embedModel,
       supportThreshold,
       cosineThreshold,
+      judge,
       citeVerbatimQuotes: citeQuotes = false,
       nodePostprocessors = [],
       ...rest
@@ -147,14 +155,17 @@ export class CitationQueryEngine {
         return cited.nodes;
       },
     };
-    this.engine = new RetrieverQueryEngine({
-      ...rest,
-      textQaTemplate: citationQaTemplate,
-      refineTemplate: citationRefineTemplate,
-      summaryTemplate: citationSummaryTemplate,
-      nodePostprocessors: [...nodePostprocessors, chunker],
-    });
-    this.check = { embedModel, supportThreshold, cosineThreshold };
+    this.engine = new CitingRetrieverQueryEngine(
+      {
+        ...rest,
+        textQaTemplate: citationQaTemplate,
+        refineTemplate: citationRefineTemplate,
+        summaryTemplate: citationSummaryTemplate,
+        nodePostprocessors: [...nodePostprocessors, chunker],
+      },
+      (response, signal) => this.withCitations(response, signal),
+    );
+    this.check = { embedModel, supportThreshold, cosineThreshold, judge };
     this.citeQuotes = citeQuotes;
   }
 
@@ -168,8 +179,8 @@ export class CitationQueryEngine {
 
   /** Retrieves, cuts into pieces, synthesizes, then resolves and checks the citations. */
   async query(options: QueryOptions): Promise<CitationResponse> {
-    const response = await this.engine.query(options);
-    return this.withCitations(response, options.signal);
+    // The citing engine resolved and checked the citations inside its query span.
+    return (await this.engine.query(options)) as CitationResponse;
   }
 
   /** As {@link query}, streaming: a marker split across deltas is held back until complete. */
@@ -181,10 +192,8 @@ export class CitationQueryEngine {
       if (citeQuotes) {
         let answer = "";
         for await (const delta of streaming.textStream) answer += delta;
-        const shown = cleanCitationText({
-          text: citeVerbatimQuotes({ answer, sources }),
-          sourceCount: sources.length,
-        }).text;
+        // Only the markers added are citations; the quotes are shown as they are (see withCitations).
+        const shown = citeVerbatimQuoteMarkers({ answer, sources }).text;
         if (shown !== "") yield shown;
         return;
       }
@@ -196,7 +205,7 @@ export class CitationQueryEngine {
       const rest = cleaner.end();
       if (rest !== "") yield rest;
     }
-    const response = streaming.response.then((done) => this.withCitations(done, options.signal));
+    const response = streaming.response as Promise<CitationResponse>;
     // A stream broken off early rejects `response`; that is only an error for a caller who awaits it.
     response.catch(() => undefined);
     return { sourceNodes: streaming.sourceNodes, sources, textStream: clean(), response };
@@ -207,8 +216,12 @@ export class CitationQueryEngine {
     signal: AbortSignal | undefined,
   ): Promise<CitationResponse> {
     const sources = this.sourcesOf(response.sourceNodes);
+    const cited = this.citeQuotes
+      ? citeVerbatimQuoteMarkers({ answer: response.response, sources })
+      : undefined;
     const { text, report } = await checkCitations({
-      text: this.citeQuotes ? citeVerbatimQuotes({ answer: response.response, sources }) : response.response,
+      text: cited ? cited.text : response.response,
+      ...(cited ? { markers: cited.markers } : {}),
       sources,
       ...this.check,
       ...(signal ? { signal } : {}),

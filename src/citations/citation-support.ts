@@ -1,6 +1,7 @@
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
 import { lexicalTokens } from "../lexical/lexical-tokens.js";
+import type { CitationJudge, CitationJudgeUsage } from "./citation-judge.js";
 
 /** How well the source a sentence cites supports it. */
 export interface CitationSupport {
@@ -11,7 +12,17 @@ export interface CitationSupport {
   lexical: number;
   /** Cosine similarity of the sentence's and the piece's embeddings, when an `embedModel` was given. */
   cosine?: number;
-  /** False when `lexical` is under the threshold and `cosine` (if any) is under its own. */
+  /**
+   * The LLM judge's verdict, when a `judge` was given: true (YES), false (NO), or null when its reply could not
+   * be read or the call failed (`judgeError` says which; `supported` then falls back to the scores).
+   */
+  judge?: boolean | null;
+  /** Why the judge gave no verdict. */
+  judgeError?: string;
+  /**
+   * The judge's verdict when it gave one; otherwise false when `lexical` is under the threshold and `cosine`
+   * (if any) is under its own.
+   */
   supported: boolean;
 }
 
@@ -46,6 +57,8 @@ export async function scoreSupport({
   threshold = DEFAULT_SUPPORT_THRESHOLD,
   cosineThreshold = DEFAULT_COSINE_THRESHOLD,
   signal,
+  judge,
+  onJudgeUsage,
 }: {
   pairs: readonly SupportPair[];
   /** Adds a cosine score; a paraphrase the lexical share misses can pass on it. */
@@ -55,6 +68,10 @@ export async function scoreSupport({
   /** @default 0.8 */
   cosineThreshold?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** Asks a model, per pair, whether the piece supports the sentence; its verdict decides `supported`. */
+  judge?: CitationJudge | undefined;
+  /** Receives what the judge spent. */
+  onJudgeUsage?: ((usage: CitationJudgeUsage) => void) | undefined;
 }): Promise<CitationSupport[]> {
   const lexical = pairs.map((pair) => lexicalSupport(pair));
   let cosines: number[] | undefined;
@@ -66,12 +83,25 @@ export async function scoreSupport({
       similarity(byText.get(pair.sentence) ?? [], byText.get(pair.source) ?? [], "cosine"),
     );
   }
+  let verdicts: Awaited<ReturnType<CitationJudge["judgeCitations"]>>["verdicts"] | undefined;
+  if (judge && pairs.length > 0) {
+    const judged = await judge.judgeCitations(pairs, { signal });
+    onJudgeUsage?.(judged.usage);
+    verdicts = judged.verdicts;
+  }
   return pairs.map((_, index) => {
     const lexicalShare = lexical[index] ?? 0;
     const cosine = cosines?.[index];
-    const supported = lexicalShare >= threshold || (cosine !== undefined && cosine >= cosineThreshold);
-    return cosine === undefined
-      ? { lexical: lexicalShare, supported }
-      : { lexical: lexicalShare, cosine, supported };
+    const scored = lexicalShare >= threshold || (cosine !== undefined && cosine >= cosineThreshold);
+    const support: CitationSupport = { lexical: lexicalShare, supported: scored };
+    if (cosine !== undefined) support.cosine = cosine;
+    if (verdicts) {
+      // A judge that returned too few verdicts is a missing verdict for the rest, never a silent pass.
+      const verdict = verdicts[index] ?? { supported: null, error: "the judge returned no verdict" };
+      support.judge = verdict.supported;
+      if (verdict.supported === null) support.judgeError = verdict.error ?? "no verdict";
+      else support.supported = verdict.supported;
+    }
+    return support;
   });
 }

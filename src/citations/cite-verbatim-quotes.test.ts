@@ -110,3 +110,65 @@ describe("CitationQueryEngine with the offline ExtractiveLLM", () => {
     );
   });
 });
+
+describe("quotes that hold bracketed numbers themselves", () => {
+  it("keeps a quoted [N] as text: only the markers added are citations, nothing is reported invalid", async () => {
+    const quoted = "Install it with npm [1] or yarn [7], as the setup guide says.";
+    const engine = new CitationQueryEngine({
+      retriever: {
+        retrieve: async () =>
+          [quoted, "Another file about something else entirely."].map((text) => ({
+            node: new TextNode({ text }),
+          })),
+      },
+      llm: new ExtractiveLLM(),
+      citeVerbatimQuotes: true,
+    });
+    const response = await engine.query({ query: "How do I install it with npm or yarn?" });
+    // The quote is shown verbatim, [1] and [7] included, followed by the one marker that was added.
+    expect(response.response).toContain(`${quoted} [1]`);
+    const { citations, invalid } = response.citations;
+    expect(invalid).toEqual([]);
+    expect(citations.map((citation) => [citation.offset, citation.sourceNumber])).toEqual([
+      [response.response.indexOf(`${quoted} [1]`) + quoted.length + 1, 1],
+    ]);
+    // Streaming shows the same text.
+    const streaming = await engine.stream({ query: "How do I install it with npm or yarn?" });
+    let shown = "";
+    for await (const delta of streaming.textStream) shown += delta;
+    expect(shown).toBe((await streaming.response).response);
+    expect(shown).toBe(response.response);
+  });
+});
+
+describe("a quote never starts or ends inside a word", () => {
+  it("cites no fragment of a token (file_path, body-parser__README.md), but whole words and CJK as before", () => {
+    const { sources } = createCitationNodes({
+      nodes: ["The file lists each path.", "Use body-parser in express.", "東京は日本の首都です。"].map(
+        (text) => ({
+          node: new TextNode({ text }),
+        }),
+      ),
+      splitter: { splitText: (text) => [text] },
+    });
+    // Header lines the answerer copied from node metadata: in no piece as a whole, so not cited at all.
+    const withMetadata = createCitationNodes({
+      nodes: [
+        { node: new TextNode({ text: "The bench reads files.", metadata: { file_path: "bench/a.md" } }) },
+      ],
+      splitter: { splitText: (text) => [text] },
+    }).sources;
+    expect(
+      citeVerbatimQuotes({ answer: "file_path: bench/a.md\nThe bench reads files.", sources: withMetadata }),
+    ).toBe("file_path: bench/a.md\nThe bench reads files. [1]");
+    const header = "file_path: docs/body-parser__README.md";
+    expect(citeVerbatimQuotes({ answer: header, sources })).toBe(header);
+    const answer = `${header}\nUse body-parser in express. 東京は日本`;
+    const cited = citeVerbatimQuotes({ answer, sources });
+    expect(cited).toBe(`${header}\nUse body-parser in express. [2] 東京は日本 [3]`);
+    for (const marker of parseCitationMarkers(cited)) {
+      expect(cited[marker.start - 1]).toBe(" ");
+      expect(cited.slice(marker.end, marker.end + 1)).toMatch(/^(\s|$)/);
+    }
+  });
+});

@@ -1,9 +1,14 @@
 import { answerSentences } from "./answer-sentences.js";
+import type { CitationMarker } from "./citation-markers.js";
 import type { CitationSource } from "./citation-source.js";
 
 /** Fewer characters than this (or none that is a letter or digit) are too little to attribute to one source. */
 const MIN_QUOTE = 4;
 const CONTENT = /[\p{L}\p{N}]/u;
+// Letters and digits of scripts written with spaces between words, and the marks that join them into one token
+// (`file_path`, `body-parser`, `program.version`): a quote does not start or end between two of these.
+const TOKEN = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}_]/u;
+const JOINED = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}_.\-'/:@]/u;
 // A label line the answerer copied from the context along with a quote.
 const LABEL_LINE = /(^|\n)Source \d+:[ \t]*(?:\n|$)/g;
 
@@ -29,7 +34,8 @@ export interface QuoteSpan {
  * Cuts an answer made of verbatim quotes into spans: from left to right, the longest stretch found verbatim in one
  * source piece becomes a span of that piece (the earliest source wins a tie); whitespace and stretches found in no
  * piece (or shorter than 4 characters) become spans without a source. `Source N:` label lines copied from the
- * context are dropped. Each position is matched by binary search over lengths.
+ * context are dropped; lines that are a source node's metadata (`file_path: docs/a.md`) are kept uncited. Each
+ * position is matched by binary search over lengths.
  */
 export function verbatimQuoteSpans({
   answer,
@@ -47,8 +53,25 @@ export function verbatimQuoteSpans({
     if (last && last.source === undefined) last.text += piece;
     else spans.push({ text: piece });
   };
+  // `file_path: docs/a.md` lines the answerer copied from the nodes' metadata: not the pieces' text, not cited.
+  const metadataLines = new Set(
+    sources.flatMap((source) =>
+      Object.entries(source.node.node.metadata ?? {})
+        .filter(([, value]) => typeof value === "string" || typeof value === "number")
+        .map(([key, value]) => `${key}: ${value}`),
+    ),
+  );
   let position = 0;
   while (position < text.length) {
+    if (position === 0 || text[position - 1] === "\n") {
+      const newline = text.indexOf("\n", position);
+      const line = text.slice(position, newline === -1 ? text.length : newline);
+      if (metadataLines.has(line.trim())) {
+        plain(line);
+        position += line.length;
+        continue;
+      }
+    }
     const space = /^\s+/.exec(text.slice(position, position + 256))?.[0] ?? "";
     if (space !== "") {
       plain(space);
@@ -64,7 +87,7 @@ export function verbatimQuoteSpans({
         bestSource = source;
       }
     }
-    const quote = text.slice(position, position + best).trimEnd();
+    const quote = wholeTokens(text, position, text.slice(position, position + best)).trimEnd();
     if (bestSource && quote.length >= MIN_QUOTE && CONTENT.test(quote)) {
       spans.push({ text: quote, source: bestSource });
       position += quote.length;
@@ -75,6 +98,19 @@ export function verbatimQuoteSpans({
     }
   }
   return spans;
+}
+
+// The quote cut back to whole tokens of spaced scripts: none when it starts inside a token (`_path` of
+// `file_path`), up to its last space when it ends inside one (`body-parser` of `body-parser__README.md`), so a
+// marker never lands inside a word. Text without spaces between words (CJK) is cut anywhere, as before.
+function wholeTokens(text: string, position: number, quote: string): string {
+  const before = text[position - 1];
+  if (before !== undefined && JOINED.test(before) && TOKEN.test(text[position] ?? "")) return "";
+  const end = position + quote.length;
+  const after = text[end];
+  if (after === undefined || !TOKEN.test(after) || !JOINED.test(text[end - 1] ?? "")) return quote;
+  const space = quote.search(/\s\S*$/u);
+  return space <= 0 ? "" : quote.slice(0, space);
 }
 
 /**
@@ -90,19 +126,40 @@ export function citeVerbatimQuotes(options: {
   /** The numbered pieces the answerer was shown. */
   sources: readonly CitationSource[];
 }): string {
-  return verbatimQuoteSpans(options)
-    .map((span) => (span.source ? markEachSentence(span.text, span.source.number) : span.text))
-    .join("")
-    .trimEnd();
+  return citeVerbatimQuoteMarkers(options).text;
 }
 
-// A quote of several sentences gets the marker after each, so no sentence of it reads as uncited.
-function markEachSentence(quote: string, number: number): string {
-  let out = "";
-  let from = 0;
-  for (const sentence of answerSentences(quote)) {
-    out += `${quote.slice(from, sentence.end)} [${number}]`;
-    from = sentence.end;
+/**
+ * {@link citeVerbatimQuotes} with the markers it added, in order. Only these are citations: a quote that itself
+ * holds a bracketed number (`[5]` of a README's reference links) keeps it as quoted text, not read as a marker.
+ */
+export function citeVerbatimQuoteMarkers(options: { answer: string; sources: readonly CitationSource[] }): {
+  text: string;
+  markers: CitationMarker[];
+} {
+  let text = "";
+  const markers: CitationMarker[] = [];
+  for (const span of verbatimQuoteSpans(options)) {
+    if (!span.source) {
+      text += span.text;
+      continue;
+    }
+    // A quote of several sentences gets the marker after each, so no sentence of it reads as uncited.
+    let from = 0;
+    for (const sentence of answerSentences(span.text)) {
+      text += `${span.text.slice(from, sentence.end)} `;
+      const marker = `[${span.source.number}]`;
+      markers.push({
+        text: marker,
+        start: text.length,
+        end: text.length + marker.length,
+        numbers: [span.source.number],
+      });
+      text += marker;
+      from = sentence.end;
+    }
+    text += span.text.slice(from);
   }
-  return out + quote.slice(from);
+  // Trailing whitespace only: the markers' offsets stay right.
+  return { text: text.trimEnd(), markers };
 }

@@ -6,6 +6,12 @@ export {
   checkCitations,
   type UncitedSentence,
 } from "./check-citations.js";
+export type {
+  CitationJudge,
+  CitationJudgeUsage,
+  CitationVerdict,
+  JudgedPair,
+} from "./citation-judge.js";
 export { type CitationMarker, parseCitationMarkers } from "./citation-markers.js";
 export { type CitationNodes, createCitationNodes } from "./citation-nodes.js";
 export {
@@ -27,4 +33,5 @@ export {
   DEFAULT_SUPPORT_THRESHOLD,
 } from "./citation-support.js";
 export { CitationTextCleaner, cleanCitationText, type InvalidCitation } from "./citation-text-cleaner.js";
-export { citeVerbatimQuotes } from "./cite-verbatim-quotes.js";
+export { type CitationsJSON, citationsToJSON } from "./citations-to-json.js";
+export { citeVerbatimQuoteMarkers, citeVerbatimQuotes } from "./cite-verbatim-quotes.js";

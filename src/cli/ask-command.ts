@@ -1,14 +1,21 @@
 import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
+import { llmCitationJudge } from "../eval/llm-citation-judge.js";
 import { createEventLog, eventToJSON } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { citationSourceRows, citationsToJSON, formatCitationNotes } from "./citations-output.js";
+import {
+  citationSourceRows,
+  citationsForPage,
+  citationsToJSON,
+  formatCitationNotes,
+} from "./citations-output.js";
 import { formatSources, formatSummary, sourceToJSON } from "./format.js";
 import { imageNotes } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
+import { chooseLLM } from "./models.js";
 import { indexSaved } from "./open-index.js";
 import type { AskOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
@@ -36,6 +43,13 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     // Built once, before the index, so a missing API key fails at once.
     const models = chooseModels(options, io, options.report ? { onRetry: retries.onRetry } : {});
     const { llm } = models;
+    const citationJudge = options.judge
+      ? chooseLLM(options.judge, {
+          contextWindow: undefined,
+          env: io.env,
+          timeoutMs: options.timeoutMs,
+        }).create()
+      : undefined;
     const {
       opened,
       postprocessors,
@@ -70,6 +84,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       ? new CitationQueryEngine({
           ...engineOptions,
           citeVerbatimQuotes: models.llmChoice.label === "extractive",
+          ...(citationJudge ? { judge: llmCitationJudge({ judge: citationJudge }) } : {}),
         })
       : new RetrieverQueryEngine(engineOptions);
 
@@ -111,7 +126,9 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         redact: io.redact,
         log,
         waits: retries.waits,
-        sources: response.sourceNodes,
+        // Cited: the numbered pieces, so the page's source N is the answer's [N].
+        sources: citations ? citationSourceRows(citations) : response.sourceNodes,
+        citations: citations ? citationsForPage(citations) : undefined,
         query: options.query,
         answer: response.response,
         model: llm.metadata.model,

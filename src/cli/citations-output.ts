@@ -1,5 +1,6 @@
 import type { CitationReport } from "../citations/check-citations.js";
 import type { NodeWithScore } from "../schema/text-node.js";
+import type { PageCitation } from "../trace-page/index.js";
 import type { Style } from "./io.js";
 
 /** The numbered pieces as source rows: row N is `Source N`, its text without the label, its node's metadata. */
@@ -10,6 +11,26 @@ export function citationSourceRows(report: CitationReport): NodeWithScore[] {
   });
 }
 
+/** How a citation was scored: `lexical 0.20, cosine 0.71, judge NO`. */
+function scoreText(support: CitationReport["citations"][number]["support"]): string {
+  const parts = [`lexical ${support.lexical.toFixed(2)}`];
+  if (support.cosine !== undefined) parts.push(`cosine ${support.cosine.toFixed(2)}`);
+  if (support.judge !== undefined)
+    parts.push(`judge ${support.judge === null ? "?" : support.judge ? "YES" : "NO"}`);
+  return parts.join(", ");
+}
+
+/** The citations as the trace page links them (its sources are {@link citationSourceRows}, in order). */
+export function citationsForPage(report: CitationReport): PageCitation[] {
+  return report.citations.map((citation) => ({
+    offset: citation.offset,
+    marker: citation.marker,
+    source: citation.sourceNumber,
+    unsupported: !citation.support.supported,
+    score: scoreText(citation.support),
+  }));
+}
+
 /** One line per invalid and per unsupported citation (nothing when all are fine). */
 export function formatCitationNotes(report: CitationReport, style: Style): string {
   const lines: string[] = [];
@@ -18,36 +39,23 @@ export function formatCitationNotes(report: CitationReport, style: Style): strin
       style.red(`invalid citation ${invalid.marker}: no source ${invalid.numbers.join(", ")} (removed)`),
     );
   for (const citation of report.unsupported) {
-    const score = `lexical ${citation.support.lexical.toFixed(2)}${citation.support.cosine === undefined ? "" : `, cosine ${citation.support.cosine.toFixed(2)}`}`;
+    const score = scoreText(citation.support);
     lines.push(
       style.yellow(`unsupported citation [${citation.sourceNumber}] (${score}): ${citation.sentence}`),
     );
   }
   if (report.uncited.length > 0) lines.push(style.dim(`${report.uncited.length} sentence(s) cite nothing`));
+  const undecided = report.citations.filter((citation) => citation.support.judge === null);
+  if (undecided.length > 0) {
+    const reason = undecided[0]?.support.judgeError ?? "";
+    lines.push(
+      style.yellow(
+        `the judge gave no verdict on ${undecided.length} citation(s), scored by overlap instead (${reason})`,
+      ),
+    );
+  }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
-/** `citations` in `--json`: every citation, invalid marker, unsupported citation and uncited sentence. */
-export function citationsToJSON(report: CitationReport) {
-  return {
-    sources: report.sources.map((source) => ({
-      number: source.number,
-      nodeId: source.node.node.id,
-      location: source.location,
-      text: source.text,
-    })),
-    citations: report.citations.map((citation) => ({
-      marker: citation.marker,
-      offset: citation.offset,
-      source: citation.sourceNumber,
-      sentence: citation.sentence,
-      support: citation.support,
-    })),
-    invalid: report.invalid,
-    unsupported: report.unsupported.map((citation) => ({
-      source: citation.sourceNumber,
-      sentence: citation.sentence,
-    })),
-    uncited: report.uncited,
-  };
-}
+/** `citations` in `--json` (kept here for the commands that import it from the CLI). */
+export { citationsToJSON } from "../citations/citations-to-json.js";

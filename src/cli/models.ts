@@ -3,9 +3,9 @@ import type { Embedder } from "../embedding/types.js";
 import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { OpenAILike, OpenAILikeEmbedding } from "../openai/index.js";
-// Public values (`ragsynth/extend` exports both), imported from their files: the room's index is the root's.
+// Public values (`ragsynth/extend` exports them), imported from their files: the room's index is the root's.
 import { OPENAI_BASE_URL } from "../openai/openai-connection.js";
-import { type ModelSpec, parseModelSpec } from "../openai/parse-model-spec.js";
+import { type ModelSpec, OLLAMA_BASE_URL, parseModelSpec } from "../openai/parse-model-spec.js";
 import type { SpecModels } from "../question-run/batch-processors.js";
 import type { RetryEvent } from "../util/retry.js";
 import { UsageError } from "./usage-error.js";
@@ -47,8 +47,7 @@ function parseSpec(flag: string, spec: string, forms: string, env: Env): ModelSp
 
 /** Where a spec's requests go and with which key: Ollama needs none, so the OpenAI key is never sent there. */
 function connection(spec: ModelSpec, env: Env): { baseURL: string; apiKey: string | undefined } {
-  if (spec.provider === "ollama")
-    return { baseURL: spec.baseURL ?? "http://localhost:11434/v1", apiKey: "ollama" };
+  if (spec.provider === "ollama") return { baseURL: spec.baseURL ?? OLLAMA_BASE_URL, apiKey: "ollama" };
   const baseURL = spec.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_BASE_URL;
   return { baseURL, apiKey: env.RAGSYNTH_API_KEY ?? env.OPENAI_API_KEY };
 }

@@ -84,7 +84,8 @@ export const OPTIONS = {
   judge: {
     type: "string",
     value: "<spec>",
-    description: "Judge each answer with LlamaIndex's faithfulness, relevancy and correctness on this model",
+    description:
+      "eval: judge each answer with LlamaIndex's faithfulness, relevancy and correctness on this model; ask --citations: judge each citation with its faithfulness prompt",
   },
   "price-in": { type: "string", value: "<usd>", description: "Price of input tokens, USD per million" },
   "price-out": { type: "string", value: "<usd>", description: "Price of output tokens, USD per million" },
@@ -248,6 +249,7 @@ export const COMMAND_OPTIONS = {
     ...INDEX,
     "trace",
     "citations",
+    "judge",
     "report",
     ...ALWAYS,
   ],
@@ -274,6 +276,7 @@ export const COMMAND_OPTIONS = {
     "call-cache",
     "price-in",
     "price-out",
+    "citations",
     "json",
     ...ALWAYS,
   ],

@@ -28,6 +28,8 @@ export interface BatchOptions {
   allowLLM: string[];
   priceIn: number | undefined;
   priceOut: number | undefined;
+  /** `--citations`: answers with checked `[N]` citations; each result carries `citations`. */
+  citations: boolean;
   json: boolean;
   verbose: boolean;
 }
@@ -138,6 +140,7 @@ export function parseBatchArgs(
       allowLLM: list("allow-llm"),
       priceIn: nonNegativeNumber("--price-in", text("price-in")),
       priceOut: nonNegativeNumber("--price-out", text("price-out")),
+      citations: values.citations === true,
       json: values.json === true,
       verbose: values.verbose === true,
     },

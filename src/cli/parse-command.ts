@@ -14,14 +14,14 @@ import {
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
 import { type EvalOptions, parseEvalArgs } from "./parse-eval-command.js";
-import type { CommonOptions, QueryOptions } from "./query-options.js";
+import type { CommonOptions, QueryCommandOptions } from "./query-options.js";
 import { didYouMean, UsageError } from "./usage-error.js";
 import { type WalkFlags, walkFlags } from "./walk-flags.js";
 
-export type { CommonOptions, QueryOptions } from "./query-options.js";
+export type { CommonOptions, QueryCommandOptions } from "./query-options.js";
 export type { WalkFlags };
 
-export interface AskOptions extends QueryOptions {
+export interface AskOptions extends QueryCommandOptions {
   mode: ResponseMode;
   concurrency: number | "adaptive";
   /** `--stream`/`--no-stream`; undefined means "when stdout is a terminal". */
@@ -30,9 +30,11 @@ export interface AskOptions extends QueryOptions {
   trace: boolean;
   /** `--citations`: answer with checked `[N]` citations. */
   citations: boolean;
+  /** `--judge <llm spec>` with `--citations`: a model asks LlamaIndex's faithfulness question of each citation. */
+  judge: string | undefined;
 }
 
-export interface PlanOptions extends QueryOptions {
+export interface PlanOptions extends QueryCommandOptions {
   /** The modes to plan; every mode when none was given. */
   modes: ResponseMode[];
   priceIn: number | undefined;
@@ -181,7 +183,7 @@ function parseCommandArgs(
   }
 
   const query = questionFrom(command, stringValue(values.query), questionWords, readStdin);
-  const queryOptions: QueryOptions = {
+  const queryOptions: QueryCommandOptions = {
     ...common,
     query,
     topK: positiveInteger("--top-k", stringValue(values["top-k"])) ?? DEFAULT_TOP_K,
@@ -197,6 +199,13 @@ function parseCommandArgs(
   const modes = responseModes(values.mode);
 
   if (command === "ask") {
+    const judge = stringValue(values.judge)?.trim();
+    if (judge !== undefined && (judge === "" || values.citations !== true)) {
+      throw new UsageError(
+        judge === "" ? "--judge needs a model spec." : "--judge on ask judges citations: add --citations.",
+        'Example: ragsynth ask docs -q "…" --citations --judge openai:gpt-4o-mini',
+      );
+    }
     if (modes.length > 1) {
       throw new UsageError(
         `ask takes one --mode, got ${modes.length}: ${modes.join(", ")}.`,
@@ -215,6 +224,7 @@ function parseCommandArgs(
         stream: streamFlag(tokens),
         trace: values.trace === true,
         citations: values.citations === true,
+        judge,
       },
     };
   }

@@ -9,12 +9,12 @@ import {
   retrievalMode,
   timeoutMs,
 } from "./option-values.js";
-import type { QueryOptions } from "./query-options.js";
+import type { QueryCommandOptions } from "./query-options.js";
 import { UsageError } from "./usage-error.js";
 import { walkFlags } from "./walk-flags.js";
 
 /** Options of `ragsynth eval`: retrieval and budget as `ask` takes them, plus the questions and what to compare. */
-export interface EvalOptions extends QueryOptions {
+export interface EvalOptions extends QueryCommandOptions {
   /** The questions JSONL. */
   questions: string;
   /** `--modes`; DEFAULT_EVAL_MODES when none was given. */

@@ -19,7 +19,7 @@ import {
   OFFLINE_NOTICE,
 } from "./models.js";
 import { openIndex } from "./open-index.js";
-import type { QueryOptions } from "./parse-command.js";
+import type { QueryCommandOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { UsageError } from "./usage-error.js";
@@ -34,7 +34,7 @@ export function createPromptHelper(metadata: LLMMetadata, numOutput: number | un
 
 /** `--similarity-cutoff`, then `--optimizer`, in that order (cheap filter first). */
 export function buildPostprocessors(
-  options: Pick<QueryOptions, "similarityCutoff" | "optimizer">,
+  options: Pick<QueryCommandOptions, "similarityCutoff" | "optimizer">,
   embedModel: Embedder,
 ): NodePostprocessor[] {
   const postprocessors: NodePostprocessor[] = [];
@@ -86,13 +86,13 @@ export interface BuildLLM {
  * @throws UsageError for a spec that cannot be read
  */
 export function chooseModels(
-  options: QueryOptions,
+  options: QueryCommandOptions,
   io: CommandContext["io"],
   build: BuildLLM,
 ): ModelChoices & { llm: LLM };
-export function chooseModels(options: QueryOptions, io: CommandContext["io"]): ModelChoices;
+export function chooseModels(options: QueryCommandOptions, io: CommandContext["io"]): ModelChoices;
 export function chooseModels(
-  options: QueryOptions,
+  options: QueryCommandOptions,
   io: CommandContext["io"],
   build?: BuildLLM,
 ): ModelChoices & { llm?: LLM } {
@@ -130,7 +130,7 @@ export function chooseModels(
 
 /** Opens (or builds) the index, reports skipped files, and builds the postprocessors. */
 export async function openRetrieval(
-  options: QueryOptions,
+  options: QueryCommandOptions,
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,

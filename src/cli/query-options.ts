@@ -20,8 +20,8 @@ export interface CommonOptions {
   verbose: boolean;
 }
 
-/** Options of the commands that retrieve for a query. */
-export interface QueryOptions extends CommonOptions {
+/** Options of the commands that retrieve for a query (ask, plan, eval); not the library's `QueryOptions` of `engine.query`. */
+export interface QueryCommandOptions extends CommonOptions {
   query: string;
   topK: number;
   /** `--retrieval`; undefined means lexical offline, hybrid with an embedding model. */

@@ -5,6 +5,7 @@ import { sourceHref, sourceLabel, sourceName } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import {
   buildTracePageData,
+  type PageCitation,
   type PageRetryWait,
   renderPlanPage,
   renderTracePage,
@@ -39,9 +40,12 @@ export async function writeAskReport(
     model,
     contextWindow,
     numOutput,
+    citations,
     redact = (text) => text,
   }: {
     redact?: ((text: string) => string) | undefined;
+    /** A cited answer's citations, by source number (`sources` are then the numbered pieces, in order). */
+    citations?: PageCitation[] | undefined;
     log: EventLog;
     waits: readonly PageRetryWait[];
     sources: readonly NodeWithScore[];
@@ -67,6 +71,7 @@ export async function writeAskReport(
     model,
     contextWindow,
     numOutput,
+    citations,
   });
   await writeFile(path, redact(renderTracePage(data)), "utf8");
 }

@@ -28,6 +28,7 @@ export {
   RELEVANCY_EVAL_PROMPT,
   RELEVANCY_REFINE_PROMPT,
 } from "./judge-prompts.js";
+export { type LLMCitationJudgeOptions, llmCitationJudge } from "./llm-citation-judge.js";
 export { type ParsedReply, parseScore, parseYesNo } from "./parse-judge-reply.js";
 export { dollars, KNOWN_PRICES, resolvePrices, type TokenPrices } from "./prices.js";
 export { renderEvalPage } from "./render-eval-page.js";

@@ -12,12 +12,17 @@ export interface ModelSpec {
 const validForms =
   'be "openai:<model>", "ollama:<model>" or "<baseURL>#<model>" (for example "openai:gpt-4o-mini", "ollama:llama3.1:8b", "http://localhost:8000/v1#Qwen/Qwen2.5-7B-Instruct")';
 
+/** Ollama's port when `OLLAMA_HOST` names none. */
+export const OLLAMA_DEFAULT_PORT = "11434";
+/** Ollama's OpenAI-compatible endpoint when `OLLAMA_HOST` is not set: the one default, for the CLI too. */
+export const OLLAMA_BASE_URL = `http://localhost:${OLLAMA_DEFAULT_PORT}/v1`;
+
 /** Ollama's `/v1` URL from `OLLAMA_HOST` (`0.0.0.0:11434`, `http://gpu-box:11434`, `gpu-box`). */
 export function ollamaBaseURL(host: string | undefined): string {
-  if (!host?.trim()) return "http://localhost:11434/v1";
+  if (!host?.trim()) return OLLAMA_BASE_URL;
   const withScheme = /^[a-z]+:\/\//i.test(host.trim()) ? host.trim() : `http://${host.trim()}`;
   const url = new URL(withScheme);
-  if (!url.port && !/^[a-z]+:\/\/[^/]*:\d+/i.test(withScheme)) url.port = "11434";
+  if (!url.port && !/^[a-z]+:\/\/[^/]*:\d+/i.test(withScheme)) url.port = OLLAMA_DEFAULT_PORT;
   if (url.hostname === "0.0.0.0") url.hostname = "localhost";
   return `${url.origin}/v1`;
 }

@@ -5,7 +5,7 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import { scrubSecrets } from "../errors/scrub-secrets.js";
 import { parseRetryAfter } from "../util/retry.js";
 import { loadedOpenAISdk } from "./load-openai-sdk.js";
-import { ollamaBaseURL } from "./parse-model-spec.js";
+import { OLLAMA_DEFAULT_PORT, ollamaBaseURL } from "./parse-model-spec.js";
 
 /** Where a failing call went and what must never show up in the resulting error. */
 export interface ErrorContext {
@@ -55,7 +55,7 @@ export function looksLikeOllama(
 ): boolean {
   try {
     const parsed = new URL(url);
-    if (parsed.port === "11434" || /ollama/i.test(parsed.hostname)) return true;
+    if (parsed.port === OLLAMA_DEFAULT_PORT || /ollama/i.test(parsed.hostname)) return true;
     return Boolean(ollamaHost?.trim()) && new URL(ollamaBaseURL(ollamaHost)).host === parsed.host;
   } catch {
     return false;

@@ -117,14 +117,8 @@ export const STRUCTURED_REFINE_RESPONSE_SCHEMA = {
 export const JSON_SCHEMA_INSTRUCTIONS_TMPL =
   "\n\nHere's a JSON schema to follow:\n{schema}\n\nOutput a valid JSON object but do not repeat the schema.\n";
 
-/** The user message of the multimodal QA prompt: the blocks go where `{context_str}` is. */
-export const CHAT_CONTENT_QA_PROMPT_TMPL =
-  "Context information is below.\n---------------------\n{context_str}\n---------------------\n" +
-  "Given the context information and not prior knowledge, answer the query.\nQuery: {query_str}\nAnswer: ";
-/** The user message of the multimodal tree-summarize prompt. */
-export const CHAT_CONTENT_TREE_SUMMARIZE_PROMPT_TMPL =
-  "Context information from multiple sources is below.\n---------------------\n{context_str}\n---------------------\n" +
-  "Given the information from multiple sources and not prior knowledge, answer the query.\nQuery: {query_str}\nAnswer: ";
+// The multimodal QA and tree-summarize prompts' user messages are the text prompts' words (upstream repeats them);
+// the blocks go where `{context_str}` is.
 /** The system message of the multimodal refine prompt (upstream splits refine into system + user here). */
 export const CHAT_CONTENT_REFINE_SYSTEM_PROMPT =
   "You are an expert Q&A system that strictly operates in two modes when refining existing answers:\n" +
@@ -144,7 +138,7 @@ export const CHAT_CONTENT_REFINE_PROMPT_TMPL =
 export const CHAT_CONTENT_QA_PROMPT = new ChatPromptTemplate({
   messages: [
     { role: "system", content: TEXT_QA_SYSTEM_PROMPT },
-    { role: "user", content: CHAT_CONTENT_QA_PROMPT_TMPL },
+    { role: "user", content: DEFAULT_TEXT_QA_PROMPT_TMPL },
   ],
   promptType: "text_qa",
 });
@@ -152,7 +146,7 @@ export const CHAT_CONTENT_QA_PROMPT = new ChatPromptTemplate({
 export const CHAT_CONTENT_TREE_SUMMARIZE_PROMPT = new ChatPromptTemplate({
   messages: [
     { role: "system", content: TEXT_QA_SYSTEM_PROMPT },
-    { role: "user", content: CHAT_CONTENT_TREE_SUMMARIZE_PROMPT_TMPL },
+    { role: "user", content: DEFAULT_TREE_SUMMARIZE_TMPL },
   ],
   promptType: "summary",
 });

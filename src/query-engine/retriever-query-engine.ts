@@ -1,4 +1,4 @@
-import type { Tracer } from "@opentelemetry/api";
+import type { Span, Tracer } from "@opentelemetry/api";
 import { QueryEmbeddings } from "../embedding/query-embeddings.js";
 import { checkQuery } from "../errors/check-query.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
@@ -149,9 +149,10 @@ export class RetrieverQueryEngine<T = unknown> {
     try {
       const nodes = await this.retrieveAndPostprocess(query, signal, root);
       signal?.throwIfAborted();
-      response = await root.run(() =>
+      const synthesized = await root.run(() =>
         this.responseSynthesizer.synthesize({ query, nodes, ...(signal ? { signal } : {}) }),
       );
+      response = await root.run(() => this.finishResponse(synthesized, root.span, signal));
     } catch (error) {
       this.endQuery(root, query, error);
       throw error;
@@ -179,11 +180,27 @@ export class RetrieverQueryEngine<T = unknown> {
       this.endQuery(root, query, error);
       throw error;
     }
-    streaming.response.then(
+    const response = streaming.response.then((done) =>
+      root.run(() => this.finishResponse(done, root.span, signal)),
+    );
+    response.then(
       () => this.endQuery(root, query),
       (error: unknown) => this.endQuery(root, query, error),
     );
-    return streaming;
+    return { sourceNodes: streaming.sourceNodes, textStream: streaming.textStream, response };
+  }
+
+  /**
+   * Runs inside the query span once the answer is complete (streamed or not), before the span ends: a
+   * subclass checks or extends the response here and puts counts on the span (the citation engine does).
+   * Returns the response unchanged.
+   */
+  protected async finishResponse(
+    response: SynthesisResponse<T>,
+    _span: Span,
+    _signal: AbortSignal | undefined,
+  ): Promise<SynthesisResponse<T>> {
+    return response;
   }
 
   private async retrieveAndPostprocess(query: string, signal: AbortSignal | undefined, parent: ActiveSpan) {

@@ -9,14 +9,12 @@ import {
   type QueueLLM,
   withCallCache,
 } from "../batch/index.js";
-import { PromptHelper } from "../budget/index.js";
+import type { QuestionEngine } from "../batch/question-processor.js";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
 import { VectorStoreIndex } from "../index-store/index.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
-import { PromptTemplate } from "../prompt/prompt-template.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import {
   allowedEmbed,
   allowedLLM,
@@ -26,6 +24,7 @@ import {
   checkQuestionItem,
   indexUnderRoots,
 } from "./batch-trust.js";
+import { buildQuestionEngine } from "./question-engine.js";
 import type { QuestionRunConfig } from "./question-run-config.js";
 
 const OVERRIDES = [
@@ -90,7 +89,7 @@ export function createCliProcessors({
   const indexes = new Map<string, Promise<VectorStoreIndex>>();
   const models = new Map<string, LLM>();
   const queued = new Map<string, Promise<QueueLLM>>();
-  const engines = new Map<string, Promise<RetrieverQueryEngine>>();
+  const engines = new Map<string, Promise<QuestionEngine>>();
 
   const modelFor = (spec: string | null, contextWindow: number | null): LLM => {
     const key = JSON.stringify([spec, contextWindow]);
@@ -137,10 +136,7 @@ export function createCliProcessors({
     return pending;
   };
 
-  const engineFor = async (
-    item: BatchItem,
-    context: BatchProcessorContext,
-  ): Promise<RetrieverQueryEngine> => {
+  const engineFor = async (item: BatchItem, context: BatchProcessorContext): Promise<QuestionEngine> => {
     checkQuestionConfig(context.config);
     checkQuestionItem(item);
     const config = context.config as QuestionRunConfig;
@@ -161,6 +157,7 @@ export function createCliProcessors({
       embed,
       config.contextWindow,
       config.numOutput,
+      config.citations === true,
       context.callQueue ?? null,
     ]);
     let pending = engines.get(key);
@@ -171,23 +168,14 @@ export function createCliProcessors({
           ? await queuedModelFor(spec, config.contextWindow, context.callQueue)
           : modelFor(spec, config.contextWindow);
         const index = await indexFor(indexDir, embed);
-        const template = (name: string) =>
-          typeof settings[name] === "string"
-            ? { [name]: new PromptTemplate({ template: settings[name] as string }) }
-            : {};
-        return new RetrieverQueryEngine({
-          retriever: index.asRetriever({ similarityTopK: Number(settings.topK) }),
-          responseMode: mode,
+        return buildQuestionEngine({
           llm,
-          promptHelper: PromptHelper.fromLLMMetadata(llm.metadata, {
-            numOutput: config.numOutput ?? undefined,
-          }),
+          index,
+          settings,
+          mode,
+          numOutput: config.numOutput,
           concurrency: config.concurrency,
-          ...(typeof settings.systemPrompt === "string" ? { systemPrompt: settings.systemPrompt } : {}),
-          ...template("textQaTemplate"),
-          ...template("refineTemplate"),
-          ...template("summaryTemplate"),
-          ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
+          citations: config.citations === true,
         });
       })();
       engines.set(key, pending);

@@ -152,6 +152,17 @@ export function checkQuestionConfig(config: JsonValue): void {
     concurrency: "integer",
   };
   for (const [field, value] of Object.entries(config)) {
+    // Optional, so that jobs from a submitter without it still run (as not citing).
+    if (field === "citations") {
+      if (typeof value !== "boolean") {
+        throw new InvalidArgumentError({
+          parameter: "config.citations",
+          value,
+          expected: "be true or false",
+        });
+      }
+      continue;
+    }
     const type = known[field];
     if (!type) {
       throw new InvalidArgumentError({

@@ -17,6 +17,8 @@ export interface QuestionRunConfig {
   contextWindow: number | null;
   numOutput: number | null;
   concurrency: number;
+  /** Answer through `CitationQueryEngine` (`--citations`); absent in jobs from older submitters. */
+  citations?: boolean;
 }
 
 /** The run's settings from the command line; the index folder is made absolute so any worker can find it. */
@@ -29,6 +31,7 @@ export function questionRunConfig(
     topK: number;
     contextWindow: number | undefined;
     numOutput: number | undefined;
+    citations?: boolean | undefined;
   },
   cwd: string,
 ): QuestionRunConfig {
@@ -41,5 +44,7 @@ export function questionRunConfig(
     contextWindow: options.contextWindow ?? null,
     numOutput: options.numOutput ?? null,
     concurrency: 4,
+    // Only when asked: a job without the field is read the same by workers that predate it.
+    ...(options.citations ? { citations: true } : {}),
   };
 }

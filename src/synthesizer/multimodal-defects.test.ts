@@ -8,6 +8,7 @@ import { ImageNode } from "../schema/image-node.js";
 import { pngOfSize } from "../schema/png.test.util.js";
 import { TextNode } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
+import { rejectionOf } from "../util/thrown-by.test.util.js";
 import { createSynthesizer } from "./create-synthesizer.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
 
@@ -17,11 +18,8 @@ const vision = () => new MockLLM({ response: "An answer.", isChatModel: true, im
 const small = () => new ImageNode({ id: "small", image: pngOfSize(64, 64), detail: "low" });
 const big = () => new ImageNode({ id: "big", image: pngOfSize(1024, 1024), detail: "high" });
 
-async function rejectionOf(run: Promise<unknown>): Promise<ContextOverflowError> {
-  const error = await run.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
+async function overflowOf(run: Promise<unknown>): Promise<ContextOverflowError> {
+  const error = await rejectionOf(run);
   expect(ContextOverflowError.isInstance(error)).toBe(true);
   return error as ContextOverflowError;
 }
@@ -43,7 +41,7 @@ describe("simple_summarize with an oversized image after a small one", () => {
       responseMode: "simple_summarize",
       promptHelper: windowWithRoom(llm, 400),
     });
-    const error = await rejectionOf(
+    const error = await overflowOf(
       synthesizer.synthesize({
         query: "What is shown?",
         nodes: [
@@ -69,7 +67,7 @@ describe("simple_summarize with an oversized image after a small one", () => {
       responseMode: "simple_summarize",
       promptHelper: windowWithRoom(llm, 800),
     });
-    const error = await rejectionOf(
+    const error = await overflowOf(
       synthesizer.synthesize({
         query: "What is shown?",
         nodes: [
@@ -91,7 +89,7 @@ describe("simple_summarize with an oversized image after a small one", () => {
       responseMode: "simple_summarize",
       promptHelper: windowWithRoom(llm, 40),
     });
-    const error = await rejectionOf(
+    const error = await overflowOf(
       synthesizer.synthesize({ query: "What is shown?", nodes: [{ node: small(), score: 1 }] }),
     );
     expect(error.message).toContain("node small");

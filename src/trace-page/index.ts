@@ -1,3 +1,4 @@
+export type { AnswerPart, PageCitation } from "./cited-answer.js";
 export {
   type PlanPageData,
   type PlanPageMode,

@@ -1,3 +1,4 @@
+import { CITED_ANSWER_STYLE, renderCitedAnswer } from "./cited-answer.js";
 import { escapeHtml, formatMs, formatNumber, htmlDocument, percent } from "./html.js";
 import type { PageCall, TracePageData } from "./trace-page-data.js";
 import { TRACE_PAGE_SCRIPT } from "./trace-page-script.js";
@@ -117,7 +118,7 @@ function timeline(data: TracePageData): string {
 function sources(data: TracePageData): string {
   const items = data.sources.map(
     (source, index) =>
-      `<button class="source" data-source="${index}"><div class="name">[${index + 1}] ${escapeHtml(source.name)}` +
+      `<button class="source" id="source-${index + 1}" data-source="${index}"><div class="name">[${index + 1}] ${escapeHtml(source.name)}` +
       `${source.score === undefined ? "" : ` · ${source.score.toFixed(3)}`} · ${source.calls.length} ${source.calls.length === 1 ? "call" : "calls"}</div>` +
       (source.location ? `<div class="where">${escapeHtml(source.location)}</div>` : "") +
       `<div class="snippet">${escapeHtml(source.text)}</div></button>` +
@@ -136,12 +137,12 @@ export function renderTracePage(data: TracePageData): string {
     `<div class="meta">${escapeHtml(data.model)} · window ${formatNumber(data.contextWindow)} · numOutput ${formatNumber(data.numOutput)} · ` +
     `${data.usage.llmCalls} calls · ${formatNumber(data.usage.promptTokens)} prompt + ${formatNumber(data.usage.completionTokens)} completion tokens · ` +
     `${data.usage.retries} retries · synthesis ${formatMs(data.totalMs)}</div>` +
-    `<div class="answer"><strong>Q:</strong> ${escapeHtml(data.query)}\n<strong>A:</strong> ${escapeHtml(data.answer)}</div></header>` +
+    `<div class="answer"><strong>Q:</strong> ${escapeHtml(data.query)}\n<strong>A:</strong> ${data.answerParts ? renderCitedAnswer(data.answerParts) : escapeHtml(data.answer)}</div></header>` +
     `<main>${timeline(data)}${structure(data)}<div class="split">${sources(data)}` +
     `<section id="details" aria-live="polite"><h2>Details</h2><p class="hint">Click a call to see its context and sources; click a source to see the calls it reached.</p></section></div></main>`;
   return htmlDocument({
     title: `ragsynth trace: ${data.query}`,
-    style: STYLE,
+    style: STYLE + CITED_ANSWER_STYLE,
     body,
     data,
     script: TRACE_PAGE_SCRIPT,

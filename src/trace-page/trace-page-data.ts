@@ -1,5 +1,6 @@
 import { scrubSecrets } from "../errors/scrub-secrets.js";
 import type { LLMCallStep, RagsynthEvent } from "../events/events.js";
+import { type AnswerPart, citedAnswerParts, type PageCitation } from "./cited-answer.js";
 
 type Timed<E> = E & { atMs: number };
 type CallStart = Extract<RagsynthEvent, { type: "llm-call-start" }>;
@@ -64,6 +65,8 @@ export interface TracePageData {
   calls: PageCall[];
   sources: Array<PageSource & { calls: number[] }>;
   waits: PageRetryWait[];
+  /** The answer cut at its citation markers (a cited answer only): the page links each to its source. */
+  answerParts?: AnswerPart[];
 }
 
 const SNIPPET = 1200;
@@ -139,8 +142,11 @@ export function buildTracePageData({
   model,
   contextWindow,
   numOutput,
+  citations,
 }: {
   events: ReadonlyArray<RagsynthEvent & { atMs: number }>;
+  /** The answer's citations; `source` N is `sources[N - 1]`. */
+  citations?: readonly PageCitation[] | undefined;
   sources: readonly PageSource[];
   waits?: readonly PageRetryWait[];
   query: string;
@@ -204,6 +210,9 @@ export function buildTracePageData({
     contextWindow,
     numOutput,
     answer: clip(answer, 4000),
+    ...(citations
+      ? { answerParts: citedAnswerParts(answer, citations, (text) => clip(text, 4000), 4000) }
+      : {}),
     totalMs: lastMs,
     usage: usage ?? { llmCalls: calls.length, promptTokens: 0, completionTokens: 0, retries: 0 },
     calls,

@@ -1,6 +1,7 @@
+import { readFile } from "node:fs/promises";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyExampleDocs, runCli } from "./run-cli.js";
+import { copyExampleDocs, ROOT, runCli } from "./run-cli.js";
 
 const QUESTION = "What is the default response mode?";
 // A good citation, one naming a source the model was not given, one sentence no source supports.
@@ -88,5 +89,79 @@ describe("ragsynth ask --citations", () => {
       number: 1,
       location: { filePath: expect.any(String) },
     });
+  });
+
+  it("the README's --citations example is what the CLI prints (summary line aside)", async () => {
+    const readme = await readFile(`${ROOT}/README.md`, "utf8");
+    const command =
+      '$ ragsynth ask docs --query "What is the default response mode?" --citations --no-stream\n';
+    const start = readme.indexOf(command);
+    expect(start).toBeGreaterThan(0);
+    const shown = readme.slice(start + command.length, readme.indexOf("```", start));
+    const cwd = docs.slice(0, -"/docs".length);
+    const { code, stdout, stderr } = await runCli(
+      ["ask", "docs", "--query", "What is the default response mode?", "--citations", "--no-stream"],
+      { cwd, env: { NO_COLOR: "1" } },
+    );
+    expect(code, stderr).toBe(0);
+    const printed = stdout.slice(0, stdout.lastIndexOf("\n\n") + 1);
+    expect(printed).toBe(shown);
+  });
+
+  it("--judge asks LlamaIndex's faithfulness question of each citation; its NO flags, its YES clears", async () => {
+    const JUDGE_QUESTION = "Please tell if a given piece of information is supported by the context.";
+    const judge = await startFakeOpenAIServer({
+      handler: ({ prompt }) =>
+        !prompt.startsWith(JUDGE_QUESTION)
+          ? "unexpected"
+          : prompt.includes("Information: It was chosen by moon penguins.")
+            ? "NO"
+            : "YES",
+    });
+    try {
+      const { code, stdout, stderr } = await runCli([
+        "ask",
+        docs,
+        "-q",
+        QUESTION,
+        "--llm",
+        `${server.url}#fake-model`,
+        "--citations",
+        "--judge",
+        `${judge.url}#judge-model`,
+        "--json",
+      ]);
+      expect(code, stderr).toBe(0);
+      const { citations } = JSON.parse(stdout);
+      expect(
+        citations.citations.map((citation: { support: { judge: boolean } }) => citation.support.judge),
+      ).toEqual([true, false]);
+      expect(citations.unsupported).toEqual([{ source: 1, sentence: "It was chosen by moon penguins [1]." }]);
+      expect(citations.judgeUsage.calls).toBe(2);
+      expect(judge.requests).toHaveLength(2);
+      const text = await runCli([
+        "ask",
+        docs,
+        "-q",
+        QUESTION,
+        "--llm",
+        `${server.url}#fake-model`,
+        "--citations",
+        "--judge",
+        `${judge.url}#judge-model`,
+        "--no-stream",
+      ]);
+      expect(text.stdout).toMatch(
+        /unsupported citation \[1\] \(lexical 0\.\d\d, judge NO\): It was chosen by moon penguins/,
+      );
+    } finally {
+      await judge.close();
+    }
+  });
+
+  it("--judge without --citations is a usage error", async () => {
+    const { code, stderr } = await runCli(["ask", docs, "-q", QUESTION, "--judge", "openai:gpt-4o-mini"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--judge on ask judges citations: add --citations.");
   });
 });

@@ -1,18 +1,17 @@
 // Error identity: every error class recognises its own instances (and its subclasses') and no other class's,
 // so `LLMError.isInstance(e)` can be trusted (it used to be true for every ragsynth error).
 import {
-  BatchInputError,
   ContextOverflowError,
   IndexSaveError,
   InvalidArgumentError,
   LLMError,
-  MissingPeerDependencyError,
   MissingTemplateVariableError,
   NoObjectGeneratedError,
   OptimizerZeroSentencesError,
   RagsynthError,
   RerankParseError,
 } from "ragsynth";
+import { BatchInputError, MissingPeerDependencyError } from "ragsynth/batch";
 import { retryWithBackoff } from "ragsynth/extend";
 import { describe, expect, it } from "vitest";
 

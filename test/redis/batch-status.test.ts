@@ -2,8 +2,8 @@
 // … 11 abort listeners on every Redis batch); --status summed every run in the queue; jobs reported no progress.
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
-import type { BatchItem, BatchWorker } from "ragsynth";
-import { createBullMQRunner, getBatchStatus, startBatchWorker } from "ragsynth";
+import type { BatchItem, BatchWorker } from "ragsynth/batch";
+import { createBullMQRunner, getBatchStatus, startBatchWorker } from "ragsynth/batch";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
 import { testRedisUrl } from "./redis-url.js";

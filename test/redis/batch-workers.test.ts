@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { getBatchStatus } from "ragsynth";
+import { getBatchStatus } from "ragsynth/batch";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyExampleDocs, runCli, startCli, TEST_API_KEY, waitForOutput } from "../cli/run-cli.js";

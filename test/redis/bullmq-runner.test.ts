@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { BatchItem, BatchProcessor, BatchWorker } from "ragsynth";
-import { createBullMQRunner, LLMError, startBatchWorker } from "ragsynth";
+import { LLMError } from "ragsynth";
+import type { BatchItem, BatchProcessor, BatchWorker } from "ragsynth/batch";
+import { createBullMQRunner, startBatchWorker } from "ragsynth/batch";
 import { afterEach, describe, expect, it } from "vitest";
 import { testRedisUrl } from "./redis-url.js";
 

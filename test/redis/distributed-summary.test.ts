@@ -1,12 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import {
-  type BatchWorker,
-  createQueueLLM,
-  getResponseSynthesizer,
-  type QueueLLM,
-  startBatchWorker,
-  TextNode,
-} from "ragsynth";
+import { getResponseSynthesizer, TextNode } from "ragsynth";
+import { type BatchWorker, createQueueLLM, type QueueLLM, startBatchWorker } from "ragsynth/batch";
 import { MockLLM } from "ragsynth/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { testRedisUrl } from "./redis-url.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createBullMQRunner, startBatchWorker } from "ragsynth";
+import { createBullMQRunner, startBatchWorker } from "ragsynth/batch";
 import { describe, expect, it } from "vitest";
 import { waitUntil } from "./batch-test-helpers.js";
 import { redisServerBinary, startRedisServer } from "./redis-server.js";

@@ -1,13 +1,11 @@
+import { ContextOverflowError, getResponseSynthesizer, PromptHelper, type RagsynthEvent } from "ragsynth";
 import {
-  ContextOverflowError,
+  countPromptTokens,
   DEFAULT_REFINE_PROMPT_TMPL,
   DEFAULT_TEXT_QA_PROMPT_TMPL,
   DEFAULT_TREE_SUMMARIZE_TMPL,
-  getResponseSynthesizer,
-  PromptHelper,
-  type RagsynthEvent,
-} from "ragsynth";
-import { countPromptTokens, resolveTokenizer } from "ragsynth/extend";
+  resolveTokenizer,
+} from "ragsynth/extend";
 import { MockLLM } from "ragsynth/testing";
 import { describe, expect, it } from "vitest";
 import {

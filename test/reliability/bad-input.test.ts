@@ -1,5 +1,4 @@
 import {
-  DEFAULT_TEXT_QA_PROMPT_TMPL,
   getResponseSynthesizer,
   type NodeWithScore,
   PromptTemplate,
@@ -7,6 +6,7 @@ import {
   type ResponseMode,
   TextNode,
 } from "ragsynth";
+import { DEFAULT_TEXT_QA_PROMPT_TMPL } from "ragsynth/extend";
 import { describe, expect, it } from "vitest";
 import {
   CONTEXT_MODES,

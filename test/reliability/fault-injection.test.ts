@@ -1,7 +1,4 @@
 import {
-  CHAT_REFINE_PROMPT_TMPL,
-  DEFAULT_TEXT_QA_PROMPT_TMPL,
-  DEFAULT_TREE_SUMMARIZE_TMPL,
   getResponseSynthesizer,
   LLMError,
   RagsynthError,
@@ -9,7 +6,12 @@ import {
   type ResponseMode,
   type SynthesisResponse,
 } from "ragsynth";
-import { joinChunks } from "ragsynth/extend";
+import {
+  CHAT_REFINE_PROMPT_TMPL,
+  DEFAULT_TEXT_QA_PROMPT_TMPL,
+  DEFAULT_TREE_SUMMARIZE_TMPL,
+  joinChunks,
+} from "ragsynth/extend";
 import {
   type FakeOpenAIFaultRule,
   type FakeOpenAIRequest,

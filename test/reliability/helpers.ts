@@ -152,25 +152,7 @@ export function occurrences(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1;
 }
 
-/** Awaits a promise that must reject, returning the error. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  return expect.fail("expected the promise to reject");
-}
-
-/** Runs `fn` and returns what it threw. */
-export function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return expect.fail("expected a throw");
-}
+export { rejectionOf, thrownBy } from "../../src/util/thrown-by.test.util.js";
 
 /** Polls `condition` every few ms until it holds, failing after `timeoutMs`. */
 export async function until(condition: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {

@@ -1,21 +1,23 @@
 import {
-  CHAT_REFINE_PROMPT_TMPL,
   type ChatMessage,
-  DEFAULT_REFINE_PROMPT_TMPL,
-  DEFAULT_TEXT_QA_PROMPT_TMPL,
-  DEFAULT_TREE_SUMMARIZE_TMPL,
   getResponseSynthesizer,
   type LLM,
   type NodeWithScore,
   RESPONSE_MODES,
   type ResponseMode,
-  TEXT_QA_SYSTEM_PROMPT,
   TextNode,
 } from "ragsynth";
-import { toResponseFormat } from "ragsynth/extend";
+import {
+  CHAT_REFINE_PROMPT_TMPL,
+  DEFAULT_REFINE_PROMPT_TMPL,
+  DEFAULT_TEXT_QA_PROMPT_TMPL,
+  DEFAULT_TREE_SUMMARIZE_TMPL,
+  TEXT_QA_SYSTEM_PROMPT,
+} from "ragsynth/extend";
 import { type FakeOpenAIServer, MockLLM, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { toResponseFormat } from "../../src/prompt/predict.js";
 import {
   collectUnhandledRejections,
   expectTiling,

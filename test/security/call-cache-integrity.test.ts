@@ -3,7 +3,7 @@
 // negative or to 1e300.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { FileCallCache, RedisCallCache } from "ragsynth";
+import { FileCallCache, RedisCallCache } from "ragsynth/batch";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyExampleDocs, runCli, TEST_API_KEY } from "../cli/run-cli.js";

@@ -1,7 +1,7 @@
 // Issue 25, row 4: while a running batch loses Redis, the progress says so (on main it said nothing: the counts
 // just stopped). The CLI draws `progress.connectionLost` as "Redis unreachable, waiting to reconnect".
 import { randomUUID } from "node:crypto";
-import { type BatchProgress, createBullMQRunner, startBatchWorker } from "ragsynth";
+import { type BatchProgress, createBullMQRunner, startBatchWorker } from "ragsynth/batch";
 import { describe, expect, it } from "vitest";
 import { waitUntil } from "../redis/batch-test-helpers.js";
 import { redisServerBinary, startRedisServer } from "../redis/redis-server.js";
