@@ -1,10 +1,9 @@
 import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
 import { llmCitationJudge } from "../eval/llm-citation-judge.js";
+import { createEventLog, eventToJSON } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { ImageNode } from "../schema/image-node.js";
-import { getNodeLocation } from "../schema/node-location.js";
-import type { NodeWithScore } from "../schema/text-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import {
   citationSourceRows,
@@ -12,38 +11,19 @@ import {
   citationsToJSON,
   formatCitationNotes,
 } from "./citations-output.js";
-import { formatSources, formatSummary, sourceLabel, sourceName } from "./format.js";
-import { imageNotes } from "./image-step.js";
+import { formatSources, formatSummary, sourceToJSON } from "./format.js";
+import { imageNotes } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import { chooseLLM } from "./models.js";
+import { indexSaved } from "./open-index.js";
 import type { AskOptions } from "./parse-command.js";
-import {
-  chooseModels,
-  createPromptHelper,
-  indexSaved,
-  openRetrieval,
-  progressFromEvents,
-} from "./pipeline.js";
+import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
-import { createEventLog, eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
+import { optimizerNotes, renderStepListing } from "./step-listing.js";
 import { EXIT_OK } from "./usage-error.js";
-
-/** A source as `--json` shows it: `location` is its place (file, heading path, lines or pages), or null. */
-export function sourceToJSON(source: NodeWithScore, index: number) {
-  return {
-    rank: index + 1,
-    score: source.score ?? null,
-    file: sourceName(source.node),
-    location: getNodeLocation(source.node) ?? null,
-    label: sourceLabel(source.node),
-    nodeId: source.node.id,
-    metadata: source.node.metadata,
-    text: source.node.text,
-  };
-}
 
 /** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
 export async function runAsk(options: AskOptions, context: CommandContext): Promise<number> {
@@ -58,11 +38,11 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
   try {
-    const models = chooseModels(options, io);
     const log = createEventLog();
     const retries = recordRetryWaits(log);
-    // Built before the index, so a missing API key fails at once.
-    const llm = models.llmChoice.create(options.report ? { onRetry: retries.onRetry } : {});
+    // Built once, before the index, so a missing API key fails at once.
+    const models = chooseModels(options, io, options.report ? { onRetry: retries.onRetry } : {});
+    const { llm } = models;
     const citationJudge = options.judge
       ? chooseLLM(options.judge, {
           contextWindow: undefined,
@@ -205,7 +185,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       `\n${formatSources(citations ? citationSourceRows(citations) : response.sourceNodes, style, io.columns)}`,
     );
     if (citations) io.stdout.write(formatCitationNotes(citations, style));
-    if (options.trace) io.stdout.write(`\n${renderTrace(log.events, style)}`);
+    if (options.trace) io.stdout.write(`\n${renderStepListing(log.events, style)}`);
     io.stdout.write(
       `\n${style.dim(formatSummary({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,
     );

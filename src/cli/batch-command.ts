@@ -16,11 +16,14 @@ import {
 import { writeResultsFile } from "../batch/results-file.js";
 import { hideUrlPassword } from "../errors/scrub-secrets.js";
 import { readIndexHeader } from "../index-store/persistence.js";
+import { createCliProcessors } from "../question-run/batch-processors.js";
+import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
+import { questionRunConfig } from "../question-run/question-run-config.js";
 import { sha256Hex } from "../util/sha256.js";
-import { createCliProcessors, questionRunConfig } from "./batch-processors.js";
-import { allowedLLM, type BatchTrust, checkQuestionItem } from "./batch-trust.js";
+import { EVAL_PROCESSORS } from "./eval-processor.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
-import type { CommandContext } from "./io.js";
+import { type CommandContext, cliSecrets, createRedactor } from "./io.js";
+import { SPEC_MODELS } from "./models.js";
 import type { BatchOptions } from "./parse-batch-command.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
@@ -99,7 +102,14 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
       );
     }
     runner = createEmbeddedRunner({
-      processors: createCliProcessors({ env: io.env, store: cache, trust }).processors,
+      processors: createCliProcessors({
+        env: io.env,
+        store: cache,
+        trust,
+        redact: createRedactor(cliSecrets(io.env)),
+        models: SPEC_MODELS,
+        moreProcessors: EVAL_PROCESSORS,
+      }).processors,
       out,
       concurrency: options.concurrency,
       attempts: options.attempts,

@@ -6,20 +6,21 @@ import { parseEvalQuestions } from "../eval/eval-questions.js";
 import { evaluate } from "../eval/evaluate.js";
 import { resolvePrices } from "../eval/prices.js";
 import { renderEvalPage } from "../eval/render-eval-page.js";
+import { renderEvalTable } from "../eval/render-eval-table.js";
 import { summarizeEval } from "../eval/summarize-eval.js";
 import type { LLM } from "../llm/types.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { runEvalOnRedis } from "./eval-redis.js";
 import { evalRunConfig } from "./eval-run-config.js";
-import { renderEvalTable } from "./eval-table.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import type { OpenedIndex } from "./load-index.js";
 import { chooseLLM } from "./models.js";
+import { indexSaved } from "./open-index.js";
 import type { EvalOptions } from "./parse-eval-command.js";
-import { chooseModels, createPromptHelper, indexSaved, openRetrieval } from "./pipeline.js";
+import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
 import { createProgress, type Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
 
@@ -35,7 +36,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
   try {
     const questionsPath = resolve(io.cwd, options.questions);
     const questions = parseEvalQuestions(await readFile(questionsPath, "utf8"));
-    const models = chooseModels(options, io);
+    const models = chooseModels(options, io, {});
     const judgeChoice =
       options.judge === undefined
         ? undefined
@@ -51,7 +52,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       : undefined;
     const cached = (llm: LLM, baseURL: string | undefined) =>
       store ? withCallCache({ llm, store, baseURL }) : llm;
-    const llm = cached(models.llmChoice.create(), models.llmChoice.baseURL);
+    const llm = cached(models.llm, models.llmChoice.baseURL);
     const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
 
     const { opened, postprocessors } = await openRetrieval(options, models, context, progress);

@@ -4,8 +4,9 @@ import { FileCallCache } from "../batch/file-call-cache.js";
 import { generateQuestions } from "../eval/generate-questions.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
+import { indexSaved } from "./open-index.js";
 import type { EvalOptions } from "./parse-eval-command.js";
-import { chooseModels, createPromptHelper, indexSaved, openRetrieval } from "./pipeline.js";
+import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { EXIT_OK, UsageError } from "./usage-error.js";
 
@@ -17,21 +18,20 @@ export async function runEvalGenerate(options: EvalOptions, context: CommandCont
   const { io, signal } = context;
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   try {
-    const models = chooseModels(options, io);
+    const models = chooseModels(options, io, {});
     if (models.llmChoice.label === "extractive") {
       throw new UsageError(
         "eval generate needs a model that writes: the offline answerer only quotes the documents.",
         "Pass --llm openai:gpt-4o-mini (or set RAGSYNTH_LLM).",
       );
     }
-    const created = models.llmChoice.create();
     const llm = options.callCache
       ? withCallCache({
-          llm: created,
+          llm: models.llm,
           store: await FileCallCache.open(resolve(io.cwd, options.callCache)),
           baseURL: models.llmChoice.baseURL,
         })
-      : created;
+      : models.llm;
     const { opened } = await openRetrieval(options, models, context, progress);
     progress.start(`Writing ${plural(options.count, "question")}`, options.count);
     const { questions, skipped } = await generateQuestions({

@@ -5,23 +5,24 @@ import { createQuestionEvaluator } from "../eval/evaluate-question.js";
 import type { VectorStoreIndex } from "../index-store/index.js";
 import type { LLM } from "../llm/types.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import type { BorrowedModels } from "../question-run/batch-processors.js";
 import {
   allowedEmbed,
   allowedLLM,
   type BatchTrust,
   checkQuestionItem,
   indexUnderRoots,
-} from "./batch-trust.js";
+} from "../question-run/batch-trust.js";
 import { checkEvalRunConfig } from "./eval-run-config.js";
 import { buildPostprocessors, createPromptHelper } from "./pipeline.js";
 
 /** What the eval processor borrows from the CLI's processors: their cached models and indexes. */
-export interface EvalProcessorOptions {
-  trust: BatchTrust;
-  /** The model of a spec allowed by `trust`, its calls through the call cache. */
-  modelFor: (spec: string | null, contextWindow: number | null) => LLM;
-  indexFor: (dir: string, embed: string | null) => Promise<VectorStoreIndex>;
-}
+export type EvalProcessorOptions = BorrowedModels;
+
+/** The work kinds `ragsynth eval --redis` adds to a worker's (and a batch's) processors. */
+export const EVAL_PROCESSORS = (borrowed: BorrowedModels): Record<string, BatchProcessor> => ({
+  "eval-question": createEvalQuestionProcessor(borrowed) as BatchProcessor,
+});
 
 /**
  * The `eval-question` work kind of `ragsynth eval --redis`: one labelled question, retrieved once and answered

@@ -3,8 +3,8 @@ import type { JsonValue } from "../batch/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { TokenPrices } from "../eval/prices.js";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
+import { checkMode } from "../question-run/batch-trust.js";
 import type { ResponseMode } from "../synthesizer/types.js";
-import { checkMode } from "./batch-trust.js";
 import type { OptimizerSpec } from "./option-values.js";
 import type { EvalOptions } from "./parse-eval-command.js";
 

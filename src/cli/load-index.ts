@@ -67,19 +67,7 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
   return join(common, CACHE_DIR_NAME);
 }
 
-/**
- * Reads the documents and opens the index in the cache folder: chunks whose text has not changed keep
- * their stored embeddings, the rest are embedded (with a progress bar), and the index is saved back while the
- * caller goes on (`index.saved` settles when it is written; see indexSaved).
- * The offline hashing embedding model weights queries by the documents' IDF (`applyIdf: "query"`), so rare query
- * words count for more while document vectors, and so the cache, never depend on the other files.
- * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
- */
-export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
-  return (await refreshIndex({ ...options, load: true })) as OpenedIndex;
-}
-
-/** Options of {@link openIndex}. */
+/** Options of `openIndex` (open-index.ts) and {@link refreshIndex}. */
 export interface OpenIndexOptions {
   paths: string[];
   walk: WalkFlags;
@@ -91,11 +79,27 @@ export interface OpenIndexOptions {
   progress: Progress;
 }
 
+/** The documents read for an index, with what building it needs. */
+export interface IndexRead {
+  /** The cache folder the index is kept in. */
+  folder: string;
+  embedModel: Embedder;
+  /** Its label for the progress line (`hashing`, the spec as given). */
+  embedLabel: string;
+  /** Documents read, and those listed unread because the stored index holds them unchanged (empty text). */
+  documents: TextNode[];
+  /** True when the stored index must not be built on (`--rebuild`, or a cache of another index format). */
+  rebuild: boolean;
+  /** What opening cost, with a build's counts. */
+  stats(build: IndexBuildStats): IndexStats;
+}
+
 /**
- * `ragsynth index`: {@link openIndex} without loading an index that is up to date (same embedding model, every file
- * the same size and modification time): then only the index file's first line is read, and nothing is written.
+ * Checks the paths, picks the cache folder and reads the documents, listing (not reading) the files the stored
+ * index holds with the same size, modification time and reader.
+ * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
  */
-export async function refreshIndex({
+export async function readIndexDocuments({
   paths,
   walk,
   cacheDir,
@@ -104,10 +108,7 @@ export async function refreshIndex({
   io,
   signal,
   progress,
-  load = false,
-}: OpenIndexOptions & { load?: boolean }): Promise<
-  Omit<OpenedIndex, "index"> & { index?: VectorStoreIndex }
-> {
+}: OpenIndexOptions): Promise<IndexRead> {
   const started = performance.now();
   await checkPaths(paths, io.cwd);
   progress.start("Reading documents");
@@ -118,9 +119,7 @@ export async function refreshIndex({
     cacheDir === undefined
       ? await writableCacheDir(await defaultCacheDir(paths, io.cwd), io)
       : resolve(io.cwd, cacheDir);
-  let documents: TextNode[] = [];
-  let index: VectorStoreIndex | undefined;
-  const embedModel = embed.create(() => corpusTexts(documents, index));
+  const embedModel = embed.create();
   // Files the stored index holds with the same size and modification time are listed, not read.
   const stored = rebuild ? undefined : await storedSources(folder, embedModel, signal, io);
   if (stored === "other-version") rebuild = true;
@@ -140,7 +139,7 @@ export async function refreshIndex({
   });
   // Our own cache folder is no news.
   const skipped = read.skipped.filter((entry) => resolve(io.cwd, entry.path) !== folder);
-  documents = read.documents;
+  const documents = read.documents;
   if (documents.length === 0) throw noDocuments(paths, skipped);
   const stats = (build: IndexBuildStats) => ({
     cacheDir: folder,
@@ -154,23 +153,29 @@ export async function refreshIndex({
     sources: build.sources,
     durationMs: performance.now() - started,
   });
-  if (!load && !rebuild) {
-    const current = await VectorStoreIndex.cachedStats(documents, { cacheDir: folder, embedModel, signal });
-    if (current) return { embedModel, stats: stats(current) };
-  }
+  return { folder, embedModel, embedLabel: embed.label, documents, rebuild, stats };
+}
+
+/**
+ * Builds the index on the stored one: chunks whose text has not changed keep their stored embeddings, the rest
+ * are embedded (with a progress bar). `persist: "background"` saves it while the caller goes on (`index.saved`
+ * settles when it is written); `"await"` returns once it is written.
+ */
+export async function buildIndex(
+  { folder, embedModel, embedLabel, documents, rebuild, stats }: IndexRead,
+  { persist, signal, progress }: { persist: "await" | "background"; signal: AbortSignal; progress: Progress },
+): Promise<OpenedIndex> {
   progress.start("Splitting into chunks", documents.length);
   let lexicalStarted = false;
-  index = await VectorStoreIndex.fromDocumentsCached(documents, {
+  const index = await VectorStoreIndex.fromDocumentsCached(documents, {
     embedModel,
     cacheDir: folder,
     rebuild,
-    // A command that goes on to answer writes the index meanwhile (it awaits `index.saved` before it ends);
-    // `ragsynth index` is done once it is written.
-    persist: load ? "background" : "await",
+    persist,
     signal,
     onSplitProgress: ({ split }) => progress.update(split),
     onProgress: ({ embedded, total }) => {
-      if (embedded === 0) progress.start(`Embedding with ${embed.label}`, total);
+      if (embedded === 0) progress.start(`Embedding with ${embedLabel}`, total);
       progress.update(embedded);
     },
     onLexicalProgress: ({ added, total }) => {
@@ -182,6 +187,24 @@ export async function refreshIndex({
     },
   });
   return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/**
+ * `ragsynth index`: reads the documents and builds the index, but does not load an index that is up to date
+ * (same embedding model, every file the same size and modification time): then only the index file's first
+ * line is read, and nothing is written. Otherwise the index is written before it returns.
+ */
+export async function refreshIndex(
+  options: OpenIndexOptions,
+): Promise<Omit<OpenedIndex, "index"> & { index?: VectorStoreIndex }> {
+  const read = await readIndexDocuments(options);
+  const { signal, progress } = options;
+  if (!read.rebuild) {
+    const { documents, folder, embedModel } = read;
+    const current = await VectorStoreIndex.cachedStats(documents, { cacheDir: folder, embedModel, signal });
+    if (current) return { embedModel, stats: read.stats(current) };
+  }
+  return buildIndex(read, { persist: "await", signal, progress });
 }
 
 /** `--read-as` as the reader's `readers` option: each ending read by the built-in reader of its format. */
@@ -226,20 +249,6 @@ async function storedSources(
     );
     return "other-version";
   }
-}
-
-/**
- * The documents' texts, which the offline embedding model weighs query words by (IDF). A document listed unread
- * (unchanged since it was indexed) stands for its stored chunks' text: the same words, so the same IDF.
- */
-function corpusTexts(documents: readonly TextNode[], index: VectorStoreIndex | undefined): string[] {
-  const nodes = new Map(index?.nodes.map((node) => [node.id, node.text]));
-  const sources = new Map(index?.sources.map((source) => [source.id, source.nodeIds]));
-  return documents.map((document) =>
-    document.text !== ""
-      ? document.text
-      : (sources.get(document.id) ?? []).map((id) => nodes.get(id) ?? "").join("\n"),
-  );
 }
 
 /** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */

@@ -2,11 +2,11 @@ import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
-import { isOpenAIBaseURL, OPENAI_BASE_URL } from "../openai/openai-connection.js";
-import { OpenAILike } from "../openai/openai-like.js";
-import { OpenAILikeEmbedding } from "../openai/openai-like-embedding.js";
-import { resolveOpenAILikeMetadata } from "../openai/openai-like-options.js";
+import { OpenAILike, OpenAILikeEmbedding } from "../openai/index.js";
+// Public values (`ragsynth/extend` exports them), imported from their files: the room's index is the root's.
+import { OPENAI_BASE_URL } from "../openai/openai-connection.js";
 import { type ModelSpec, OLLAMA_BASE_URL, parseModelSpec } from "../openai/parse-model-spec.js";
+import type { SpecModels } from "../question-run/batch-processors.js";
 import type { RetryEvent } from "../util/retry.js";
 import { UsageError } from "./usage-error.js";
 
@@ -56,7 +56,10 @@ function connection(spec: ModelSpec, env: Env): { baseURL: string; apiKey: strin
 export interface LLMChoice {
   /** Builds the model (may throw `missing_api_key`); `onRetry` hears each retried attempt and its wait. */
   create(options?: { onRetry?: (event: RetryEvent) => void }): LLM;
-  /** What the model says about itself, without building a client (for `plan`, which calls no model). */
+  /**
+   * What the model says about itself, without building a client or needing a key (for `plan`, which calls no
+   * model); a command that calls the model takes `metadata` from the one it built instead.
+   */
   metadata(): LLMMetadata;
   /** `extractive` or the spec as given. */
   label: string;
@@ -103,7 +106,7 @@ export function chooseLLM(
   };
   return {
     create: ({ onRetry } = {}) => new OpenAILike({ ...options, apiKey, ...(onRetry ? { onRetry } : {}) }),
-    metadata: () => resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) }),
+    metadata: () => OpenAILike.metadataFor(options),
     label: spec as string,
     defaulted: false,
     baseURL,
@@ -113,10 +116,10 @@ export function chooseLLM(
 /** What the CLI was asked to embed with. */
 export interface EmbedChoice {
   /**
-   * Builds the embedder; `corpus` (the documents' texts) lets the offline one weight queries by IDF. It is
-   * read on the first query embedding only, so a lexical search or `index` never pays for the fit.
+   * Builds the embedder. The offline one weights queries only (`applyIdf: "query"`): the index lends it its
+   * documents for the IDF (`VectorStoreIndex.queryEmbedModel`), read on the first query embedding only.
    */
-  create(corpus?: () => readonly string[]): Embedder;
+  create(): Embedder;
   label: string;
 }
 
@@ -124,7 +127,7 @@ export interface EmbedChoice {
 export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: number): EmbedChoice {
   if (isOffline(spec, "hashing")) {
     return {
-      create: (corpus) => new HashingEmbedder(corpus ? { applyIdf: "query", corpus } : {}),
+      create: () => new HashingEmbedder({ applyIdf: "query" }),
       label: "hashing",
     };
   }
@@ -141,3 +144,6 @@ export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: n
     label: spec as string,
   };
 }
+
+/** The CLI's reading of model specs, as the batch and worker processors build their models with it. */
+export const SPEC_MODELS: SpecModels = { llm: chooseLLM, embedder: chooseEmbedder };

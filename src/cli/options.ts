@@ -186,7 +186,11 @@ export const OPTIONS = {
     description: "Embedded backend's cache of paid model calls (default <out>.calls.jsonl)",
   },
   json: { type: "boolean", description: "Machine-readable output on stdout, nothing else" },
-  trace: { type: "boolean", description: "Draw the synthesis: steps, tree levels, tokens" },
+  trace: {
+    type: "boolean",
+    description:
+      "List the run's steps in the terminal: retrieval, packing, each LLM call, tree levels, tokens (the HTML trace page is --report)",
+  },
   citations: {
     type: "boolean",
     description: "Answer with numbered [N] citations, each checked against its source (docs/citations.md)",
@@ -195,7 +199,7 @@ export const OPTIONS = {
     type: "string",
     value: "<file.html>",
     description:
-      "Write a self-contained HTML page of the run (timeline, calls, sources; plan: modes as bars)",
+      "Write the trace page: one self-contained HTML file of the run (timeline, calls, sources; plan: modes as bars)",
   },
   verbose: {
     type: "boolean",

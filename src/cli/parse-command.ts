@@ -26,6 +26,7 @@ export interface AskOptions extends QueryCommandOptions {
   concurrency: number | "adaptive";
   /** `--stream`/`--no-stream`; undefined means "when stdout is a terminal". */
   stream: boolean | undefined;
+  /** `--trace`: print the step listing (the terminal's; the HTML trace page is `report`). */
   trace: boolean;
   /** `--citations`: answer with checked `[N]` citations. */
   citations: boolean;

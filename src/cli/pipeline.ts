@@ -1,13 +1,15 @@
 import { PromptHelper } from "../budget/index.js";
 import type { Embedder } from "../embedding/types.js";
 import type { RagsynthEvent } from "../events/events.js";
-import type { LLMMetadata } from "../llm/types.js";
+import type { LLM, LLMMetadata } from "../llm/types.js";
+import { type ImageReport, imageStep, indexHasImages } from "../postprocessor/image-step.js";
 import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
-import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
+import type { RetryEvent } from "../util/retry.js";
+import { attachesImages } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
-import { type OpenedIndex, openIndex } from "./load-index.js";
+import type { OpenedIndex } from "./load-index.js";
 import {
   chooseEmbedder,
   chooseLLM,
@@ -16,6 +18,7 @@ import {
   type LLMChoice,
   OFFLINE_NOTICE,
 } from "./models.js";
+import { openIndex } from "./open-index.js";
 import type { QueryCommandOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
@@ -39,7 +42,7 @@ export function buildPostprocessors(
     postprocessors.push(new SimilarityPostprocessor({ similarityCutoff: options.similarityCutoff }));
   }
   if (options.optimizer) {
-    // A node with no passing sentence keeps its best one rather than failing the query; the trace shows it.
+    // A node with no passing sentence keeps its best one rather than failing the query; the step listing shows it.
     postprocessors.push(
       new SentenceEmbeddingOptimizer({
         embedModel,
@@ -67,16 +70,32 @@ export function assumptionLines(metadata: LLMMetadata, verbose: boolean): string
 export interface ModelChoices {
   llmChoice: LLMChoice;
   embedChoice: EmbedChoice;
-  /** The LLM's metadata, known without building a client. */
+  /** The LLM's metadata: the built model's, or (for `plan`) known without building a client. */
   metadata: LLMMetadata;
+}
+
+/** How a command that calls the model has it built: once, here, with a listener for its retries. */
+export interface BuildLLM {
+  onRetry?: ((event: RetryEvent) => void) | undefined;
 }
 
 /**
  * Reads `--llm`/`--embed` (or the environment), prints the offline notice when no model is configured and
- * any assumption the model made (an unknown model's context window).
+ * any assumption the model made (an unknown model's context window). With `build`, the model is built once here
+ * (a missing API key fails at once, before any document is read) and its metadata is the one checked.
  * @throws UsageError for a spec that cannot be read
  */
-export function chooseModels(options: QueryCommandOptions, io: CommandContext["io"]): ModelChoices {
+export function chooseModels(
+  options: QueryCommandOptions,
+  io: CommandContext["io"],
+  build: BuildLLM,
+): ModelChoices & { llm: LLM };
+export function chooseModels(options: QueryCommandOptions, io: CommandContext["io"]): ModelChoices;
+export function chooseModels(
+  options: QueryCommandOptions,
+  io: CommandContext["io"],
+  build?: BuildLLM,
+): ModelChoices & { llm?: LLM } {
   const llmChoice = chooseLLM(options.llm, {
     contextWindow: options.contextWindow,
     env: io.env,
@@ -90,7 +109,8 @@ export function chooseModels(options: QueryCommandOptions, io: CommandContext["i
       `${embedChoice.label === "hashing" ? OFFLINE_NOTICE : extractiveOnlyNotice(embedChoice.label)}\n`,
     );
   }
-  const metadata = llmChoice.metadata();
+  const llm = build ? llmChoice.create(build.onRetry ? { onRetry: build.onRetry } : {}) : undefined;
+  const metadata = llm ? llm.metadata : llmChoice.metadata();
   // Checked before any document is read, and in the CLI's own words.
   if (options.numOutput !== undefined && options.numOutput >= metadata.contextWindow) {
     throw new UsageError(
@@ -105,7 +125,7 @@ export function chooseModels(options: QueryCommandOptions, io: CommandContext["i
     );
   }
   for (const line of assumptionLines(metadata, options.verbose)) io.stderr.write(`${line}\n`);
-  return { llmChoice, embedChoice, metadata };
+  return { llmChoice, embedChoice, metadata, ...(llm ? { llm } : {}) };
 }
 
 /** Opens (or builds) the index, reports skipped files, and builds the postprocessors. */
@@ -118,8 +138,8 @@ export async function openRetrieval(
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
-  const postprocessors = buildPostprocessors(options, opened.embedModel);
-  // Images pass one checked door, and only when some node is or references one (no postprocessor, and no trace
+  const postprocessors = buildPostprocessors(options, opened.index.queryEmbedModel);
+  // Images pass one checked door, and only when some node is or references one (no postprocessor, and no step-listing
   // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
   let images: ImageReport | undefined;
   if (indexHasImages(opened.index.nodes)) {
@@ -132,33 +152,6 @@ export async function openRetrieval(
     images = step.report;
   }
   return { opened, postprocessors, images };
-}
-
-/**
- * Waits for the index write {@link openRetrieval} left running (the index is written while the question is
- * answered: after an edit to one file of a 30 MB corpus the write takes longer than the answer), with a progress
- * line while it lasts. A failed write fails the command, as it did before the answer was printed.
- */
-export async function indexSaved(opened: OpenedIndex, progress: Progress): Promise<void> {
-  const { saved } = opened.index;
-  // No progress line for a write that is already done (or none was started).
-  const done = await Promise.race([
-    saved.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
-  ]);
-  if (done) {
-    await saved;
-    return;
-  }
-  progress.start("Saving the index");
-  try {
-    await saved;
-  } finally {
-    progress.clear();
-  }
 }
 
 /** Shows the current step of a query on the progress line, from the events. */

@@ -1,112 +1,20 @@
+import { createEventLog, eventToJSON } from "../events/event-log.js";
+import { planModes } from "../plan/plan-modes.js";
+import { renderPlan } from "../plan/render-plan.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import { sourceToJSON } from "./ask-command.js";
-import { formatCount, formatUsd, plural, sourceName } from "./format.js";
+import { sourceName } from "../schema/node-source.js";
+import { formatCount, plural, sourceToJSON } from "./format.js";
 import type { CommandContext } from "./io.js";
-import { colorEnabled, createStyle, type Style } from "./io.js";
+import { colorEnabled, createStyle } from "./io.js";
+import { indexSaved } from "./open-index.js";
 import type { PlanOptions } from "./parse-command.js";
-import {
-  chooseModels,
-  createPromptHelper,
-  indexSaved,
-  openRetrieval,
-  progressFromEvents,
-} from "./pipeline.js";
-import { type ModePlan, type PlanScenario, planModes, type Range } from "./plan.js";
+import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { writePlanReport } from "./report.js";
-import { createEventLog, eventToJSON, optimizerNotes, retrievalLines } from "./trace.js";
+import { optimizerNotes, retrievalLines } from "./step-listing.js";
 import { EXIT_OK } from "./usage-error.js";
-
-function formatRange(range: Range, format: (value: number) => string = formatCount): string {
-  return range.min === range.max ? format(range.min) : `${format(range.min)}–${format(range.max)}`;
-}
-
-function tokenList(tokens: readonly number[], limit = 6): string {
-  const shown = tokens.slice(0, limit).map(formatCount);
-  if (tokens.length > limit) shown.push(`… +${tokens.length - limit}`);
-  return `[${shown.join(", ")}]`;
-}
-
-/** The context each call of a scenario would carry, as `n × [tokens…]`, with tree levels. */
-function describeContext(plan: ModePlan, scenario: PlanScenario): string {
-  if (scenario.error) return `fails: ${scenario.error.code ?? "error"}`;
-  if (plan.mode === "no_text") return "nothing sent";
-  if (plan.mode === "context_only") return "chunks returned as the answer";
-  if (plan.mode === "generation") return "query only";
-  if (plan.mode === "tree_summarize") {
-    return scenario.packs.map((pack) => `L${pack.round} ${tokenList(pack.chunkTokens, 4)}`).join(" → ");
-  }
-  const tokens = scenario.packs.flatMap((pack) => pack.chunkTokens);
-  const truncated = scenario.packs.reduce((sum, pack) => sum + (pack.truncatedTokens ?? 0), 0);
-  return `${plural(tokens.length, "chunk")} ${tokenList(tokens)}${truncated > 0 ? `, ${formatCount(truncated)} truncated` : ""}`;
-}
-
-function table(rows: string[][], style: Style): string[] {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return rows.map((row, index) => {
-    const line = row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-      .join("  ")
-      .trimEnd();
-    return index === 0 ? style.bold(line) : line;
-  });
-}
-
-/** The side-by-side table of the modes, and notes on what the ranges mean. */
-export function renderPlan(
-  plans: readonly ModePlan[],
-  { numOutput, style }: { numOutput: number; style: Style },
-): string {
-  const withCost = plans.some((plan) => plan.costUsd !== undefined);
-  const withImages = plans.some((plan) => plan.imageTokens.max > 0);
-  const header = ["mode", "LLM calls", "prompt tokens", "completion ≤", "context per call (tokens)"];
-  if (withImages) header.splice(3, 0, "image tokens");
-  if (withCost) header.splice(header.length - 1, 0, "cost (USD)");
-  const rows = [header];
-  for (const plan of plans) {
-    const [fewest, most] = plan.scenarios;
-    const row = [
-      plan.mode,
-      formatRange(plan.llmCalls),
-      formatRange(plan.promptTokens),
-      ...(withImages ? [formatRange(plan.imageTokens)] : []),
-      formatCount(plan.completionTokens.max),
-    ];
-    if (withCost) row.push(plan.costUsd ? formatRange(plan.costUsd, formatUsd) : "");
-    const contexts = describeContext(plan, fewest);
-    const mostContexts = describeContext(plan, most);
-    row.push(contexts === mostContexts ? contexts : `${contexts}  |  ${mostContexts}`);
-    rows.push(row);
-  }
-  const lines = table(rows, style);
-  lines.push(
-    "",
-    style.dim(
-      `Ranges depend on the answers: from answers of 0 tokens to answers of numOutput (${formatCount(numOutput)}) tokens;`,
-    ),
-    style.dim("where the packing differs it is shown for both (0 | numOutput). Single numbers are exact."),
-  );
-  if (withImages) {
-    lines.push(
-      style.dim(
-        "Image tokens are part of the prompt tokens, counted by the model's image-token rule (see docs/synthesizers.md).",
-      ),
-    );
-  }
-  const failures = plans.flatMap((plan) =>
-    plan.scenarios
-      .filter((scenario) => scenario.error)
-      .map(
-        (scenario) => `${plan.mode} (answers of ${scenario.answerTokens} tokens): ${scenario.error?.message}`,
-      ),
-  );
-  if (failures.length > 0)
-    lines.push("", style.yellow("Would fail:"), ...failures.map((failure) => `  ${failure}`));
-  return `${lines.join("\n")}\n`;
-}
 
 /** `ragsynth plan`: retrieve, then show how each mode would pack the context, without calling the model. */
 export async function runPlan(options: PlanOptions, context: CommandContext): Promise<number> {

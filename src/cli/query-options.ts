@@ -34,6 +34,6 @@ export interface QueryCommandOptions extends CommonOptions {
   vision: boolean;
   contextWindow: number | undefined;
   numOutput: number | undefined;
-  /** `--report <file.html>`: where to write the HTML page of the run. */
+  /** `--report <file.html>`: where to write the trace page (the run as one HTML file; not OpenTelemetry spans). */
   report: string | undefined;
 }

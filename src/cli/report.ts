@@ -1,13 +1,10 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { getNodeLocation } from "../schema/node-location.js";
+import type { EventLog } from "../events/event-log.js";
+import type { ModePlan } from "../plan/plan-modes.js";
+import { sourceHref, sourceLabel, sourceName } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { errorType } from "../tracing/start-span.js";
 import type { RetryEvent } from "../util/retry.js";
-import { sourceLabel, sourceName } from "./format.js";
-import type { ModePlan } from "./plan.js";
-import type { EventLog } from "./trace.js";
 import {
   buildTracePageData,
   type PageCitation,
@@ -113,12 +110,4 @@ export async function writePlanReport(
   });
   const html = renderPlanPage({ query, model, contextWindow, numOutput, chunks, modes });
   await writeFile(path, redact(html), "utf8");
-}
-
-/** A `file:` URL of the node's source file, `#L<line>` when its first line is known. */
-function sourceHref(node: NodeWithScore["node"]): string | undefined {
-  const location = getNodeLocation(node);
-  if (!location?.file) return undefined;
-  const line = location.lines ? `#L${location.lines.start}` : "";
-  return `${pathToFileURL(resolve(location.file)).href}${line}`;
 }

@@ -2,8 +2,10 @@ import { resolve } from "node:path";
 import { checkRedis, openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
 import { urlCredentials } from "../errors/scrub-secrets.js";
 import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
-import { createCliProcessors } from "./batch-processors.js";
-import type { CommandContext } from "./io.js";
+import { createCliProcessors } from "../question-run/batch-processors.js";
+import { EVAL_PROCESSORS } from "./eval-processor.js";
+import { type CommandContext, cliSecrets, createRedactor } from "./io.js";
+import { SPEC_MODELS } from "./models.js";
 import type { WorkerOptions } from "./parse-batch-command.js";
 import { EXIT_INTERRUPTED, EXIT_OK } from "./usage-error.js";
 
@@ -24,7 +26,9 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
   const cli = createCliProcessors({
     env: io.env,
     store,
-    secrets: urlCredentials(options.redis),
+    redact: createRedactor([...cliSecrets(io.env), ...urlCredentials(options.redis)]),
+    models: SPEC_MODELS,
+    moreProcessors: EVAL_PROCESSORS,
     trust: {
       command: "worker",
       llm: options.llm ?? null,

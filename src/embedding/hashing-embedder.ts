@@ -104,6 +104,16 @@ export class HashingEmbedder implements Embedder {
     return new HashingEmbedder({ ...this.#options, corpus });
   }
 
+  /**
+   * This embedder with query IDF from `corpus` (called on the first query embedding), when it weights queries
+   * only (`applyIdf: "query"`) and has no corpus yet; otherwise this one. Its id, and so its document vectors,
+   * stay the same: an index lends its own documents this way (`VectorStoreIndex.queryEmbedModel`).
+   */
+  withQueryCorpus(corpus: () => readonly string[]): HashingEmbedder {
+    if (this.#options.applyIdf !== "query" || this.#documentFrequencies || this.#lazyCorpus) return this;
+    return new HashingEmbedder({ ...this.#options, corpus });
+  }
+
   /** Embeds one document text synchronously (with IDF unless `applyIdf` is `"query"`). */
   embed(text: string): number[] {
     return this.#vector(text, this.#options.applyIdf !== "query");

@@ -20,6 +20,7 @@ import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from
 import type { IndexSource } from "./index-source.js";
 import { diffSources, sameSources } from "./index-sources.js";
 import { readIndexFile, writeIndexFile } from "./persistence.js";
+import { queryEmbedModel } from "./query-embed-model.js";
 import { storedLexical, updateLexical } from "./stored-lexical.js";
 import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
@@ -40,6 +41,7 @@ export class VectorStoreIndex {
   readonly buildStats: IndexBuildStats;
   readonly #entries: readonly IndexEntry[];
   #lexical: LexicalIndex | undefined;
+  #queryEmbedModel: Embedder | undefined;
   #saved: Promise<string | undefined> = Promise.resolve(undefined);
 
   private constructor(
@@ -54,6 +56,15 @@ export class VectorStoreIndex {
     this.sources = sources;
     this.buildStats = stats;
     this.#lexical = lexical;
+  }
+
+  /**
+   * The embedder queries are embedded with: `embedModel`, or for the offline `HashingEmbedder` with
+   * `applyIdf: "query"` and no corpus, that embedder weighting query words by this index's documents (IDF).
+   */
+  get queryEmbedModel(): Embedder {
+    this.#queryEmbedModel ??= queryEmbedModel(this.embedModel, () => this.nodes, this.sources);
+    return this.#queryEmbedModel;
   }
 
   /** The indexed nodes, in insertion order. */
@@ -255,7 +266,7 @@ export class VectorStoreIndex {
   asRetriever(options: AsRetrieverOptions = {}): Retriever {
     return createIndexRetriever({
       entries: this.#entries,
-      embedModel: this.embedModel,
+      embedModel: this.queryEmbedModel,
       lexical: () => this.lexicalIndex,
       options,
     });

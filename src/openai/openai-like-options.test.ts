@@ -91,6 +91,22 @@ describe("OpenAILike metadata", () => {
     expect(new OpenAILike({ model: "gpt-4o" }).metadata.structuredOutput).toBe("json_schema");
   });
 
+  it("metadataFor says what the built model says, without a key or a client", () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    const options = [
+      { model: "gpt-4o-mini", baseURL: "https://api.openai.com/v1" },
+      { model: "llama3.1", baseURL: "http://localhost:11434/v1", contextWindow: 8192 },
+      { model: "my-finetune", baseURL: local, imageInput: "pixels" as const },
+    ];
+    for (const option of options) {
+      expect(OpenAILike.metadataFor(option)).toEqual(new OpenAILike({ ...option, apiKey: "k" }).metadata);
+    }
+    // The official server without a key: the client refuses, its description does not.
+    expect(() => new OpenAILike(options[0] as { model: string })).toThrow(/needs an API key/);
+    expect(OpenAILike.metadataFor(options[0] as { model: string }).structuredOutput).toBe("json_schema");
+    expect(() => OpenAILike.metadataFor({ model: "" })).toThrow(InvalidArgumentError);
+  });
+
   it("rejects bad options with what was expected", () => {
     expect(() => new OpenAILike({ model: " ", baseURL: local })).toThrow(
       "Expected `model` to be a non-empty model id",

@@ -15,7 +15,12 @@ import {
   toResponseIdentity,
   toUsage,
 } from "./check-response.js";
-import { createOpenAIConnection, type OpenAIConnection } from "./openai-connection.js";
+import {
+  createOpenAIConnection,
+  isOpenAIBaseURL,
+  OPENAI_BASE_URL,
+  type OpenAIConnection,
+} from "./openai-connection.js";
 import {
   type OpenAILikeOptions,
   resolveOpenAILikeMetadata,
@@ -61,6 +66,17 @@ export class OpenAILike implements LLM {
     this.#options = options;
     this.#connection = createOpenAIConnection(options, "OpenAILike");
     this.metadata = resolveOpenAILikeMetadata(options, this.#connection);
+  }
+
+  /**
+   * What a model with these options says about itself, without building a client or needing a key (for a plan
+   * that calls no model, or a queue that stands in for the model). The same rule as `metadata`.
+   * @throws InvalidArgumentError for bad options
+   */
+  static metadataFor(options: OpenAILikeOptions): LLMMetadata {
+    validateOpenAILikeOptions(options);
+    const baseURL = options.baseURL ?? (process.env.OPENAI_BASE_URL || OPENAI_BASE_URL);
+    return resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) });
   }
 
   /** One answer to a prompt (sent as a user message to chat models). @throws LLMError, InvalidArgumentError, AbortError */

@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LLMMetadata } from "../llm/types.js";
+import { imageStep } from "../postprocessor/image-step.js";
 import { ImageNode } from "../schema/image-node.js";
 import { pngOfSize } from "../schema/png.test.util.js";
 import { TextNode } from "../schema/text-node.js";
-import { attachesImages, imageNotes, imageStep } from "./image-step.js";
+import { attachesImages, imageNotes } from "./image-notes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-image-step-"));
 mkdirSync(join(dir, "docs"));

@@ -5,7 +5,7 @@ import { TextNode } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { RESPONSE_MODES } from "../synthesizer/types.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
-import { planModes, textOfTokens } from "./plan.js";
+import { planModes, textOfTokens } from "./plan-modes.js";
 
 const sentence = (topic: string, index: number) =>
   `The ${topic} part number ${index} explains how ragsynth packs retrieved text into prompts for the model.`;

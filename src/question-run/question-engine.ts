@@ -1,12 +1,12 @@
 import type { QuestionEngine } from "../batch/question-processor.js";
 import type { JsonValue } from "../batch/types.js";
+import { PromptHelper } from "../budget/index.js";
 import { CitationQueryEngine } from "../citations/citation-query-engine.js";
 import type { VectorStoreIndex } from "../index-store/index.js";
 import type { LLM } from "../llm/types.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { ResponseMode } from "../synthesizer/types.js";
-import { createPromptHelper } from "./pipeline.js";
 
 /**
  * The engine of one batch question: a `RetrieverQueryEngine` over the index with the item's settings (mode,
@@ -40,7 +40,7 @@ export function buildQuestionEngine({
     retriever: index.asRetriever({ similarityTopK: Number(settings.topK) }),
     responseMode: mode,
     llm,
-    promptHelper: createPromptHelper(llm.metadata, numOutput ?? undefined),
+    promptHelper: PromptHelper.fromLLMMetadata(llm.metadata, { numOutput: numOutput ?? undefined }),
     concurrency,
     ...(typeof settings.systemPrompt === "string" ? { systemPrompt: settings.systemPrompt } : {}),
     ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { RagsynthEvent } from "../events/events.js";
 import { createStyle } from "./io.js";
-import { eventToJSON, optimizerNotes, renderTrace } from "./trace.js";
+import { optimizerNotes, renderStepListing } from "./step-listing.js";
 
 const style = createStyle(false);
 const usage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
 
-describe("renderTrace", () => {
+describe("renderStepListing", () => {
   it("draws a refine chain with tokens, after retrieval and the optimizer", () => {
     const events: RagsynthEvent[] = [
       { type: "retrieve-end", query: "q", nodeCount: 2, tokens: 300, durationMs: 3 },
@@ -45,7 +45,7 @@ describe("renderTrace", () => {
         durationMs: 12,
       },
     ];
-    const text = renderTrace(events, style);
+    const text = renderStepListing(events, style);
     expect(text).toContain("retrieve    2 chunks · 300 tokens");
     expect(text).toContain("SentenceEmbeddingOptimizer: 300 → 120 tokens (−60%) · 2 → 2 chunks");
     expect(text).toMatch(/┌ {2}1\. answer +prompt 100 → completion 20/);
@@ -70,7 +70,7 @@ describe("renderTrace", () => {
       { type: "pack", mode: "tree_summarize", round: 1, chunkTokens: [40], availableChunkSize: 1000 },
       call(1, 0, 1),
     ];
-    const lines = renderTrace(events, style).split("\n");
+    const lines = renderStepListing(events, style).split("\n");
     const level0 = lines.findIndex((line) => line.includes("level 0"));
     expect(lines[level0]).toContain("packed into 2 chunks [900, 880]");
     expect(lines[level0 + 1]).toMatch(/├─ summary 1\/2 +prompt 10/);
@@ -81,7 +81,7 @@ describe("renderTrace", () => {
 
   it("says so when no model was called", () => {
     expect(
-      renderTrace([{ type: "synthesize-start", mode: "no_text", query: "q", nodeCount: 1 }], style),
+      renderStepListing([{ type: "synthesize-start", mode: "no_text", query: "q", nodeCount: 1 }], style),
     ).toContain("no LLM calls");
   });
 });
@@ -100,20 +100,9 @@ describe("optimizer fallbacks", () => {
         nodes: [{ id: "a", fallback: "keep_best" }, { id: "b" }, { id: "c", fallback: "keep_best" }],
       },
     };
-    expect(renderTrace([event], style)).toContain("· 2 chunks kept only their best sentence");
+    expect(renderStepListing([event], style)).toContain("· 2 chunks kept only their best sentence");
     expect(optimizerNotes([event])).toEqual([
       "ragsynth: note: in 2 of 3 chunks no sentence passed the --optimizer cutoff; each kept its best sentence. Lower the threshold to keep more.",
     ]);
-  });
-});
-
-describe("eventToJSON", () => {
-  it("turns errors into name, code and message only", () => {
-    const error = Object.assign(new Error("boom", { cause: new Error("secret cause") }), {
-      code: "llm_auth",
-    });
-    const json = eventToJSON({ type: "query-end", query: "q", durationMs: 1, error });
-    expect(json.error).toEqual({ name: "Error", code: "llm_auth", message: "boom" });
-    expect(JSON.stringify(json)).not.toContain("secret cause");
   });
 });

@@ -4,44 +4,6 @@ import type { Style } from "./io.js";
 
 type EventOf<T extends RagsynthEvent["type"]> = Extract<RagsynthEvent, { type: T }>;
 
-/** The events of one query, kept in order, with a clock reading for each. */
-export interface EventLog {
-  readonly events: Array<RagsynthEvent & { atMs: number }>;
-  readonly handler: (event: RagsynthEvent) => void;
-  /** Milliseconds since the log started, on the same clock as `atMs`. */
-  readonly elapsedMs: () => number;
-}
-
-export function createEventLog(now: () => number = performance.now.bind(performance)): EventLog {
-  const origin = now();
-  const events: EventLog["events"] = [];
-  const elapsedMs = () => Math.round(now() - origin);
-  return { events, handler: (event) => events.push({ ...event, atMs: elapsedMs() }), elapsedMs };
-}
-
-/** An event made JSON-safe: errors become `{ name, code, message }` (never their causes or stacks). */
-export function eventToJSON(event: RagsynthEvent & { atMs?: number }): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(event)) {
-    // A call's context and answer text stay out of --json (the sources and the answer are there once).
-    if (
-      (event.type === "llm-call-start" && key === "context") ||
-      (event.type === "llm-call-end" && key === "text")
-    )
-      continue;
-    out[key] = key === "error" ? errorToJSON(value) : value;
-  }
-  return out;
-}
-
-export function errorToJSON(error: unknown): Record<string, unknown> {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { name: error.name, ...(typeof code === "string" ? { code } : {}), message: error.message };
-  }
-  return { message: String(error) };
-}
-
 function stepLabel(step: LLMCallStep): string {
   switch (step.kind) {
     case "answer":
@@ -138,10 +100,11 @@ function chainLines(events: RagsynthEvent[], style: Style): string[] {
 }
 
 /**
- * Draws what happened, from the events: retrieval, each postprocessor's tokens before and after,
- * then the synthesis as a tree by level (tree_summarize) or as a chain of steps (the other modes).
+ * The step listing `--trace` prints in the terminal: what happened, from the events: retrieval, each
+ * postprocessor's tokens before and after, then the synthesis as a tree by level (tree_summarize) or as a chain
+ * of steps (the other modes). Not the trace page (`--report`, HTML) nor OpenTelemetry spans (the tracer's).
  */
-export function renderTrace(events: readonly RagsynthEvent[], style: Style): string {
+export function renderStepListing(events: readonly RagsynthEvent[], style: Style): string {
   const lines: string[] = [style.bold("Trace:"), ...retrievalLines(events)];
   const synthesis = events.filter((event) => event.type === "pack" || event.type === "llm-call-end");
   const start = events.find(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { questionRunConfig } from "./batch-processors.js";
 import { checkQuestionConfig } from "./batch-trust.js";
+import { questionRunConfig } from "./question-run-config.js";
 
 const options = {
   index: "docs/.ragsynth",

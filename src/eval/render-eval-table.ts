@@ -1,21 +1,16 @@
-import type { EvalReport, ModeSummary } from "../eval/eval-result.js";
-import { formatCount, formatDuration, formatUsd } from "./format.js";
-import type { Style } from "./io.js";
+import { formatCount, formatDuration, formatUsd } from "../util/format-numbers.js";
+import { textTable } from "../util/text-table.js";
+import type { EvalReport, ModeSummary } from "./eval-result.js";
+
+/** How the table marks its header, notes and the best mode (the CLI's colors, or plain text). */
+export interface EvalTableStyle {
+  bold(text: string): string;
+  dim(text: string): string;
+  green(text: string): string;
+}
 
 const share = (value: number | undefined) => (value === undefined ? "–" : `${(value * 100).toFixed(0)}%`);
 const fixed = (value: number | undefined) => (value === undefined ? "–" : value.toFixed(2));
-
-function table(rows: string[][], style: Style): string[] {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return rows.map((row, index) => {
-    const line = row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-      .join("  ")
-      .trimEnd();
-    return index === 0 ? style.bold(line) : line;
-  });
-}
 
 /** The retrieval line: the means at k over the questions that name their relevant files. */
 export function retrievalLine(report: EvalReport): string {
@@ -33,7 +28,7 @@ export function retrievalLine(report: EvalReport): string {
  * The per-mode table: quality columns (phrase share with its question count, F1, answer length, judges) beside
  * cost columns (calls, tokens, dollars, wall time), with the best quality per dollar marked.
  */
-export function renderEvalTable(report: EvalReport, style: Style): string {
+export function renderEvalTable(report: EvalReport, style: EvalTableStyle): string {
   const judgeNames = [...new Set(report.modes.flatMap((mode) => Object.keys(mode.judges ?? {})))];
   const withPhrase = report.modes.some((mode) => mode.phraseQuestions > 0);
   const withF1 = report.modes.some((mode) => mode.referenceQuestions > 0);
@@ -78,7 +73,7 @@ export function renderEvalTable(report: EvalReport, style: Style): string {
       best ? style.green("★ best") : "",
     ]);
   }
-  const lines = [retrievalLine(report), "", ...table(rows, style), ""];
+  const lines = [retrievalLine(report), "", ...textTable(rows, style.bold), ""];
   if (withCitations) {
     lines.push(
       style.dim(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCount, plural } from "./format.js";
+import { formatCount, plural } from "./format-numbers.js";
 
 describe("formatCount", () => {
   it("prints rounded counts with a comma every three digits, as Intl.NumberFormat('en-US') does", () => {

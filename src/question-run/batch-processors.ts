@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import {
   type BatchItem,
   type BatchProcessor,
@@ -11,12 +10,11 @@ import {
   withCallCache,
 } from "../batch/index.js";
 import type { QuestionEngine } from "../batch/question-processor.js";
-import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
 import { VectorStoreIndex } from "../index-store/index.js";
-import type { LLM } from "../llm/types.js";
-import type { ResponseMode } from "../synthesizer/types.js";
+import type { LLM, LLMMetadata } from "../llm/types.js";
 import {
   allowedEmbed,
   allowedLLM,
@@ -26,29 +24,8 @@ import {
   checkQuestionItem,
   indexUnderRoots,
 } from "./batch-trust.js";
-import { createEvalQuestionProcessor } from "./eval-processor.js";
-import { cliSecrets, createRedactor } from "./io.js";
-import { chooseEmbedder, chooseLLM } from "./models.js";
 import { buildQuestionEngine } from "./question-engine.js";
-
-/**
- * The settings of a questions run, as they travel in every job. Model *specs*, never keys: each worker
- * reads its own API key from its environment, and uses a spec only when its operator allowed it
- * ({@link BatchTrust}). Items may override `mode`, `llm` (among the allowed specs), `topK` and the templates.
- */
-export interface QuestionRunConfig {
-  [field: string]: JsonValue;
-  index: string;
-  llm: string | null;
-  embed: string | null;
-  mode: ResponseMode;
-  topK: number;
-  contextWindow: number | null;
-  numOutput: number | null;
-  concurrency: number;
-  /** Answer through `CitationQueryEngine` (`--citations`); absent in jobs from older submitters. */
-  citations?: boolean;
-}
+import type { QuestionRunConfig } from "./question-run-config.js";
 
 const OVERRIDES = [
   "mode",
@@ -62,6 +39,18 @@ const OVERRIDES = [
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * How a model spec becomes a model: the command line's reading of `--llm`/`--embed` (`cli/models.ts`), passed
+ * in so that this room sits below the CLI.
+ */
+export interface SpecModels {
+  llm(
+    spec: string | undefined,
+    options: { contextWindow: number | undefined; env: Env },
+  ): { create(): LLM; metadata(): LLMMetadata; baseURL?: string | undefined };
+  embedder(spec: string | undefined, env: Env): { create(): Embedder };
+}
+
 /** Options of {@link createCliProcessors}. */
 export interface CliProcessorsOptions {
   /** The process's environment: API keys, base URLs. */
@@ -70,22 +59,43 @@ export interface CliProcessorsOptions {
   store: CallCacheStore;
   /** What the operator decided: models items and jobs may choose, index roots. */
   trust: BatchTrust;
-  /** Secrets besides the environment's API keys to scrub from answers, errors and the cache (a Redis password). */
-  secrets?: readonly string[];
+  /** Scrubs answers, errors and cache entries of the API keys and passwords, as `ask` output is. */
+  redact: (text: string) => string;
+  /** How specs become models. */
+  models: SpecModels;
+  /**
+   * More work kinds, built on these processors' cached models and indexes (the CLI adds `eval-question`, whose
+   * scoring lives above this room). @default none
+   */
+  moreProcessors?: (borrowed: BorrowedModels) => Record<string, BatchProcessor>;
+}
+
+/** What {@link CliProcessorsOptions.moreProcessors} borrows: the checked trust and the cached models and indexes. */
+export interface BorrowedModels {
+  trust: BatchTrust;
+  /** The model of a spec allowed by `trust`, its calls through the call cache. */
+  modelFor: (spec: string | null, contextWindow: number | null) => LLM;
+  indexFor: (dir: string, embed: string | null) => Promise<VectorStoreIndex>;
 }
 
 /**
  * The processors a CLI batch or worker runs: `question` (through a query engine over the persisted index),
- * `llm-call` (one model call, the unit of a distributed tree_summarize) and `eval-question` (`eval --redis`). Every model call goes through
+ * `llm-call` (one model call, the unit of a distributed tree_summarize), and any `moreProcessors`. Every model call goes through
  * the call cache `store`, so a retried item pays only for the calls it had not finished. Items and job settings
  * are untrusted: checked against {@link BatchTrust} and a schema before use. Answers, error messages and cache
  * entries are scrubbed of the API keys and passwords as `ask` output is.
  */
-export function createCliProcessors({ env, store: rawStore, trust, secrets = [] }: CliProcessorsOptions): {
+export function createCliProcessors({
+  env,
+  store: rawStore,
+  trust,
+  redact,
+  models: specModels,
+  moreProcessors,
+}: CliProcessorsOptions): {
   processors: Record<string, BatchProcessor>;
   close(): Promise<void>;
 } {
-  const redact = createRedactor([...cliSecrets(env), ...secrets]);
   const store: CallCacheStore = {
     get: (key) => rawStore.get(key),
     set: (key, entry) => rawStore.set(key, { ...entry, text: redact(entry.text) }),
@@ -99,7 +109,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     const key = JSON.stringify([spec, contextWindow]);
     let llm = models.get(key);
     if (!llm) {
-      const choice = chooseLLM(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
+      const choice = specModels.llm(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
       llm = withCallCache({ llm: choice.create(), store, baseURL: choice.baseURL });
       models.set(key, llm);
     }
@@ -115,7 +125,7 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     const key = JSON.stringify([spec, contextWindow, callQueue.queueName]);
     let pending = queued.get(key);
     if (!pending) {
-      const choice = chooseLLM(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
+      const choice = specModels.llm(spec ?? undefined, { contextWindow: contextWindow ?? undefined, env });
       pending = createQueueLLM({
         ...callQueue,
         metadata: choice.metadata(),
@@ -131,16 +141,10 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     const key = JSON.stringify([dir, embed]);
     let pending = indexes.get(key);
     if (!pending) {
-      pending = (async () => {
-        const choice = chooseEmbedder(embed ?? undefined, env);
-        const embedModel = choice.create();
-        const index = await VectorStoreIndex.load(dir, { embedModel });
-        // The offline embedding model weights queries by IDF over the indexed chunks, as every worker does alike.
-        if (!(embedModel instanceof HashingEmbedder)) return index;
-        return VectorStoreIndex.load(dir, {
-          embedModel: choice.create(() => index.nodes.map((node) => node.text)),
-        });
-      })();
+      // Loaded once; the offline embedding model weights queries by the index's own documents (queryEmbedModel).
+      pending = VectorStoreIndex.load(dir, {
+        embedModel: specModels.embedder(embed ?? undefined, env).create(),
+      });
       indexes.set(key, pending);
     }
     return pending;
@@ -251,7 +255,12 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
     processors: {
       question: scrubbed(createQuestionProcessor({ engineFor }) as BatchProcessor),
       "llm-call": scrubbed(llmCall),
-      "eval-question": scrubbed(createEvalQuestionProcessor({ trust, modelFor, indexFor }) as BatchProcessor),
+      ...Object.fromEntries(
+        Object.entries(moreProcessors?.({ trust, modelFor, indexFor }) ?? {}).map(([name, processor]) => [
+          name,
+          scrubbed(processor),
+        ]),
+      ),
     },
     async close() {
       const models = await Promise.allSettled(queued.values());
@@ -259,33 +268,5 @@ export function createCliProcessors({ env, store: rawStore, trust, secrets = [] 
         models.map((model) => (model.status === "fulfilled" ? model.value.close() : undefined)),
       );
     },
-  };
-}
-
-/** The run's settings from the command line; the index folder is made absolute so any worker can find it. */
-export function questionRunConfig(
-  options: {
-    index: string | undefined;
-    llm: string | undefined;
-    embed: string | undefined;
-    mode: ResponseMode;
-    topK: number;
-    contextWindow: number | undefined;
-    numOutput: number | undefined;
-    citations?: boolean | undefined;
-  },
-  cwd: string,
-): QuestionRunConfig {
-  return {
-    index: resolve(cwd, options.index ?? "."),
-    llm: options.llm ?? null,
-    embed: options.embed ?? null,
-    mode: options.mode,
-    topK: options.topK,
-    contextWindow: options.contextWindow ?? null,
-    numOutput: options.numOutput ?? null,
-    concurrency: 4,
-    // Only when asked: a job without the field is read the same by workers that predate it.
-    ...(options.citations ? { citations: true } : {}),
   };
 }

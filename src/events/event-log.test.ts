@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { createEventLog, eventToJSON } from "./event-log.js";
+
+describe("eventToJSON", () => {
+  it("turns errors into name, code and message only", () => {
+    const error = Object.assign(new Error("boom", { cause: new Error("secret cause") }), {
+      code: "llm_auth",
+    });
+    const json = eventToJSON({ type: "query-end", query: "q", durationMs: 1, error });
+    expect(json.error).toEqual({ name: "Error", code: "llm_auth", message: "boom" });
+    expect(JSON.stringify(json)).not.toContain("secret cause");
+  });
+});
+
+describe("createEventLog", () => {
+  it("keeps the events in order, each with its reading of the log's clock", () => {
+    let now = 100;
+    const log = createEventLog(() => now);
+    now = 112.4;
+    log.handler({ type: "retrieve-start", query: "q" });
+    now = 130;
+    log.handler({ type: "retrieve-end", query: "q", nodeCount: 0, tokens: 0, durationMs: 18 });
+    expect(log.events.map((event) => [event.type, event.atMs])).toEqual([
+      ["retrieve-start", 12],
+      ["retrieve-end", 30],
+    ]);
+    now = 150;
+    expect(log.elapsedMs()).toBe(50);
+  });
+});

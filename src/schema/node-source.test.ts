@@ -1,0 +1,39 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { sourceHref, sourceLabel, sourceName } from "./node-source.js";
+import { TextNode } from "./text-node.js";
+
+describe("how a node names its source", () => {
+  it("names the file from the reader's metadata, else the node's id", () => {
+    expect(sourceName(new TextNode({ id: "n1", text: "x", metadata: { file_path: "docs/a.md" } }))).toBe(
+      "docs/a.md",
+    );
+    expect(sourceName(new TextNode({ id: "n1", text: "x", metadata: { fileName: "b.txt" } }))).toBe("b.txt");
+    expect(sourceName(new TextNode({ id: "n1", text: "x" }))).toBe("n1");
+  });
+
+  it("labels the place in the file: its location, else a recorded line, else the file alone", () => {
+    const located = new TextNode({
+      text: "x",
+      metadata: {
+        file_path: "guide.md",
+        location: { file: "guide.md", lines: { start: 120, end: 168 }, headingPath: ["Configuration"] },
+      },
+    });
+    expect(sourceLabel(located)).toBe("guide.md:120–168 › Configuration");
+    expect(sourceLabel(new TextNode({ text: "x", metadata: { file_path: "notes.txt", line: 12 } }))).toBe(
+      "notes.txt:12",
+    );
+    expect(sourceLabel(new TextNode({ text: "x", metadata: { file_path: "notes.txt" } }))).toBe("notes.txt");
+  });
+
+  it("links to the file, at its first line when known; no link without a location", () => {
+    const node = new TextNode({
+      text: "x",
+      metadata: { location: { file: "docs/a.md", lines: { start: 7, end: 9 } } },
+    });
+    expect(sourceHref(node)).toBe(`${pathToFileURL(resolve("docs/a.md")).href}#L7`);
+    expect(sourceHref(new TextNode({ text: "x", metadata: { file_path: "a.md" } }))).toBeUndefined();
+  });
+});

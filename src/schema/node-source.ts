@@ -1,0 +1,46 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { formatNodeLocation, getNodeLocation } from "./node-location.js";
+import type { NodeWithScore } from "./text-node.js";
+
+// How a node names where it came from, for people: its file, its place in it, a link to it.
+
+/** The file a node came from (its path as the user gave it, from the reader's metadata), or its id. */
+export function sourceName(node: NodeWithScore["node"]): string {
+  const metadata = node.metadata;
+  for (const key of ["file_path", "filePath", "file_name", "fileName", "path", "source"]) {
+    const value = metadata[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return node.id;
+}
+
+/**
+ * The file a node came from and its place in it, as its `metadata.location` tells:
+ * `guide.md:120–168 › Configuration › Timeouts`, `spec.pdf p. 12 › 2.3 Glob weights`; for a node without one, the
+ * file and the line a reader recorded (`notes.txt:12`), or the file alone.
+ */
+export function sourceLabel(node: NodeWithScore["node"]): string {
+  const location = getNodeLocation(node);
+  return location
+    ? formatNodeLocation(location, sourceName(node))
+    : `${sourceName(node)}${sourceLocation(node)}`;
+}
+
+/** Where in the file the node starts, when a reader recorded it as a line number. */
+function sourceLocation(node: NodeWithScore["node"]): string {
+  const metadata = node.metadata;
+  for (const key of ["line", "start_line", "startLine"]) {
+    const value = metadata[key];
+    if (typeof value === "number") return `:${value}`;
+  }
+  return "";
+}
+
+/** A `file:` URL of the node's source file, `#L<line>` when its first line is known. */
+export function sourceHref(node: NodeWithScore["node"]): string | undefined {
+  const location = getNodeLocation(node);
+  if (!location?.file) return undefined;
+  const line = location.lines ? `#L${location.lines.start}` : "";
+  return `${pathToFileURL(resolve(location.file)).href}${line}`;
+}
