@@ -184,4 +184,23 @@ describe("BlockSplitter packing with BlockFit", () => {
       expect(budgetChecked).toBeGreaterThan(20);
     });
   }
+
+  it("counts a block changed between two documents' splits afresh", () => {
+    const blocks: DocumentBlock[] = [
+      { kind: "heading", depth: 1, text: "Title" },
+      { kind: "paragraph", text: "short" },
+      { kind: "paragraph", text: "also short" },
+    ];
+    const splitter = new BlockSplitter({ chunkSize: 30, chunkOverlap: 0, includeMetadata: false });
+    expect(nodesOf(splitter, documentOf(blocks))).toHaveLength(1);
+    (blocks[1] as DocumentBlock).text = Array.from({ length: 20 }, (_, index) => `word${index}`).join(" ");
+    const again = nodesOf(splitter, documentOf(blocks));
+    expect(again).toEqual(
+      nodesOf(
+        new BlockSplitter({ chunkSize: 30, chunkOverlap: 0, includeMetadata: false }),
+        documentOf(blocks),
+      ),
+    );
+    expect(again.length).toBeGreaterThan(1);
+  });
 });

@@ -48,7 +48,8 @@ export class BlockSplitter {
   readonly #options: SentenceSplitterOptions;
   readonly #plain: SentenceSplitter;
   readonly #cutters = new Map<number, SentenceSplitter>();
-  readonly #fit: BlockFit;
+  /** Per-block counts of the document being split: a new one per document, so a block changed since is recounted. */
+  #fit: BlockFit;
 
   /** @throws InvalidArgumentError as {@link SentenceSplitter} does. */
   constructor(options: BlockSplitterOptions = {}) {
@@ -82,6 +83,7 @@ export class BlockSplitter {
       yield* this.#plainNodes(document);
       return;
     }
+    this.#fit = new BlockFit(this.tokenizer);
     const metadataTokens = this.includeMetadata ? this.tokenizer.count(longestMetadataStr(document)) : 0;
     const budget = Math.max(1, this.chunkSize - metadataTokens);
     let index = 0;
