@@ -70,13 +70,15 @@ export function renderBlocks(blocks: readonly DocumentBlock[]): string {
   let text = "";
   let previous: DocumentBlock | undefined;
   for (const block of blocks) {
-    if (previous) {
-      const sameRun =
-        previous.kind === block.kind && (block.kind === "list_item" || block.kind === "table_row");
-      text += sameRun ? "\n" : "\n\n";
-    }
+    if (previous) text += blockJoiner(previous, block);
     text += renderBlock(block);
     previous = block;
   }
   return text;
+}
+
+/** What {@link renderBlocks} puts between two neighbouring blocks: `"\n"` in a run of list items or table rows. */
+export function blockJoiner(previous: DocumentBlock, block: DocumentBlock): "\n" | "\n\n" {
+  const sameRun = previous.kind === block.kind && (block.kind === "list_item" || block.kind === "table_row");
+  return sameRun ? "\n" : "\n\n";
 }

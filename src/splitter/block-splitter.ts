@@ -4,6 +4,7 @@ import { ImageNode } from "../schema/image-node.js";
 import { LOCATION_KEY, type LocationRange, type NodeLocation } from "../schema/node-location.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { BlockFit } from "./block-fit.js";
 import { renderBlock, renderBlocks, type Section, sectionBlocks, sectionsOf } from "./block-sections.js";
 import { SentenceSplitter, type SentenceSplitterOptions } from "./sentence-splitter.js";
 import { textLocation } from "./text-location.js";
@@ -18,7 +19,6 @@ export type BlockSplitterOptions = SentenceSplitterOptions;
 
 interface Piece {
   text: string;
-  tokens: number;
   /** The headings above the chunk, repeated at its start. */
   path: readonly DocumentBlock[];
   /** The chunk's own blocks. */
@@ -48,6 +48,8 @@ export class BlockSplitter {
   readonly #options: SentenceSplitterOptions;
   readonly #plain: SentenceSplitter;
   readonly #cutters = new Map<number, SentenceSplitter>();
+  /** Per-block counts of the document being split: a new one per document, so a block changed since is recounted. */
+  #fit: BlockFit;
 
   /** @throws InvalidArgumentError as {@link SentenceSplitter} does. */
   constructor(options: BlockSplitterOptions = {}) {
@@ -57,6 +59,7 @@ export class BlockSplitter {
     this.chunkOverlap = this.#plain.chunkOverlap;
     this.includeMetadata = this.#plain.includeMetadata;
     this.tokenizer = this.#plain.tokenizer;
+    this.#fit = new BlockFit(this.tokenizer);
   }
 
   /** Splits documents into nodes with ids `<document id>#<chunk number>`, each with its `metadata.location`. */
@@ -80,6 +83,7 @@ export class BlockSplitter {
       yield* this.#plainNodes(document);
       return;
     }
+    this.#fit = new BlockFit(this.tokenizer);
     const metadataTokens = this.includeMetadata ? this.tokenizer.count(longestMetadataStr(document)) : 0;
     const budget = Math.max(1, this.chunkSize - metadataTokens);
     let index = 0;
@@ -99,13 +103,7 @@ export class BlockSplitter {
       chars += block.text.length;
       if (chars > budget * MAX_TOKEN_CHARS) return false;
     }
-    return this.#fits(this.#withPath(path, blocks), budget);
-  }
-
-  /** True when `text` has at most `budget` tokens; stops counting past it (a large section costs one chunk's count). */
-  #fits(text: string, budget: number): boolean {
-    const { tokenizer } = this;
-    return (tokenizer.countUpTo ? tokenizer.countUpTo(text, budget) : tokenizer.count(text)) <= budget;
+    return this.#fit.fits([...path, ...blocks], budget);
   }
 
   /**
@@ -126,7 +124,6 @@ export class BlockSplitter {
         const only = group.length === 1 ? (group[0] as Section) : undefined;
         piece = {
           text,
-          tokens: this.tokenizer.count(text),
           path,
           blocks: groupBlocks,
           headingPath: (only ? only.path : path).map((heading) => heading.text),
@@ -167,7 +164,7 @@ export class BlockSplitter {
     // A chunk that opens with the section's heading has the headings above it as path; any other, all of them.
     const pathFor = (list: readonly DocumentBlock[]) =>
       list[0] === section.heading ? section.parentPath : section.path;
-    const fits = (list: readonly DocumentBlock[]) => this.#fits(this.#withPath(pathFor(list), list), budget);
+    const fits = (list: readonly DocumentBlock[]) => this.#fit.fits([...pathFor(list), ...list], budget);
     let current: DocumentBlock[] = [];
     const close = (): Piece | undefined => {
       let piece: Piece | undefined;
@@ -180,7 +177,6 @@ export class BlockSplitter {
         const text = this.#withPath(path, current);
         piece = {
           text,
-          tokens: this.tokenizer.count(text),
           path,
           blocks: current,
           headingPath: texts(section.path),
@@ -247,7 +243,7 @@ export class BlockSplitter {
         part.lines = { start: Math.min(first, lines.end), end: Math.min(last, lines.end) };
       }
       const text = `${prefix}${renderBlock(part)}`;
-      yield { text, tokens: this.tokenizer.count(text), path, blocks: [part], headingPath };
+      yield { text, path, blocks: [part], headingPath };
     }
   }
 

@@ -63,3 +63,16 @@ function pushRuns(pieces: string[], text: string, start: number, end: number): v
   }
   pieces.push(text.slice(pieceStart, end));
 }
+
+/**
+ * True when {@link eachBoundedPiece} cuts `text` only where the pre-tokenizer starts a piece anyway (one window, or
+ * every window ending before a single space): its count is then the same wherever the windows fall, so the text
+ * can be counted in parts cut at such places. False when a window had to end mid-run (CJK, long runs).
+ */
+export function cutsOnlyAtPieceStarts(text: string): boolean {
+  if (text.length <= BPE_WINDOW) return true;
+  for (const [, end] of pieceWindows(text)) {
+    if (end < text.length && !beforeSingleSpace(text, end)) return false;
+  }
+  return true;
+}
