@@ -4,6 +4,7 @@ import { lexicalTerms } from "../embedding/lexical-terms.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
 import { LexicalIndex } from "../lexical/lexical-index.js";
+import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";
 
@@ -11,8 +12,9 @@ import { type Passage, splitPassages } from "./passages.js";
 // answer is often its "Default: `72000`" line next to the sentence that names the option.
 const MAX_SECTION = 500;
 const SECTION_WEIGHT = 0.5;
-// Retrieval put the best chunk first: a passage of the k-th chunk (0-based) of the context keeps
-// 1 / (1 + RANK_DECAY × k) of its score, so a passage of another file's chunk wins only by clearly matching better.
+// Retrieval put the best chunk first: a passage of the k-th file (0-based, in the order the context first shows
+// each) keeps 1 / (1 + RANK_DECAY × k) of its score, so a passage of another file wins only by clearly matching
+// better. Chunks of one file share its rank (a citation piece is not demoted for being its node's second piece).
 const RANK_DECAY = 0.3;
 // A chosen sentence brings its neighbours that name code while the quote stays at most this long.
 const MAX_PARAGRAPH = 400;
@@ -55,7 +57,7 @@ interface Candidate extends Passage {
   source: number;
   /** A whole short section (which overlaps the passages it is made of). */
   whole: boolean;
-  /** Which retrieved chunk of the context it comes from, best first (0 for the answer so far). */
+  /** Which retrieved file of the context it comes from, best first (0 for the answer so far). */
   rank: number;
   position: number;
   score: number;
@@ -82,6 +84,7 @@ export async function extractAnswer(
     request.existingAnswer === undefined ? undefined : settings.recall?.(request.existingAnswer);
   const rememberedSplit = recalled && rememberedPassages(request.existingAnswer as string, recalled);
   const remembered = rememberedSplit === undefined ? undefined : recalled;
+  let labels: ReadonlyMap<number, string> = new Map();
   sources.forEach((text, source) => {
     const passages =
       source === 0 && rememberedSplit !== undefined
@@ -89,13 +92,14 @@ export async function extractAnswer(
         : splitPassages(text, settings.splitSentences);
     const wholeSections = sections(text, passages);
     // When refining, the answer so far came from the better-ranked chunks: the new context ranks after it.
-    const rankOf = chunkRanks(text, request.existingAnswer === undefined || source === 0 ? 0 : 1);
+    const files = contextFiles(text, request.existingAnswer === undefined || source === 0 ? 0 : 1);
+    if (source === 1) labels = files.labels;
     for (const passage of [...passages, ...wholeSections]) {
       const key = dedupeKey(passage.text);
       if (key === "" || seen.has(key) || (source === 1 && isStructural(passage.text))) continue;
       seen.add(key);
       const whole = wholeSections.includes(passage);
-      const rank = source === 0 ? 0 : rankOf(passage.start);
+      const rank = source === 0 ? 0 : files.rankOf(passage.start);
       candidates.push({ ...passage, source, whole, rank, position: candidates.length, score: 0 });
     }
   });
@@ -107,11 +111,19 @@ export async function extractAnswer(
     candidates.forEach((candidate, index) => {
       if (candidate.source === 0) scores[index] = remembered[candidate.block]?.score ?? 0;
     });
+  // Passages of a retrieved file the query hardly concerns are not quoted; the others weigh by file and rank.
+  const fileWeight = fileWeights(
+    candidates.filter((candidate) => !candidate.whole),
+    labels,
+    query,
+  );
   candidates.forEach((candidate, index) => {
     const own = scores[index] as number;
-    candidate.score = own > 0 && query !== "" ? own / (1 + RANK_DECAY * candidate.rank) : own;
+    candidate.score =
+      own > 0 && query !== "" ? (own * fileWeight(candidate)) / (1 + RANK_DECAY * candidate.rank) : own;
   });
-  const eligible = query === "" ? candidates : candidates.filter((c) => c.score > settings.minScore);
+  const eligible =
+    query === "" ? candidates : candidates.filter((c) => c.score > settings.minScore && fileWeight(c) > 0);
   if (request.existingAnswer !== undefined && !eligible.some((c) => c.position >= existingCount)) {
     const unchanged = request.existingAnswer.trim();
     return {
@@ -251,34 +263,6 @@ function mergeAdjacent(chosen: readonly Candidate[], sources: readonly string[])
     }
   }
   return merged;
-}
-
-// A node's metadata line (`file_path: docs/a.md`), as `getContent(MetadataMode.LLM)` puts it before each node's text.
-const METADATA_LINE = /^[a-z][a-z0-9]*_[a-z0-9_]*: \S+$/;
-
-/**
- * The rank of the chunk each offset of the context lies in: the context is the retrieved nodes joined in
- * retrieval order, and each node with metadata starts with a metadata line after a blank line. Without such
- * lines everything is one chunk.
- */
-function chunkRanks(text: string, first: number): (offset: number) => number {
-  const starts: number[] = [];
-  let blankBefore = false;
-  let textBefore = false;
-  let offset = 0;
-  for (const line of text.split("\n")) {
-    const trimmed = line.trim();
-    const metadata = METADATA_LINE.test(trimmed);
-    if (metadata && blankBefore && textBefore) starts.push(offset);
-    blankBefore = trimmed === "" || (blankBefore && metadata);
-    textBefore ||= trimmed !== "";
-    offset += line.length + 1;
-  }
-  return (at) => {
-    let rank = first;
-    for (const start of starts) if (start <= at) rank++;
-    return rank;
-  };
 }
 
 /**
