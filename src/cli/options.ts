@@ -212,19 +212,17 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 // Retrieval and the budget work the same in `ask` and `plan`, so the two commands share these.
-const RETRIEVAL = [
-  "query",
-  "mode",
+// `eval` reads the same retrieval and models, so it shares SEARCH and WINDOW (without a query or --vision).
+const SEARCH = [
   "top-k",
   "retrieval",
   "optimizer",
   "similarity-cutoff",
   "llm",
   "embed",
-  "vision",
-  "context-window",
-  "num-output",
 ] as const satisfies readonly OptionName[];
+const WINDOW = ["context-window", "num-output"] as const satisfies readonly OptionName[];
+const RETRIEVAL = ["query", "mode", ...SEARCH, "vision", ...WINDOW] as const satisfies readonly OptionName[];
 const INDEX = [
   "cache-dir",
   "rebuild",
@@ -293,14 +291,8 @@ export const COMMAND_OPTIONS = {
   ],
   eval: [
     "modes",
-    "top-k",
-    "retrieval",
-    "optimizer",
-    "similarity-cutoff",
-    "llm",
-    "embed",
-    "context-window",
-    "num-output",
+    ...SEARCH,
+    ...WINDOW,
     "judge",
     "price-in",
     "price-out",
