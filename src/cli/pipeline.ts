@@ -1,5 +1,4 @@
 import { PromptHelper } from "../budget/index.js";
-import type { Embedder } from "../embedding/types.js";
 import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { buildPostprocessors } from "../postprocessor/cutoff-postprocessors.js";
