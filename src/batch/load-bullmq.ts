@@ -16,14 +16,7 @@ export function loadBullMQ(): Promise<BullMQ> {
       return await import("bullmq");
     } catch (error) {
       loading = undefined;
-      if (isModuleNotFound(error)) {
-        throw new MissingPeerDependencyError({
-          packages: ["bullmq", "ioredis"],
-          feature: "The BullMQ batch backend (a Redis URL was given)",
-          cause: error,
-        });
-      }
-      throw error;
+      throw missingPeer(error);
     }
   })();
   return loading;
@@ -37,18 +30,17 @@ export async function loadIoredis(): Promise<{ Redis: typeof import("ioredis").R
   try {
     return await import("ioredis");
   } catch (error) {
-    if (isModuleNotFound(error)) {
-      throw new MissingPeerDependencyError({
-        packages: ["bullmq", "ioredis"],
-        feature: "The BullMQ batch backend (a Redis URL was given)",
-        cause: error,
-      });
-    }
-    throw error;
+    throw missingPeer(error);
   }
 }
 
-function isModuleNotFound(error: unknown): boolean {
+/** A failed import as the error to throw: a missing module names the packages to install; anything else as it was. */
+function missingPeer(error: unknown): unknown {
   const code = (error as { code?: unknown })?.code;
-  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return error;
+  return new MissingPeerDependencyError({
+    packages: ["bullmq", "ioredis"],
+    feature: "The BullMQ batch backend (a Redis URL was given)",
+    cause: error,
+  });
 }

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { TextNode } from "../schema/text-node.js";
+import { PACKING_MODES } from "../synthesizer/packing-modes.test.util.js";
 import { MockLLM, type MockLLMInput } from "../testing/mock-llm.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { CitationQueryEngine } from "./citation-query-engine.js";
@@ -23,14 +24,7 @@ const WORDS = [
   "Source 3:",
   "[2]",
 ];
-const MODES = [
-  "refine",
-  "compact",
-  "tree_summarize",
-  "simple_summarize",
-  "accumulate",
-  "compact_accumulate",
-] as const;
+const MODES = PACKING_MODES;
 
 describe("citation mode keeps the budget", () => {
   it("no prompt exceeds contextWindow − numOutput, in every mode that sends context", async () => {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
+import { startOtlpExport } from "../tracing/otlp-export.js";
 import { loadCli } from "./load-cli.js";
-import { startOtlpExport } from "./otlp-export.js";
 
 const argv = process.argv.slice(2);
 const { cli, save } = await loadCli(argv, process.env);

@@ -9,10 +9,10 @@ import { renderEvalPage } from "../eval/render-eval-page.js";
 import { renderEvalTable } from "../eval/render-eval-table.js";
 import { summarizeEval } from "../eval/summarize-eval.js";
 import type { LLM } from "../llm/types.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { evalRetriever } from "../question-run/eval-processor.js";
+import { runEvalOnRedis } from "../question-run/eval-redis.js";
+import { evalRunConfig } from "../question-run/eval-run-config.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
-import { runEvalOnRedis } from "./eval-redis.js";
-import { evalRunConfig } from "./eval-run-config.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
@@ -57,15 +57,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
 
     const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
     const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
-    const retriever = new RetrieverQueryEngine({
-      retriever: opened.index.asRetriever({
-        similarityTopK: options.topK,
-        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
-      }),
-      nodePostprocessors: postprocessors,
-      responseMode: "no_text",
-      tokenizer: promptHelper.tokenizer,
-    });
+    const retriever = evalRetriever(opened.index, options, postprocessors, promptHelper);
     progress.start(
       `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}${options.redis ? " on the workers" : ""}`,
       questions.length,

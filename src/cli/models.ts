@@ -1,16 +1,14 @@
-import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import type { Embedder } from "../embedding/types.js";
-import { ExtractiveLLM } from "../extractive/extractive-llm.js";
-import type { LLM, LLMMetadata } from "../llm/types.js";
-import { OpenAILike, OpenAILikeEmbedding } from "../openai/index.js";
-// Public values (`ragsynth/extend` exports them), imported from their files: the room's index is the root's.
-import { OPENAI_BASE_URL } from "../openai/openai-connection.js";
-import { type ModelSpec, OLLAMA_BASE_URL, parseModelSpec } from "../openai/parse-model-spec.js";
 import type { SpecModels } from "../question-run/batch-processors.js";
-import type { RetryEvent } from "../util/retry.js";
+import {
+  type EmbedChoice,
+  type Env,
+  chooseEmbedder as embedderOfSpec,
+  type LLMChoice,
+  chooseLLM as llmOfSpec,
+} from "../spec-models/choose-models.js";
 import { UsageError } from "./usage-error.js";
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type { EmbedChoice, LLMChoice };
 
 /** The one line printed when no model is configured. */
 export const OFFLINE_NOTICE =
@@ -29,120 +27,28 @@ export function extractiveOnlyNotice(embedLabel: string): string {
 const LLM_FORMS = "extractive, openai:<model>, ollama:<model> or <baseURL>#<model>";
 const EMBED_FORMS = "hashing, openai:<model>, ollama:<model> or <baseURL>#<model>";
 
-function isOffline(spec: string | undefined, name: string): boolean {
-  return spec === undefined || spec.trim().toLowerCase() === name;
-}
-
-function parseSpec(flag: string, spec: string, forms: string, env: Env): ModelSpec {
+/** A spec that cannot be read, in the CLI's words: the flag, the forms it takes, a likely fix. */
+function readingSpec<T>(flag: string, spec: string | undefined, forms: string, choose: () => T): T {
   try {
-    return parseModelSpec(spec, { env: { ...env } });
+    return choose();
   } catch {
-    const bare = !spec.includes(":") && !spec.includes("#");
+    const given = spec as string;
+    const bare = !given.includes(":") && !given.includes("#");
     throw new UsageError(
-      `Cannot read ${flag} "${spec}": expected ${forms}.`,
-      bare ? `Did you mean openai:${spec} or ollama:${spec}?` : "Example: openai:gpt-4o-mini",
+      `Cannot read ${flag} "${given}": expected ${forms}.`,
+      bare ? `Did you mean openai:${given} or ollama:${given}?` : "Example: openai:gpt-4o-mini",
     );
   }
 }
 
-/** Where a spec's requests go and with which key: Ollama needs none, so the OpenAI key is never sent there. */
-function connection(spec: ModelSpec, env: Env): { baseURL: string; apiKey: string | undefined } {
-  if (spec.provider === "ollama") return { baseURL: spec.baseURL ?? OLLAMA_BASE_URL, apiKey: "ollama" };
-  const baseURL = spec.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_BASE_URL;
-  return { baseURL, apiKey: env.RAGSYNTH_API_KEY ?? env.OPENAI_API_KEY };
-}
-
-/** What the CLI was asked to answer with: a model, or the offline extractive answerer. */
-export interface LLMChoice {
-  /** Builds the model (may throw `missing_api_key`); `onRetry` hears each retried attempt and its wait. */
-  create(options?: { onRetry?: (event: RetryEvent) => void }): LLM;
-  /**
-   * What the model says about itself, without building a client or needing a key (for `plan`, which calls no
-   * model); a command that calls the model takes `metadata` from the one it built instead.
-   */
-  metadata(): LLMMetadata;
-  /** `extractive` or the spec as given. */
-  label: string;
-  /** True when nothing was configured and the offline default applies. */
-  defaulted: boolean;
-  /** The server the model is on (part of the call cache's key); none for the offline answerer. */
-  baseURL?: string;
-}
-
 /** Reads `--llm` / `RAGSYNTH_LLM`. @throws UsageError for a spec that cannot be read */
-export function chooseLLM(
-  spec: string | undefined,
-  {
-    contextWindow,
-    env,
-    vision = false,
-    timeoutMs,
-    numOutput,
-  }: {
-    contextWindow: number | undefined;
-    env: Env;
-    vision?: boolean | undefined;
-    timeoutMs?: number | undefined;
-    /** `--num-output`: the offline answerer may write that many tokens (its default limit is 256). */
-    numOutput?: number | undefined;
-  },
-): LLMChoice {
-  if (isOffline(spec, "extractive")) {
-    const create = () =>
-      new ExtractiveLLM({
-        ...(contextWindow === undefined ? {} : { contextWindow }),
-        ...(numOutput === undefined ? {} : { maxOutputTokens: numOutput }),
-      });
-    return { create, metadata: () => create().metadata, label: "extractive", defaulted: spec === undefined };
-  }
-  const parsed = parseSpec("--llm", spec as string, LLM_FORMS, env);
-  const { baseURL, apiKey } = connection(parsed, env);
-  const options = {
-    model: parsed.model,
-    baseURL,
-    ...(contextWindow === undefined ? {} : { contextWindow }),
-    ...(vision ? { imageInput: "pixels" as const } : {}),
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  };
-  return {
-    create: ({ onRetry } = {}) => new OpenAILike({ ...options, apiKey, ...(onRetry ? { onRetry } : {}) }),
-    metadata: () => OpenAILike.metadataFor(options),
-    label: spec as string,
-    defaulted: false,
-    baseURL,
-  };
-}
-
-/** What the CLI was asked to embed with. */
-export interface EmbedChoice {
-  /**
-   * Builds the embedder. The offline one weights queries only (`applyIdf: "query"`): the index lends it its
-   * documents for the IDF (`VectorStoreIndex.queryEmbedModel`), read on the first query embedding only.
-   */
-  create(): Embedder;
-  label: string;
+export function chooseLLM(spec: string | undefined, options: Parameters<typeof llmOfSpec>[1]): LLMChoice {
+  return readingSpec("--llm", spec, LLM_FORMS, () => llmOfSpec(spec, options));
 }
 
 /** Reads `--embed` / `RAGSYNTH_EMBED`. @throws UsageError for a spec that cannot be read */
 export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: number): EmbedChoice {
-  if (isOffline(spec, "hashing")) {
-    return {
-      create: () => new HashingEmbedder({ applyIdf: "query" }),
-      label: "hashing",
-    };
-  }
-  const parsed = parseSpec("--embed", spec as string, EMBED_FORMS, env);
-  const { baseURL, apiKey } = connection(parsed, env);
-  return {
-    create: () =>
-      new OpenAILikeEmbedding({
-        model: parsed.model,
-        baseURL,
-        apiKey,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      }),
-    label: spec as string,
-  };
+  return readingSpec("--embed", spec, EMBED_FORMS, () => embedderOfSpec(spec, env, timeoutMs));
 }
 
 /** The CLI's reading of model specs, as the batch and worker processors build their models with it. */

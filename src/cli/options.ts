@@ -210,21 +210,14 @@ export const OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;
+type Names = readonly OptionName[];
 
 // Retrieval and the budget work the same in `ask` and `plan`, so the two commands share these.
-const RETRIEVAL = [
-  "query",
-  "mode",
-  "top-k",
-  "retrieval",
-  "optimizer",
-  "similarity-cutoff",
-  "llm",
-  "embed",
-  "vision",
-  "context-window",
-  "num-output",
-] as const satisfies readonly OptionName[];
+// `eval` reads the same retrieval and models, so it shares SEARCH and WINDOW (without a query or --vision).
+// Checked as option names where COMMAND_OPTIONS uses them.
+const SEARCH = ["top-k", "retrieval", "optimizer", "similarity-cutoff", "llm", "embed"] as const;
+const WINDOW = ["context-window", "num-output"] as const satisfies Names;
+const RETRIEVAL = ["query", "mode", ...SEARCH, "vision", ...WINDOW] as const satisfies Names;
 const INDEX = [
   "cache-dir",
   "rebuild",
@@ -293,14 +286,8 @@ export const COMMAND_OPTIONS = {
   ],
   eval: [
     "modes",
-    "top-k",
-    "retrieval",
-    "optimizer",
-    "similarity-cutoff",
-    "llm",
-    "embed",
-    "context-window",
-    "num-output",
+    ...SEARCH,
+    ...WINDOW,
     "judge",
     "price-in",
     "price-out",

@@ -1,22 +1,14 @@
 import { parseArgs } from "node:util";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import type { CliIO } from "./io.js";
-import {
-  finiteNumber,
-  nonNegativeNumber,
-  type OptimizerSpec,
-  optimizerSpec,
-  positiveInteger,
-  responseModes,
-  retrievalMode,
-  timeoutMs,
-} from "./option-values.js";
+import { nonNegativeNumber, type OptimizerSpec, positiveInteger, responseModes } from "./option-values.js";
 import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
 import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
 import { type EvalOptions, parseEvalArgs } from "./parse-eval-command.js";
+import { commonFlags, retrievalFlags, stringValue } from "./query-flags.js";
 import type { CommonOptions, QueryCommandOptions } from "./query-options.js";
 import { didYouMean, UsageError } from "./usage-error.js";
-import { type WalkFlags, walkFlags } from "./walk-flags.js";
+import type { WalkFlags } from "./walk-flags.js";
 
 export type { CommonOptions, QueryCommandOptions } from "./query-options.js";
 export type { WalkFlags };
@@ -55,7 +47,6 @@ export type ParsedCommand =
   | { command: "version" };
 
 export const DEFAULT_MODE: ResponseMode = "compact";
-export const DEFAULT_TOP_K = 4;
 /** Adaptive: the model's shared limiter grows while the server keeps up and cuts to what it held on 429/503. */
 export const DEFAULT_CONCURRENCY = "adaptive";
 
@@ -166,16 +157,7 @@ function parseCommandArgs(
     );
   }
 
-  const common: CommonOptions = {
-    paths,
-    walk: walkFlags(values),
-    cacheDir: stringValue(values["cache-dir"]),
-    embed: stringValue(values.embed) ?? nonEmpty(env.RAGSYNTH_EMBED),
-    rebuild: values.rebuild === true,
-    timeoutMs: timeoutMs(stringValue(values.timeout)),
-    json: values.json === true,
-    verbose: values.verbose === true,
-  };
+  const common = commonFlags(values, env, paths);
   if (command === "index") {
     if (questionWords.length > 0)
       throw new UsageError("index takes no question.", "Use ragsynth ask to ask one.");
@@ -186,14 +168,7 @@ function parseCommandArgs(
   const queryOptions: QueryCommandOptions = {
     ...common,
     query,
-    topK: positiveInteger("--top-k", stringValue(values["top-k"])) ?? DEFAULT_TOP_K,
-    retrieval: retrievalMode(stringValue(values.retrieval)),
-    optimizer: optimizerSpec(stringValue(values.optimizer)),
-    similarityCutoff: finiteNumber("--similarity-cutoff", stringValue(values["similarity-cutoff"])),
-    llm: stringValue(values.llm) ?? nonEmpty(env.RAGSYNTH_LLM),
-    vision: values.vision === true,
-    contextWindow: positiveInteger("--context-window", stringValue(values["context-window"])),
-    numOutput: positiveInteger("--num-output", stringValue(values["num-output"])),
+    ...retrievalFlags(values, env),
     report: reportPath(stringValue(values.report)),
   };
   const modes = responseModes(values.mode);
@@ -248,15 +223,6 @@ function reportPath(value: string | undefined): string | undefined {
     );
   }
   return value;
-}
-
-function stringValue(value: unknown): string | undefined {
-  if (Array.isArray(value)) return value[value.length - 1] as string | undefined;
-  return typeof value === "string" ? value : undefined;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
 
 /** `--stream` or `--no-stream`, whichever came last; undefined when neither was given. */

@@ -1,17 +1,9 @@
 import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
 import type { ResponseMode } from "../synthesizer/types.js";
-import {
-  finiteNumber,
-  nonNegativeNumber,
-  optimizerSpec,
-  positiveInteger,
-  responseModes,
-  retrievalMode,
-  timeoutMs,
-} from "./option-values.js";
+import { nonNegativeNumber, positiveInteger, responseModes } from "./option-values.js";
+import { commonFlags, retrievalFlags, stringValue } from "./query-flags.js";
 import type { QueryCommandOptions } from "./query-options.js";
 import { UsageError } from "./usage-error.js";
-import { walkFlags } from "./walk-flags.js";
 
 /** Options of `ragsynth eval`: retrieval and budget as `ask` takes them, plus the questions and what to compare. */
 export interface EvalOptions extends QueryCommandOptions {
@@ -48,10 +40,7 @@ const EVAL_EXAMPLE = "ragsynth eval questions.jsonl examples/docs --modes compac
 
 /** Validates `eval` arguments: the questions file first, then the documents. @throws UsageError */
 export function parseEvalArgs(values: Values, positionals: string[], env: Env): EvalOptions {
-  const text = (name: string) => {
-    const value = values[name];
-    return typeof value === "string" ? value : Array.isArray(value) ? value[value.length - 1] : undefined;
-  };
+  const text = (name: string) => stringValue(values[name]);
   const generate = positionals[0] === "generate";
   const [questions, ...paths] = generate ? ["", ...positionals.slice(1)] : positionals;
   if (generate && paths.length === 0) {
@@ -96,23 +85,9 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
   if (judge === "") throw new UsageError("--judge needs a model spec.", "Pass --judge openai:gpt-4o-mini.");
   return {
     questions,
-    paths,
+    ...commonFlags(values, env, paths),
     query: "",
-    walk: walkFlags(values),
-    cacheDir: text("cache-dir"),
-    embed: text("embed") ?? (env.RAGSYNTH_EMBED?.trim() || undefined),
-    rebuild: values.rebuild === true,
-    timeoutMs: timeoutMs(text("timeout")),
-    json: values.json === true,
-    verbose: values.verbose === true,
-    topK: positiveInteger("--top-k", text("top-k")) ?? 4,
-    retrieval: retrievalMode(text("retrieval")),
-    optimizer: optimizerSpec(text("optimizer")),
-    similarityCutoff: finiteNumber("--similarity-cutoff", text("similarity-cutoff")),
-    llm: text("llm") ?? (env.RAGSYNTH_LLM?.trim() || undefined),
-    vision: false,
-    contextWindow: positiveInteger("--context-window", text("context-window")),
-    numOutput: positiveInteger("--num-output", text("num-output")),
+    ...retrievalFlags(values, env),
     report,
     modes: modes.length > 0 ? modes : [...DEFAULT_EVAL_MODES],
     judge,

@@ -1,10 +1,8 @@
 import { PromptHelper } from "../budget/index.js";
-import type { Embedder } from "../embedding/types.js";
 import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
+import { buildPostprocessors } from "../postprocessor/cutoff-postprocessors.js";
 import { type ImageReport, imageStep, indexHasImages } from "../postprocessor/image-step.js";
-import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
-import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { RetryEvent } from "../util/retry.js";
 import { attachesImages } from "./image-notes.js";
@@ -30,28 +28,6 @@ import { UsageError } from "./usage-error.js";
  */
 export function createPromptHelper(metadata: LLMMetadata, numOutput: number | undefined): PromptHelper {
   return PromptHelper.fromLLMMetadata(metadata, { numOutput });
-}
-
-/** `--similarity-cutoff`, then `--optimizer`, in that order (cheap filter first). */
-export function buildPostprocessors(
-  options: Pick<QueryCommandOptions, "similarityCutoff" | "optimizer">,
-  embedModel: Embedder,
-): NodePostprocessor[] {
-  const postprocessors: NodePostprocessor[] = [];
-  if (options.similarityCutoff !== undefined) {
-    postprocessors.push(new SimilarityPostprocessor({ similarityCutoff: options.similarityCutoff }));
-  }
-  if (options.optimizer) {
-    // A node with no passing sentence keeps its best one rather than failing the query; the step listing shows it.
-    postprocessors.push(
-      new SentenceEmbeddingOptimizer({
-        embedModel,
-        ...options.optimizer,
-        onEmpty: "keep_best",
-      }),
-    );
-  }
-  return postprocessors;
 }
 
 /** Notes the model made about itself: an assumed context window always, others (tokenizer) with `--verbose`. */

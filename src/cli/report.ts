@@ -28,37 +28,32 @@ export function recordRetryWaits(log: EventLog): {
   };
 }
 
+/** What both pages show in their heading, and how their text is scrubbed before it is written. */
+interface PageHeading {
+  /** Scrubs the page of secrets before it is written. @default none */
+  redact?: ((text: string) => string) | undefined;
+  query: string;
+  model: string;
+  contextWindow: number;
+  numOutput: number;
+}
+
 /** Writes the trace page of one `ask` to `path`. */
 export async function writeAskReport(
   path: string,
-  {
-    log,
-    waits,
-    sources,
-    query,
-    answer,
-    model,
-    contextWindow,
-    numOutput,
-    citations,
-    redact = (text) => text,
-  }: {
-    redact?: ((text: string) => string) | undefined;
+  page: PageHeading & {
     /** A cited answer's citations, by source number (`sources` are then the numbered pieces, in order). */
     citations?: PageCitation[] | undefined;
     log: EventLog;
     waits: readonly PageRetryWait[];
     sources: readonly NodeWithScore[];
-    query: string;
     answer: string;
-    model: string;
-    contextWindow: number;
-    numOutput: number;
   },
 ): Promise<void> {
+  const { log, sources, redact = (text) => text, ...shown } = page;
   const data = buildTracePageData({
+    ...shown,
     events: log.events,
-    waits,
     sources: sources.map((source) => ({
       id: source.node.id,
       name: sourceName(source.node),
@@ -67,12 +62,6 @@ export async function writeAskReport(
       location: sourceLabel(source.node),
       href: sourceHref(source.node),
     })),
-    query,
-    answer,
-    model,
-    contextWindow,
-    numOutput,
-    citations,
   });
   await writeFile(path, redact(renderTracePage(data)), "utf8");
 }
@@ -80,24 +69,9 @@ export async function writeAskReport(
 /** Writes the plan page (every mode side by side as bars) to `path`. */
 export async function writePlanReport(
   path: string,
-  {
-    plans,
-    chunks,
-    query,
-    model,
-    contextWindow,
-    numOutput,
-    redact = (text) => text,
-  }: {
-    redact?: ((text: string) => string) | undefined;
-    plans: readonly ModePlan[];
-    chunks: Array<{ name: string; tokens: number }>;
-    query: string;
-    model: string;
-    contextWindow: number;
-    numOutput: number;
-  },
+  page: PageHeading & { plans: readonly ModePlan[]; chunks: Array<{ name: string; tokens: number }> },
 ): Promise<void> {
+  const { plans, redact = (text) => text, ...shown } = page;
   const modes = plans.map((plan) => {
     const failure = plan.scenarios.find((scenario) => scenario.error)?.error;
     return {
@@ -108,6 +82,5 @@ export async function writePlanReport(
       ...(failure ? { error: `fails: ${failure.message}` } : {}),
     };
   });
-  const html = renderPlanPage({ query, model, contextWindow, numOutput, chunks, modes });
-  await writeFile(path, redact(html), "utf8");
+  await writeFile(path, redact(renderPlanPage({ ...shown, modes })), "utf8");
 }

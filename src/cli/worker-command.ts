@@ -3,7 +3,7 @@ import { checkRedis, openRedis, RedisCallCache, startBatchWorker } from "../batc
 import { urlCredentials } from "../errors/scrub-secrets.js";
 import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
 import { createCliProcessors } from "../question-run/batch-processors.js";
-import { EVAL_PROCESSORS } from "./eval-processor.js";
+import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
 import { type CommandContext, cliSecrets, createRedactor } from "./io.js";
 import { SPEC_MODELS } from "./models.js";
 import type { WorkerOptions } from "./parse-batch-command.js";

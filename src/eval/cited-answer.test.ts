@@ -1,30 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Retriever } from "../query-engine/retriever.js";
-import { TextNode } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
+import { twoChunks } from "./eval-chunks.test.util.js";
 import { evaluate } from "./evaluate.js";
 import { renderEvalPage } from "./render-eval-page.js";
 
-const retriever: Retriever = {
-  retrieve: async () => [
-    {
-      node: new TextNode({
-        id: "c1",
-        text: "Compact is the default response mode.",
-        metadata: { file_path: "/docs/modes.md" },
-      }),
-      score: 2,
-    },
-    {
-      node: new TextNode({
-        id: "c2",
-        text: "Refine walks the chunks one by one.",
-        metadata: { file_path: "/docs/refine.md" },
-      }),
-      score: 1,
-    },
-  ],
-};
+const retriever: Retriever = { retrieve: async () => twoChunks() };
 
 describe("evaluate with citations", () => {
   it("answers from numbered pieces with the citation prompt and counts good, off-file, unsupported and invalid citations", async () => {

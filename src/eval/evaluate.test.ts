@@ -4,28 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { Retriever } from "../query-engine/retriever.js";
-import { type NodeWithScore, TextNode } from "../schema/text-node.js";
+import type { NodeWithScore } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
+import { twoChunks } from "./eval-chunks.test.util.js";
 import { evaluate } from "./evaluate.js";
 
-const chunks: NodeWithScore[] = [
-  {
-    node: new TextNode({
-      id: "c1",
-      text: "Compact is the default response mode.",
-      metadata: { file_path: "/docs/modes.md" },
-    }),
-    score: 2,
-  },
-  {
-    node: new TextNode({
-      id: "c2",
-      text: "Refine walks the chunks one by one.",
-      metadata: { file_path: "/docs/refine.md" },
-    }),
-    score: 1,
-  },
-];
+const chunks: NodeWithScore[] = twoChunks();
 
 /** A retriever that hands out the same two chunks and counts its calls. */
 function countingRetriever(): Retriever & { calls: string[] } {

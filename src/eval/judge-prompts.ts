@@ -29,19 +29,23 @@ export const FAITHFULNESS_EVAL_PROMPT = new PromptTemplate({
     "Answer: ",
 });
 
+/** The second half of both refine prompts (LlamaIndex's, word for word): the new context and the YES/NO rule. */
+const REFINE_YES_NO =
+  "We have the opportunity to refine the existing answer (only if needed) with some more context below.\n" +
+  "------------\n" +
+  "{context_msg}\n" +
+  "------------\n" +
+  "If the existing answer was already YES, still answer YES. " +
+  "If the information is present in the new context, answer YES. " +
+  "Otherwise answer NO.\n";
+
 /** Faithfulness, each further pack of context. */
 export const FAITHFULNESS_REFINE_PROMPT = new PromptTemplate({
   promptType: "refine",
   template:
     "We want to understand if the following information is present in the context information: {query_str}\n" +
     "We have provided an existing YES/NO answer: {existing_answer}\n" +
-    "We have the opportunity to refine the existing answer (only if needed) with some more context below.\n" +
-    "------------\n" +
-    "{context_msg}\n" +
-    "------------\n" +
-    "If the existing answer was already YES, still answer YES. " +
-    "If the information is present in the new context, answer YES. " +
-    "Otherwise answer NO.\n",
+    REFINE_YES_NO,
 });
 
 /** Relevancy, first call: are the question and answer (`query_str`) in line with the context? */
@@ -62,13 +66,7 @@ export const RELEVANCY_REFINE_PROMPT = new PromptTemplate({
   template:
     "We want to understand if the following query and response isin line with the context information: \n {query_str}\n" +
     "We have provided an existing YES/NO answer: \n {existing_answer}\n" +
-    "We have the opportunity to refine the existing answer (only if needed) with some more context below.\n" +
-    "------------\n" +
-    "{context_msg}\n" +
-    "------------\n" +
-    "If the existing answer was already YES, still answer YES. " +
-    "If the information is present in the new context, answer YES. " +
-    "Otherwise answer NO.\n",
+    REFINE_YES_NO,
 });
 
 /** How relevancy puts the question and the answer into `query_str`. */

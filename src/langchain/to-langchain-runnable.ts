@@ -83,11 +83,17 @@ abstract class TargetRunnable<Output> extends Runnable<RagsynthRunnableInput, Ou
     return this._callWithConfig(this.answer.bind(this), input, options);
   }
 
-  protected abstract answer(
+  protected async answer(
     input: RagsynthRunnableInput,
     config?: Partial<RunnableConfig>,
     runManager?: CallbackManagerForChainRun,
-  ): Promise<Output>;
+  ): Promise<Output> {
+    const { query, nodes } = toQuery(input);
+    return this.output(await respond(this.target, query, nodes, config, runManager));
+  }
+
+  /** The runnable's output from the engine's or synthesizer's response. */
+  protected abstract output(response: SynthesisResponse): Output;
 }
 
 /**
@@ -107,13 +113,8 @@ export class RagsynthRunnable extends TargetRunnable<string> {
     yield* this._transformStreamWithConfig(single(), this.deltas.bind(this), options);
   }
 
-  protected async answer(
-    input: RagsynthRunnableInput,
-    config?: Partial<RunnableConfig>,
-    runManager?: CallbackManagerForChainRun,
-  ): Promise<string> {
-    const { query, nodes } = toQuery(input);
-    return (await respond(this.target, query, nodes, config, runManager)).response;
+  protected output(response: SynthesisResponse): string {
+    return response.response;
   }
 
   private async *deltas(
@@ -184,13 +185,7 @@ export class RagsynthSourcesRunnable extends TargetRunnable<RagsynthAnswerWithSo
     return "RagsynthSourcesRunnable";
   }
 
-  protected async answer(
-    input: RagsynthRunnableInput,
-    config?: Partial<RunnableConfig>,
-    runManager?: CallbackManagerForChainRun,
-  ): Promise<RagsynthAnswerWithSources> {
-    const { query, nodes } = toQuery(input);
-    const response = await respond(this.target, query, nodes, config, runManager);
+  protected output(response: SynthesisResponse): RagsynthAnswerWithSources {
     return {
       answer: response.response,
       sources: response.sourceNodes,

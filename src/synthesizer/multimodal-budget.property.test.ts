@@ -10,17 +10,11 @@ import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import { MockLLM, type MockLLMInput } from "../testing/mock-llm.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { getResponseSynthesizer } from "./get-response-synthesizer.js";
+import { PACKING_MODES } from "./packing-modes.test.util.js";
 
 const NUM_RUNS = Math.max(20, Math.floor(Number(process.env.RAGSYNTH_PROPERTY_RUNS ?? 200) / 2));
 const cl100k = resolveTokenizer("cl100k_base");
-const MODES = [
-  "refine",
-  "compact",
-  "tree_summarize",
-  "simple_summarize",
-  "accumulate",
-  "compact_accumulate",
-] as const;
+const MODES = PACKING_MODES;
 const WORDS = ["alpha", "beta", "γάμμα", "数据集", "don't", "—", "🙂", "\n", "chart", "figure", "x1y2"];
 
 const item = fc.oneof(

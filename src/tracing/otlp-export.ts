@@ -1,13 +1,13 @@
 import { scrubSecrets } from "../errors/scrub-secrets.js";
 
-/** The OpenTelemetry packages the CLI exports with; installed next to ragsynth only by those who want export. */
+/** The OpenTelemetry packages an OTLP export loads; installed next to ragsynth only by those who want export. */
 export const OTLP_PACKAGES = [
   "@opentelemetry/sdk-trace-base",
   "@opentelemetry/exporter-trace-otlp-http",
   "@opentelemetry/context-async-hooks",
 ] as const;
 
-/** How long the CLI waits at exit for the last spans to reach the collector. */
+/** How long `shutdown` waits for the last spans to reach the collector. */
 const FLUSH_TIMEOUT_MS = 5000;
 
 /** A running export: `shutdown` sends what is batched and stops. */

@@ -3,10 +3,8 @@ import type { JsonValue } from "../batch/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { TokenPrices } from "../eval/prices.js";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
-import { checkMode } from "../question-run/batch-trust.js";
 import type { ResponseMode } from "../synthesizer/types.js";
-import type { OptimizerSpec } from "./option-values.js";
-import type { EvalOptions } from "./parse-eval-command.js";
+import { checkMode } from "./batch-trust.js";
 
 /**
  * The settings of an eval run as they travel in every job of `ragsynth eval --redis`: model *specs*, never
@@ -30,13 +28,28 @@ export interface EvalRunConfig {
   citations: boolean;
 }
 
+/** The settings an eval run is chosen with (`ragsynth eval`'s flags), unset ones undefined. */
+export interface EvalRunChoices {
+  llm?: string | undefined;
+  embed?: string | undefined;
+  modes: readonly ResponseMode[];
+  topK: number;
+  retrieval?: RetrievalMode | undefined;
+  similarityCutoff?: number | undefined;
+  optimizer?: { percentileCutoff?: number; thresholdCutoff?: number } | undefined;
+  contextWindow?: number | undefined;
+  numOutput?: number | undefined;
+  judge?: string | undefined;
+  citations: boolean;
+}
+
 /** The run's settings from the command line and the index folder the eval opened. */
 export function evalRunConfig(
-  options: EvalOptions,
+  options: EvalRunChoices,
   indexDir: string,
   prices: TokenPrices | undefined,
 ): EvalRunConfig {
-  const optimizer: OptimizerSpec | undefined = options.optimizer;
+  const optimizer = options.optimizer;
   return {
     index: resolve(indexDir),
     llm: options.llm ?? null,

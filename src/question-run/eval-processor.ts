@@ -1,22 +1,18 @@
 import type { BatchProcessor, JsonValue } from "../batch/index.js";
+import { PromptHelper } from "../budget/index.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
 import type { QuestionResult } from "../eval/eval-result.js";
 import { createQuestionEvaluator } from "../eval/evaluate-question.js";
 import type { VectorStoreIndex } from "../index-store/index.js";
-import type { LLM } from "../llm/types.js";
+import { buildPostprocessors } from "../postprocessor/cutoff-postprocessors.js";
+import type { NodePostprocessor } from "../postprocessor/types.js";
+import type { RetrievalMode } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import type { BorrowedModels } from "../question-run/batch-processors.js";
-import {
-  allowedEmbed,
-  allowedLLM,
-  type BatchTrust,
-  checkQuestionItem,
-  indexUnderRoots,
-} from "../question-run/batch-trust.js";
+import type { BorrowedModels } from "./batch-processors.js";
+import { allowedEmbed, allowedLLM, checkQuestionItem, indexUnderRoots } from "./batch-trust.js";
 import { checkEvalRunConfig } from "./eval-run-config.js";
-import { buildPostprocessors, createPromptHelper } from "./pipeline.js";
 
-/** What the eval processor borrows from the CLI's processors: their cached models and indexes. */
+/** What the eval processor borrows from the question processors: their cached models and indexes. */
 export type EvalProcessorOptions = BorrowedModels;
 
 /** The work kinds `ragsynth eval --redis` adds to a worker's (and a batch's) processors. */
@@ -80,22 +76,21 @@ async function buildEvaluator(
     await indexUnderRoots(settings.index, trust),
     allowedEmbed(settings.embed, trust),
   );
-  const promptHelper = createPromptHelper(llm.metadata, settings.numOutput ?? undefined);
-  const retriever = new RetrieverQueryEngine({
-    retriever: index.asRetriever({
-      similarityTopK: settings.topK,
-      ...(settings.retrieval ? { retrievalMode: settings.retrieval } : {}),
-    }),
-    nodePostprocessors: buildPostprocessors(
+  const promptHelper = PromptHelper.fromLLMMetadata(llm.metadata, {
+    numOutput: settings.numOutput ?? undefined,
+  });
+  const retriever = evalRetriever(
+    index,
+    settings,
+    buildPostprocessors(
       {
         similarityCutoff: settings.similarityCutoff ?? undefined,
         optimizer: settings.optimizer ?? undefined,
       },
       index.embedModel,
     ),
-    responseMode: "no_text",
-    tokenizer: promptHelper.tokenizer,
-  });
+    promptHelper,
+  );
   const evaluate = createQuestionEvaluator({
     llm,
     modes: settings.modes,
@@ -104,8 +99,29 @@ async function buildEvaluator(
     prices: settings.prices ?? undefined,
     citations: settings.citations,
     judge: judgeLLM
-      ? { llm: judgeLLM, promptHelper: createPromptHelper(judgeLLM.metadata, undefined) }
+      ? { llm: judgeLLM, promptHelper: PromptHelper.fromLLMMetadata(judgeLLM.metadata) }
       : undefined,
   });
   return { evaluate, retriever };
+}
+
+/**
+ * The retrieval an eval scores, the same embedded and on a worker: the index's top-k (and retrieval mode), then the
+ * postprocessors, and no answer (each mode answers from the retrieved nodes afterwards).
+ */
+export function evalRetriever(
+  index: VectorStoreIndex,
+  { topK, retrieval }: { topK: number; retrieval?: RetrievalMode | null | undefined },
+  nodePostprocessors: NodePostprocessor[],
+  promptHelper: PromptHelper,
+): RetrieverQueryEngine {
+  return new RetrieverQueryEngine({
+    retriever: index.asRetriever({
+      similarityTopK: topK,
+      ...(retrieval ? { retrievalMode: retrieval } : {}),
+    }),
+    nodePostprocessors,
+    responseMode: "no_text",
+    tokenizer: promptHelper.tokenizer,
+  });
 }

@@ -5,7 +5,6 @@ import type { EvalQuestion } from "../eval/eval-questions.js";
 import type { QuestionResult } from "../eval/eval-result.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { EvalRunConfig } from "./eval-run-config.js";
-import type { CliIO } from "./io.js";
 
 /**
  * `ragsynth eval --redis`: each question becomes one `eval-question` job on the BullMQ queue, answered by any
@@ -30,7 +29,8 @@ export async function runEvalOnRedis({
   questions: readonly EvalQuestion[];
   config: EvalRunConfig;
   signal: AbortSignal;
-  io: CliIO;
+  /** Where the note about jobs left running on the workers goes. */
+  io: { stderr: { write(text: string): unknown } };
   onProgress: (finished: number) => void;
 }): Promise<QuestionResult[]> {
   await checkRedis({ redisUrl, signal });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { ExtractiveLLM } from "../extractive/extractive-llm.js";
-import type { BatchTrust } from "../question-run/batch-trust.js";
+import type { BatchTrust } from "./batch-trust.js";
 import { createEvalQuestionProcessor } from "./eval-processor.js";
 import type { EvalRunConfig } from "./eval-run-config.js";
 
