@@ -5,7 +5,7 @@ import type { LLMMetadata } from "../llm/types.js";
 import { SentenceEmbeddingOptimizer } from "../postprocessor/sentence-embedding-optimizer.js";
 import { SimilarityPostprocessor } from "../postprocessor/similarity-postprocessor.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
-import { attachesImages, type ImageReport, imageStep, indexHasImages } from "./image-step.js";
+import { attachesImages, type ImageReport, imageStep } from "./image-step.js";
 import type { CommandContext } from "./io.js";
 import { type OpenedIndex, openIndex } from "./load-index.js";
 import {
@@ -122,7 +122,7 @@ export async function openRetrieval(
   // Images pass one checked door, and only when some node is or references one (no postprocessor, and no trace
   // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
   let images: ImageReport | undefined;
-  if (indexHasImages(opened.index.nodes)) {
+  if (opened.index.hasImages()) {
     const step = imageStep({
       attach: attachesImages(options.vision, metadata),
       paths: options.paths,

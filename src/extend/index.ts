@@ -42,7 +42,7 @@ export {
 export { QueryEmbeddings } from "../embedding/query-embeddings.js";
 export { SIMILARITY_MODES, similarity } from "../embedding/similarity.js";
 export { contentHash } from "../index-store/embedding-cache.js";
-export { INDEX_FILE_NAME } from "../index-store/persistence.js";
+export { INDEX_FILE_NAME } from "../index-store/store-index.js";
 export { lexicalTokens } from "../lexical/lexical-tokens.js";
 export { type MessagesToPromptOptions, messagesToPrompt } from "../llm/messages-to-prompt.js";
 export { lookupModelLimits, type ModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";

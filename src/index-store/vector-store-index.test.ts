@@ -11,7 +11,7 @@ import { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { EmbeddingCache } from "./embedding-cache.js";
-import { INDEX_FILE_NAME } from "./persistence.js";
+import { INDEX_FILE_NAME } from "./store-index.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
 let dir: string;
