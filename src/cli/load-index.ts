@@ -2,7 +2,9 @@ import { access, constants, mkdir, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import {
+  type FromDocumentsOptions,
   type IndexBuildStats,
+  IndexSaveError,
   type IndexSource,
   isOtherIndexVersion,
   VectorStoreIndex,
@@ -45,6 +47,8 @@ export interface OpenedIndex {
   index: VectorStoreIndex;
   embedModel: Embedder;
   stats: IndexStats;
+  /** Why the index could not be written (the question is still answered, from an index in memory). */
+  saveError?: unknown;
 }
 
 const CACHE_DIR_NAME = ".ragsynth";
@@ -160,13 +164,8 @@ export async function refreshIndex({
   }
   progress.start("Splitting into chunks", documents.length);
   let lexicalStarted = false;
-  index = await VectorStoreIndex.fromDocumentsCached(documents, {
+  const buildOptions: FromDocumentsOptions = {
     embedModel,
-    cacheDir: folder,
-    rebuild,
-    // A command that goes on to answer writes the index meanwhile (it awaits `index.saved` before it ends);
-    // `ragsynth index` is done once it is written.
-    persist: load ? "background" : "await",
     signal,
     onSplitProgress: ({ split }) => progress.update(split),
     onProgress: ({ embedded, total }) => {
@@ -180,7 +179,20 @@ export async function refreshIndex({
       }
       progress.update(added);
     },
-  });
+  };
+  try {
+    index = await VectorStoreIndex.fromDocumentsCached(documents, {
+      ...buildOptions,
+      cacheDir: folder,
+      rebuild,
+    });
+  } catch (error) {
+    // A question is still answered when its index cannot be written (a read-only place): from an index in memory,
+    // and the command then exits 1 with the save error (indexSaved).
+    if (!load || !IndexSaveError.isInstance(error)) throw error;
+    index = await VectorStoreIndex.fromDocuments(documents, buildOptions);
+    return { index, embedModel, stats: stats(index.buildStats), saveError: error };
+  }
   return { index, embedModel, stats: stats(index.buildStats) };
 }
 

@@ -140,6 +140,7 @@ export async function openRetrieval(
  * line while it lasts. A failed write fails the command, as it did before the answer was printed.
  */
 export async function indexSaved(opened: OpenedIndex, progress: Progress): Promise<void> {
+  if (opened.saveError !== undefined) throw opened.saveError;
   const { saved } = opened.index;
   // No progress line for a write that is already done (or none was started).
   const done = await Promise.race([
