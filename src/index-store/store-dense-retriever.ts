@@ -47,28 +47,31 @@ export function createStoreDenseRetriever(
         });
       };
       if (store.meta()?.storeVectors) {
-        for (const batch of store.allVectors()) {
-          signal?.throwIfAborted();
-          score(batch.keys, batch.vectors);
-        }
-      } else {
-        for (const chunks of store.allChunks(EMBED_BATCH)) {
-          signal?.throwIfAborted();
-          const texts = chunks.map((chunk) => chunk.node.getContent(MetadataMode.EMBED));
-          const vectors = await embedModel.getTextEmbeddings(texts, embedOptions);
-          score(
-            chunks.map((chunk) => chunk.key),
-            vectors.map((vector) => Float32Array.from(vector)),
-          );
-        }
+        // One snapshot for the scan and the chunks it picks, so a concurrent write cannot tear the result.
+        return store.read(() => {
+          for (const batch of store.allVectors()) score(batch.keys, batch.vectors);
+          return best();
+        });
       }
-      if (keys.length === 0) return [];
-      const { similarities, ids } = selectTopK(scores, similarityTopK);
-      const chunks = new Map(store.chunks(ids.map((id) => keys[id] as number)).map((c) => [c.key, c]));
-      return ids.flatMap((id, rank) => {
-        const chunk = chunks.get(keys[id] as number);
-        return chunk ? [{ node: chunk.node, score: similarities[rank] as number }] : [];
-      });
+      for (const chunks of store.allChunks(EMBED_BATCH)) {
+        signal?.throwIfAborted();
+        const texts = chunks.map((chunk) => chunk.node.getContent(MetadataMode.EMBED));
+        const vectors = await embedModel.getTextEmbeddings(texts, embedOptions);
+        score(
+          chunks.map((chunk) => chunk.key),
+          vectors.map((vector) => Float32Array.from(vector)),
+        );
+      }
+      return best();
+      function best(): NodeWithScore[] {
+        if (keys.length === 0) return [];
+        const { similarities, ids } = selectTopK(scores, similarityTopK);
+        const chunks = new Map(store.chunks(ids.map((id) => keys[id] as number)).map((c) => [c.key, c]));
+        return ids.flatMap((id, rank) => {
+          const chunk = chunks.get(keys[id] as number);
+          return chunk ? [{ node: chunk.node, score: similarities[rank] as number }] : [];
+        });
+      }
     },
   };
 }

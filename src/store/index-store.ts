@@ -71,6 +71,8 @@ export interface IndexStore {
   /** Where the store lives (a file path, or a redacted URL). */
   readonly location: string;
   meta(): StoreMeta | undefined;
+  /** Runs `read` on one snapshot: every read inside sees the same committed state, whatever writers do meanwhile. */
+  read<T>(read: () => T): T;
   /** Empties the store (keeping the vectors when `keepVectors`) and records `meta`. */
   reset(meta: StoreMeta, options?: { keepVectors?: boolean }): void;
   /** The documents, in their recorded order. */

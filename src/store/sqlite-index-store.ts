@@ -94,6 +94,11 @@ export class SqliteIndexStore implements IndexStore {
     };
   }
 
+  read<T>(read: () => T): T {
+    // A deferred transaction: WAL gives it one snapshot from its first read to its end; nested calls join it.
+    return this.#db.inTransaction ? read() : this.#db.transaction(read).deferred();
+  }
+
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {
     this.#db
       .transaction(() => {

@@ -26,38 +26,14 @@ export function createStoreLexicalSearch(
   const idfOf = (frequency: number, documents: number) =>
     Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
   return {
-    search(query, { topK = 10 } = {}) {
-      if (typeof query !== "string") {
-        throw new InvalidArgumentError({ parameter: "query", value: query, expected: "be a string" });
-      }
-      checkInteger("topK", topK, 1);
-      const { documents, totalLength } = store.statistics();
-      if (documents === 0) return [];
-      const averageLength = totalLength / documents || 1;
-      const scores = new Map<number, number>();
-      for (const term of new Set(lexicalTokens(query))) {
-        const postings = store.postings(term);
-        if (!postings) continue;
-        const { keys, frequencies, lengths } = postings;
-        const idf = idfOf(keys.length, documents);
-        for (let index = 0; index < keys.length; index++) {
-          const key = keys[index] as number;
-          const tf = frequencies[index] as number;
-          const norm = k1 * (1 - b + (b * (lengths[index] as number)) / averageLength);
-          scores.set(key, (scores.get(key) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
-        }
-      }
-      const best = topKeys(scores, topK);
-      const hits: LexicalHit[] = [];
-      for (const chunk of store.chunks(best)) {
-        found.set(chunk.node.id, chunk.node);
-        hits.push({ id: chunk.node.id, score: scores.get(chunk.key) as number });
-      }
-      return hits;
+    search(query, options = {}) {
+      return store.read(() => searchSnapshot(query, options));
     },
     idf(term) {
-      const frequency = store.documentFrequencies([term]).get(term);
-      return frequency === undefined ? 0 : idfOf(frequency, store.statistics().documents);
+      return store.read(() => {
+        const frequency = store.documentFrequencies([term]).get(term);
+        return frequency === undefined ? 0 : idfOf(frequency, store.statistics().documents);
+      });
     },
     getNode(id) {
       const node = found.get(id) ?? store.chunkByNodeId(id)?.node;
@@ -65,6 +41,36 @@ export function createStoreLexicalSearch(
       return node;
     },
   };
+
+  function searchSnapshot(query: string, { topK = 10 }: { topK?: number }): LexicalHit[] {
+    if (typeof query !== "string") {
+      throw new InvalidArgumentError({ parameter: "query", value: query, expected: "be a string" });
+    }
+    checkInteger("topK", topK, 1);
+    const { documents, totalLength } = store.statistics();
+    if (documents === 0) return [];
+    const averageLength = totalLength / documents || 1;
+    const scores = new Map<number, number>();
+    for (const term of new Set(lexicalTokens(query))) {
+      const postings = store.postings(term);
+      if (!postings) continue;
+      const { keys, frequencies, lengths } = postings;
+      const idf = idfOf(keys.length, documents);
+      for (let index = 0; index < keys.length; index++) {
+        const key = keys[index] as number;
+        const tf = frequencies[index] as number;
+        const norm = k1 * (1 - b + (b * (lengths[index] as number)) / averageLength);
+        scores.set(key, (scores.get(key) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
+      }
+    }
+    const best = topKeys(scores, topK);
+    const hits: LexicalHit[] = [];
+    for (const chunk of store.chunks(best)) {
+      found.set(chunk.node.id, chunk.node);
+      hits.push({ id: chunk.node.id, score: scores.get(chunk.key) as number });
+    }
+    return hits;
+  }
 }
 
 /** The `k` keys with the highest positive score, best first, ties by key (insertion order). */
