@@ -163,7 +163,6 @@ export async function refreshIndex({
     if (current) return { embedModel, stats: stats(current) };
   }
   progress.start("Splitting into chunks", documents.length);
-  let lexicalStarted = false;
   const buildOptions: FromDocumentsOptions = {
     embedModel,
     signal,
@@ -171,13 +170,6 @@ export async function refreshIndex({
     onProgress: ({ embedded, total }) => {
       if (embedded === 0) progress.start(`Embedding with ${embed.label}`, total);
       progress.update(embedded);
-    },
-    onLexicalProgress: ({ added, total }) => {
-      if (!lexicalStarted) {
-        lexicalStarted = true;
-        progress.start("Indexing words (BM25)", total);
-      }
-      progress.update(added);
     },
   };
   try {

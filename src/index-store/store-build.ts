@@ -171,15 +171,32 @@ async function writeDocuments(
     await nextTurn();
     signal?.throwIfAborted();
   };
-  for (const [index, document] of pending.entries()) {
+  let sliceStart = performance.now();
+  // Slices of ~50 ms, also inside one large document: Ctrl-C (an aborted signal) and progress lines get their turn.
+  const takeTurn = async (split: number) => {
+    if (performance.now() - sliceStart <= 50) return;
+    options.onSplitProgress?.({ split, total: pending.length });
+    await nextTurn();
     signal?.throwIfAborted();
-    options.onSplitProgress?.({ split: index, total: pending.length });
-    const nodes = splitter.iterateNodes
-      ? [...splitter.iterateNodes(document)]
-      : splitter.getNodesFromDocuments([document]);
+    sliceStart = performance.now();
+  };
+  for (const [index, document] of pending.entries()) {
+    await takeTurn(index);
+    signal?.throwIfAborted();
+    let nodes: TextNode[];
+    if (splitter.iterateNodes) {
+      nodes = [];
+      for (const node of splitter.iterateNodes(document)) {
+        nodes.push(node);
+        await takeTurn(index);
+      }
+    } else nodes = splitter.getNodesFromDocuments([document]);
     group.push({ document, nodes });
     groupChunks += nodes.length;
-    if (groupChunks >= GROUP_CHUNKS) await flush();
+    if (groupChunks >= GROUP_CHUNKS) {
+      await flush();
+      options.onSplitProgress?.({ split: index + 1, total: pending.length });
+    }
   }
   await flush();
   options.onSplitProgress?.({ split: pending.length, total: pending.length });
