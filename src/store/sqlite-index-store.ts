@@ -308,7 +308,7 @@ interface SourceRow {
 
 interface ChunkRow {
   key: number;
-  node: string;
+  node: Buffer | string;
   content_hash: string;
 }
 

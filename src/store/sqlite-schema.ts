@@ -1,5 +1,5 @@
 /** The layout version of the SQLite index; a file with another one is rebuilt. */
-export const SQLITE_STORE_VERSION = 1;
+export const SQLITE_STORE_VERSION = 2;
 
 /**
  * The tables. Chunks are keyed by an integer (`key`, insertion order) that postings point to; a chunk's `length`
@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS chunks (
   content_hash TEXT NOT NULL,
   length INTEGER NOT NULL,
   is_image INTEGER NOT NULL,
-  node TEXT NOT NULL
+  node BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks (source_id, position);
 CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks (content_hash);
