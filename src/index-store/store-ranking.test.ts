@@ -53,7 +53,9 @@ describe("BM25 on the SQLite store ranks as the in-memory LexicalIndex does", ()
         got.map((hit) => hit.id),
         question,
       ).toEqual(expected.map((hit) => hit.id));
-      got.forEach((hit, rank) => expect(hit.score).toBeCloseTo(expected[rank]?.score ?? Number.NaN, 9));
+      for (const [rank, hit] of got.entries()) {
+        expect(hit.score).toBeCloseTo(expected[rank]?.score ?? Number.NaN, 9);
+      }
       if (expected.length > 0) compared++;
     }
     store.close();
