@@ -8,6 +8,7 @@ import { BlockSplitter } from "../splitter/block-splitter.js";
 import type { ChunkInput, IndexStore, SourceEdit, StoredSource, StoreMeta } from "../store/index-store.js";
 import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
 import { storesVectors } from "./check-embed-model.js";
+import { checkEmbeddings } from "./embed-nodes.js";
 import { contentHash } from "./embedding-cache.js";
 import { lexicalContent } from "./index-retriever.js";
 import { sameStat } from "./index-sources.js";
@@ -97,6 +98,7 @@ async function writeDocuments(
   const keepVectors = storesVectors(embedModel);
   let embedded = 0;
   let embeddedChunks = 0;
+  let dimensions: number | undefined;
   let done = 0;
   const totalEmbedded = { value: 0 };
   let group: { document: TextNode; nodes: TextNode[] }[] = [];
@@ -131,6 +133,8 @@ async function writeDocuments(
           batch.map(([, text]) => text),
           signal ? { signal } : {},
         );
+        signal?.throwIfAborted();
+        dimensions = checkEmbeddings(embedModel, result, batch.length, embedded, dimensions);
         for (const [index, [hash]] of batch.entries())
           vectors.set(hash, Float32Array.from(result[index] ?? []));
         embedded += batch.length;

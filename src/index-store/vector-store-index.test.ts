@@ -250,6 +250,21 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
     expect(embeddedTexts(same)).toHaveLength(3);
   });
 
+  it("refuses embeddings that are not finite before writing them into the index", async () => {
+    const broken: Embedder = {
+      id: "broken",
+      getTextEmbeddings: async (texts) => texts.map(() => [1, Number.NaN]),
+      getQueryEmbedding: async () => [1, 0],
+    };
+    const error = await VectorStoreIndex.fromDocumentsCached(
+      [new TextNode({ id: "a.md", text: "Some text." })],
+      { cacheDir: dir, embedModel: broken },
+    ).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/not a finite number/);
+    expect(await VectorStoreIndex.storedSources(dir, { embedModel: broken })).toEqual([]);
+  });
+
   it("refuses a corrupt stored index instead of silently replacing it", async () => {
     await writeFile(path.join(dir, INDEX_FILE_NAME), "{ not json");
     const error = await build([document("a.md", "text")], new MockEmbedding()).catch(
