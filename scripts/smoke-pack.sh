@@ -9,6 +9,9 @@ trap 'rm -rf "$work"' EXIT
 (cd "$root" && npm pack --silent --pack-destination "$work" >/dev/null)
 cd "$work"
 npm init -y >/dev/null
+# better-sqlite3 (the index) builds its native addon in its install script, which npm runs only when allowed (in a
+# project: .npmrc or package.json's allowScripts; npm refuses --allow-scripts there).
+echo "allow-scripts=better-sqlite3" >.npmrc
 npm install --silent --no-audit --no-fund ./ragsynth-*.tgz zod@4 >/dev/null
 node --input-type=module -e '
 const ragsynth = await import("ragsynth");

@@ -15,7 +15,7 @@ import {
 } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
 import { hideUrlPassword } from "../errors/scrub-secrets.js";
-import { readIndexHeader } from "../index-store/persistence.js";
+import { checkStoredIndex } from "../index-store/store-index.js";
 import { createCliProcessors } from "../question-run/batch-processors.js";
 import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
 import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
@@ -156,16 +156,16 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
 
 /** A wrong `--index` is one error before anything runs or is enqueued, with the command that builds one. */
 async function checkIndex(dir: string, given: string): Promise<void> {
-  let header: Awaited<ReturnType<typeof readIndexHeader>>;
+  let found: boolean;
   try {
-    header = await readIndexHeader(dir);
+    found = checkStoredIndex(dir);
   } catch (error) {
     throw new UsageError(
       `Cannot read the index in ${given} (${(error as Error).message.replace(/\.$/, "")}).`,
       "Build it again with ragsynth index <folder>, then pass the .ragsynth folder it wrote to --index.",
     );
   }
-  if (!header) {
+  if (!found) {
     throw new UsageError(
       `No index in ${given}.`,
       "Build one with ragsynth index <folder>, then pass the .ragsynth folder it wrote (e.g. --index docs/.ragsynth).",

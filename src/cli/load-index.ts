@@ -2,7 +2,9 @@ import { access, constants, mkdir, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import {
+  type FromDocumentsOptions,
   type IndexBuildStats,
+  IndexSaveError,
   type IndexSource,
   isOtherIndexVersion,
   VectorStoreIndex,
@@ -45,6 +47,8 @@ export interface OpenedIndex {
   index: VectorStoreIndex;
   embedModel: Embedder;
   stats: IndexStats;
+  /** Why the index could not be written (the question is still answered, from an index in memory). */
+  saveError?: unknown;
 }
 
 const CACHE_DIR_NAME = ".ragsynth";
@@ -166,26 +170,29 @@ export async function buildIndex(
   { persist, signal, progress }: { persist: "await" | "background"; signal: AbortSignal; progress: Progress },
 ): Promise<OpenedIndex> {
   progress.start("Splitting into chunks", documents.length);
-  let lexicalStarted = false;
-  const index = await VectorStoreIndex.fromDocumentsCached(documents, {
+  const buildOptions: FromDocumentsOptions = {
     embedModel,
-    cacheDir: folder,
-    rebuild,
-    persist,
     signal,
     onSplitProgress: ({ split }) => progress.update(split),
     onProgress: ({ embedded, total }) => {
       if (embedded === 0) progress.start(`Embedding with ${embedLabel}`, total);
       progress.update(embedded);
     },
-    onLexicalProgress: ({ added, total }) => {
-      if (!lexicalStarted) {
-        lexicalStarted = true;
-        progress.start("Indexing words (BM25)", total);
-      }
-      progress.update(added);
-    },
-  });
+  };
+  let index: VectorStoreIndex;
+  try {
+    index = await VectorStoreIndex.fromDocumentsCached(documents, {
+      ...buildOptions,
+      cacheDir: folder,
+      rebuild,
+    });
+  } catch (error) {
+    // A question is still answered when its index cannot be written (a read-only place): from an index in memory,
+    // and the command then exits 1 with the save error (indexSaved). `ragsynth index` fails at once.
+    if (persist !== "background" || !IndexSaveError.isInstance(error)) throw error;
+    index = await VectorStoreIndex.fromDocuments(documents, buildOptions);
+    return { index, embedModel, stats: stats(index.buildStats), saveError: error };
+  }
   return { index, embedModel, stats: stats(index.buildStats) };
 }
 

@@ -19,6 +19,8 @@ export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex>
  * line while it lasts. A failed write fails the command, as it did before the answer was printed.
  */
 export async function indexSaved(opened: OpenedIndex, progress: Progress): Promise<void> {
+  // The index could not be written (a read-only place): the question was answered from memory; the command fails.
+  if (opened.saveError !== undefined) throw opened.saveError;
   const { saved } = opened.index;
   // No progress line for a write that is already done (or none was started).
   const done = await Promise.race([

@@ -118,7 +118,7 @@ export async function openRetrieval(
   // Images pass one checked door, and only when some node is or references one (no postprocessor, and no step-listing
   // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
   let images: ImageReport | undefined;
-  if (indexHasImages(opened.index.nodes)) {
+  if (opened.index.hasImages()) {
     const step = imageStep({
       attach: attachesImages(options.vision, metadata),
       paths: options.paths,

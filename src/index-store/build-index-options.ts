@@ -2,7 +2,6 @@ import type { Embedder } from "../embedding/types.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { EmbedProgress } from "./embed-nodes.js";
 import type { EmbeddingCache } from "./embedding-cache.js";
-import type { LexicalProgress } from "./stored-lexical.js";
 
 /** Anything that turns documents into nodes, such as {@link SentenceSplitter}. */
 export interface NodeParser {
@@ -65,4 +64,10 @@ export interface IndexBuildStats {
   sources: { added: string[]; changed: string[]; unchanged: string[]; removed: string[] };
   /** The stored index's embedding model id, when it differed from the current one (so nothing was reused). */
   previousEmbedModelId?: string;
+}
+
+/** Progress of writing the BM25 postings: documents written of those to write. */
+export interface LexicalProgress {
+  added: number;
+  total: number;
 }

@@ -66,30 +66,9 @@ export async function embedNodes({
     const texts = batch.map(([, text]) => text);
     const vectors = await embedModel.getTextEmbeddings(texts, signal ? { signal } : {});
     signal?.throwIfAborted();
-    if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-      throw new InvalidArgumentError({
-        parameter: "embedModel",
-        value: embedModel.id,
-        expected: `return one embedding per text from getTextEmbeddings (${texts.length} texts), got ${Array.isArray(vectors) ? vectors.length : typeof vectors}`,
-        hint: "Fix the embedModel so it keeps the input's length and order.",
-      });
-    }
+    dimensions = checkEmbeddings(embedModel, vectors, texts.length, start, dimensions);
     batch.forEach(([hash], index) => {
-      const vector = vectors[index] as number[];
-      dimensions ??= vector.length;
-      if (
-        !Array.isArray(vector) ||
-        vector.length !== dimensions ||
-        vector.length === 0 ||
-        !allFinite(vector)
-      ) {
-        throw new InvalidArgumentError({
-          parameter: "embedModel",
-          value: embedModel.id,
-          expected: `return non-empty embeddings of one length (${dimensions}) holding finite numbers, got ${Array.isArray(vector) ? (allFinite(vector) ? `length ${vector.length}` : "a value that is not a finite number (NaN or Infinity)") : typeof vector} for text ${start + index}`,
-        });
-      }
-      cache.set(embedModel.id, hash, vector);
+      cache.set(embedModel.id, hash, vectors[index] as number[]);
     });
     onProgress?.({ embedded: Math.min(start + batchSize, pending.length), total: pending.length });
   }
@@ -99,6 +78,40 @@ export async function embedNodes({
     return { node, contentHash: hash, embedding: cache.get(embedModel.id, hash) as Float32Array };
   });
   return { entries, embedded: pending.length, reused };
+}
+
+/**
+ * Checks what `getTextEmbeddings` returned for `count` texts (the batch starting at text `start`): one array per text,
+ * non-empty, of one length (`dimensions` once known), finite. Returns the length.
+ * @throws InvalidArgumentError naming the embedModel and the text
+ */
+export function checkEmbeddings(
+  embedModel: Embedder,
+  vectors: unknown,
+  count: number,
+  start: number,
+  known: number | undefined,
+): number {
+  if (!Array.isArray(vectors) || vectors.length !== count) {
+    throw new InvalidArgumentError({
+      parameter: "embedModel",
+      value: embedModel.id,
+      expected: `return one embedding per text from getTextEmbeddings (${count} texts), got ${Array.isArray(vectors) ? vectors.length : typeof vectors}`,
+      hint: "Fix the embedModel so it keeps the input's length and order.",
+    });
+  }
+  let dimensions = known;
+  for (const [index, vector] of vectors.entries()) {
+    dimensions ??= Array.isArray(vector) ? vector.length : 0;
+    if (!Array.isArray(vector) || vector.length !== dimensions || vector.length === 0 || !allFinite(vector)) {
+      throw new InvalidArgumentError({
+        parameter: "embedModel",
+        value: embedModel.id,
+        expected: `return non-empty embeddings of one length (${dimensions}) holding finite numbers, got ${Array.isArray(vector) ? (allFinite(vector) ? `length ${vector.length}` : "a value that is not a finite number (NaN or Infinity)") : typeof vector} for text ${start + index}`,
+      });
+    }
+  }
+  return dimensions ?? 0;
 }
 
 function allFinite(vector: readonly number[]): boolean {

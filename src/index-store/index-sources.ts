@@ -27,7 +27,10 @@ export function unchangedNodes(
  * Whether a document has the size and modification time its stored source was indexed with, and was read by the
  * same reader (a new reader for its ending makes another text from the same bytes).
  */
-export function sameStat(document: TextNode, source: IndexSource): boolean {
+export function sameStat(
+  document: TextNode,
+  source: Pick<IndexSource, "size" | "lastModifiedAt" | "reader">,
+): boolean {
   const { file_size: size, last_modified_at: modified, reader } = document.metadata;
   return (
     source.reader === (typeof reader === "string" ? reader : undefined) &&
@@ -36,23 +39,6 @@ export function sameStat(document: TextNode, source: IndexSource): boolean {
     source.size === size &&
     source.lastModifiedAt === modified
   );
-}
-
-/** Whether two source lists name the same documents, in the same order, with the same hashes, stats and nodes. */
-export function sameSources(before: readonly IndexSource[], after: readonly IndexSource[]): boolean {
-  if (before.length !== after.length) return false;
-  return before.every((source, index) => {
-    const other = after[index] as IndexSource;
-    return (
-      source.id === other.id &&
-      source.contentHash === other.contentHash &&
-      source.size === other.size &&
-      source.lastModifiedAt === other.lastModifiedAt &&
-      source.reader === other.reader &&
-      source.nodeIds.length === other.nodeIds.length &&
-      source.nodeIds.every((id, position) => id === other.nodeIds[position])
-    );
-  });
 }
 
 /** The stored description of a document: its id, content hash, size, modification time and node ids. */

@@ -12,10 +12,10 @@ import type { IndexSource } from "./index-source.js";
 export function queryEmbedModel(
   embedModel: Embedder,
   nodes: () => readonly TextNode[],
-  sources: readonly IndexSource[],
+  sources: () => readonly IndexSource[],
 ): Embedder {
   if (!(embedModel instanceof HashingEmbedder)) return embedModel;
-  return embedModel.withQueryCorpus(() => indexCorpus(nodes(), sources));
+  return embedModel.withQueryCorpus(() => indexCorpus(nodes(), sources()));
 }
 
 /** One text per document: its chunks' text joined (the same words, so the same IDF as the document's). */

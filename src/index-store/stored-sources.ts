@@ -4,29 +4,35 @@ import type { IndexBuildStats } from "./build-index-options.js";
 import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources, sameStat } from "./index-sources.js";
-import { readIndexHeader } from "./persistence.js";
+import { sameMeta, storeMetaFor } from "./store-build.js";
+import { hasStore, oldFormatError, openStore, readSources } from "./store-index.js";
 
 /**
- * The documents of the index in `cacheDir` that a cached build would build on with `embedModel`, from the file's
- * first line only; `undefined` when there is none, or it was built with another embedding model.
+ * The documents of the index in `cacheDir` that a cached build would build on with `embedModel`, from the store's
+ * `sources` rows; `undefined` when there is none, or it was built with another embedding model or analyzer.
  * (The body of {@link VectorStoreIndex.storedSources}.)
+ * @throws RagsynthError `index_load` for a folder holding only an index of the former format (`isOtherIndexVersion`)
  */
 export async function readStoredSources(
   cacheDir: string,
   { embedModel, signal }: { embedModel?: Embedder | undefined; signal?: AbortSignal | undefined },
 ): Promise<IndexSource[] | undefined> {
+  signal?.throwIfAborted();
   const options = withDefaultEmbedModel("documents", [], { embedModel });
-  const header = await readIndexHeader(cacheDir, signal);
-  const usable =
-    header?.lexical === true &&
-    header.embedderId === options.embedModel.id &&
-    header.storeVectors === storesVectors(options.embedModel);
-  return usable ? header.sources : undefined;
+  const old = oldFormatError(cacheDir);
+  if (old) throw old;
+  if (!hasStore(cacheDir)) return undefined;
+  const store = openStore(cacheDir);
+  try {
+    return sameMeta(store.meta(), storeMetaFor(options.embedModel)) ? readSources(store) : undefined;
+  } finally {
+    store.close();
+  }
 }
 
 /**
- * What a cached build would report when the index in `cacheDir` is up to date with `documents`, from the index
- * file's first line only; `undefined` when something changed. (The body of {@link VectorStoreIndex.cachedStats}.)
+ * What a cached build would report when the index in `cacheDir` is up to date with `documents`, from the store's
+ * `sources` rows; `undefined` when something changed. (The body of {@link VectorStoreIndex.cachedStats}.)
  */
 export async function readCachedStats(
   documents: readonly TextNode[],

@@ -11,7 +11,7 @@ import { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { EmbeddingCache } from "./embedding-cache.js";
-import { INDEX_FILE_NAME } from "./persistence.js";
+import { INDEX_FILE_NAME } from "./store-index.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
 let dir: string;
@@ -248,6 +248,21 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
     const same = new MockEmbedding({ id: "other-model" });
     await build(documents, same, true);
     expect(embeddedTexts(same)).toHaveLength(3);
+  });
+
+  it("refuses embeddings that are not finite before writing them into the index", async () => {
+    const broken: Embedder = {
+      id: "broken",
+      getTextEmbeddings: async (texts) => texts.map(() => [1, Number.NaN]),
+      getQueryEmbedding: async () => [1, 0],
+    };
+    const error = await VectorStoreIndex.fromDocumentsCached(
+      [new TextNode({ id: "a.md", text: "Some text." })],
+      { cacheDir: dir, embedModel: broken },
+    ).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/not a finite number/);
+    expect(await VectorStoreIndex.storedSources(dir, { embedModel: broken })).toEqual([]);
   });
 
   it("refuses a corrupt stored index instead of silently replacing it", async () => {

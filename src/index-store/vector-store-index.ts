@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -5,7 +6,10 @@ import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
 import type { Retriever } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { holdsImage } from "../reader/image-references.js";
 import type { TextNode } from "../schema/text-node.js";
+import type { IndexStore } from "../store/index-store.js";
+import { SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
 import { buildFromDocuments, embedOrDefer, type StoredBuildInput } from "./build-index.js";
 import type {
   BuildIndexOptions,
@@ -13,15 +17,26 @@ import type {
   FromDocumentsOptions,
   IndexBuildStats,
 } from "./build-index-options.js";
-import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
+import { checkEmbedModel, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
+import { IndexSaveError } from "./index-save-error.js";
 import type { IndexSource } from "./index-source.js";
-import { diffSources, sameSources } from "./index-sources.js";
-import { readIndexFile, writeIndexFile } from "./persistence.js";
+import { diffSources } from "./index-sources.js";
 import { queryEmbedModel } from "./query-embed-model.js";
-import { storedLexical, updateLexical } from "./stored-lexical.js";
+import { updateStore } from "./store-build.js";
+import {
+  createStoreRetriever,
+  hasStore,
+  oldFormatError,
+  openFreshStore,
+  openStore,
+  readEntries,
+  readSources,
+  removeOldFormat,
+  writeEntries,
+} from "./store-index.js";
 import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
 /**
@@ -35,41 +50,65 @@ import { readCachedStats, readStoredSources } from "./stored-sources.js";
  */
 export class VectorStoreIndex {
   readonly embedModel: Embedder;
-  /** The documents the nodes came from; empty for an index built from nodes. */
-  readonly sources: readonly IndexSource[];
   /** What the build that made this index cost. */
   readonly buildStats: IndexBuildStats;
-  readonly #entries: readonly IndexEntry[];
+  // In memory, or read from the store on first use (a full read: only `nodes`, `sources`, `lexicalIndex` need it).
+  #entries: readonly IndexEntry[] | undefined;
+  #sources: IndexSource[] | undefined;
+  readonly #store: IndexStore | undefined;
   #lexical: LexicalIndex | undefined;
   #queryEmbedModel: Embedder | undefined;
   #saved: Promise<string | undefined> = Promise.resolve(undefined);
 
   private constructor(
     embedModel: Embedder,
-    entries: IndexEntry[],
-    sources: IndexSource[],
+    content: { entries: IndexEntry[]; sources: IndexSource[] } | { store: IndexStore },
     stats: IndexBuildStats,
-    lexical?: LexicalIndex,
   ) {
     this.embedModel = embedModel;
-    this.#entries = entries;
-    this.sources = sources;
+    if ("store" in content) this.#store = content.store;
+    else {
+      this.#entries = content.entries;
+      this.#sources = content.sources;
+    }
     this.buildStats = stats;
-    this.#lexical = lexical;
   }
 
   /**
    * The embedder queries are embedded with: `embedModel`, or for the offline `HashingEmbedder` with
    * `applyIdf: "query"` and no corpus, that embedder weighting query words by this index's documents (IDF).
+   * The documents are read only when a query is embedded that way.
    */
   get queryEmbedModel(): Embedder {
-    this.#queryEmbedModel ??= queryEmbedModel(this.embedModel, () => this.nodes, this.sources);
+    this.#queryEmbedModel ??= queryEmbedModel(
+      this.embedModel,
+      () => this.nodes,
+      () => this.sources,
+    );
     return this.#queryEmbedModel;
   }
 
-  /** The indexed nodes, in insertion order. */
+  /** The documents the nodes came from; empty for an index built from nodes. */
+  get sources(): readonly IndexSource[] {
+    const sources = this.#sources ?? (this.#store ? readSources(this.#store) : []);
+    this.#sources = sources;
+    return sources;
+  }
+
+  /** The indexed nodes, in insertion order. For an index in a store this reads every chunk. */
   get nodes(): TextNode[] {
-    return this.#entries.map((entry) => entry.node);
+    return this.#allEntries().map((entry) => entry.node);
+  }
+
+  /** Whether some node is an image or references one; a stored index answers from one row. */
+  hasImages(): boolean {
+    return this.#store ? this.#store.hasImages() : this.nodes.some(holdsImage);
+  }
+
+  #allEntries(): readonly IndexEntry[] {
+    const entries = this.#entries ?? (this.#store ? readEntries(this.#store) : []);
+    this.#entries = entries;
+    return entries;
   }
 
   /** Splits documents into nodes (SentenceSplitter by default) and embeds them. */
@@ -94,16 +133,19 @@ export class VectorStoreIndex {
       reused: embedded.reused,
       sources: diffSources([], []),
     };
-    return new VectorStoreIndex(options.embedModel, embedded.entries, [], stats);
+    return new VectorStoreIndex(options.embedModel, { entries: embedded.entries, sources: [] }, stats);
   }
 
   /**
-   * Builds from documents, reusing the index persisted in `cacheDir`: nodes whose embed content is
-   * unchanged keep their stored embedding, so unchanged files cost no embedding calls and a changed
-   * file costs only its changed chunks. The result is persisted back (atomically). A stored index
-   * from a different embedding model is ignored and replaced.
-   * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version;
-   *   IndexSaveError `index_save` when the result cannot be written back.
+   * Builds from documents into the SQLite index in `cacheDir` (`ragsynth-index.sqlite`), in place: an unchanged
+   * file (same size, modification time and reader) is not touched, a changed, added or removed file's rows are
+   * rewritten in one transaction, and a chunk whose embed content the index already has a vector for is not
+   * embedded again. A stored index from a different embedding model (or analyzer) is emptied and rebuilt; one of
+   * the former format (`ragsynth-index.json.gz`) is an `index_load` error that `isOtherIndexVersion` recognizes
+   * (rebuild with `rebuild: true`, which also removes the old files). The returned index reads only the rows a query
+   * needs. `persist` is accepted for compatibility: the rows are written before this returns either way.
+   * @throws RagsynthError `index_load` when the stored file is not a readable index;
+   *   IndexSaveError `index_save` when the folder or file cannot be written.
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
@@ -117,45 +159,25 @@ export class VectorStoreIndex {
       });
     }
     const options = withDefaultEmbedModel("documents", documents, given);
-    const stored = rebuild ? undefined : await readIndexFile(cacheDir, options.signal);
-    const cache = new EmbeddingCache();
-    const sameEmbedder = stored?.embedderId === options.embedModel.id;
-    if (stored && sameEmbedder) {
-      for (const entry of stored.entries) {
-        if (entry.embedding) cache.set(stored.embedderId, entry.contentHash, entry.embedding);
-      }
+    if (!rebuild) {
+      const old = oldFormatError(cacheDir);
+      if (old) throw old;
     }
-    const index = await VectorStoreIndex.#build(documents, options, {
-      cache,
-      ...(stored ? { previous: stored.sources } : {}),
-      ...(stored && sameEmbedder ? { previousEntries: stored.entries } : {}),
-      ...(stored && !sameEmbedder ? { previousEmbedModelId: stored.embedderId } : {}),
-    });
-    // BM25 statistics are kept with the index and brought up to date, never recomputed on a query.
-    const previousLexical = sameEmbedder ? storedLexical(stored) : undefined;
-    index.#lexical = await updateLexical(
-      previousLexical && stored ? { index: previousLexical, entries: stored.entries } : undefined,
-      index.#entries,
-      { signal: options.signal, onProgress: options.onLexicalProgress },
-    );
-    // Nothing is written when nothing changed: same embedModel, same files (size, time and content).
-    const unchanged =
-      previousLexical !== undefined &&
-      stored !== undefined &&
-      sameEmbedder &&
-      stored.storeVectors === storesVectors(options.embedModel) &&
-      sameSources(stored.sources, index.sources);
-    if (!unchanged) {
-      const writing = index.persist(cacheDir, options.signal ? { signal: options.signal } : {});
-      if (persist === "background") {
-        // Handled here, so a failure before anyone awaits `saved` is not an unhandled rejection; `saved` still
-        // rejects with it.
-        writing.catch(() => {});
-        index.#saved = writing;
-      } else {
-        index.#saved = Promise.resolve(await writing);
-      }
+    let store: IndexStore | undefined;
+    let updated: Awaited<ReturnType<typeof updateStore>>;
+    try {
+      store = rebuild ? openFreshStore(cacheDir) : openStore(cacheDir);
+      updated = await updateStore(store, documents, { ...options, rebuild });
+      if (updated.wrote) await removeOldFormat(cacheDir);
+    } catch (error) {
+      if (options.signal?.aborted || RagsynthError.isInstance(error)) throw error;
+      const file = path.join(cacheDir, SQLITE_INDEX_FILE);
+      throw new IndexSaveError({ path: file, dir: cacheDir, cause: error });
     }
+    const { stats, wrote } = updated;
+    const index = new VectorStoreIndex(options.embedModel, { store }, stats);
+    // Written in place before returning (each document's rows in their own transaction); `saved` names the file.
+    index.#saved = Promise.resolve(wrote ? store.location : undefined);
     return index;
   }
 
@@ -198,26 +220,37 @@ export class VectorStoreIndex {
   ): Promise<VectorStoreIndex> {
     const { embedModel, signal } = options ?? {};
     checkEmbedModel(embedModel, embedModel === undefined && "embedder" in (options ?? {}));
-    const stored = await readIndexFile(dir, signal);
-    if (!stored) {
+    signal?.throwIfAborted();
+    const old = oldFormatError(dir);
+    if (old) throw old;
+    if (!hasStore(dir)) {
       throw new RagsynthError({
         code: "index_load",
         message: `No index in ${dir}. Build one with VectorStoreIndex.fromDocuments(...) and index.persist("${dir}"), or use fromDocumentsCached.`,
       });
     }
-    if (stored.embedderId !== embedModel.id) {
+    let store: IndexStore;
+    try {
+      store = openStore(dir);
+    } catch (error) {
+      if (RagsynthError.isInstance(error)) throw error;
       throw new RagsynthError({
         code: "index_load",
-        message: `The index in ${dir} was built with the embedding model "${stored.embedderId}", but got "${embedModel.id}"; their vectors do not compare. Pass the same embedModel, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
+        message: `Could not open the index in ${dir}: ${(error as Error).message}. Check the folder's permissions.`,
+        cause: error,
       });
     }
-    const stats = {
-      chunks: stored.entries.length,
-      embedded: 0,
-      reused: stored.entries.length,
-      sources: diffSources([], []),
-    };
-    return new VectorStoreIndex(embedModel, stored.entries, stored.sources, stats, storedLexical(stored));
+    const meta = store.meta();
+    if (meta && meta.embedderId !== embedModel.id) {
+      store.close();
+      throw new RagsynthError({
+        code: "index_load",
+        message: `The index in ${dir} was built with the embedding model "${meta.embedderId}", but got "${embedModel.id}"; their vectors do not compare. Pass the same embedModel, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
+      });
+    }
+    const chunks = store.statistics().documents;
+    const stats = { chunks, embedded: 0, reused: chunks, sources: diffSources([], []) };
+    return new VectorStoreIndex(embedModel, { store }, stats);
   }
 
   /**
@@ -236,17 +269,26 @@ export class VectorStoreIndex {
    * @throws IndexSaveError (`index_save`, with the file's `path`) when the folder or file cannot be written
    */
   async persist(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<string> {
-    return writeIndexFile(
-      dir,
-      {
-        embedderId: this.embedModel.id,
-        sources: [...this.sources],
-        entries: [...this.#entries],
-        storeVectors: storesVectors(this.embedModel),
-        lexical: this.lexicalIndex,
-      },
-      signal,
-    );
+    signal?.throwIfAborted();
+    const target = path.join(path.resolve(dir), SQLITE_INDEX_FILE);
+    if (this.#store?.location === target) return target;
+    const entries = this.#allEntries();
+    const sources = this.sources;
+    let store: IndexStore;
+    try {
+      store = openStore(dir);
+    } catch (error) {
+      throw new IndexSaveError({ path: target, dir, cause: error });
+    }
+    try {
+      writeEntries(store, this.embedModel, entries, sources);
+    } catch (error) {
+      throw new IndexSaveError({ path: target, dir, cause: error });
+    } finally {
+      store.close();
+    }
+    await removeOldFormat(dir);
+    return store.location;
   }
 
   /**
@@ -264,8 +306,10 @@ export class VectorStoreIndex {
    * (`"hybrid"`, the default with any other embedModel). See {@link AsRetrieverOptions}.
    */
   asRetriever(options: AsRetrieverOptions = {}): Retriever {
+    if (this.#store && this.#entries === undefined)
+      return createStoreRetriever(this.#store, this.queryEmbedModel, options);
     return createIndexRetriever({
-      entries: this.#entries,
+      entries: this.#allEntries(),
       embedModel: this.queryEmbedModel,
       lexical: () => this.lexicalIndex,
       options,
@@ -295,6 +339,6 @@ export class VectorStoreIndex {
     stored: StoredBuildInput,
   ): Promise<VectorStoreIndex> {
     const { entries, sources, stats } = await buildFromDocuments(documents, options, stored);
-    return new VectorStoreIndex(options.embedModel, entries, sources, stats);
+    return new VectorStoreIndex(options.embedModel, { entries, sources }, stats);
   }
 }

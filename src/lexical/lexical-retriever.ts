@@ -7,8 +7,8 @@ import { lexicalTokens } from "./lexical-tokens.js";
 
 /** Options of {@link createLexicalRetriever}. */
 export interface LexicalRetrieverOptions {
-  /** The BM25 index to search. */
-  index: LexicalIndex;
+  /** The BM25 index to search: a {@link LexicalIndex}, or anything that searches and weighs terms as it does (a store). */
+  index: Pick<LexicalIndex, "search" | "idf">;
   /** The node an indexed id stands for; ids it does not know are skipped. */
   getNode: (id: string) => TextNode | undefined;
   /** How many nodes to return at most. @default 2 (LlamaIndex's default) */
@@ -90,7 +90,7 @@ export function createLexicalRetriever({
 /** Adds to each match `weight × Σ idf` of the query terms its `file_path` holds. */
 function withPathEvidence(
   results: readonly { node: TextNode; score: number }[],
-  index: LexicalIndex,
+  index: Pick<LexicalIndex, "idf">,
   query: string,
   weight: number,
 ): { node: TextNode; score: number }[] {

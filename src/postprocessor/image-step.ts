@@ -1,12 +1,11 @@
 import path from "node:path";
 import type { SkippedImage } from "../reader/image-guard.js";
-import { findImageReferences, loadReferencedImages } from "../reader/image-references.js";
+import { findImageReferences, holdsImage, loadReferencedImages } from "../reader/image-references.js";
 import { ImageNode } from "../schema/image-node.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { NodePostprocessor } from "./types.js";
 
 /** A cheap test for a Markdown or HTML image reference; the postprocessor parses them properly. */
-const IMAGE_REFERENCE = /!\[[^\]]*\]\(|<img\b/i;
 
 /** What became of a query's images, filled in while it runs. */
 export interface ImageReport {
@@ -22,7 +21,7 @@ export interface ImageReport {
 
 /** True when any indexed node is an image or references one. */
 export function indexHasImages(nodes: readonly TextNode[]): boolean {
-  return nodes.some((node) => ImageNode.isInstance(node) || IMAGE_REFERENCE.test(node.text));
+  return nodes.some(holdsImage);
 }
 
 /**

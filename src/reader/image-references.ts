@@ -2,11 +2,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ImageLimits } from "../schema/image-bytes.js";
 import { ImageNode } from "../schema/image-node.js";
-import type { NodeWithScore } from "../schema/text-node.js";
+import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import { type GuardImagesResult, guardImages, type SkippedImage } from "./image-guard.js";
 import { realRoots } from "./inside-roots.js";
 
 /** An image a Markdown or HTML text references. */
+const IMAGE_REFERENCE = /!\[[^\]]*\]\(|<img\b/i;
+
+/** Whether a node is an image or its text references one (a Markdown image or an `<img>` tag). */
+export function holdsImage(node: TextNode): boolean {
+  return ImageNode.isInstance(node) || IMAGE_REFERENCE.test(node.text);
+}
+
 export interface ImageReference {
   /** The `src` as written (`img/chart.png`, `https://…`). */
   src: string;

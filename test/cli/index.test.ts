@@ -1,9 +1,20 @@
-import { appendFile, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
+import Database from "better-sqlite3";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyExampleDocs, runCli } from "./run-cli.js";
+
+/** Runs SQL on an index file with the engine's own driver, as a user with `sqlite3` would. */
+function sql<T>(file: string, run: (db: Database.Database) => T): T {
+  const db = new Database(file);
+  try {
+    return run(db);
+  } finally {
+    db.close();
+  }
+}
 
 let dir: string;
 let docs: string;
@@ -31,7 +42,7 @@ describe("ragsynth index", () => {
       reused: 0,
       cacheDir: join(docs, ".ragsynth"),
     });
-    expect(await readdir(join(docs, ".ragsynth"))).toEqual(["ragsynth-index.json.gz"]);
+    expect(await readdir(join(docs, ".ragsynth"))).toEqual(["ragsynth-index.sqlite"]);
 
     const second = await indexJSON([docs]);
     expect(second.sources.unchanged).toHaveLength(6);
@@ -45,42 +56,45 @@ describe("ragsynth index", () => {
     expect(JSON.parse(asked.stdout).index.sources.unchanged).toHaveLength(6);
   }, 90_000); // five CLI runs
 
-  it("re-indexes unchanged files from the index file's first line, reading no node and no BM25 posting", async () => {
+  it("re-indexes unchanged files from the sources table, reading no chunk and no BM25 posting", async () => {
     await indexJSON([docs]);
-    const file = join(docs, ".ragsynth", "ragsynth-index.json.gz");
-    const [header] = gunzipSync(await readFile(file))
-      .toString("utf8")
-      .split("\n");
-    // Damage everything after the header: an unchanged re-index that read a node or a posting would fail.
-    await writeFile(file, gzipSync(`${header}\n{"damaged`));
+    const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");
+    // Damage every chunk and posting: an unchanged re-index that read a chunk or a posting would fail.
+    const damaged = sql(file, (db) => {
+      db.prepare("DELETE FROM postings").run();
+      return db.prepare(`UPDATE chunks SET node = '{"damaged'`).run().changes;
+    });
+    expect(damaged).toBe(6);
     const again = await indexJSON([docs]);
     expect(again).toMatchObject({ files: 6, chunks: 6, sources: { unchanged: expect.any(Array) } });
     expect(again.sources.unchanged).toHaveLength(6);
+    sql(file, (db) => db.prepare("INSERT INTO postings SELECT id, 1, 1, 1 FROM terms").run());
     const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
     expect(asked.code).toBe(1);
-    expect(asked.stderr).toMatch(/is not valid JSON at line 2/);
+    expect(asked.stderr).toMatch(/holds a chunk that is not valid \(deflated\) JSON/);
   });
 
-  it("rebuilds a cached index of another format version with a notice instead of refusing it", async () => {
-    await indexJSON([docs]);
-    const file = join(docs, ".ragsynth", "ragsynth-index.json.gz");
-    const [header, ...rest] = gunzipSync(await readFile(file))
-      .toString("utf8")
-      .split("\n");
-    // What an older ragsynth left behind: the same file, another format version in its header.
-    const old = { ...JSON.parse(header ?? "{}"), version: 2 };
-    await writeFile(file, gzipSync([JSON.stringify(old), ...rest].join("\n")));
+  it("rebuilds a cached index of the former format (gzip JSON Lines) with a notice instead of refusing it", async () => {
+    const cache = join(docs, ".ragsynth");
+    await mkdir(cache, { recursive: true });
+    // What ragsynth 0.2 left behind: its index file and a vectors file.
+    await writeFile(
+      join(cache, "ragsynth-index.json.gz"),
+      gzipSync('{"format":"ragsynth-vector-index","version":4}\n'),
+    );
+    await writeFile(join(cache, "ragsynth-vectors-0123456789abcdef.bin"), "old vectors");
     const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stderr).toMatch(
       /cached index in .* was written by another ragsynth version .*; rebuilding it/,
     );
     expect(asked.stdout).toContain("The default response mode is `compact`.");
-    const [rebuilt] = gunzipSync(await readFile(file))
-      .toString("utf8")
-      .split("\n");
-    expect(JSON.parse(rebuilt ?? "{}").version).not.toBe(2);
-    // A damaged file of this version still stops the run (the test above): only another version is rebuilt.
+    // The old files are gone, the SQLite index is there (with its WAL files while a connection may be open).
+    expect((await readdir(cache)).filter((name) => !name.endsWith("-wal") && !name.endsWith("-shm"))).toEqual(
+      ["ragsynth-index.sqlite"],
+    );
+    const again = await indexJSON([docs]);
+    expect(again.sources.unchanged).toHaveLength(6);
   });
 
   it("finds the stored files whichever way the folder is spelled (absolute, relative, ./)", async () => {
@@ -139,7 +153,7 @@ describe("ragsynth index", () => {
     expect(stdout).toMatch(
       /^Indexed 6 files: 6 chunks, in [\d.]+ m?s · cache .*cache · hashing-tfidf-v1:1024\n$/,
     );
-    expect(await readdir(cacheDir)).toEqual(["ragsynth-index.json.gz"]);
+    expect(await readdir(cacheDir)).toEqual(["ragsynth-index.sqlite"]);
     const rebuilt = await indexJSON([docs, "--cache-dir", cacheDir, "--rebuild"]);
     expect(rebuilt.sources.added).toHaveLength(6);
   });
@@ -152,7 +166,7 @@ describe("ragsynth index", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain(
-      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.json.gz")}`,
+      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.sqlite")}`,
     );
     expect(stderr).toMatch(/Pass --cache-dir with a folder you can write to\.\n$/);
     const json = await runCli(["index", docs, "--cache-dir", cacheDir, "--json"]);
@@ -168,7 +182,7 @@ describe("ragsynth index", () => {
     expect(code).toBe(1);
     expect(stdout).toContain("The default response mode is `compact`.");
     expect(stderr).toContain(
-      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.json.gz")}`,
+      `ragsynth: Could not save the index to ${join(cacheDir, "ragsynth-index.sqlite")}`,
     );
     const json = await runCli([...ask, "--json"]);
     expect(json.code).toBe(1);

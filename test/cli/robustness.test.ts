@@ -118,9 +118,7 @@ describe("a read-only documents folder", () => {
       const hashed = (await readdir(join(cacheHome, "ragsynth"))).find((entry) =>
         /^[0-9a-f]{16}$/.test(entry),
       );
-      expect(await readdir(join(cacheHome, "ragsynth", hashed as string))).toContain(
-        "ragsynth-index.json.gz",
-      );
+      expect(await readdir(join(cacheHome, "ragsynth", hashed as string))).toContain("ragsynth-index.sqlite");
       expect(await readdir(docs)).not.toContain(".ragsynth");
     } finally {
       await chmod(docs, 0o755);

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, readFile, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyExampleDocs, runCli } from "./run-cli.js";
 
@@ -97,14 +97,13 @@ describe("ragsynth index: the walk", () => {
     expect(unchanged.sources.unchanged).toHaveLength(6);
 
     // As if an older ragsynth (another reader version) had indexed cli.md.
-    const indexFile = join(docs, ".ragsynth", "ragsynth-index.json.gz");
-    const lines = gunzipSync(await readFile(indexFile))
-      .toString("utf8")
-      .split("\n");
-    const header = JSON.parse(lines[0] as string);
-    for (const source of header.sources) if (source.id.endsWith("cli.md")) source.reader = "markdown@0";
-    lines[0] = JSON.stringify(header);
-    await writeFile(indexFile, gzipSync(lines.join("\n")));
+    const indexFile = join(docs, ".ragsynth", "ragsynth-index.sqlite");
+    const db = new Database(indexFile);
+    const changed = db
+      .prepare("UPDATE sources SET reader = 'markdown@0' WHERE id LIKE '%cli.md'")
+      .run().changes;
+    db.close();
+    expect(changed).toBe(1);
 
     const again = JSON.parse((await runCli(["index", docs, "--json"])).stdout);
     expect(again.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);

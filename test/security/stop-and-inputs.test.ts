@@ -76,7 +76,7 @@ describe("an output never lands on an input (exit 2, input untouched)", () => {
     ],
     ["--out is a symlink to the questions file", (q: string) => ["--out", `${q}.link`]],
     ["--out is a hard link to the questions file", (q: string) => ["--out", `${q}.hard`]],
-    ["--out is a file of the index", () => ["--out", join(index, "ragsynth-index.json.gz")]],
+    ["--out is a file of the index", () => ["--out", join(index, "ragsynth-index.sqlite")]],
   ])("%s", async (_, outputs) => {
     const questions = await writeQuestions(
       corpus.dir,
@@ -86,13 +86,13 @@ describe("an output never lands on an input (exit 2, input untouched)", () => {
     await symlink(questions, `${questions}.link`);
     await link(questions, `${questions}.hard`);
     const before = await readFile(questions, "utf8");
-    const indexBefore = await readFile(join(index, "ragsynth-index.json.gz"));
+    const indexBefore = await readFile(join(index, "ragsynth-index.sqlite"));
     const requests = server.requests.length;
     const result = await runCli(["batch", questions, "--index", index, ...outputs(questions)], { env });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/writing there would (destroy it|replace a document)/);
     expect(await readFile(questions, "utf8")).toBe(before);
-    expect((await readFile(join(index, "ragsynth-index.json.gz"))).equals(indexBefore)).toBe(true);
+    expect((await readFile(join(index, "ragsynth-index.sqlite"))).equals(indexBefore)).toBe(true);
     expect(server.requests.length).toBe(requests);
   });
 

@@ -1,0 +1,77 @@
+import { selectTopK } from "../embedding/get-top-k-embeddings.js";
+import type { Embedder } from "../embedding/types.js";
+import { checkInteger } from "../errors/check-integer.js";
+import type { Retriever } from "../query-engine/retriever.js";
+import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
+import type { IndexStore } from "../store/index-store.js";
+import { cosineScores } from "./vector-index-retriever.js";
+
+/** Rows embedded at a time when the store keeps no vectors (an embedder cheap to run again). */
+const EMBED_BATCH = 256;
+
+/**
+ * Dense search over a store: exact cosine of the query with every stored vector, read in batches (a scan of the
+ * vectors, not of the chunks' text), then the nodes of the `similarityTopK` best. A store without vectors (the
+ * offline HashingEmbedder) embeds every chunk's text on each search: dense search there reads the whole index.
+ */
+export function createStoreDenseRetriever(
+  store: IndexStore,
+  embedModel: Embedder,
+  { similarityTopK = 2 }: { similarityTopK?: number } = {},
+): Retriever {
+  checkInteger("similarityTopK", similarityTopK, 1);
+  return {
+    async retrieve({ query, signal, queryEmbeddings }): Promise<NodeWithScore[]> {
+      signal?.throwIfAborted();
+      const embedOptions = signal ? { signal } : {};
+      const queryEmbedding = await (queryEmbeddings
+        ? queryEmbeddings.get(embedModel, query, embedOptions)
+        : embedModel.getQueryEmbedding(query, embedOptions));
+      const keys: number[] = [];
+      const scores: number[] = [];
+      const score = (batchKeys: readonly number[], vectors: readonly Float32Array[]) => {
+        const dimensions = queryEmbedding.length;
+        const data = new Float32Array(vectors.length * dimensions);
+        const norms = new Float64Array(vectors.length);
+        vectors.forEach((vector, row) => {
+          data.set(vector.subarray(0, dimensions), row * dimensions);
+          let sum = 0;
+          for (const value of vector) sum += value * value;
+          norms[row] = Math.sqrt(sum);
+        });
+        const batchScores = cosineScores({ dimensions, data, norms }, queryEmbedding);
+        batchKeys.forEach((key, row) => {
+          if ((vectors[row] as Float32Array).length !== dimensions) return;
+          keys.push(key);
+          scores.push(batchScores[row] as number);
+        });
+      };
+      if (store.meta()?.storeVectors) {
+        // One snapshot for the scan and the chunks it picks, so a concurrent write cannot tear the result.
+        return store.read(() => {
+          for (const batch of store.allVectors()) score(batch.keys, batch.vectors);
+          return best();
+        });
+      }
+      for (const chunks of store.allChunks(EMBED_BATCH)) {
+        signal?.throwIfAborted();
+        const texts = chunks.map((chunk) => chunk.node.getContent(MetadataMode.EMBED));
+        const vectors = await embedModel.getTextEmbeddings(texts, embedOptions);
+        score(
+          chunks.map((chunk) => chunk.key),
+          vectors.map((vector) => Float32Array.from(vector)),
+        );
+      }
+      return best();
+      function best(): NodeWithScore[] {
+        if (keys.length === 0) return [];
+        const { similarities, ids } = selectTopK(scores, similarityTopK);
+        const chunks = new Map(store.chunks(ids.map((id) => keys[id] as number)).map((c) => [c.key, c]));
+        return ids.flatMap((id, rank) => {
+          const chunk = chunks.get(keys[id] as number);
+          return chunk ? [{ node: chunk.node, score: similarities[rank] as number }] : [];
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { TextNode } from "../schema/text-node.js";
+
+/** What a store was built with; a store whose meta differs from the current run's is rebuilt, not mixed. */
+export interface StoreMeta {
+  /** The embedding model id the vectors (and so the chunks) belong to. */
+  embedderId: string;
+  /** Whether vectors are stored (false for an embedder cheap to run again, such as HashingEmbedder). */
+  storeVectors: boolean;
+  /** The version of the analyzer that made the postings (`LEXICAL_ANALYZER`). */
+  analyzer: number;
+}
+
+/** One document as the store knows it: its fingerprint (to skip unchanged files) and its chunk count. */
+export interface StoredSource {
+  id: string;
+  /** SHA-256 of the document's text. */
+  contentHash: string;
+  size?: number;
+  lastModifiedAt?: string;
+  reader?: string;
+  chunkCount: number;
+}
+
+/** A chunk as written: its node (with its location in metadata), its content hash, its analyzed terms, its vector. */
+export interface ChunkInput {
+  node: TextNode;
+  contentHash: string;
+  /** The document terms ({@link lexicalDocumentTerms} of the node's embed content). */
+  terms: readonly string[];
+  /** Its embedding, when the store keeps vectors. */
+  embedding?: Float32Array | undefined;
+  /** Whether the chunk is or references an image (so a query knows whether images need checking, without a scan). */
+  holdsImage: boolean;
+}
+
+/** A document's rows: written in place of what the store held for `source.id`. */
+export interface SourceEdit {
+  /** The document; `null` for chunks that belong to none (an index built from nodes). */
+  source: Omit<StoredSource, "chunkCount"> | null;
+  chunks: readonly ChunkInput[];
+}
+
+/** A stored chunk: `key` orders chunks by insertion (ties rank by it) and is what postings point to. */
+export interface StoredChunk {
+  key: number;
+  node: TextNode;
+  contentHash: string;
+}
+
+/** The BM25 corpus statistics, exact after every committed edit. */
+export interface LexicalStatistics {
+  /** Chunks in the store. */
+  documents: number;
+  /** Sum of the chunks' term counts. */
+  totalLength: number;
+}
+
+/** A term's postings: chunk keys ascending, with the term's frequency and the chunk's length. */
+export interface TermPostings {
+  keys: Int32Array | number[];
+  frequencies: number[];
+  lengths: number[];
+}
+
+/**
+ * The storage an index lives in: documents with their fingerprints, chunks with their locations, BM25 postings
+ * with their statistics, and vectors keyed by content hash. Reads fetch only the rows asked for, and every write
+ * method is one transaction, so a reader (another process too) sees the state before it or after it.
+ */
+export interface IndexStore {
+  /** Where the store lives (a file path, or a redacted URL). */
+  readonly location: string;
+  meta(): StoreMeta | undefined;
+  /** Runs `read` on one snapshot: every read inside sees the same committed state, whatever writers do meanwhile. */
+  read<T>(read: () => T): T;
+  /** Empties the store (keeping the vectors when `keepVectors`) and records `meta`. */
+  reset(meta: StoreMeta, options?: { keepVectors?: boolean }): void;
+  /** The documents, in their recorded order. */
+  sources(): StoredSource[];
+  /** The node ids of one document's chunks, in order. */
+  sourceNodeIds(id: string): string[];
+  /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
+  write(edits: readonly SourceEdit[], removed?: readonly string[]): void;
+  /** Records the documents' order (ids not stored are ignored). */
+  setOrder(ids: readonly string[]): void;
+  statistics(): LexicalStatistics;
+  /** The document frequency of each term the store holds (terms it does not hold are absent). */
+  documentFrequencies(terms: readonly string[]): Map<string, number>;
+  postings(term: string): TermPostings | undefined;
+  /** The chunks with these keys (missing keys are skipped), in the order asked. */
+  chunks(keys: readonly number[]): StoredChunk[];
+  /** The chunk with this node id. */
+  chunkByNodeId(id: string): StoredChunk | undefined;
+  /** Every chunk in insertion order, in batches (a full read: for `nodes` and dense search without vectors). */
+  allChunks(batchSize?: number): Iterable<StoredChunk[]>;
+  /** Stored vectors of these content hashes. */
+  vectors(contentHashes: readonly string[]): Map<string, Float32Array>;
+  /** Every chunk key with its vector, in batches (exact dense search). */
+  allVectors(batchSize?: number): Iterable<{ keys: number[]; vectors: Float32Array[] }>;
+  /** Whether any chunk is or references an image. */
+  hasImages(): boolean;
+  close(): void;
+}

@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
+import { TextNode } from "../schema/text-node.js";
+import type { SourceEdit } from "./index-store.js";
+import { openSqliteStore, SQLITE_INDEX_FILE } from "./sqlite-index-store.js";
+
+const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER };
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ragsynth-store-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A document's edit: its chunks from its texts, each with a vector derived from the text. */
+function edit(id: string, texts: readonly string[]): SourceEdit {
+  return {
+    source: { id, contentHash: `hash-of-${texts.join("|")}` },
+    chunks: texts.map((text, index) => ({
+      node: new TextNode({ id: `${id}#${index}`, text }),
+      contentHash: `chunk-${text}`,
+      terms: lexicalDocumentTerms(text),
+      embedding: Float32Array.from([text.length, index + 1]),
+      holdsImage: false,
+    })),
+  };
+}
+
+/** Everything BM25 and dense search read, by node id and term (keys differ between stores, content must not). */
+function snapshot(dir: string) {
+  const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+  try {
+    return {
+      stats: db.prepare("SELECT documents, total_length FROM stats").get(),
+      terms: db.prepare("SELECT term, df FROM terms ORDER BY term").all(),
+      postings: db
+        .prepare(
+          `SELECT t.term, c.node_id, p.tf, p.length FROM postings p JOIN terms t ON t.id = p.term_id
+           JOIN chunks c ON c.key = p.chunk ORDER BY t.term, c.node_id`,
+        )
+        .all(),
+      // df is the number of postings of the term, and the stats are the sums over the chunks, after any edits.
+      dfMismatches: db
+        .prepare(
+          "SELECT count(*) FROM terms t WHERE df != (SELECT count(*) FROM postings p WHERE p.term_id = t.id)",
+        )
+        .pluck()
+        .get(),
+      sums: db
+        .prepare("SELECT count(*) AS documents, coalesce(sum(length), 0) AS total_length FROM chunks")
+        .get(),
+      vectors: db.prepare("SELECT content_hash FROM vectors ORDER BY content_hash").pluck().all(),
+      sources: db.prepare("SELECT id, chunk_count FROM sources ORDER BY id").all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+const WORDS = [
+  "zebra",
+  "stripe",
+  "retry",
+  "timeout",
+  "queue",
+  "the",
+  "index",
+  "v2.9.1",
+  "keepAlive",
+  "# Title",
+];
+const chunkText = fc
+  .array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 6 })
+  .map((words) => words.join(" "));
+const operation = fc.oneof(
+  fc.record({
+    kind: fc.constant("put" as const),
+    id: fc.constantFrom("a.md", "b.md", "c.md", "d.md"),
+    texts: fc.array(chunkText, { minLength: 0, maxLength: 3 }),
+  }),
+  fc.record({ kind: fc.constant("remove" as const), id: fc.constantFrom("a.md", "b.md", "c.md", "d.md") }),
+);
+
+describe("SqliteIndexStore", () => {
+  it("keeps the statistics, document frequencies, postings and vectors exact after any sequence of edits (against a rebuild)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(operation, { minLength: 1, maxLength: 3 }), { maxLength: 8 }),
+        (batches) => {
+          const dir = tempDir();
+          const store = openSqliteStore(dir);
+          store.reset(META);
+          const state = new Map<string, readonly string[]>();
+          for (const batch of batches) {
+            // One write: its removals first, then its edits in order (each in place of the document's rows).
+            const edits = batch.flatMap((op) => (op.kind === "put" ? [edit(op.id, op.texts)] : []));
+            const removed = batch.flatMap((op) => (op.kind === "remove" ? [op.id] : []));
+            store.write(edits, removed);
+            for (const id of removed) state.delete(id);
+            for (const op of batch) if (op.kind === "put") state.set(op.id, op.texts);
+          }
+          store.close();
+
+          const fresh = tempDir();
+          const rebuilt = openSqliteStore(fresh);
+          rebuilt.reset(META);
+          rebuilt.write([...state].map(([id, texts]) => edit(id, texts)));
+          rebuilt.close();
+
+          const edited = snapshot(dir);
+          const expected = snapshot(fresh);
+          expect(edited.dfMismatches).toBe(0);
+          expect(edited.stats).toEqual(edited.sums);
+          expect(edited).toEqual(expected);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 120_000); // 80 SQLite files written and compared
+
+  it("reads back what it wrote: sources in order, chunks by key and node id, vectors, postings", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write([edit("b.md", ["zebra stripe", "retry timeout"]), edit("a.md", ["zebra queue"])]);
+    expect(store.sources().map((source) => [source.id, source.chunkCount])).toEqual([
+      ["b.md", 2],
+      ["a.md", 1],
+    ]);
+    store.setOrder(["a.md", "b.md"]);
+    expect(store.sources().map((source) => source.id)).toEqual(["a.md", "b.md"]);
+    expect(store.sourceNodeIds("b.md")).toEqual(["b.md#0", "b.md#1"]);
+    const zebra = store.postings("zebra");
+    expect(zebra && [...zebra.keys].length).toBe(2);
+    const chunks = store.chunks([...(zebra?.keys ?? [])]);
+    expect(chunks.map((chunk) => chunk.node.id)).toEqual(["b.md#0", "a.md#0"]);
+    expect(store.chunkByNodeId("a.md#0")?.node.text).toBe("zebra queue");
+    expect([...(store.vectors(["chunk-zebra queue"]).get("chunk-zebra queue") ?? [])]).toEqual([11, 1]);
+    expect(store.statistics()).toEqual({ documents: 3, totalLength: 6 });
+    expect(store.documentFrequencies(["zebra", "unknown"])).toEqual(new Map([["zebra", 2]]));
+    expect(store.meta()).toEqual(META);
+    store.close();
+  });
+});

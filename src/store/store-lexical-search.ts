@@ -1,0 +1,93 @@
+import { checkInteger } from "../errors/check-integer.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import type { LexicalHit } from "../lexical/lexical-index.js";
+import { lexicalTokens } from "../lexical/lexical-tokens.js";
+import type { TextNode } from "../schema/text-node.js";
+import type { IndexStore } from "./index-store.js";
+
+/** BM25 over a store, as `LexicalIndex` scores it; hits carry node ids, whose nodes `getNode` then gives. */
+export interface StoreLexicalSearch {
+  search(query: string, options?: { topK?: number }): LexicalHit[];
+  idf(term: string): number;
+  /** A node a search returned (or any stored node, read by its id). */
+  getNode(id: string): TextNode | undefined;
+}
+
+/**
+ * Okapi BM25 computed from the store's rows: the query terms' postings, the corpus statistics, then the nodes of
+ * the `topK` best chunks, nothing else. The same formula, parameters (k1 1.2, b 0.75), IDF and tie order (insertion
+ * order) as `LexicalIndex.search`, so both rank the same chunks the same way.
+ */
+export function createStoreLexicalSearch(
+  store: IndexStore,
+  { k1 = 1.2, b = 0.75 }: { k1?: number; b?: number } = {},
+): StoreLexicalSearch {
+  const found = new Map<string, TextNode>();
+  const idfOf = (frequency: number, documents: number) =>
+    Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+  return {
+    search(query, options = {}) {
+      return store.read(() => searchSnapshot(query, options));
+    },
+    idf(term) {
+      return store.read(() => {
+        const frequency = store.documentFrequencies([term]).get(term);
+        return frequency === undefined ? 0 : idfOf(frequency, store.statistics().documents);
+      });
+    },
+    getNode(id) {
+      const node = found.get(id) ?? store.chunkByNodeId(id)?.node;
+      if (node) found.set(id, node);
+      return node;
+    },
+  };
+
+  function searchSnapshot(query: string, { topK = 10 }: { topK?: number }): LexicalHit[] {
+    if (typeof query !== "string") {
+      throw new InvalidArgumentError({ parameter: "query", value: query, expected: "be a string" });
+    }
+    checkInteger("topK", topK, 1);
+    const { documents, totalLength } = store.statistics();
+    if (documents === 0) return [];
+    const averageLength = totalLength / documents || 1;
+    const scores = new Map<number, number>();
+    for (const term of new Set(lexicalTokens(query))) {
+      const postings = store.postings(term);
+      if (!postings) continue;
+      const { keys, frequencies, lengths } = postings;
+      const idf = idfOf(keys.length, documents);
+      for (let index = 0; index < keys.length; index++) {
+        const key = keys[index] as number;
+        const tf = frequencies[index] as number;
+        const norm = k1 * (1 - b + (b * (lengths[index] as number)) / averageLength);
+        scores.set(key, (scores.get(key) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
+      }
+    }
+    const best = topKeys(scores, topK);
+    const hits: LexicalHit[] = [];
+    for (const chunk of store.chunks(best)) {
+      found.set(chunk.node.id, chunk.node);
+      hits.push({ id: chunk.node.id, score: scores.get(chunk.key) as number });
+    }
+    return hits;
+  }
+}
+
+/** The `k` keys with the highest positive score, best first, ties by key (insertion order). */
+function topKeys(scores: ReadonlyMap<number, number>, k: number): number[] {
+  const better = (left: number, right: number) => {
+    const a = scores.get(left) as number;
+    const b = scores.get(right) as number;
+    return a > b || (a === b && left < right);
+  };
+  const best: number[] = [];
+  for (const [key, score] of scores) {
+    if (!(score > 0)) continue;
+    if (best.length === k && !better(key, best[k - 1] as number)) continue;
+    let index = best.length;
+    while (index > 0 && better(key, best[index - 1] as number)) index--;
+    best.splice(index, 0, key);
+    if (best.length > k) best.pop();
+  }
+  return best;
+}

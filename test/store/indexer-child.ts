@@ -1,0 +1,89 @@
+// A child process for the crash and concurrency tests: indexes documents into the SQLite index in argv[2].
+//   index <dir> <documents> <lines>: indexes once (slowly: each embedding call waits), prints a line per committed
+//     group and, at the end, the build's stats as JSON.
+//   churn <dir>: rewrites documents with new words until killed, printing a line per committed write.
+//   ask <dir>: asks (BM25 over the store, one snapshot each) until it has seen 3 committed states of the documents,
+//     then prints {asks, torn, states} as JSON; `torn` counts asks whose statistics disagreed with their rows.
+import { setTimeout as sleep } from "node:timers/promises";
+import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
+import { TextNode } from "../../src/schema/text-node.js";
+import { openSqliteStore } from "../../src/store/sqlite-index-store.js";
+import { createStoreLexicalSearch } from "../../src/store/store-lexical-search.js";
+
+const [mode, dir, documentCount = "6", lineCount = "260"] = process.argv.slice(2);
+if (!dir) throw new Error("usage: indexer-child.ts index|churn <dir> [documents] [lines]");
+
+// One chunk per line: a document of 260 lines is one group (256 chunks or more) and so one transaction.
+const splitter = {
+  getNodesFromDocuments: (documents: readonly TextNode[]) =>
+    documents.flatMap((document) =>
+      document.text
+        .split("\n")
+        .map((line, index) => new TextNode({ id: `${document.id}#${index}`, text: line, metadata: {} })),
+    ),
+};
+const embedModel = {
+  id: "slow-test-embedder",
+  async getTextEmbeddings(texts: string[]) {
+    await sleep(20);
+    return texts.map((text) => [text.length, 1, 2, 3]);
+  },
+  async getQueryEmbedding(query: string) {
+    return [query.length, 1, 2, 3];
+  },
+};
+
+function documents(round: number): TextNode[] {
+  return Array.from({ length: Number(documentCount) }, (_, index) => {
+    const lines = Array.from(
+      { length: Number(lineCount) },
+      (_, line) => `document ${index} line ${line} round${round} zebra${(line + round) % 7}`,
+    );
+    return new TextNode({
+      id: `doc-${index}.md`,
+      text: lines.join("\n"),
+      metadata: {
+        file_size: 1000 + round,
+        last_modified_at: `2026-12-02T00:00:${String(round % 60).padStart(2, "0")}Z`,
+      },
+    });
+  });
+}
+
+if (mode === "index") {
+  const index = await VectorStoreIndex.fromDocumentsCached(documents(0), {
+    cacheDir: dir,
+    embedModel,
+    splitter,
+    onLexicalProgress: ({ added }) => process.stdout.write(`committed ${added}\n`),
+  });
+  process.stdout.write(`${JSON.stringify(index.buildStats)}\n`);
+} else if (mode === "ask") {
+  const store = openSqliteStore(dir);
+  const search = createStoreLexicalSearch(store);
+  const states = new Set<string>();
+  let asks = 0;
+  let torn = 0;
+  while (states.size < 3 && asks < 1_000_000) {
+    const seen = store.read(() => {
+      const sources = store.sources();
+      return {
+        hits: search.search("zebra3 document line", { topK: 4 }).length,
+        documents: store.statistics().documents,
+        sourceChunks: sources.reduce((sum, source) => sum + source.chunkCount, 0),
+        state: sources.map((source) => source.contentHash).join(),
+      };
+    });
+    if (seen.documents !== seen.sourceChunks || seen.hits !== 4) torn++;
+    states.add(seen.state);
+    asks++;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  store.close();
+  process.stdout.write(`${JSON.stringify({ asks, torn, states: states.size })}\n`);
+} else {
+  for (let round = 1; ; round++) {
+    await VectorStoreIndex.fromDocumentsCached(documents(round), { cacheDir: dir, embedModel, splitter });
+    process.stdout.write(`round ${round}\n`);
+  }
+}
