@@ -2,7 +2,7 @@ import { PromptHelper } from "../budget/index.js";
 import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { buildPostprocessors } from "../postprocessor/cutoff-postprocessors.js";
-import { type ImageReport, imageStep, indexHasImages } from "../postprocessor/image-step.js";
+import { type ImageReport, imageStep } from "../postprocessor/image-step.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { RetryEvent } from "../util/retry.js";
 import { attachesImages } from "./image-notes.js";

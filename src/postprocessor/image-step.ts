@@ -1,8 +1,7 @@
 import path from "node:path";
 import type { SkippedImage } from "../reader/image-guard.js";
-import { findImageReferences, holdsImage, loadReferencedImages } from "../reader/image-references.js";
+import { findImageReferences, loadReferencedImages } from "../reader/image-references.js";
 import { ImageNode } from "../schema/image-node.js";
-import type { TextNode } from "../schema/text-node.js";
 import type { NodePostprocessor } from "./types.js";
 
 /** A cheap test for a Markdown or HTML image reference; the postprocessor parses them properly. */
@@ -17,11 +16,6 @@ export interface ImageReport {
   skipped: SkippedImage[];
   /** Images not attached because `--vision` was not given. */
   withheld: number;
-}
-
-/** True when any indexed node is an image or references one. */
-export function indexHasImages(nodes: readonly TextNode[]): boolean {
-  return nodes.some(holdsImage);
 }
 
 /**
