@@ -15,6 +15,8 @@ for major in ${NODE_MAJORS:-22 24}; do
   npm install --silent --no-save --ignore-scripts --no-audit --no-fund --prefix "$dir" "node-linux-$arch@$major" >/dev/null
   bin="$dir/node_modules/node-linux-$arch/bin"
   echo "smoke-node-versions: Node $("$bin/node" --version)"
-  PATH="$bin:$PATH" bash "$root/scripts/smoke-pack.sh"
+  # better-sqlite3 compiles its addon where no prebuilt binary can be fetched: against this Node's own headers
+  # (the package ships include/node), not the machine's (npm's nodedir), or the addon would not load here.
+  PATH="$bin:$PATH" npm_config_nodedir="$dir/node_modules/node-linux-$arch" bash "$root/scripts/smoke-pack.sh"
   rm -rf "$dir"
 done

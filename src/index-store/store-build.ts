@@ -43,6 +43,22 @@ export async function updateStore(
   documents: readonly TextNode[],
   options: FromDocumentsOptions & { embedModel: Embedder; rebuild?: boolean },
 ): Promise<{ stats: IndexBuildStats; wrote: boolean }> {
+  // Replacing a stored index (another embedding model, a rebuild) is one transaction: an ask running meanwhile in
+  // another process reads the old index whole, never an emptied or half-written one. A first build commits each
+  // group of documents, so a killed run keeps them and the next one goes on.
+  const stored = store.meta();
+  const replacing =
+    stored !== undefined && (options.rebuild === true || !sameMeta(stored, storeMetaFor(options.embedModel)));
+  return replacing
+    ? store.replacing(() => updateInPlace(store, documents, options))
+    : updateInPlace(store, documents, options);
+}
+
+async function updateInPlace(
+  store: IndexStore,
+  documents: readonly TextNode[],
+  options: FromDocumentsOptions & { embedModel: Embedder; rebuild?: boolean },
+): Promise<{ stats: IndexBuildStats; wrote: boolean }> {
   const { embedModel } = options;
   const meta = storeMetaFor(embedModel);
   const stored = store.meta();

@@ -73,6 +73,11 @@ export interface IndexStore {
   meta(): StoreMeta | undefined;
   /** Runs `read` on one snapshot: every read inside sees the same committed state, whatever writers do meanwhile. */
   read<T>(read: () => T): T;
+  /**
+   * Runs `work` (which may await) as one write transaction: other processes keep reading the last committed state
+   * until it commits, and a failure or a killed process leaves that state. Writes inside join it.
+   */
+  replacing<T>(work: () => Promise<T>): Promise<T>;
   /** Empties the store (keeping the vectors when `keepVectors`) and records `meta`. */
   reset(meta: StoreMeta, options?: { keepVectors?: boolean }): void;
   /** The documents, in their recorded order. */

@@ -94,6 +94,19 @@ export class SqliteIndexStore implements IndexStore {
     };
   }
 
+  async replacing<T>(work: () => Promise<T>): Promise<T> {
+    // Writes inside (each a `transaction()`) become savepoints of this one; a second writer waits (busy timeout).
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = await work();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
   read<T>(read: () => T): T {
     // A deferred transaction: WAL gives it one snapshot from its first read to its end; nested calls join it.
     return this.#db.inTransaction ? read() : this.#db.transaction(read).deferred();
