@@ -65,10 +65,22 @@ async function startRedis(dir) {
   return { url: `redis://127.0.0.1:${port}`, child };
 }
 
-function startWorker(env, redisUrl, queue) {
+function startWorker(env, redisUrl, queue, indexRoot) {
   const child = spawn(
     process.execPath,
-    [BIN, "worker", "--redis", redisUrl, "--queue", queue, "--concurrency", String(WORKER_CONCURRENCY)],
+    [
+      BIN,
+      "worker",
+      "--redis",
+      redisUrl,
+      "--queue",
+      queue,
+      "--concurrency",
+      String(WORKER_CONCURRENCY),
+      // A worker opens indexes only under its roots (the current folder by default); the bench's is a temp folder.
+      "--index-root",
+      indexRoot,
+    ],
     {
       env,
       stdio: ["ignore", "ignore", "pipe"],
@@ -127,7 +139,7 @@ export async function batchFigure({ quick }) {
     const data = [];
     for (const workers of [1, 2, 4]) {
       const queue = `bench-${workers}`;
-      const started = Array.from({ length: workers }, () => startWorker(env, redis.url, queue));
+      const started = Array.from({ length: workers }, () => startWorker(env, redis.url, queue, dir));
       children.push(...started.map((worker) => worker.child));
       await Promise.all(started.map((worker) => worker.ready));
       // Warm-up: each worker loads the index and tokenizer on its first job; not counted.
@@ -161,6 +173,7 @@ export async function batchFigure({ quick }) {
       rows.push([
         String(workers),
         fmt(outcome.progress.done),
+        fmt(outcome.progress.failed),
         fmt(seconds, 1),
         fmt(perSecond, 1),
         fmt(Math.min(workers * WORKER_CONCURRENCY * (1000 / LATENCY_MS), LIMIT_PER_SECOND), 0),
@@ -179,7 +192,7 @@ export async function batchFigure({ quick }) {
     return {
       id: "batch",
       title,
-      headers: ["workers", "answered", "s", "questions/s", "ceiling/s", "most requests in any 1 s"],
+      headers: ["workers", "answered", "failed", "s", "questions/s", "ceiling/s", "most requests in any 1 s"],
       rows,
       json: data,
       notes: [
