@@ -1,5 +1,6 @@
-import markdownItParser, { type MarkdownIt, type Token } from "markdown-it";
-import footnote from "markdown-it-footnote";
+import { createRequire } from "node:module";
+import type { MarkdownIt, Token } from "markdown-it";
+import type footnotePlugin from "markdown-it-footnote";
 import { collapse, htmlText, inlineCode } from "./markdown-inline.js";
 import type { DocumentBlock } from "./types.js";
 
@@ -16,9 +17,14 @@ const FRONT_MATTER = /^(-{3}|\+{3})[ \t]*\r?\n(?:[\s\S]*?\r?\n)?\1[ \t]*(?:\r?\n
 const TASK = /^\[([ xX])\][ \t]+/;
 
 let parser: MarkdownIt | undefined;
+// Loaded on the first Markdown parse, not when ragsynth is imported (markdown-it and its dependencies cost an
+// import ~40 ms that a program which never reads Markdown should not pay). Both ship CommonJS builds.
+const load = createRequire(import.meta.url);
 
 function markdownIt(): MarkdownIt {
   if (parser) return parser;
+  const markdownItParser = load("markdown-it") as (preset: string, options: object) => MarkdownIt;
+  const footnote = load("markdown-it-footnote") as typeof footnotePlugin;
   parser = markdownItParser("default", { html: true, linkify: false, maxNesting: MAX_NESTING }).use(footnote);
   // Footnote definitions stay where they are written (the plugin would move them to the end), `^[inline]` notes
   // are not GFM; links and images keep their destination as written (no percent-encoding, no URL filter: the
