@@ -320,7 +320,7 @@ export async function corpusFigure({ quick, runs }) {
       `CLI runs are child processes of \`node dist/cli/bin.js\`, started and timed by a small launcher process (not the bench, whose large heap makes every fork slower), with no model configured (BM25 + extractive), cache in a fresh temporary folder; "unchanged index" and "ask" are medians of ${Math.max(3, Math.min(runs, 5))}; ask asks "${QUESTION}". Peak RSS is the largest maxRSS of those processes.`,
       ...(json.largeEdited
         ? [
-            `Edited: a copy of the large corpus, indexed once; before each ask a line is appended to its first file, so the ask splits that file again and writes the whole index file while it answers (it exits once the file is written). "answer shown" is when the answer's first byte reached stdout, "exit" when the process ended; medians of ${Math.max(3, Math.min(runs, 5))}.`,
+            `Edited: a copy of the large corpus, indexed once; before each ask a line is appended to its first file, so the ask splits that file again and rewrites its rows in the index (it exits once they are written). "answer shown" is when the answer's first byte reached stdout, "exit" when the process ended; medians of ${Math.max(3, Math.min(runs, 5))}.`,
           ]
         : []),
       "The single files are the large corpus's text cut to 1 MB and 32 MB (the large corpus's 30.6 MB when shorter): first index, then one ask. Dense: random vectors; the flat loop is one pass of dot products keeping the best 4, the index's retriever scores by cosine over its float32 matrix and selects with LlamaIndex's heap order.",
