@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -7,6 +7,12 @@ import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import { VectorStoreIndex } from "../index-store/vector-store-index.js";
 import type { RetrievalMode } from "../query-engine/retriever.js";
 import { readDocuments } from "../reader/read-documents.js";
+import {
+  BENCH_CORPUS,
+  type BenchQuestion,
+  benchQuestionSubset,
+  holdsPhrase,
+} from "./bench-questions.test.util.js";
 import { evaluate } from "./evaluate.js";
 
 // eval must reproduce the bench's quality figures (bench/quality.mjs): Recall@4 is "a labelled file's basename is
@@ -16,16 +22,6 @@ import { evaluate } from "./evaluate.js";
 // corpus has been built (`node bench/lib/corpus.mjs`).
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const BENCH_CORPUS = join(ROOT, "bench", "corpora", "out", "small");
-
-interface BenchQuestion {
-  id: string;
-  question: string;
-  files: string[];
-  phrase: string;
-}
-
-const normalize = (text: string) => text.toLowerCase().replace(/\s+/g, " ");
 
 async function compare(dir: string, questions: BenchQuestion[], mode: RetrievalMode) {
   const { documents } = await readDocuments([dir]);
@@ -51,7 +47,7 @@ async function compare(dir: string, questions: BenchQuestion[], mode: RetrievalM
     bench.push({
       id: question.id,
       recallAt4: rank >= 0 && rank < 4,
-      inAnswer: normalize(response.response).includes(normalize(question.phrase)),
+      inAnswer: holdsPhrase(response.response, question.phrase),
     });
   }
   const report = await evaluate({
@@ -120,10 +116,7 @@ describe("eval reproduces the bench's Recall@4 and phrase rules", () => {
   it.skipIf(!existsSync(BENCH_CORPUS))(
     "on a fixed subset of the bench's questions (its small corpus)",
     async () => {
-      const all = JSON.parse(
-        readFileSync(join(ROOT, "bench", "quality", "questions.json"), "utf8"),
-      ) as BenchQuestion[];
-      const subset = all.filter((_, position) => position % 4 === 0); // 15 of 58, fixed
+      const subset = benchQuestionSubset(); // 15 of 58, fixed
       const { bench, evaluated, report } = await compare(BENCH_CORPUS, subset, "lexical");
       expect(evaluated).toEqual(bench);
       expect(report.modes[0]?.phraseShare).toBe(bench.filter((row) => row.inAnswer).length / bench.length);

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
 import { ExtractiveLLM, HashingEmbedder, readDocuments, VectorStoreIndex } from "ragsynth";
 import { describe, expect, it } from "vitest";
-import { ROOT, runCli } from "./run-cli.js";
+import { BENCH_CORPUS, benchQuestionSubset, holdsPhrase } from "../../src/eval/bench-questions.test.util.js";
+import { runCli } from "./run-cli.js";
 
 // `ragsynth eval` offline must reproduce the bench's quality figures (bench/quality.mjs) exactly: Recall@4 is
 // "a labelled file's basename among the first 4 chunks", the phrase figure "the compact ExtractiveLLM answer holds
@@ -13,7 +14,7 @@ import { ROOT, runCli } from "./run-cli.js";
 // CLI's --json. The corpus is built by `node bench/lib/corpus.mjs small` (CI builds it before the tests; a missing
 // corpus fails under CI=true rather than skip).
 
-const CORPUS = join(ROOT, "bench", "corpora", "out", "small");
+const CORPUS = BENCH_CORPUS;
 const built = existsSync(CORPUS);
 if (!built && process.env.CI === "true") {
   throw new Error(
@@ -21,23 +22,11 @@ if (!built && process.env.CI === "true") {
   );
 }
 
-interface BenchQuestion {
-  id: string;
-  question: string;
-  files: string[];
-  phrase: string;
-}
-
-const normalize = (text: string) => text.toLowerCase().replace(/\s+/g, " ");
-
 describe.skipIf(!built)("ragsynth eval reproduces the bench's Recall@4 and phrase figures", () => {
   // The default retrieval (BM25); src/eval/bench-parity.test.ts checks both retrievals through the library.
   for (const mode of ["lexical"] as const) {
     it(`on a fixed subset of the bench's questions (${mode})`, async () => {
-      const all = JSON.parse(
-        readFileSync(join(ROOT, "bench", "quality", "questions.json"), "utf8"),
-      ) as BenchQuestion[];
-      const subset = all.filter((_, position) => position % 4 === 0); // 15 of 58, fixed
+      const subset = benchQuestionSubset(); // 15 of 58, fixed
       // The bench reads the corpus by its path relative to the working folder, as the CLI does.
       const dir = relative(process.cwd(), CORPUS);
       const { documents } = await readDocuments([dir]);
@@ -59,7 +48,7 @@ describe.skipIf(!built)("ragsynth eval reproduces the bench's Recall@4 and phras
           recallAt4: ranked.some(({ node }) =>
             question.files.includes(basename(String(node.metadata.file_path ?? ""))),
           ),
-          inAnswer: normalize(response.response).includes(normalize(question.phrase)),
+          inAnswer: holdsPhrase(response.response, question.phrase),
         });
       }
 
