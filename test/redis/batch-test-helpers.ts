@@ -1,4 +1,5 @@
 import type { FakeOpenAIRequest } from "ragsynth/testing";
+import { startCli, waitForOutput } from "../cli/run-cli.js";
 
 /** Polls `predicate` every 50 ms until it holds. */
 export async function waitUntil(
@@ -36,3 +37,44 @@ export function maxPerWindow(times: readonly number[], windowMs: number): number
   }
   return most;
 }
+
+/**
+ * Starts `count` `ragsynth worker` processes on `queue`, opening indexes under `indexRoot`, and resolves once each
+ * says it is taking jobs. Each is added to `children` (for the caller's afterAll to kill) as soon as it starts.
+ */
+export async function startWorkers(
+  count: number,
+  {
+    redisUrl,
+    queue,
+    indexRoot,
+    env,
+    children,
+    args = [],
+  }: {
+    redisUrl: string;
+    queue: string;
+    indexRoot: string;
+    env: Record<string, string>;
+    children: StartedCli[];
+    /** More flags, e.g. `--concurrency 2` or `--allow-llm …`. */
+    args?: string[];
+  },
+): Promise<StartedCli[]> {
+  const started = Array.from({ length: count }, () => {
+    const worker = startCli(
+      ["worker", "--redis", redisUrl, "--queue", queue, "--index-root", indexRoot, ...args],
+      { env },
+    );
+    children.push(worker);
+    return worker;
+  });
+  await Promise.all(
+    started.map((worker) =>
+      waitForOutput(worker.output, (out) => out.stderr.includes("taking jobs"), 60_000),
+    ),
+  );
+  return started;
+}
+
+type StartedCli = ReturnType<typeof startCli>;

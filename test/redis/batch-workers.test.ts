@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { getBatchStatus } from "ragsynth/batch";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyExampleDocs, runCli, startCli, TEST_API_KEY, waitForOutput } from "../cli/run-cli.js";
-import { duplicatePrompts, maxPerWindow, waitUntil } from "./batch-test-helpers.js";
+import { copyExampleDocs, runCli, startCli, TEST_API_KEY } from "../cli/run-cli.js";
+import { duplicatePrompts, maxPerWindow, startWorkers, waitUntil } from "./batch-test-helpers.js";
 import { testRedisUrl } from "./redis-url.js";
 
 const redisUrl = testRedisUrl() as string;
@@ -26,33 +26,15 @@ async function writeQuestions(name: string, count: number): Promise<string> {
   return path;
 }
 
-async function startWorkers(queue: string, count: number) {
-  const started = Array.from({ length: count }, () => {
-    const worker = startCli(
-      [
-        "worker",
-        "--redis",
-        redisUrl,
-        "--queue",
-        queue,
-        "--concurrency",
-        "4",
-        "--lock-duration",
-        "8000",
-        "--index-root",
-        corpus.dir,
-      ],
-      { env },
-    );
-    children.push(worker);
-    return worker;
+function startTestWorkers(queue: string, count: number) {
+  return startWorkers(count, {
+    redisUrl: redisUrl as string,
+    queue,
+    indexRoot: corpus.dir,
+    env,
+    children,
+    args: ["--concurrency", "4", "--lock-duration", "8000"],
   });
-  await Promise.all(
-    started.map((worker) =>
-      waitForOutput(worker.output, (out) => out.stderr.includes("taking jobs"), 60_000),
-    ),
-  );
-  return started;
 }
 
 describe.skipIf(!redisUrl)("batch over BullMQ with worker processes (real Redis, fake OpenAI server)", () => {
@@ -72,7 +54,7 @@ describe.skipIf(!redisUrl)("batch over BullMQ with worker processes (real Redis,
 
   it("answers 500 questions exactly once across 2 workers, one killed with SIGKILL mid-run", async () => {
     const queue = `w-${randomUUID()}`;
-    const [victim] = await startWorkers(queue, 2);
+    const [victim] = await startTestWorkers(queue, 2);
     const questions = await writeQuestions("q500.jsonl", 500);
     const out = join(corpus.dir, "a500.jsonl");
     const submit = startCli(
@@ -126,7 +108,7 @@ describe.skipIf(!redisUrl)("batch over BullMQ with worker processes (real Redis,
 
   it("holds one requests-per-second limit across 2 workers", async () => {
     const queue = `rl-${randomUUID()}`;
-    await startWorkers(queue, 2);
+    await startTestWorkers(queue, 2);
     const questions = await writeQuestions("q-rate.jsonl", 20);
     const before = server.requests.length;
     // Requests are spaced 500 ms apart; a window breaks R + 1 only if a worker stalls that long between

@@ -3,7 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyExampleDocs, runCli, startCli, TEST_API_KEY, waitForOutput } from "../cli/run-cli.js";
+import { copyExampleDocs, runCli, type startCli, TEST_API_KEY } from "../cli/run-cli.js";
+import { startWorkers } from "./batch-test-helpers.js";
 import { testRedisUrl } from "./redis-url.js";
 
 // `ragsynth eval --redis` puts each question on the queue as an `eval-question` job for `ragsynth worker`s. The
@@ -94,31 +95,14 @@ describe.skipIf(!redisUrl)(
       expect(embedded.code, embedded.stderr).toBe(0);
       const paidEmbedded = server.requests.length;
 
-      const workers = [0, 1].map(() =>
-        startCli(
-          [
-            "worker",
-            "--redis",
-            redisUrl,
-            "--queue",
-            queue,
-            "--concurrency",
-            "2",
-            "--index-root",
-            corpus.dir,
-            "--allow-llm",
-            `${server.url}#judge`,
-            "--verbose",
-          ],
-          { env },
-        ),
-      );
-      children.push(...workers);
-      await Promise.all(
-        workers.map((worker) =>
-          waitForOutput(worker.output, (out) => out.stderr.includes("taking jobs"), 60_000),
-        ),
-      );
+      const workers = await startWorkers(2, {
+        redisUrl: redisUrl as string,
+        queue,
+        indexRoot: corpus.dir,
+        env,
+        children,
+        args: ["--concurrency", "2", "--allow-llm", `${server.url}#judge`, "--verbose"],
+      });
       const distributed = await runCli([...common, "--redis", redisUrl, "--queue", queue], { env });
       expect(distributed.code, distributed.stderr).toBe(0);
 
