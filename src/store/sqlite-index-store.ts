@@ -37,7 +37,7 @@ export function openSqliteStore(dir: string, { busyTimeoutMs = 30_000 } = {}): S
     mkdirSync(dir, { recursive: true });
     const Database = require("better-sqlite3") as typeof BetterSqlite3;
     db = new Database(file, { timeout: busyTimeoutMs });
-    db.pragma("journal_mode = WAL");
+    useWal(db, busyTimeoutMs);
     db.pragma("synchronous = NORMAL");
     prepareLayout(db);
   } catch (error) {
@@ -52,6 +52,25 @@ export function openSqliteStore(dir: string, { busyTimeoutMs = 30_000 } = {}): S
     });
   }
   return new SqliteIndexStore(db, file);
+}
+
+/**
+ * Switches the file to WAL (once per file; later opens find it set). Switching needs the file to itself, and SQLite
+ * answers SQLITE_BUSY at once, without its busy handler, while another process creates or writes the same new
+ * index (two asks started together on one folder): so it is retried, with short waits, up to the busy timeout.
+ */
+function useWal(db: BetterSqlite3.Database, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 20);
+    }
+  }
 }
 
 function prepareLayout(db: BetterSqlite3.Database): void {
