@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
 import type { MarkdownIt, Token } from "markdown-it";
-import type footnotePlugin from "markdown-it-footnote";
 import { collapse, htmlText, inlineCode } from "./markdown-inline.js";
 import type { DocumentBlock } from "./types.js";
 
@@ -24,7 +23,8 @@ const load = createRequire(import.meta.url);
 function markdownIt(): MarkdownIt {
   if (parser) return parser;
   const markdownItParser = load("markdown-it") as (preset: string, options: object) => MarkdownIt;
-  const footnote = load("markdown-it-footnote") as typeof footnotePlugin;
+  // markdown-it-footnote ships no types: it is a plugin, `md.use(footnote)`.
+  const footnote = load("markdown-it-footnote") as (md: MarkdownIt) => void;
   parser = markdownItParser("default", { html: true, linkify: false, maxNesting: MAX_NESTING }).use(footnote);
   // Footnote definitions stay where they are written (the plugin would move them to the end), `^[inline]` notes
   // are not GFM; links and images keep their destination as written (no percent-encoding, no URL filter: the
