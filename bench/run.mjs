@@ -24,7 +24,7 @@ function parseArgs(argv) {
     else if (arg === "--runs") options.runs = Number(argv[++i]);
     else if (arg === "--help" || arg === "-h") {
       console.log(
-        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer,batch,corpus,quality,mixed,extraction,eval] [--runs N] [--no-build]",
+        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer,batch,corpus,scale,quality,mixed,extraction,eval] [--runs N] [--no-build]",
       );
       process.exit(0);
     } else {
@@ -108,6 +108,7 @@ const FIGURES = {
   optimizer: () => import("./figures/optimizer.mjs").then((m) => m.optimizerFigure),
   batch: () => import("./figures/batch.mjs").then((m) => m.batchFigure),
   corpus: () => import("./figures/corpus.mjs").then((m) => m.corpusFigure),
+  scale: () => import("./figures/scale.mjs").then((m) => m.scaleFigure),
   quality: () => import("./figures/quality.mjs").then((m) => m.qualityFigure),
   mixed: () => import("./figures/mixed-quality.mjs").then((m) => m.mixedQualityFigure),
   extraction: () => import("./figures/extraction.mjs").then((m) => m.extractionFigure),

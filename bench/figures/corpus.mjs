@@ -14,31 +14,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { cli } from "../lib/cli-run.mjs";
 import { ensureCorpus } from "../lib/corpus.mjs";
-import { NOT_BUILT, ROOT_DIR, ragsynthExports } from "../lib/libs.mjs";
+import { NOT_BUILT, ragsynthExports } from "../lib/libs.mjs";
 import { fmt, fmtRatio, target } from "../lib/report.mjs";
 import { createRng } from "../lib/rng.mjs";
-import { timedSpawn } from "../lib/timed-spawn.mjs";
 
-const BIN = join(ROOT_DIR, "dist", "cli", "bin.js");
 const QUESTION = "How do I validate a request body against a JSON schema?";
-const RSS_HOOK = `process.on("exit",()=>process.stderr.write("\\nbench-maxrss "+process.resourceUsage().maxRSS+"\\n"))`;
-
-/**
- * One CLI run, timed from a small launcher (see timed-spawn.mjs): wall ms, peak RSS MB, and when its first byte
- * on stdout arrived (`firstOutputMs`, with `firstOutput: true`).
- */
-function cli(args, { firstOutput = false } = {}) {
-  const result = timedSpawn(
-    process.execPath,
-    ["--import", `data:text/javascript,${encodeURIComponent(RSS_HOOK)}`, BIN, ...args],
-    { env: { ...process.env, RAGSYNTH_LLM: "", RAGSYNTH_EMBED: "", NO_COLOR: "1" }, firstOutput },
-  );
-  const rss = Number(/bench-maxrss (\d+)/.exec(result.stderr)?.[1] ?? Number.NaN) / 1024;
-  if (result.status !== 0)
-    throw new Error(`ragsynth ${args[0]} exited ${result.status}: ${result.stderr.slice(-400)}`);
-  return { ms: result.ms, rss, firstOutputMs: result.firstOutputMs };
-}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 

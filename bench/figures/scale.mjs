@@ -1,0 +1,187 @@
+// Figure: the index at scale (issue 28). `ask` on an unchanged index and right after one file was edited, at 2 MB,
+// 30 MB and 300 MB of real text (the small corpus, the large corpus, and the large corpus ten times over, each copy
+// with its own per-copy words so terms and postings grow as real text would: ~10^6 chunks), through the built CLI as
+// a user runs it, offline. Also the first index's throughput, the index's size beside the text's, the peak RSS of
+// the asks, and the retrieval time the ask reports (BM25 over the store plus reading the top chunks).
+
+import { spawnSync } from "node:child_process";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { BIN, cli } from "../lib/cli-run.mjs";
+import { ensureCorpus } from "../lib/corpus.mjs";
+import { NOT_BUILT } from "../lib/libs.mjs";
+import { fmt, fmtRatio, target } from "../lib/report.mjs";
+
+const QUESTION = "How do I validate a request body against a JSON schema?";
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function dirBytes(dir) {
+  return Number(spawnSync("du", ["-sb", dir], { encoding: "utf8" }).stdout.split("\t")[0]);
+}
+
+/**
+ * The large corpus `copies` times in `dir`, each copy in its own folder; in copies after the first every 50th word
+ * of four letters or more gets the copy's suffix, so each copy adds its own terms, not only longer postings.
+ */
+function repeatedCorpus(large, copies, dir) {
+  let bytes = 0;
+  const files = [];
+  for (let copy = 0; copy < copies; copy++) {
+    for (const file of large.files) {
+      let count = 0;
+      const text = readFileSync(file, "utf8").replace(/[A-Za-z]{4,}/g, (word) =>
+        copy > 0 && ++count % 50 === 0 ? `${word}c${copy}` : word,
+      );
+      const path = join(dir, `copy${copy}`, relative(large.dir, file));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+      bytes += Buffer.byteLength(text);
+      files.push(path);
+    }
+  }
+  return { dir, files, bytes };
+}
+
+/** First index, unchanged asks and asks right after an edit, on one folder (its index in a fresh cache folder). */
+function measure(corpus, runs) {
+  const cache = mkdtempSync(join(tmpdir(), "bench-scale-cache-"));
+  try {
+    const first = cli(["index", corpus.dir, "--cache-dir", cache, "--json"]);
+    const chunks = JSON.parse(first.stdout).chunks;
+    const indexBytes = dirBytes(cache);
+    const ask = () => {
+      const run = cli(["ask", corpus.dir, "--cache-dir", cache, "-q", QUESTION, "--no-stream", "--json"]);
+      return { ...run, retrieveMs: JSON.parse(run.stdout).timings?.retrieveMs ?? Number.NaN };
+    };
+    ask(); // warm: the V8 code cache and the page cache, as a user's second ask
+    const unchanged = Array.from({ length: runs }, ask);
+    const edited = [];
+    for (let round = 0; round < runs; round++) {
+      appendFileSync(
+        corpus.files[(round * 7) % corpus.files.length],
+        `\nEdited in round ${round}: zebra${round} banner.\n`,
+      );
+      edited.push(ask());
+    }
+    const ms = (list, key = "ms") => median(list.map((run) => run[key]));
+    return {
+      textBytes: corpus.bytes,
+      files: corpus.files.length,
+      chunks,
+      firstIndexMs: first.ms,
+      indexRss: first.rss,
+      indexBytes,
+      unchangedMs: ms(unchanged),
+      editedMs: ms(edited),
+      retrieveMs: ms(unchanged, "retrieveMs"),
+      askRss: Math.max(...unchanged.map((run) => run.rss), ...edited.map((run) => run.rss)),
+    };
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
+export async function scaleFigure({ quick, runs }) {
+  const title =
+    "The index at scale: ask unchanged and right after an edit, from 2 MB to 300 MB of text (~10^6 chunks), offline";
+  const headers = [
+    "corpus",
+    "text",
+    "chunks",
+    "first index",
+    "index / text",
+    "ask unchanged",
+    "ask after an edit",
+    "retrieval in the ask",
+    "ask peak RSS",
+  ];
+  if (!existsSync(BIN)) return { id: "scale", title, headers, rows: [["all", NOT_BUILT]], notes: [] };
+  const work = mkdtempSync(join(tmpdir(), "bench-scale-"));
+  const results = {};
+  try {
+    // Copies of the corpora: the edits below must not touch the shared ones.
+    const copy = (corpus, name) => repeatedCorpus(corpus, 1, join(work, name));
+    const small = await ensureCorpus("small");
+    results.small = measure(copy(small, "small"), runs);
+    if (!quick) {
+      const large = await ensureCorpus("large");
+      results.large = measure(copy(large, "large"), runs);
+      rmSync(join(work, "large"), { recursive: true, force: true });
+      results.large10 = measure(repeatedCorpus(large, 10, join(work, "large10")), runs);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const rows = Object.entries(results).map(([name, r]) => [
+    `${name}: ${fmt(r.files)} files`,
+    `${fmt(r.textBytes / 1e6, 1)} MB`,
+    fmt(r.chunks),
+    `${fmt(r.firstIndexMs / 1000, 1)} s (${fmt(r.textBytes / 1e6 / (r.firstIndexMs / 1000), 1)} MB/s, ${fmt(r.indexRss)} MB RSS)`,
+    fmtRatio(r.indexBytes / r.textBytes),
+    `${fmt(r.unchangedMs / 1000, 2)} s`,
+    `${fmt(r.editedMs / 1000, 2)} s`,
+    `${fmt(r.retrieveMs)} ms`,
+    `${fmt(r.askRss)} MB`,
+  ]);
+  const sizes = Object.values(results);
+  const smallest = sizes[0];
+  const largest = sizes.at(-1);
+  const targets = [];
+  if (!quick) {
+    const spread = largest.unchangedMs / smallest.unchangedMs;
+    const worstEdit = Math.max(...sizes.map((r) => r.editedMs / r.unchangedMs));
+    const slowestIndex = Math.min(...sizes.slice(1).map((r) => r.textBytes / 1e6 / (r.firstIndexMs / 1000)));
+    const biggest = Math.max(...sizes.map((r) => r.indexBytes / r.textBytes));
+    const peak = Math.max(...sizes.map((r) => r.askRss));
+    targets.push(
+      target("scale: largest ask vs smallest", "≤ 1.3×", fmtRatio(spread), spread <= 1.3),
+      target(
+        "scale: largest ask",
+        "≤ 1 s",
+        `${fmt(largest.unchangedMs / 1000, 2)} s`,
+        largest.unchangedMs <= 1000,
+      ),
+      target("scale: chunks in the largest", "≥ 10^6", fmt(largest.chunks), largest.chunks >= 1_000_000),
+      target("scale: ask peak RSS, every size", "≤ 250 MB", `${fmt(peak)} MB`, peak <= 250),
+      target(
+        "scale: ask after an edit vs unchanged, worst size",
+        "≤ 1.2×",
+        fmtRatio(worstEdit),
+        worstEdit <= 1.2,
+      ),
+      target(
+        "scale: first index throughput, 30 and 300 MB",
+        "≥ 5 MB/s",
+        `${fmt(slowestIndex, 1)} MB/s`,
+        slowestIndex >= 5,
+      ),
+      target("scale: index size, every size", "≤ 1.5× text", fmtRatio(biggest), biggest <= 1.5),
+      target(
+        "scale: retrieval (BM25 over the store) at the largest",
+        "≤ 50 ms",
+        `${fmt(largest.retrieveMs)} ms`,
+        largest.retrieveMs <= 50,
+      ),
+    );
+  }
+  return {
+    id: "scale",
+    title,
+    headers,
+    rows,
+    targets,
+    notes: [
+      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks). large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix. Peak RSS is the largest maxRSS of the asks.`,
+    ],
+    json: results,
+  };
+}
