@@ -87,7 +87,8 @@ async function buildEvaluator(
         similarityCutoff: settings.similarityCutoff ?? undefined,
         optimizer: settings.optimizer ?? undefined,
       },
-      index.embedModel,
+      // As the CLI's in-process run: the offline embedder weights queries by the index's own documents.
+      index.queryEmbedModel,
     ),
     promptHelper,
   );

@@ -162,5 +162,49 @@ describe.skipIf(!redisUrl)(
       expect(withoutTimes(collected)).toEqual(withoutTimes(remote));
       expect(server.requests.length - paidEmbedded).toBe(paidEmbedded);
     }, 240_000);
+
+    it("with --optimizer, the workers shorten the chunks as the in-process run does", async () => {
+      const queue = `eval-${randomUUID()}`;
+      const questions = join(corpus.dir, "optimizer-questions.jsonl");
+      const lines = TOPICS.map(([query, file, phrase], index) =>
+        JSON.stringify({ id: `o${index}`, query, relevant: [file], answer_hint: phrase }),
+      );
+      await writeFile(questions, `${lines.join("\n")}\n`);
+      // The offline embedder weights a query by the index's own documents; both runs must optimize with that one.
+      const common = [
+        "eval",
+        questions,
+        corpus.docs,
+        "--modes",
+        "compact",
+        "--optimizer",
+        "percentile=0.5",
+        "--json",
+      ];
+      const embedded = await runCli(common, { env });
+      expect(embedded.code, embedded.stderr).toBe(0);
+      const workers = await startWorkers(1, {
+        redisUrl: redisUrl as string,
+        queue,
+        indexRoot: corpus.dir,
+        env,
+        children,
+      });
+      const distributed = await runCli([...common, "--redis", redisUrl, "--queue", queue], { env });
+      expect(distributed.code, distributed.stderr).toBe(0);
+      for (const worker of workers) worker.child.kill("SIGTERM");
+      await Promise.all(workers.map((worker) => worker.done));
+      const local = JSON.parse(embedded.stdout) as Record<string, unknown>;
+      const remote = JSON.parse(distributed.stdout) as Record<string, unknown>;
+      for (const report of [local, remote]) {
+        delete report.calls;
+        delete report.callCache;
+      }
+      expect(withoutTimes(remote)).toEqual(withoutTimes(local));
+      // Not a vacuous match: the questions were answered through the model.
+      const [compact] = local.modes as Array<{ usage: { calls: number }; phraseQuestions: number }>;
+      expect(compact?.phraseQuestions).toBe(TOPICS.length);
+      expect(compact?.usage.calls).toBeGreaterThan(0);
+    }, 120_000);
   },
 );
