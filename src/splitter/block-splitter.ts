@@ -2,10 +2,11 @@ import { getDocumentBlocks } from "../reader/document-blocks.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
 import { ImageNode } from "../schema/image-node.js";
 import { LOCATION_KEY, type LocationRange, type NodeLocation } from "../schema/node-location.js";
-import { MetadataMode, TextNode } from "../schema/text-node.js";
+import { TextNode } from "../schema/text-node.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { BlockFit } from "./block-fit.js";
 import { renderBlock, renderBlocks, type Section, sectionBlocks, sectionsOf } from "./block-sections.js";
+import { longestMetadataStr, metadataTokens } from "./metadata-room.js";
 import { SentenceSplitter, type SentenceSplitterOptions } from "./sentence-splitter.js";
 import { textLocation } from "./text-location.js";
 
@@ -84,8 +85,8 @@ export class BlockSplitter {
       return;
     }
     this.#fit = new BlockFit(this.tokenizer);
-    const metadataTokens = this.includeMetadata ? this.tokenizer.count(longestMetadataStr(document)) : 0;
-    const budget = Math.max(1, this.chunkSize - metadataTokens);
+    const metadata = this.includeMetadata ? metadataTokens(this.tokenizer, longestMetadataStr(document)) : 0;
+    const budget = Math.max(1, this.chunkSize - metadata);
     let index = 0;
     for (const piece of this.#packSections(sectionsOf(blocks), [], budget)) {
       yield this.#node(document, index++, piece);
@@ -217,16 +218,27 @@ export class BlockSplitter {
     return kept;
   }
 
-  /** A block too long for one chunk, cut by a sentence splitter into pieces that fit beside the heading path. */
+  /**
+   * A block too long for one chunk, cut by a sentence splitter into pieces that fit beside the heading path. A
+   * piece whose rendering still comes out over `budget` (a block's markup repeated per line, tokens merging across
+   * the joins) is cut again with less room, so no chunk is ever over `chunkSize` unless its heading path alone is.
+   */
   *#cutBlock(
     path: readonly DocumentBlock[],
     block: DocumentBlock,
     budget: number,
     headingPath: string[],
+    maxRoom?: number,
   ): Generator<Piece> {
-    const prefix = path.length > 0 ? `${renderBlocks(path)}\n\n` : "";
+    let prefix = path.length > 0 ? `${renderBlocks(path)}\n\n` : "";
+    // A heading path that would take over half of every piece stays out of the text (the location keeps it):
+    // repeated in each piece it left room for a word or two, and an 80-sentence paragraph became 2,272 chunks.
+    if (maxRoom === undefined && this.tokenizer.count(prefix) > budget / 2) {
+      prefix = "";
+      path = [];
+    }
     const wrapper = this.tokenizer.count(renderBlock({ ...block, text: "" }));
-    const room = Math.max(1, budget - this.tokenizer.count(prefix) - wrapper - 1);
+    const room = maxRoom ?? Math.max(1, budget - this.tokenizer.count(prefix) - wrapper - 1);
     const cutter = this.#cutter(room);
     const lines = block.lines;
     const textLines = block.text.split("\n").length;
@@ -243,7 +255,10 @@ export class BlockSplitter {
         part.lines = { start: Math.min(first, lines.end), end: Math.min(last, lines.end) };
       }
       const text = `${prefix}${renderBlock(part)}`;
-      yield { text, path, blocks: [part], headingPath };
+      const over = this.tokenizer.count(text) - budget;
+      if (over > 0 && room > 1)
+        yield* this.#cutBlock(path, part, budget, headingPath, Math.max(1, room - over));
+      else yield { text, path, blocks: [part], headingPath };
     }
   }
 
@@ -334,10 +349,4 @@ function countNewlines(text: string, from: number, to: number): number {
   for (let index = text.indexOf("\n", from); index >= 0 && index < to; index = text.indexOf("\n", index + 1))
     count++;
   return count;
-}
-
-function longestMetadataStr(node: TextNode): string {
-  const embed = node.getMetadataStr(MetadataMode.EMBED);
-  const llm = node.getMetadataStr(MetadataMode.LLM);
-  return embed.length > llm.length ? embed : llm;
 }

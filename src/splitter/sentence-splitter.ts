@@ -1,10 +1,11 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { ImageNode } from "../schema/image-node.js";
-import { MetadataMode, TextNode } from "../schema/text-node.js";
+import { TextNode } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { countUpTo, type Tokenizer, type TokenizerLike } from "../tokenizer/tokenizer.js";
 import { hasLongRun } from "./has-long-run.js";
+import { longestMetadataStr } from "./metadata-room.js";
 import { splitSentences } from "./sentences.js";
 import { type SplitFunction, splitTextKeepSeparator } from "./split-functions.js";
 
@@ -282,10 +283,4 @@ function splitByRegex(text: string, regex: RegExp): string[] {
   }
   if (last < text.length) pieces.push(text.slice(last));
   return pieces;
-}
-
-function longestMetadataStr(node: TextNode): string {
-  const embed = node.getMetadataStr(MetadataMode.EMBED);
-  const llm = node.getMetadataStr(MetadataMode.LLM);
-  return embed.length > llm.length ? embed : llm;
 }
