@@ -28,6 +28,22 @@ afterEach(async () => {
 });
 
 describe("readDocuments", () => {
+  it("cuts a reader's metadata string to 200 characters at a word, so a paragraph-long title leaves chunks room", async () => {
+    const heading = Array.from({ length: 120 }, (_, index) => `word${index}`).join(" ");
+    await write("docs/long.md", `# ${heading}\n\nThe body.\n`);
+    await write("docs/short.md", "# A short title\n\nThe body.\n");
+    const { documents } = await readDocuments(["docs/"]);
+    const [long, short] = documents;
+    const title = long?.metadata.title as string;
+    expect(title.length).toBeLessThanOrEqual(200);
+    expect(title.endsWith("…")).toBe(true);
+    expect(heading.startsWith(title.slice(0, -1))).toBe(true);
+    expect(heading.charAt(title.length - 1)).toBe(" "); // cut where a word ends
+    expect(short?.metadata.title).toBe("A short title");
+    // The heading itself stays whole in the text.
+    expect(long?.text).toContain(heading);
+  });
+
   it("reads matching files recursively, sorted, with ids and metadata from the path", async () => {
     await write("docs/b.md", "# B\r\nbee");
     await write("docs/a.txt", "\uFEFFay");

@@ -192,13 +192,28 @@ function withoutKeys(
   return Object.fromEntries(Object.entries(metadata).filter(([key]) => !Object.hasOwn(taken, key)));
 }
 
+/**
+ * A reader's metadata goes into every chunk's text (a title is shown to the embedder and the LLM), so a string
+ * value is cut to {@link MAX_METADATA_CHARS} characters at a word boundary: a document whose first heading is a
+ * paragraph long left no room in its chunks for text (every chunk a word or two beside the title).
+ */
+const MAX_METADATA_CHARS = 200;
+
 function plainMetadata(metadata: unknown): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   if (typeof metadata !== "object" || metadata === null) return out;
   for (const [key, value] of Object.entries(metadata)) {
-    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) out[key] = value;
+    if (typeof value === "string") out[key] = shortened(value);
+    else if (typeof value === "number" && Number.isFinite(value)) out[key] = value;
   }
   return out;
+}
+
+function shortened(value: string): string {
+  if (value.length <= MAX_METADATA_CHARS) return value;
+  const cut = value.slice(0, MAX_METADATA_CHARS - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > MAX_METADATA_CHARS / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 /**
