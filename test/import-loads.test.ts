@@ -39,10 +39,14 @@ ${steps}
 `;
 
 function run(steps: string): Record<string, string[]> {
-  const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe(steps)], {
-    cwd: root,
-    encoding: "utf8",
-  });
+  const output = execFileSync(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", probe(steps)],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
   return JSON.parse(output.trim().split("\n").at(-1) as string);
 }
 
