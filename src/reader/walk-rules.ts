@@ -1,8 +1,25 @@
 import { readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
-import picomatch from "picomatch";
+import type { Ignore, Options as IgnoreOptions } from "ignore";
+import type picomatchType from "picomatch";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+
+// `ignore` and `picomatch` load on the first walk that needs them, not when ragsynth is imported: as CommonJS
+// imported from an ES module, Node parses them twice (its export lexer, then the compile) and they cost the import
+// ~25 ms of the ~90 ms it grew by with the format readers. Both ship CommonJS, so `require` loads them in the ES
+// build and in the CLI's CommonJS bundle alike (which may hold no `import()`: see scripts/bundle-dist.mjs).
+const load = createRequire(import.meta.url);
+let ignoreFactory: ((options?: IgnoreOptions) => Ignore) | undefined;
+let picomatchFunction: typeof picomatchType | undefined;
+function ignore(): Ignore {
+  ignoreFactory ??= load("ignore") as (options?: IgnoreOptions) => Ignore;
+  return ignoreFactory();
+}
+function picomatch(...args: Parameters<typeof picomatchType>): ReturnType<typeof picomatchType> {
+  picomatchFunction ??= load("picomatch") as typeof picomatchType;
+  return picomatchFunction(...args);
+}
 
 /**
  * Folders a walk passes over unless told not to (`noIgnore`): version control data, installed dependencies,

@@ -1,4 +1,6 @@
-import type { Handler, Parser } from "htmlparser2";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { Handler, Parser, ParserOptions } from "htmlparser2";
 import {
   blockElements,
   droppedElements,
@@ -9,6 +11,7 @@ import {
   rawTextElements,
   structuralElements,
 } from "./html-elements.js";
+import { foreignRegions } from "./html-foreign.js";
 import type { DocumentBlock } from "./types.js";
 
 // HTML markup → blocks, with htmlparser2's streaming parser: its callbacks keep no tree and we keep only a stack
@@ -56,16 +59,41 @@ function languageOf(className: string | undefined): string | undefined {
   return className === undefined ? undefined : /(?:^|\s)lang(?:uage)?-([\w+#.-]+)/.exec(className)?.[1];
 }
 
+type ParserClass = new (handlers: Partial<Handler>, options: ParserOptions) => Parser;
+let parserClass: ParserClass | undefined;
+const load = createRequire(import.meta.url);
+
+/**
+ * htmlparser2's streaming Parser, loaded on the first HTML (or DOCX) file, so a folder of Markdown never pays for
+ * it. Only its Parser module: the package's entry point also loads its DOM handler, DOM utilities, feed reader and
+ * a second copy of the entity tables (~30 ms of CPU a process, measured). That module is found beside the entry
+ * point (the package exports no deeper path); were it ever missing, the entry point is used. CommonJS through
+ * `require`, which the ES build and the CLI's CommonJS bundle (no `import()` there) both have.
+ */
+function htmlParser(): ParserClass {
+  if (parserClass !== undefined) return parserClass;
+  let parserModule: { Parser: ParserClass };
+  try {
+    parserModule = load(join(dirname(load.resolve("htmlparser2")), "Parser.js"));
+  } catch {
+    parserModule = load("htmlparser2");
+  }
+  parserClass = parserModule.Parser;
+  return parserClass;
+}
+
 /** Reads HTML into blocks: boilerplate dropped, `<main>`/`<article>` preferred when present. */
 export async function htmlToBlocks({
   html,
   maxDepth,
   withLines,
 }: HtmlToBlocksOptions): Promise<HtmlBlocksResult> {
-  // Loaded on the first HTML (or DOCX) file, so a folder of Markdown never pays for it.
-  const { Parser } = await import("htmlparser2");
+  const Parser = htmlParser();
   const hardDepth = Math.max(parserDepthCap, maxDepth);
-  const blocks: (DocumentBlock & { inMain: boolean })[] = [];
+  const blocks: DocumentBlock[] = [];
+  // Whether each block (same index) came from inside <main>/<article>/[role=main]: kept beside the blocks rather
+  // than on them, as removing a property again (`({ inMain, ...block }) => block`) took a tenth of the read.
+  const blockInMain: boolean[] = [];
   const stack: string[] = [];
   const captures: OpenBlock[] = [];
   let paragraph: OpenBlock | undefined;
@@ -100,11 +128,12 @@ export async function htmlToBlocks({
             ? collapseSpaces(open.text).replace(permalinkMarks, "").trim()
             : collapseSpaces(open.text).trim();
     if (text.length === 0) return;
-    const block: DocumentBlock & { inMain: boolean } = { kind: open.kind, text, inMain: open.inMain };
+    const block: DocumentBlock = { kind: open.kind, text };
     if (open.depth !== undefined) block.depth = open.depth;
     if (open.language !== undefined) block.language = open.language;
     if (withLines) block.lines = { start: open.startLine, end: Math.max(open.startLine, lineAt(endIndex)) };
     blocks.push(block);
+    blockInMain.push(open.inMain);
   };
   const flushParagraph = (index: number) => {
     if (paragraph !== undefined) emit(paragraph, index);
@@ -130,10 +159,15 @@ export async function htmlToBlocks({
   let base = 0; // where the current parser's input starts in `html`
   let restartAt = -1;
   let flatInMain = false; // deep content cut loose from a <main> it was in
+  // The last event when it was a start tag: its name and where its `>` is in `html` (see the skips below).
+  let lastOpenName = "";
+  let lastOpenEnd = -1;
   const handlers: Partial<Handler> = {
     onopentag(name, attributes, isImplied) {
       stack.push(name);
       const depth = stack.length;
+      lastOpenName = isImplied ? "" : name;
+      lastOpenEnd = base + parser.endIndex;
       if (depth > hardDepth && !isImplied && !rawTextElements.has(name) && restartAt === -1) {
         restartAt = base + parser.endIndex + 1;
         parser.pause();
@@ -219,6 +253,7 @@ export async function htmlToBlocks({
       }
     },
     ontext(text) {
+      lastOpenName = "";
       if (inTitle) title = (title ?? "") + text;
       if (dropUntil !== -1 || inTitle) return;
       const open = captures[captures.length - 1];
@@ -242,6 +277,7 @@ export async function htmlToBlocks({
       }
     },
     onclosetag(name) {
+      lastOpenName = "";
       const depth = stack.length;
       stack.pop();
       if (name === "title") inTitle = false;
@@ -274,15 +310,33 @@ export async function htmlToBlocks({
   // htmlparser2 keeps its open elements with Array#unshift, so each tag costs the depth: past `hardDepth` the
   // parse restarts on the rest of the input with an empty stack (the deep content read as flat text), which keeps
   // a 100,000-deep document linear. Input goes in slices so a restart copies one slice, not the rest of the file.
+  // The content of an <svg> or <math> (dropped whole) is not given to the parser when foreignRegions finds it
+  // skippable and the parser has just read its start tag there: `base` then grows by what was left out, so the
+  // parser's positions still map to `html`.
   const sliceLength = 64 * 1024;
+  const regions = foreignRegions(html);
+  let nextRegion = 0;
   for (;;) {
     parser = new Parser(handlers, {
       decodeEntities: true,
       lowerCaseTags: true,
       lowerCaseAttributeNames: true,
     });
-    for (let at = base; at < html.length && restartAt === -1; at += sliceLength) {
-      parser.write(html.slice(at, at + sliceLength));
+    let at = base; // the next character of `html` to give the parser
+    while (at < html.length && restartAt === -1) {
+      while (nextRegion < regions.length && (regions[nextRegion] as { start: number }).start < at)
+        nextRegion++;
+      const region = regions[nextRegion];
+      const stop = Math.min(at + sliceLength, region?.start ?? html.length);
+      parser.write(html.slice(at, stop));
+      at = stop;
+      if (region !== undefined && at === region.start && restartAt === -1) {
+        if (lastOpenName === region.name && lastOpenEnd === region.start - 1) {
+          base += region.end - region.start;
+          at = region.end;
+        }
+        nextRegion++;
+      }
     }
     if (restartAt === -1) {
       parser.end();
@@ -298,8 +352,9 @@ export async function htmlToBlocks({
   }
   closeAll(html.length);
 
-  const kept = seenMain ? blocks.filter((block) => block.inMain) : blocks;
-  const result: HtmlBlocksResult = { blocks: kept.map(({ inMain: _inMain, ...block }) => block) };
+  const result: HtmlBlocksResult = {
+    blocks: seenMain ? blocks.filter((_block, index) => blockInMain[index]) : blocks,
+  };
   const cleanTitle = title?.replace(/\s+/g, " ").trim();
   if (cleanTitle) result.title = cleanTitle;
   if (language !== undefined) result.language = language;

@@ -130,4 +130,25 @@ describe("htmlReader", () => {
       { kind: "paragraph", text: "Shallow item", lines: { start: 1, end: 1 } },
     ]);
   });
+
+  // The same blocks and lines as before the reader left skippable <svg>/<math> content unparsed (checked against it).
+  it("drops inline <svg> and <math> whole, and keeps the text and lines around them, wherever `<svg` is written", async () => {
+    const diagram = `<svg viewBox="0 0 9 9">\n${'<path d="M0 0 L9 9"/>\n<text x="1">select-stmt</text>\n'.repeat(3)}</svg>`;
+    const html = [
+      "<h1>SELECT</h1>",
+      `<p>Syntax:</p>${diagram}`,
+      "<p>After the diagram.</p>",
+      "<math><mi>x</mi><mo>=</mo><mn>1</mn></math><p>After the formula.</p>",
+      '<script>var s = "<svg><text>in a script</text></svg>";</script><!-- <svg><text>in a comment</text></svg> -->',
+      '<p title="<svg>">Attribute <b>kept</b>.</p><div><svg><g></div><p>Stray end tag.</p></svg>',
+    ].join("\n");
+    expect((await read(html)).blocks).toEqual([
+      { kind: "heading", text: "SELECT", depth: 1, lines: { start: 1, end: 1 } },
+      { kind: "paragraph", text: "Syntax:", lines: { start: 2, end: 2 } },
+      { kind: "paragraph", text: "After the diagram.", lines: { start: 10, end: 10 } },
+      { kind: "paragraph", text: "After the formula.", lines: { start: 11, end: 11 } },
+      { kind: "paragraph", text: "Attribute kept.", lines: { start: 13, end: 13 } },
+      { kind: "paragraph", text: "Stray end tag.", lines: { start: 13, end: 13 } },
+    ]);
+  });
 });
