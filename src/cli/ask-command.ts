@@ -50,11 +50,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
           timeoutMs: options.timeoutMs,
         }).create()
       : undefined;
-    const {
-      opened,
-      postprocessors,
-      images: imageReport,
-    } = await openRetrieval(options, models, context, progress);
+    const { opened, query } = await openRetrieval(options, models, context, progress);
+    const imageReport = query.images;
     const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
     const showProgress = progressFromEvents(progress);
     let answering = false;
@@ -67,11 +64,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       if (!answering) showProgress(event);
     };
     const engineOptions = {
-      retriever: opened.index.asRetriever({
-        similarityTopK: options.topK,
-        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
-      }),
-      nodePostprocessors: postprocessors,
+      retriever: query.retriever,
+      nodePostprocessors: query.nodePostprocessors,
       responseMode: options.mode,
       llm,
       promptHelper,

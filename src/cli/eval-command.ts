@@ -9,17 +9,16 @@ import { renderEvalPage } from "../eval/render-eval-page.js";
 import { renderEvalTable } from "../eval/render-eval-table.js";
 import { summarizeEval } from "../eval/summarize-eval.js";
 import type { LLM } from "../llm/types.js";
-import { evalRetriever } from "../question-run/eval-processor.js";
 import { runEvalOnRedis } from "../question-run/eval-redis.js";
 import { evalRunConfig } from "../question-run/eval-run-config.js";
+import { retrievalEngine } from "../question-run/index-query.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
-import type { OpenedIndex } from "./load-index.js";
 import { chooseLLM } from "./models.js";
-import { indexSaved } from "./open-index.js";
-import type { EvalOptions } from "./parse-eval-command.js";
+import { indexSaved, type OpenedIndex } from "./open-index.js";
+import type { EvalOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
 import { createProgress, type Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -55,9 +54,9 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     const llm = cached(models.llm, models.llmChoice.baseURL);
     const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
 
-    const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
+    const { opened, query } = await openRetrieval(options, models, context, progress);
     const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
-    const retriever = evalRetriever(opened.index, options, postprocessors, promptHelper);
+    const retriever = retrievalEngine(query, { tokenizer: promptHelper.tokenizer });
     progress.start(
       `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}${options.redis ? " on the workers" : ""}`,
       questions.length,

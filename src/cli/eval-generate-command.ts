@@ -5,7 +5,7 @@ import { generateQuestions } from "../eval/generate-questions.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { indexSaved } from "./open-index.js";
-import type { EvalOptions } from "./parse-eval-command.js";
+import type { EvalOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { EXIT_OK, UsageError } from "./usage-error.js";

@@ -1,13 +1,10 @@
 import { PromptHelper } from "../budget/index.js";
 import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
-import { buildPostprocessors } from "../postprocessor/cutoff-postprocessors.js";
-import { type ImageReport, imageStep } from "../postprocessor/image-step.js";
-import type { NodePostprocessor } from "../postprocessor/types.js";
+import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
 import { attachesImages } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
-import type { OpenedIndex } from "./load-index.js";
 import {
   chooseEmbedder,
   chooseLLM,
@@ -16,7 +13,7 @@ import {
   type LLMChoice,
   OFFLINE_NOTICE,
 } from "./models.js";
-import { openIndex } from "./open-index.js";
+import { type OpenedIndex, openIndex } from "./open-index.js";
 import type { QueryCommandOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
@@ -104,30 +101,19 @@ export function chooseModels(
   return { llmChoice, embedChoice, metadata, ...(llm ? { llm } : {}) };
 }
 
-/** Opens (or builds) the index, reports skipped files, and builds the postprocessors. */
+/** Opens (or builds) the index, reports skipped files, and sets up retrieval as the flags ask (`indexQuery`). */
 export async function openRetrieval(
   options: QueryCommandOptions,
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
-): Promise<{ opened: OpenedIndex; postprocessors: NodePostprocessor[]; images: ImageReport | undefined }> {
-  const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
+): Promise<{ opened: OpenedIndex; query: IndexQuery }> {
+  const opened = await openIndex({ ...options, embed: embedChoice }, { io, signal }, progress);
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
-  const postprocessors = buildPostprocessors(options, opened.index.queryEmbedModel);
-  // Images pass one checked door, and only when some node is or references one (no postprocessor, and no step-listing
-  // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
-  let images: ImageReport | undefined;
-  if (opened.index.hasImages()) {
-    const step = imageStep({
-      attach: attachesImages(options.vision, metadata),
-      paths: options.paths,
-      cwd: io.cwd,
-    });
-    postprocessors.push(step.postprocessor);
-    images = step.report;
-  }
-  return { opened, postprocessors, images };
+  // Local files go to a model's server only with --vision: a visible choice.
+  const images = { attach: attachesImages(options.vision, metadata), paths: options.paths, cwd: io.cwd };
+  return { opened, query: indexQuery(opened.index, { ...options, images }) };
 }
 
 /** Shows the current step of a query on the progress line, from the events. */

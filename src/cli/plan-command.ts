@@ -2,7 +2,7 @@ import { createEventLog, eventToJSON } from "../events/event-log.js";
 import { planModes } from "../plan/plan-modes.js";
 import { renderPlan } from "../plan/render-plan.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { retrievalEngine } from "../question-run/index-query.js";
 import { sourceName } from "../schema/node-source.js";
 import { formatCount, plural, sourceToJSON } from "./format.js";
 import type { CommandContext } from "./io.js";
@@ -30,23 +30,17 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
   try {
     const models = chooseModels(options, io);
     const { metadata } = models;
-    const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
+    const { opened, query } = await openRetrieval(options, models, context, progress);
     const promptHelper = createPromptHelper(metadata, options.numOutput);
     const log = createEventLog();
     const showProgress = progressFromEvents(progress);
     // Retrieval and postprocessing as ask runs them; the engine's synthesizer is never called.
-    const engine = new RetrieverQueryEngine({
-      retriever: opened.index.asRetriever({
-        similarityTopK: options.topK,
-        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
-      }),
-      nodePostprocessors: postprocessors,
-      responseMode: "no_text",
+    const engine = retrievalEngine(query, {
+      tokenizer: promptHelper.tokenizer,
       onEvent: (event) => {
         log.handler(event);
         showProgress(event);
       },
-      tokenizer: promptHelper.tokenizer,
     });
     const nodes = await engine.retrieve({ query: options.query, signal });
     progress.clear();

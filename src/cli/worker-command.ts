@@ -6,7 +6,7 @@ import { createCliProcessors } from "../question-run/batch-processors.js";
 import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
 import { type CommandContext, cliSecrets, createRedactor } from "./io.js";
 import { SPEC_MODELS } from "./models.js";
-import type { WorkerOptions } from "./parse-batch-command.js";
+import type { WorkerOptions } from "./parse-command.js";
 import { EXIT_INTERRUPTED, EXIT_OK } from "./usage-error.js";
 
 /**
