@@ -1,8 +1,9 @@
-import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
+import type { CitationResponse } from "../citations/citation-query-engine.js";
 import { llmCitationJudge } from "../eval/llm-citation-judge.js";
 import { createEventLog, eventToJSON } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { renderStepListing } from "../events/step-listing.js";
+import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import {
@@ -12,17 +13,16 @@ import {
   formatCitationNotes,
 } from "./citations-output.js";
 import { formatSources, formatSummary, sourceToJSON } from "./format.js";
-import { imageNotes } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import { chooseLLM } from "./models.js";
+import { imageNotes, optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { AskOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { recordRetryWaits, writeAskReport } from "./report.js";
-import { optimizerNotes, renderStepListing } from "./step-listing.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
@@ -63,24 +63,16 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       }
       if (!answering) showProgress(event);
     };
-    const engineOptions = {
-      retriever: query.retriever,
-      nodePostprocessors: query.nodePostprocessors,
-      responseMode: options.mode,
+    const engine = questionEngine({
       llm,
+      query,
+      mode: options.mode,
       promptHelper,
       concurrency: options.concurrency,
+      citations: options.citations,
+      judge: citationJudge ? llmCitationJudge({ judge: citationJudge }) : undefined,
       onEvent,
-      ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
-    };
-    // The offline answerer quotes rather than writes markers: its quotes are cited by construction.
-    const engine = options.citations
-      ? new CitationQueryEngine({
-          ...engineOptions,
-          citeVerbatimQuotes: models.llmChoice.label === "extractive",
-          ...(citationJudge ? { judge: llmCitationJudge({ judge: citationJudge }) } : {}),
-        })
-      : new RetrieverQueryEngine(engineOptions);
+    });
 
     const stream = !options.json && (options.stream ?? io.stdoutIsTTY);
     let response: SynthesisResponse | CitationResponse;

@@ -3,7 +3,6 @@ import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
-import { attachesImages } from "./image-notes.js";
 import type { CommandContext } from "./io.js";
 import {
   chooseEmbedder,
@@ -13,6 +12,7 @@ import {
   type LLMChoice,
   OFFLINE_NOTICE,
 } from "./models.js";
+import { attachesImages } from "./notes.js";
 import { type OpenedIndex, openIndex } from "./open-index.js";
 import type { QueryCommandOptions } from "./parse-command.js";
 import type { Progress } from "./progress.js";

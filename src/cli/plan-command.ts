@@ -1,19 +1,20 @@
 import { createEventLog, eventToJSON } from "../events/event-log.js";
+import { retrievalLines } from "../events/step-listing.js";
 import { planModes } from "../plan/plan-modes.js";
-import { renderPlan } from "../plan/render-plan.js";
+import { type PlanBudget, renderPlan, renderPlanHeading } from "../plan/render-plan.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { retrievalEngine } from "../question-run/index-query.js";
 import { sourceName } from "../schema/node-source.js";
-import { formatCount, plural, sourceToJSON } from "./format.js";
+import { plural, sourceToJSON } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
+import { optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { PlanOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { writePlanReport } from "./report.js";
-import { optimizerNotes, retrievalLines } from "./step-listing.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth plan`: retrieve, then show how each mode would pack the context, without calling the model. */
@@ -56,12 +57,16 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       signal,
     });
     progress.clear();
-    const nodeTokens = nodes.map((node) => countNodeTokens(node, promptHelper.tokenizer));
+    const chunks = nodes.map((node) => ({
+      name: sourceName(node.node),
+      score: node.score,
+      tokens: countNodeTokens(node, promptHelper.tokenizer),
+    }));
     if (options.report) {
       await writePlanReport(options.report, {
         redact: io.redact,
         plans,
-        chunks: nodes.map((node, index) => ({ name: sourceName(node.node), tokens: nodeTokens[index] ?? 0 })),
+        chunks: chunks.map(({ name, tokens }) => ({ name, tokens })),
         query: options.query,
         model: metadata.model,
         contextWindow: promptHelper.contextWindow,
@@ -69,7 +74,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       });
       io.stderr.write(`ragsynth: wrote the plan page to ${options.report}\n`);
     }
-    const budget = {
+    const budget: PlanBudget = {
       model: metadata.model,
       contextWindow: promptHelper.contextWindow,
       numOutput: promptHelper.numOutput,
@@ -87,7 +92,10 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
             query: options.query,
             budget,
             prices: { inputPerMillion: options.priceIn ?? null, outputPerMillion: options.priceOut ?? null },
-            chunks: nodes.map((node, index) => ({ ...sourceToJSON(node, index), tokens: nodeTokens[index] })),
+            chunks: nodes.map((node, index) => ({
+              ...sourceToJSON(node, index),
+              tokens: chunks[index]?.tokens,
+            })),
             index: opened.stats,
             modes: plans,
             events: log.events.map(eventToJSON),
@@ -99,20 +107,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       return EXIT_OK;
     }
 
-    const total = nodeTokens.reduce((sum, tokens) => sum + tokens, 0);
-    const lines = [
-      `${style.bold("Plan for")} ${shortQuery(options.query)}`,
-      `${budget.model} · context window ${formatCount(budget.contextWindow)} · numOutput ${formatCount(budget.numOutput)} · ${budget.tokenizer}` +
-        `${budget.isChatModel ? " · chat" : ""} · no model was called`,
-      "",
-      `${style.bold("Retrieved")} ${plural(nodes.length, "chunk")}, ${formatCount(total)} tokens:`,
-      ...nodes.map((node, index) => {
-        const score = node.score === undefined ? "   -  " : node.score.toFixed(3).padStart(6);
-        return `  [${index + 1}] ${score}  ${formatCount(nodeTokens[index] ?? 0).padStart(6)} tokens  ${sourceName(node.node)}`;
-      }),
-      "",
-    ];
-    io.stdout.write(`${lines.join("\n")}\n`);
+    io.stdout.write(`${renderPlanHeading({ query: options.query, budget, chunks, style })}\n`);
     if (log.events.some((event) => event.type === "postprocess-end")) {
       io.stdout.write(`${retrievalLines(log.events).join("\n")}\n\n`);
     }
@@ -122,15 +117,4 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
   } finally {
     progress.clear();
   }
-}
-
-const SHOWN_QUERY = 200;
-
-/** The query for the header: quoted, and cut to its first 200 characters with its length when longer. */
-function shortQuery(query: string): string {
-  if (query.length <= SHOWN_QUERY) return JSON.stringify(query);
-  const cut = Array.from(query.slice(0, SHOWN_QUERY + 1))
-    .slice(0, -1)
-    .join("");
-  return `${JSON.stringify(`${cut}…`)} (${query.length.toLocaleString("en-US")} characters)`;
 }

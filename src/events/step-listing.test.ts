@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { RagsynthEvent } from "../events/events.js";
-import { createStyle } from "./io.js";
-import { optimizerNotes, renderStepListing } from "./step-listing.js";
+import type { RagsynthEvent } from "./events.js";
+import { renderStepListing } from "./step-listing.js";
 
-const style = createStyle(false);
+const plain = (text: string) => text;
+const style = { bold: plain, dim: plain, red: plain, yellow: plain };
 const usage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
 
 describe("renderStepListing", () => {
@@ -87,7 +87,7 @@ describe("renderStepListing", () => {
 });
 
 describe("optimizer fallbacks", () => {
-  it("are counted in the trace and noted once on stderr", () => {
+  it("are counted in the listing", () => {
     const event: RagsynthEvent = {
       type: "postprocess-end",
       name: "SentenceEmbeddingOptimizer",
@@ -101,8 +101,5 @@ describe("optimizer fallbacks", () => {
       },
     };
     expect(renderStepListing([event], style)).toContain("· 2 chunks kept only their best sentence");
-    expect(optimizerNotes([event])).toEqual([
-      "ragsynth: note: in 2 of 3 chunks no sentence passed the --optimizer cutoff; each kept its best sentence. Lower the threshold to keep more.",
-    ]);
   });
 });
