@@ -1,10 +1,11 @@
 import type { CitationResponse } from "../citations/citation-query-engine.js";
 import { llmCitationJudge } from "../eval/llm-citation-judge.js";
-import { createEventLog, eventToJSON } from "../events/event-log.js";
+import { createEventLog, eventToJSON, phaseTimings } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { renderStepListing } from "../events/step-listing.js";
 import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
+import { sourceToJSON } from "../schema/node-source.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import {
   citationSourceRows,
@@ -12,7 +13,7 @@ import {
   citationsToJSON,
   formatCitationNotes,
 } from "./citations-output.js";
-import { formatSources, formatSummary, sourceToJSON } from "./format.js";
+import { formatSources, formatSummary } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import { chooseLLM } from "./models.js";
@@ -22,7 +23,7 @@ import type { AskOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
-import { recordRetryWaits, writeAskReport } from "./report.js";
+import { recordRetryWaits, writeAskReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
@@ -180,21 +181,4 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
   } finally {
     progress.clear();
   }
-}
-
-/** Milliseconds spent retrieving, postprocessing and synthesizing, from the events. */
-function phaseTimings(events: readonly RagsynthEvent[]) {
-  let retrieveMs = 0;
-  let postprocessMs = 0;
-  let synthesizeMs = 0;
-  for (const event of events) {
-    if (event.type === "retrieve-end") retrieveMs += event.durationMs;
-    if (event.type === "postprocess-end") postprocessMs += event.durationMs;
-    if (event.type === "synthesize-end") synthesizeMs += event.durationMs;
-  }
-  return {
-    retrieveMs: Math.round(retrieveMs),
-    postprocessMs: Math.round(postprocessMs),
-    synthesizeMs: Math.round(synthesizeMs),
-  };
 }

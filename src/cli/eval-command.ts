@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type CallCacheStore, withCallCache } from "../batch/call-cache.js";
+import { type CallCacheStore, countCachedCalls, withCallCache } from "../batch/call-cache.js";
 import { FileCallCache } from "../batch/file-call-cache.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
 import { evaluate } from "../eval/evaluate.js";
@@ -100,7 +100,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
           signal,
         });
     progress.clear();
-    const calls = countCalls([llm, judge]);
+    const calls = countCachedCalls([llm, judge]);
     if (options.report) {
       await writeFile(
         resolve(io.cwd, options.report),
@@ -133,15 +133,4 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
 async function savedIndexDir(opened: OpenedIndex, progress: Progress): Promise<string> {
   await indexSaved(opened, progress);
   return opened.stats.cacheDir;
-}
-
-/** Calls paid and replayed across the cached models; undefined without a cache. */
-function countCalls(models: ReadonlyArray<LLM | undefined>): { paid: number; replayed: number } | undefined {
-  let counted: { paid: number; replayed: number } | undefined;
-  for (const model of models) {
-    const stats = (model as { stats?: { hits: number; misses: number } } | undefined)?.stats;
-    if (!stats) continue;
-    counted = { paid: (counted?.paid ?? 0) + stats.misses, replayed: (counted?.replayed ?? 0) + stats.hits };
-  }
-  return counted;
 }

@@ -4,8 +4,8 @@ import { planModes } from "../plan/plan-modes.js";
 import { type PlanBudget, renderPlan, renderPlanHeading } from "../plan/render-plan.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { retrievalEngine } from "../question-run/index-query.js";
-import { sourceName } from "../schema/node-source.js";
-import { plural, sourceToJSON } from "./format.js";
+import { sourceName, sourceToJSON } from "../schema/node-source.js";
+import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
 import { optimizerNotes } from "./notes.js";
@@ -14,7 +14,7 @@ import type { PlanOptions } from "./parse-command.js";
 import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
-import { writePlanReport } from "./report.js";
+import { writePlanReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth plan`: retrieve, then show how each mode would pack the context, without calling the model. */
