@@ -1,4 +1,6 @@
 import type { CitationResponse } from "../citations/citation-query-engine.js";
+import { citationSourceRows } from "../citations/citation-source.js";
+import { citationsToJSON } from "../citations/citations-to-json.js";
 import { llmCitationJudge } from "../eval/llm-citation-judge.js";
 import { createEventLog, eventToJSON, phaseTimings } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
@@ -7,12 +9,7 @@ import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import { sourceToJSON } from "../schema/node-source.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import {
-  citationSourceRows,
-  citationsForPage,
-  citationsToJSON,
-  formatCitationNotes,
-} from "./citations-output.js";
+import { citationsForPage, formatCitationNotes } from "./citations-output.js";
 import { formatSources, formatSummary } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { colorEnabled, createStyle } from "./io.js";
@@ -114,7 +111,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         log,
         waits: retries.waits,
         // Cited: the numbered pieces, so the page's source N is the answer's [N].
-        sources: citations ? citationSourceRows(citations) : response.sourceNodes,
+        sources: citations ? citationSourceRows(citations.sources) : response.sourceNodes,
         citations: citations ? citationsForPage(citations) : undefined,
         query: options.query,
         answer: response.response,
@@ -169,7 +166,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       return EXIT_OK;
     }
     io.stdout.write(
-      `\n${formatSources(citations ? citationSourceRows(citations) : response.sourceNodes, style, io.columns)}`,
+      `\n${formatSources(citations ? citationSourceRows(citations.sources) : response.sourceNodes, style, io.columns)}`,
     );
     if (citations) io.stdout.write(formatCitationNotes(citations, style));
     if (options.trace) io.stdout.write(`\n${renderStepListing(log.events, style)}`);

@@ -17,13 +17,11 @@ import {
 import { writeResultsFile } from "../batch/results-file.js";
 import { hideUrlPassword } from "../errors/scrub-secrets.js";
 import { checkStoredIndex } from "../index-store/store-index.js";
-import { createCliProcessors } from "../question-run/batch-processors.js";
 import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
-import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
 import { questionRunConfig } from "../question-run/question-run-config.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
-import { type CommandContext, cliSecrets, createRedactor } from "./io.js";
-import { SPEC_MODELS } from "./models.js";
+import type { CommandContext } from "./io.js";
+import { questionProcessors } from "./models.js";
 import type { BatchOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
@@ -102,14 +100,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
       );
     }
     runner = createEmbeddedRunner({
-      processors: createCliProcessors({
-        env: io.env,
-        store: cache,
-        trust,
-        redact: createRedactor(cliSecrets(io.env)),
-        models: SPEC_MODELS,
-        moreProcessors: EVAL_PROCESSORS,
-      }).processors,
+      processors: questionProcessors(io, { store: cache, trust }).processors,
       out,
       concurrency: options.concurrency,
       attempts: options.attempts,
