@@ -12,30 +12,26 @@ import type { SynthesisResponse } from "../synthesizer/types.js";
 import { citationsForPage, formatCitationNotes } from "./citations-output.js";
 import { formatSources, formatSummary } from "./format.js";
 import type { CommandContext } from "./io.js";
-import { colorEnabled, createStyle } from "./io.js";
 import { chooseLLM } from "./models.js";
 import { imageNotes, optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { AskOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
-import { createProgress } from "./progress.js";
-import { refuseOutputOverInput } from "./refuse-output-over-input.js";
+import {
+  chooseModels,
+  createPromptHelper,
+  openRetrieval,
+  progressFromEvents,
+  queryCommand,
+} from "./pipeline.js";
+
 import { recordRetryWaits, writeAskReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
 export async function runAsk(options: AskOptions, context: CommandContext): Promise<number> {
   const { io, signal } = context;
-  // The trace page must not land on a document (row 6 of issue 25): refused before anything is read.
-  await refuseOutputOverInput({
-    outputs: [["--report", options.report]],
-    inputs: options.paths.map((path) => ["documents", path] as const),
-    cwd: io.cwd,
-  });
   const started = performance.now();
-  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
-  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
-  try {
+  return queryCommand(options, io, async (progress, style) => {
     const log = createEventLog();
     const retries = recordRetryWaits(log);
     // Built once, before the index, so a missing API key fails at once.
@@ -175,7 +171,5 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     );
     await indexSaved(opened, progress);
     return EXIT_OK;
-  } finally {
-    progress.clear();
-  }
+  });
 }

@@ -15,12 +15,11 @@ import { retrievalEngine } from "../question-run/index-query.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
-import { colorEnabled, createStyle } from "./io.js";
 import { chooseLLM } from "./models.js";
 import { indexSaved, type OpenedIndex } from "./open-index.js";
 import type { EvalOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
-import { createProgress, type Progress } from "./progress.js";
+import { chooseModels, createPromptHelper, openRetrieval, queryCommand } from "./pipeline.js";
+import type { Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /**
@@ -30,9 +29,7 @@ import { EXIT_OK } from "./usage-error.js";
 export async function runEval(options: EvalOptions, context: CommandContext): Promise<number> {
   if (options.generate) return runEvalGenerate(options, context);
   const { io, signal } = context;
-  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
-  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
-  try {
+  return queryCommand(options, io, async (progress, style) => {
     const questionsPath = resolve(io.cwd, options.questions);
     const questions = parseEvalQuestions(await readFile(questionsPath, "utf8"));
     const models = chooseModels(options, io, {});
@@ -124,9 +121,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       );
     }
     return EXIT_OK;
-  } finally {
-    progress.clear();
-  }
+  });
 }
 
 /** The index folder, once the write openRetrieval left running has finished. */

@@ -3,7 +3,7 @@ import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
-import type { CommandContext } from "./io.js";
+import { type CliIO, type CommandContext, colorEnabled, createStyle, type Style } from "./io.js";
 import {
   chooseEmbedder,
   chooseLLM,
@@ -15,8 +15,9 @@ import {
 import { attachesImages } from "./notes.js";
 import { type OpenedIndex, openIndex } from "./open-index.js";
 import type { QueryCommandOptions } from "./parse-command.js";
-import type { Progress } from "./progress.js";
+import { createProgress, type Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
+import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -141,4 +142,30 @@ export function progressFromEvents(progress: Progress): (event: RagsynthEvent) =
         break;
     }
   };
+}
+
+/**
+ * What `ask`, `plan` and `eval` do around their work: refuse a `--report` that would land on a document or the
+ * questions file (before anything is read), give the work a progress line and the output's style, and clear the
+ * progress line however the work ends.
+ */
+export async function queryCommand(
+  options: QueryCommandOptions & { questions?: string },
+  io: CliIO,
+  work: (progress: Progress, style: Style) => Promise<number>,
+): Promise<number> {
+  await refuseOutputOverInput({
+    outputs: [["--report", options.report]],
+    inputs: [
+      ...options.paths.map((path) => ["documents", path] as const),
+      ["questions file", options.questions || undefined],
+    ],
+    cwd: io.cwd,
+  });
+  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
+  try {
+    return await work(progress, createStyle(colorEnabled(io.stdoutIsTTY, io.env)));
+  } finally {
+    progress.clear();
+  }
 }

@@ -7,28 +7,24 @@ import { retrievalEngine } from "../question-run/index-query.js";
 import { sourceName, sourceToJSON } from "../schema/node-source.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
-import { colorEnabled, createStyle } from "./io.js";
 import { optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { PlanOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
-import { createProgress } from "./progress.js";
-import { refuseOutputOverInput } from "./refuse-output-over-input.js";
+import {
+  chooseModels,
+  createPromptHelper,
+  openRetrieval,
+  progressFromEvents,
+  queryCommand,
+} from "./pipeline.js";
+
 import { writePlanReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth plan`: retrieve, then show how each mode would pack the context, without calling the model. */
 export async function runPlan(options: PlanOptions, context: CommandContext): Promise<number> {
   const { io, signal } = context;
-  // The trace page must not land on a document (row 6 of issue 25): refused before anything is read.
-  await refuseOutputOverInput({
-    outputs: [["--report", options.report]],
-    inputs: options.paths.map((path) => ["documents", path] as const),
-    cwd: io.cwd,
-  });
-  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
-  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
-  try {
+  return queryCommand(options, io, async (progress, style) => {
     const models = chooseModels(options, io);
     const { metadata } = models;
     const { opened, query } = await openRetrieval(options, models, context, progress);
@@ -114,7 +110,5 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
     io.stdout.write(renderPlan(plans, { numOutput: promptHelper.numOutput, style }));
     await indexSaved(opened, progress);
     return EXIT_OK;
-  } finally {
-    progress.clear();
-  }
+  });
 }
