@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { batchCostUsd, batchEtaMs, defaultRunId, summarizeBatch } from "./batch-summary.js";
-import type { BatchProgress } from "./types.js";
+import { type BatchProgress, emptyProgress } from "./types.js";
 
-const progress = (more: Partial<BatchProgress>): BatchProgress => ({
-  total: 10,
-  done: 0,
-  failed: 0,
-  inFlight: 0,
-  skipped: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-  elapsedMs: 0,
-  ...more,
-});
+const progress = (more: Partial<BatchProgress>): BatchProgress => ({ ...emptyProgress(10), ...more });
 
 describe("batch summary", () => {
   it("names a run by its results file: the name, then a hash of the absolute path", () => {

@@ -11,18 +11,12 @@ import { sourceToJSON } from "../schema/node-source.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { citationsForPage, formatCitationNotes } from "./citations-output.js";
 import { formatSources, formatSummary } from "./format.js";
-import type { CommandContext } from "./io.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { chooseLLM } from "./models.js";
 import { imageNotes, optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { AskOptions } from "./parse-command.js";
-import {
-  chooseModels,
-  createPromptHelper,
-  openRetrieval,
-  progressFromEvents,
-  queryCommand,
-} from "./pipeline.js";
+import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
 
 import { recordRetryWaits, writeAskReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -44,9 +38,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
           timeoutMs: options.timeoutMs,
         }).create()
       : undefined;
-    const { opened, query } = await openRetrieval(options, models, context, progress);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
     const imageReport = query.images;
-    const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
     const showProgress = progressFromEvents(progress);
     let answering = false;
     const onEvent = (event: RagsynthEvent) => {
@@ -121,44 +114,38 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     if (options.json) {
       // Before the JSON: a failed write makes the error the one JSON document on stdout.
       await indexSaved(opened, progress);
-      io.stdout.write(
-        `${JSON.stringify(
-          {
-            command: "ask",
-            query: options.query,
-            mode: options.mode,
-            answer: response.response,
-            sources: response.sourceNodes.map(sourceToJSON),
-            images: {
-              count: images,
-              readAs: images > 0 ? (llm.metadata.imageInput ?? null) : null,
-              skipped: imageReport?.skipped ?? [],
-              withheld: imageReport?.withheld ?? 0,
-            },
-            ...(citations ? { citations: citationsToJSON(citations) } : {}),
-            ...(response.assumptions ? { assumptions: response.assumptions } : {}),
-            usage: response.usage,
-            timings: {
-              ...phaseTimings(log.events),
-              indexMs: Math.round(opened.stats.durationMs),
-              totalMs: Math.round(totalMs),
-            },
-            llm: {
-              model: llm.metadata.model,
-              kind: llm.metadata.kind ?? "generative",
-              offline: models.llmChoice.label === "extractive",
-              contextWindow: promptHelper.contextWindow,
-              numOutput: promptHelper.numOutput,
-              tokenizer: promptHelper.tokenizer.name,
-            },
-            embed: { id: opened.embedModel.id },
-            index: opened.stats,
-            events: log.events.map(eventToJSON),
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      writeJSON(io, {
+        command: "ask",
+        query: options.query,
+        mode: options.mode,
+        answer: response.response,
+        sources: response.sourceNodes.map(sourceToJSON),
+        images: {
+          count: images,
+          readAs: images > 0 ? (llm.metadata.imageInput ?? null) : null,
+          skipped: imageReport?.skipped ?? [],
+          withheld: imageReport?.withheld ?? 0,
+        },
+        ...(citations ? { citations: citationsToJSON(citations) } : {}),
+        ...(response.assumptions ? { assumptions: response.assumptions } : {}),
+        usage: response.usage,
+        timings: {
+          ...phaseTimings(log.events),
+          indexMs: Math.round(opened.stats.durationMs),
+          totalMs: Math.round(totalMs),
+        },
+        llm: {
+          model: llm.metadata.model,
+          kind: llm.metadata.kind ?? "generative",
+          offline: models.llmChoice.label === "extractive",
+          contextWindow: promptHelper.contextWindow,
+          numOutput: promptHelper.numOutput,
+          tokenizer: promptHelper.tokenizer.name,
+        },
+        embed: { id: opened.embedModel.id },
+        index: opened.stats,
+        events: log.events.map(eventToJSON),
+      });
       return EXIT_OK;
     }
     io.stdout.write(

@@ -20,7 +20,7 @@ import { checkStoredIndex } from "../index-store/store-index.js";
 import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
 import { questionRunConfig } from "../question-run/question-run-config.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
-import type { CommandContext } from "./io.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { questionProcessors } from "./models.js";
 import type { BatchOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
@@ -135,7 +135,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
   if (options.redis) await writeResultsFile(out, outcome.results);
   const prices = { input: options.priceIn, output: options.priceOut };
   const summary = summarizeBatch(outcome, { backend: runner.backend, runId, out, prices });
-  if (options.json) io.stdout.write(`${JSON.stringify({ command: "batch", ...summary }, null, 2)}\n`);
+  if (options.json) writeJSON(io, { command: "batch", ...summary });
   else {
     io.stdout.write(
       `${summary.done} answered, ${summary.failed} failed, ${summary.skipped} already done · ` +
@@ -188,7 +188,7 @@ async function showStatus(options: BatchOptions, { io, signal }: CommandContext)
     ...(options.queue ? { queueName: options.queue } : {}),
     ...(runId ? { runId } : {}),
   });
-  if (options.json) io.stdout.write(`${JSON.stringify({ command: "batch-status", ...status }, null, 2)}\n`);
+  if (options.json) writeJSON(io, { command: "batch-status", ...status });
   else {
     io.stdout.write(
       `queue ${status.queueName}, ${status.runId === null ? "all runs" : `run ${status.runId}`}: ` +

@@ -14,11 +14,11 @@ import { evalRunConfig } from "../question-run/eval-run-config.js";
 import { retrievalEngine } from "../question-run/index-query.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { plural } from "./format.js";
-import type { CommandContext } from "./io.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { chooseLLM } from "./models.js";
 import { indexSaved, type OpenedIndex } from "./open-index.js";
 import type { EvalOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval, queryCommand } from "./pipeline.js";
+import { chooseModels, openRetrieval, queryCommand } from "./pipeline.js";
 import type { Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
 
@@ -51,8 +51,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     const llm = cached(models.llm, models.llmChoice.baseURL);
     const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
 
-    const { opened, query } = await openRetrieval(options, models, context, progress);
-    const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
     const retriever = retrievalEngine(query, { tokenizer: promptHelper.tokenizer });
     progress.start(
       `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}${options.redis ? " on the workers" : ""}`,
@@ -107,9 +106,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     }
     await indexSaved(opened, progress);
     if (options.json) {
-      io.stdout.write(
-        `${JSON.stringify({ command: "eval", ...report, callCache: cachePath ?? null, calls }, null, 2)}\n`,
-      );
+      writeJSON(io, { command: "eval", ...report, callCache: cachePath ?? null, calls });
       return EXIT_OK;
     }
     io.stdout.write(renderEvalTable(report, style));

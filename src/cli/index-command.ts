@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { formatDuration, plural } from "./format.js";
-import type { CommandContext } from "./io.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { chooseEmbedder } from "./models.js";
 import { type IndexStats, refreshIndex } from "./open-index.js";
 import type { IndexOptions } from "./parse-command.js";
@@ -43,9 +43,7 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
     progress.clear();
     reportReadCounts(opened.stats, io, { verbose: options.verbose, always: true });
     if (options.json) {
-      io.stdout.write(
-        `${JSON.stringify({ command: "index", embed: { id: opened.embedModel.id }, ...opened.stats }, null, 2)}\n`,
-      );
+      writeJSON(io, { command: "index", embed: { id: opened.embedModel.id }, ...opened.stats });
     } else {
       io.stdout.write(`${indexSummary(opened.stats, opened.embedModel.id, io.cwd)}\n`);
     }

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RagsynthEvent } from "../events/events.js";
+import { OPTIMIZER_FALLBACK_EVENT } from "../events/step-listing.test.util.js";
 import type { LLMMetadata } from "../llm/types.js";
 import { imageStep } from "../postprocessor/image-step.js";
 import { ImageNode } from "../schema/image-node.js";
@@ -67,19 +67,7 @@ describe("imageStep", () => {
 
 describe("optimizer fallbacks", () => {
   it("are noted once on stderr", () => {
-    const event: RagsynthEvent = {
-      type: "postprocess-end",
-      name: "SentenceEmbeddingOptimizer",
-      nodesBefore: 3,
-      nodesAfter: 3,
-      tokensBefore: 90,
-      tokensAfter: 30,
-      durationMs: 1,
-      detail: {
-        nodes: [{ id: "a", fallback: "keep_best" }, { id: "b" }, { id: "c", fallback: "keep_best" }],
-      },
-    };
-    expect(optimizerNotes([event])).toEqual([
+    expect(optimizerNotes([OPTIMIZER_FALLBACK_EVENT])).toEqual([
       "ragsynth: note: in 2 of 3 chunks no sentence passed the --optimizer cutoff; each kept its best sentence. Lower the threshold to keep more.",
     ]);
   });

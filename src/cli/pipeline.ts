@@ -102,19 +102,23 @@ export function chooseModels(
   return { llmChoice, embedChoice, metadata, ...(llm ? { llm } : {}) };
 }
 
-/** Opens (or builds) the index, reports skipped files, and sets up retrieval as the flags ask (`indexQuery`). */
+/**
+ * Opens (or builds) the index, reports skipped files, sets up retrieval as the flags ask (`indexQuery`), and the
+ * model's budget ({@link createPromptHelper}).
+ */
 export async function openRetrieval(
   options: QueryCommandOptions,
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
-): Promise<{ opened: OpenedIndex; query: IndexQuery }> {
+): Promise<{ opened: OpenedIndex; query: IndexQuery; promptHelper: PromptHelper }> {
   const opened = await openIndex({ ...options, embed: embedChoice }, { io, signal }, progress);
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
   // Local files go to a model's server only with --vision: a visible choice.
   const images = { attach: attachesImages(options.vision, metadata), paths: options.paths, cwd: io.cwd };
-  return { opened, query: indexQuery(opened.index, { ...options, images }) };
+  const promptHelper = createPromptHelper(metadata, options.numOutput);
+  return { opened, query: indexQuery(opened.index, { ...options, images }), promptHelper };
 }
 
 /** Shows the current step of a query on the progress line, from the events. */

@@ -6,17 +6,11 @@ import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { retrievalEngine } from "../question-run/index-query.js";
 import { sourceName, sourceToJSON } from "../schema/node-source.js";
 import { plural } from "./format.js";
-import type { CommandContext } from "./io.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { PlanOptions } from "./parse-command.js";
-import {
-  chooseModels,
-  createPromptHelper,
-  openRetrieval,
-  progressFromEvents,
-  queryCommand,
-} from "./pipeline.js";
+import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
 
 import { writePlanReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -27,8 +21,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
   return queryCommand(options, io, async (progress, style) => {
     const models = chooseModels(options, io);
     const { metadata } = models;
-    const { opened, query } = await openRetrieval(options, models, context, progress);
-    const promptHelper = createPromptHelper(metadata, options.numOutput);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
     const log = createEventLog();
     const showProgress = progressFromEvents(progress);
     // Retrieval and postprocessing as ask runs them; the engine's synthesizer is never called.
@@ -81,25 +74,19 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
     if (options.json) {
       // Before the JSON: a failed write makes the error the one JSON document on stdout.
       await indexSaved(opened, progress);
-      io.stdout.write(
-        `${JSON.stringify(
-          {
-            command: "plan",
-            query: options.query,
-            budget,
-            prices: { inputPerMillion: options.priceIn ?? null, outputPerMillion: options.priceOut ?? null },
-            chunks: nodes.map((node, index) => ({
-              ...sourceToJSON(node, index),
-              tokens: chunks[index]?.tokens,
-            })),
-            index: opened.stats,
-            modes: plans,
-            events: log.events.map(eventToJSON),
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      writeJSON(io, {
+        command: "plan",
+        query: options.query,
+        budget,
+        prices: { inputPerMillion: options.priceIn ?? null, outputPerMillion: options.priceOut ?? null },
+        chunks: nodes.map((node, index) => ({
+          ...sourceToJSON(node, index),
+          tokens: chunks[index]?.tokens,
+        })),
+        index: opened.stats,
+        modes: plans,
+        events: log.events.map(eventToJSON),
+      });
       return EXIT_OK;
     }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RagsynthEvent } from "./events.js";
 import { renderStepListing } from "./step-listing.js";
+import { OPTIMIZER_FALLBACK_EVENT } from "./step-listing.test.util.js";
 
 const plain = (text: string) => text;
 const style = { bold: plain, dim: plain, red: plain, yellow: plain };
@@ -88,18 +89,8 @@ describe("renderStepListing", () => {
 
 describe("optimizer fallbacks", () => {
   it("are counted in the listing", () => {
-    const event: RagsynthEvent = {
-      type: "postprocess-end",
-      name: "SentenceEmbeddingOptimizer",
-      nodesBefore: 3,
-      nodesAfter: 3,
-      tokensBefore: 90,
-      tokensAfter: 30,
-      durationMs: 1,
-      detail: {
-        nodes: [{ id: "a", fallback: "keep_best" }, { id: "b" }, { id: "c", fallback: "keep_best" }],
-      },
-    };
-    expect(renderStepListing([event], style)).toContain("· 2 chunks kept only their best sentence");
+    expect(renderStepListing([OPTIMIZER_FALLBACK_EVENT], style)).toContain(
+      "· 2 chunks kept only their best sentence",
+    );
   });
 });

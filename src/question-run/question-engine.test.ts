@@ -4,32 +4,31 @@ import { CitationQueryEngine } from "../citations/citation-query-engine.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import { VectorStoreIndex } from "../index-store/index.js";
+import type { LLM } from "../llm/types.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { TextNode } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
 import { indexQuery } from "./index-query.js";
-import { questionEngine } from "./question-engine.js";
+import { type QuestionPrompts, questionEngine } from "./question-engine.js";
 
 const TEXT = "The default response mode is compact. It packs retrieved chunks into as few calls as fit.";
 
-async function query() {
+/** The engine over a one-document index, as ask and batch build it. */
+async function engineFor(llm: LLM, citations: boolean, prompts?: QuestionPrompts) {
   const index = await VectorStoreIndex.fromDocuments([new TextNode({ id: "modes.md", text: TEXT })], {
     embedModel: new HashingEmbedder(),
   });
-  return indexQuery(index, { topK: 2 });
+  const promptHelper = PromptHelper.fromLLMMetadata(llm.metadata);
+  const query = indexQuery(index, { topK: 2 });
+  return questionEngine({ llm, query, mode: "compact", promptHelper, concurrency: 1, citations, prompts });
 }
 
 describe("questionEngine", () => {
   it("answers with the question's own template and system prompt", async () => {
     const llm = new MockLLM({ response: "compact" });
-    const engine = questionEngine({
-      llm,
-      query: await query(),
-      mode: "compact",
-      promptHelper: PromptHelper.fromLLMMetadata(llm.metadata),
-      concurrency: 1,
-      citations: false,
-      prompts: { textQaTemplate: "ANSWER FROM {context_str} TO {query_str}", systemPrompt: "Be brief." },
+    const engine = await engineFor(llm, false, {
+      textQaTemplate: "ANSWER FROM {context_str} TO {query_str}",
+      systemPrompt: "Be brief.",
     });
     expect(engine).toBeInstanceOf(RetrieverQueryEngine);
     const response = await engine.query({ query: "Which mode is the default?" });
@@ -41,14 +40,7 @@ describe("questionEngine", () => {
 
   it("cites with the offline answerer: its quotes are cited by construction", async () => {
     const llm = new ExtractiveLLM();
-    const engine = questionEngine({
-      llm,
-      query: await query(),
-      mode: "compact",
-      promptHelper: PromptHelper.fromLLMMetadata(llm.metadata),
-      concurrency: 1,
-      citations: true,
-    });
+    const engine = await engineFor(llm, true);
     expect(engine).toBeInstanceOf(CitationQueryEngine);
     const response = await (engine as CitationQueryEngine).query({
       query: "Which response mode is the default?",
