@@ -207,7 +207,13 @@ function parseCommandArgs(
     const query = questionFrom(command, read.query, questionWords, readStdin);
     return { command, options: { ...read, query, modes: modes.length > 0 ? modes : [...RESPONSE_MODES] } };
   }
-  const { mode: modes, concurrency, ...rest } = withWalk(readOptions(command, values, env), positionals);
+  // `--stream`/`--no-stream`: whichever came last (streamFlag), not each alone.
+  const {
+    mode: modes,
+    concurrency,
+    noStream: _,
+    ...rest
+  } = withWalk(readOptions(command, values, env), positionals);
   const query = questionFrom(command, rest.query, questionWords, readStdin);
   if (rest.judge !== undefined && (rest.judge === "" || !rest.citations)) {
     throw new UsageError(
