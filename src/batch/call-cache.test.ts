@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TextNode } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { MockLLM } from "../testing/mock-llm.js";
-import { callCacheKey, withCallCache } from "./call-cache.js";
+import { callCacheKey, countCachedCalls, withCallCache } from "./call-cache.js";
 import { FileCallCache } from "./file-call-cache.js";
 
 let folder: string;
@@ -92,5 +92,18 @@ describe("withCallCache", () => {
     const stored = await readFile(path, "utf8");
     expect(stored).not.toContain("secret question");
     expect(stored).not.toMatch(/sk-|apiKey|authorization/i);
+  });
+});
+
+describe("countCachedCalls", () => {
+  it("adds up paid and replayed calls across the cached models, and is undefined without one", async () => {
+    const store = await FileCallCache.open(join(folder, "calls.jsonl"));
+    const first = withCallCache({ llm: new MockLLM({ response: "a" }), store });
+    const second = withCallCache({ llm: new MockLLM({ response: "b", model: "other" }), store });
+    await first.complete("one");
+    await first.complete("one");
+    await second.complete("two");
+    expect(countCachedCalls([first, undefined, second])).toEqual({ paid: 2, replayed: 1 });
+    expect(countCachedCalls([new MockLLM({ response: "x" }), undefined])).toBeUndefined();
   });
 });

@@ -162,3 +162,16 @@ export function withCallCache({ llm, store, baseURL, parameters }: WithCallCache
       replayOrRecord(keyOf({ messages }, options), options, (hooked) => llm.streamChat(messages, hooked)),
   };
 }
+
+/** Calls paid (cache misses) and replayed (hits) across the models given; undefined when none goes through a cache. */
+export function countCachedCalls(
+  models: ReadonlyArray<LLM | undefined>,
+): { paid: number; replayed: number } | undefined {
+  let counted: { paid: number; replayed: number } | undefined;
+  for (const model of models) {
+    const stats = (model as Partial<CachedLLM> | undefined)?.stats;
+    if (!stats) continue;
+    counted = { paid: (counted?.paid ?? 0) + stats.misses, replayed: (counted?.replayed ?? 0) + stats.hits };
+  }
+  return counted;
+}

@@ -47,3 +47,14 @@ export function formatSource(source: CitationSource): string {
   if (startChar !== undefined && endChar !== undefined) where.push(`chars ${startChar}–${endChar}`);
   return `[${source.number}] ${where.join(" ")}`;
 }
+
+/**
+ * The numbered pieces as retrieved rows: row N is `Source N`, its text without the label, its node's metadata and
+ * score (so a list of sources, on a terminal or a page, numbers them as the answer's `[N]` does).
+ */
+export function citationSourceRows(sources: readonly CitationSource[]): NodeWithScore[] {
+  return sources.map((source) => {
+    const node = source.node.node.with({ text: source.text });
+    return source.node.score === undefined ? { node } : { node, score: source.node.score };
+  });
+}

@@ -1,43 +1,31 @@
-import { CitationQueryEngine, type CitationResponse } from "../citations/citation-query-engine.js";
+import type { CitationResponse } from "../citations/citation-query-engine.js";
+import { citationSourceRows } from "../citations/citation-source.js";
+import { citationsToJSON } from "../citations/citations-to-json.js";
 import { llmCitationJudge } from "../eval/llm-citation-judge.js";
-import { createEventLog, eventToJSON } from "../events/event-log.js";
+import { createEventLog, eventToJSON, phaseTimings } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { renderStepListing } from "../events/step-listing.js";
+import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
+import { sourceToJSON } from "../schema/node-source.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import {
-  citationSourceRows,
-  citationsForPage,
-  citationsToJSON,
-  formatCitationNotes,
-} from "./citations-output.js";
-import { formatSources, formatSummary, sourceToJSON } from "./format.js";
-import { imageNotes } from "./image-notes.js";
-import type { CommandContext } from "./io.js";
-import { colorEnabled, createStyle } from "./io.js";
+import { citationsForPage, formatCitationNotes } from "./citations-output.js";
+import { formatSources, formatSummary } from "./format.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { chooseLLM } from "./models.js";
+import { imageNotes, optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { AskOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
-import { createProgress } from "./progress.js";
-import { refuseOutputOverInput } from "./refuse-output-over-input.js";
-import { recordRetryWaits, writeAskReport } from "./report.js";
-import { optimizerNotes, renderStepListing } from "./step-listing.js";
+import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
+
+import { recordRetryWaits, writeAskReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth ask`: retrieve, postprocess, synthesize; print the answer (streamed), sources and a summary. */
 export async function runAsk(options: AskOptions, context: CommandContext): Promise<number> {
   const { io, signal } = context;
-  // The trace page must not land on a document (row 6 of issue 25): refused before anything is read.
-  await refuseOutputOverInput({
-    outputs: [["--report", options.report]],
-    inputs: options.paths.map((path) => ["documents", path] as const),
-    cwd: io.cwd,
-  });
   const started = performance.now();
-  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
-  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
-  try {
+  return queryCommand(options, io, async (progress, style) => {
     const log = createEventLog();
     const retries = recordRetryWaits(log);
     // Built once, before the index, so a missing API key fails at once.
@@ -50,12 +38,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
           timeoutMs: options.timeoutMs,
         }).create()
       : undefined;
-    const {
-      opened,
-      postprocessors,
-      images: imageReport,
-    } = await openRetrieval(options, models, context, progress);
-    const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
+    const imageReport = query.images;
     const showProgress = progressFromEvents(progress);
     let answering = false;
     const onEvent = (event: RagsynthEvent) => {
@@ -66,27 +50,16 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       }
       if (!answering) showProgress(event);
     };
-    const engineOptions = {
-      retriever: opened.index.asRetriever({
-        similarityTopK: options.topK,
-        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
-      }),
-      nodePostprocessors: postprocessors,
-      responseMode: options.mode,
+    const engine = questionEngine({
       llm,
+      query,
+      mode: options.mode,
       promptHelper,
       concurrency: options.concurrency,
+      citations: options.citations,
+      judge: citationJudge ? llmCitationJudge({ judge: citationJudge }) : undefined,
       onEvent,
-      ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
-    };
-    // The offline answerer quotes rather than writes markers: its quotes are cited by construction.
-    const engine = options.citations
-      ? new CitationQueryEngine({
-          ...engineOptions,
-          citeVerbatimQuotes: models.llmChoice.label === "extractive",
-          ...(citationJudge ? { judge: llmCitationJudge({ judge: citationJudge }) } : {}),
-        })
-      : new RetrieverQueryEngine(engineOptions);
+    });
 
     const stream = !options.json && (options.stream ?? io.stdoutIsTTY);
     let response: SynthesisResponse | CitationResponse;
@@ -127,7 +100,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         log,
         waits: retries.waits,
         // Cited: the numbered pieces, so the page's source N is the answer's [N].
-        sources: citations ? citationSourceRows(citations) : response.sourceNodes,
+        sources: citations ? citationSourceRows(citations.sources) : response.sourceNodes,
         citations: citations ? citationsForPage(citations) : undefined,
         query: options.query,
         answer: response.response,
@@ -141,48 +114,42 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     if (options.json) {
       // Before the JSON: a failed write makes the error the one JSON document on stdout.
       await indexSaved(opened, progress);
-      io.stdout.write(
-        `${JSON.stringify(
-          {
-            command: "ask",
-            query: options.query,
-            mode: options.mode,
-            answer: response.response,
-            sources: response.sourceNodes.map(sourceToJSON),
-            images: {
-              count: images,
-              readAs: images > 0 ? (llm.metadata.imageInput ?? null) : null,
-              skipped: imageReport?.skipped ?? [],
-              withheld: imageReport?.withheld ?? 0,
-            },
-            ...(citations ? { citations: citationsToJSON(citations) } : {}),
-            ...(response.assumptions ? { assumptions: response.assumptions } : {}),
-            usage: response.usage,
-            timings: {
-              ...phaseTimings(log.events),
-              indexMs: Math.round(opened.stats.durationMs),
-              totalMs: Math.round(totalMs),
-            },
-            llm: {
-              model: llm.metadata.model,
-              kind: llm.metadata.kind ?? "generative",
-              offline: models.llmChoice.label === "extractive",
-              contextWindow: promptHelper.contextWindow,
-              numOutput: promptHelper.numOutput,
-              tokenizer: promptHelper.tokenizer.name,
-            },
-            embed: { id: opened.embedModel.id },
-            index: opened.stats,
-            events: log.events.map(eventToJSON),
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      writeJSON(io, {
+        command: "ask",
+        query: options.query,
+        mode: options.mode,
+        answer: response.response,
+        sources: response.sourceNodes.map(sourceToJSON),
+        images: {
+          count: images,
+          readAs: images > 0 ? (llm.metadata.imageInput ?? null) : null,
+          skipped: imageReport?.skipped ?? [],
+          withheld: imageReport?.withheld ?? 0,
+        },
+        ...(citations ? { citations: citationsToJSON(citations) } : {}),
+        ...(response.assumptions ? { assumptions: response.assumptions } : {}),
+        usage: response.usage,
+        timings: {
+          ...phaseTimings(log.events),
+          indexMs: Math.round(opened.stats.durationMs),
+          totalMs: Math.round(totalMs),
+        },
+        llm: {
+          model: llm.metadata.model,
+          kind: llm.metadata.kind ?? "generative",
+          offline: models.llmChoice.label === "extractive",
+          contextWindow: promptHelper.contextWindow,
+          numOutput: promptHelper.numOutput,
+          tokenizer: promptHelper.tokenizer.name,
+        },
+        embed: { id: opened.embedModel.id },
+        index: opened.stats,
+        events: log.events.map(eventToJSON),
+      });
       return EXIT_OK;
     }
     io.stdout.write(
-      `\n${formatSources(citations ? citationSourceRows(citations) : response.sourceNodes, style, io.columns)}`,
+      `\n${formatSources(citations ? citationSourceRows(citations.sources) : response.sourceNodes, style, io.columns)}`,
     );
     if (citations) io.stdout.write(formatCitationNotes(citations, style));
     if (options.trace) io.stdout.write(`\n${renderStepListing(log.events, style)}`);
@@ -191,24 +158,5 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     );
     await indexSaved(opened, progress);
     return EXIT_OK;
-  } finally {
-    progress.clear();
-  }
-}
-
-/** Milliseconds spent retrieving, postprocessing and synthesizing, from the events. */
-function phaseTimings(events: readonly RagsynthEvent[]) {
-  let retrieveMs = 0;
-  let postprocessMs = 0;
-  let synthesizeMs = 0;
-  for (const event of events) {
-    if (event.type === "retrieve-end") retrieveMs += event.durationMs;
-    if (event.type === "postprocess-end") postprocessMs += event.durationMs;
-    if (event.type === "synthesize-end") synthesizeMs += event.durationMs;
-  }
-  return {
-    retrieveMs: Math.round(retrieveMs),
-    postprocessMs: Math.round(postprocessMs),
-    synthesizeMs: Math.round(synthesizeMs),
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
+import { batchCostUsd, batchEtaMs, defaultRunId, summarizeBatch } from "../batch/batch-summary.js";
 import { CACHE_HMAC_KEY_ENV } from "../batch/call-cache-seal.js";
 import {
   type BatchOutcome,
@@ -16,15 +17,12 @@ import {
 import { writeResultsFile } from "../batch/results-file.js";
 import { hideUrlPassword } from "../errors/scrub-secrets.js";
 import { checkStoredIndex } from "../index-store/store-index.js";
-import { createCliProcessors } from "../question-run/batch-processors.js";
 import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
-import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
 import { questionRunConfig } from "../question-run/question-run-config.js";
-import { sha256Hex } from "../util/sha256.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
-import { type CommandContext, cliSecrets, createRedactor } from "./io.js";
-import { SPEC_MODELS } from "./models.js";
-import type { BatchOptions } from "./parse-batch-command.js";
+import { type CommandContext, writeJSON } from "./io.js";
+import { questionProcessors } from "./models.js";
+import type { BatchOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./usage-error.js";
@@ -102,14 +100,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
       );
     }
     runner = createEmbeddedRunner({
-      processors: createCliProcessors({
-        env: io.env,
-        store: cache,
-        trust,
-        redact: createRedactor(cliSecrets(io.env)),
-        models: SPEC_MODELS,
-        moreProcessors: EVAL_PROCESSORS,
-      }).processors,
+      processors: questionProcessors(io, { store: cache, trust }).processors,
       out,
       concurrency: options.concurrency,
       attempts: options.attempts,
@@ -124,7 +115,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
   progress.start(`Batch (${runner.backend})`, items.length);
   const onProgress = (snapshot: BatchProgress) =>
     progress.update(snapshot.done + snapshot.failed + snapshot.skipped, progressDetail(snapshot, options), {
-      etaMs: etaMs(snapshot),
+      etaMs: batchEtaMs(snapshot),
     });
   let outcome: BatchOutcome;
   try {
@@ -142,8 +133,9 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
   }
   progress.clear();
   if (options.redis) await writeResultsFile(out, outcome.results);
-  const summary = summarize(outcome, options, runner.backend, runId, out);
-  if (options.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  const prices = { input: options.priceIn, output: options.priceOut };
+  const summary = summarizeBatch(outcome, { backend: runner.backend, runId, out, prices });
+  if (options.json) writeJSON(io, { command: "batch", ...summary });
   else {
     io.stdout.write(
       `${summary.done} answered, ${summary.failed} failed, ${summary.skipped} already done · ` +
@@ -173,60 +165,14 @@ async function checkIndex(dir: string, given: string): Promise<void> {
   }
 }
 
-/** The run id when none is given: the output file's name and a hash of its absolute path. */
-function defaultRunId(out: string): string {
-  const name = basename(out).replace(/[^\w.-]+/g, "_");
-  return `${name}-${sha256Hex(out).slice(0, 8)}`;
-}
-
-function cost(promptTokens: number, completionTokens: number, options: BatchOptions): number | null {
-  if (options.priceIn === undefined && options.priceOut === undefined) return null;
-  return ((options.priceIn ?? 0) * promptTokens + (options.priceOut ?? 0) * completionTokens) / 1_000_000;
-}
-
-/** The time left, from the pace of the items finished in this run (items skipped as already done excluded). */
-function etaMs(snapshot: BatchProgress): number | undefined {
-  const finished = snapshot.done + snapshot.failed;
-  const remaining = snapshot.total - finished - snapshot.skipped;
-  return finished > 0 ? (snapshot.elapsedMs / finished) * remaining : undefined;
-}
-
 function progressDetail(snapshot: BatchProgress, options: BatchOptions): string {
-  const usd = cost(snapshot.promptTokens, snapshot.completionTokens, options);
+  const usd = batchCostUsd(snapshot, { input: options.priceIn, output: options.priceOut });
   return (
     `${snapshot.connectionLost ? "Redis unreachable, waiting to reconnect · " : ""}` +
     `${snapshot.failed} failed · ${snapshot.inFlight} in flight · ` +
     `${formatCount(snapshot.promptTokens + snapshot.completionTokens)} tokens` +
     `${usd === null ? "" : ` · ${formatUsd(usd)}`}`
   );
-}
-
-function summarize(
-  outcome: BatchOutcome,
-  options: BatchOptions,
-  backend: string,
-  runId: string,
-  out: string,
-) {
-  const { progress } = outcome;
-  return {
-    command: "batch",
-    backend,
-    runId,
-    out,
-    total: progress.total,
-    done: progress.done,
-    failed: progress.failed,
-    skipped: progress.skipped,
-    promptTokens: progress.promptTokens,
-    completionTokens: progress.completionTokens,
-    costUsd: cost(progress.promptTokens, progress.completionTokens, options),
-    elapsedMs: Math.round(progress.elapsedMs),
-    failures: outcome.results
-      .filter((result) => !result.ok)
-      .slice(0, 20)
-      .map((result) => ({ id: result.id, error: result.error })),
-  };
 }
 
 /**
@@ -242,7 +188,7 @@ async function showStatus(options: BatchOptions, { io, signal }: CommandContext)
     ...(options.queue ? { queueName: options.queue } : {}),
     ...(runId ? { runId } : {}),
   });
-  if (options.json) io.stdout.write(`${JSON.stringify({ command: "batch-status", ...status }, null, 2)}\n`);
+  if (options.json) writeJSON(io, { command: "batch-status", ...status });
   else {
     io.stdout.write(
       `queue ${status.queueName}, ${status.runId === null ? "all runs" : `run ${status.runId}`}: ` +

@@ -1,15 +1,6 @@
 import type { CitationReport } from "../citations/check-citations.js";
-import type { NodeWithScore } from "../schema/text-node.js";
 import type { Style } from "./io.js";
 import type { PageCitation } from "./trace-page/index.js";
-
-/** The numbered pieces as source rows: row N is `Source N`, its text without the label, its node's metadata. */
-export function citationSourceRows(report: CitationReport): NodeWithScore[] {
-  return report.sources.map((source) => {
-    const node = source.node.node.with({ text: source.text });
-    return source.node.score === undefined ? { node } : { node, score: source.node.score };
-  });
-}
 
 /** How a citation was scored: `lexical 0.20, cosine 0.71, judge NO`. */
 function scoreText(support: CitationReport["citations"][number]["support"]): string {
@@ -56,6 +47,3 @@ export function formatCitationNotes(report: CitationReport, style: Style): strin
   }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
-
-/** `citations` in `--json` (kept here for the commands that import it from the CLI). */
-export { citationsToJSON } from "../citations/citations-to-json.js";

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type CallCacheStore, withCallCache } from "../batch/call-cache.js";
+import { type CallCacheStore, countCachedCalls, withCallCache } from "../batch/call-cache.js";
 import { FileCallCache } from "../batch/file-call-cache.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
 import { evaluate } from "../eval/evaluate.js";
@@ -9,19 +9,17 @@ import { renderEvalPage } from "../eval/render-eval-page.js";
 import { renderEvalTable } from "../eval/render-eval-table.js";
 import { summarizeEval } from "../eval/summarize-eval.js";
 import type { LLM } from "../llm/types.js";
-import { evalRetriever } from "../question-run/eval-processor.js";
 import { runEvalOnRedis } from "../question-run/eval-redis.js";
 import { evalRunConfig } from "../question-run/eval-run-config.js";
+import { retrievalEngine } from "../question-run/index-query.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { plural } from "./format.js";
-import type { CommandContext } from "./io.js";
-import { colorEnabled, createStyle } from "./io.js";
-import type { OpenedIndex } from "./load-index.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { chooseLLM } from "./models.js";
-import { indexSaved } from "./open-index.js";
-import type { EvalOptions } from "./parse-eval-command.js";
-import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
-import { createProgress, type Progress } from "./progress.js";
+import { indexSaved, type OpenedIndex } from "./open-index.js";
+import type { EvalOptions } from "./parse-command.js";
+import { chooseModels, openRetrieval, queryCommand } from "./pipeline.js";
+import type { Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /**
@@ -31,9 +29,7 @@ import { EXIT_OK } from "./usage-error.js";
 export async function runEval(options: EvalOptions, context: CommandContext): Promise<number> {
   if (options.generate) return runEvalGenerate(options, context);
   const { io, signal } = context;
-  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
-  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
-  try {
+  return queryCommand(options, io, async (progress, style) => {
     const questionsPath = resolve(io.cwd, options.questions);
     const questions = parseEvalQuestions(await readFile(questionsPath, "utf8"));
     const models = chooseModels(options, io, {});
@@ -55,9 +51,8 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     const llm = cached(models.llm, models.llmChoice.baseURL);
     const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
 
-    const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
-    const promptHelper = createPromptHelper(llm.metadata, options.numOutput);
-    const retriever = evalRetriever(opened.index, options, postprocessors, promptHelper);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
+    const retriever = retrievalEngine(query, { tokenizer: promptHelper.tokenizer });
     progress.start(
       `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}${options.redis ? " on the workers" : ""}`,
       questions.length,
@@ -101,7 +96,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
           signal,
         });
     progress.clear();
-    const calls = countCalls([llm, judge]);
+    const calls = countCachedCalls([llm, judge]);
     if (options.report) {
       await writeFile(
         resolve(io.cwd, options.report),
@@ -111,9 +106,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     }
     await indexSaved(opened, progress);
     if (options.json) {
-      io.stdout.write(
-        `${JSON.stringify({ command: "eval", ...report, callCache: cachePath ?? null, calls }, null, 2)}\n`,
-      );
+      writeJSON(io, { command: "eval", ...report, callCache: cachePath ?? null, calls });
       return EXIT_OK;
     }
     io.stdout.write(renderEvalTable(report, style));
@@ -125,24 +118,11 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       );
     }
     return EXIT_OK;
-  } finally {
-    progress.clear();
-  }
+  });
 }
 
 /** The index folder, once the write openRetrieval left running has finished. */
 async function savedIndexDir(opened: OpenedIndex, progress: Progress): Promise<string> {
   await indexSaved(opened, progress);
   return opened.stats.cacheDir;
-}
-
-/** Calls paid and replayed across the cached models; undefined without a cache. */
-function countCalls(models: ReadonlyArray<LLM | undefined>): { paid: number; replayed: number } | undefined {
-  let counted: { paid: number; replayed: number } | undefined;
-  for (const model of models) {
-    const stats = (model as { stats?: { hits: number; misses: number } } | undefined)?.stats;
-    if (!stats) continue;
-    counted = { paid: (counted?.paid ?? 0) + stats.misses, replayed: (counted?.replayed ?? 0) + stats.hits };
-  }
-  return counted;
 }

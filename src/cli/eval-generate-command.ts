@@ -5,8 +5,8 @@ import { generateQuestions } from "../eval/generate-questions.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
 import { indexSaved } from "./open-index.js";
-import type { EvalOptions } from "./parse-eval-command.js";
-import { chooseModels, createPromptHelper, openRetrieval } from "./pipeline.js";
+import type { EvalOptions } from "./parse-command.js";
+import { chooseModels, openRetrieval } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { EXIT_OK, UsageError } from "./usage-error.js";
 
@@ -32,13 +32,13 @@ export async function runEvalGenerate(options: EvalOptions, context: CommandCont
           baseURL: models.llmChoice.baseURL,
         })
       : models.llm;
-    const { opened } = await openRetrieval(options, models, context, progress);
+    const { opened, promptHelper } = await openRetrieval(options, models, context, progress);
     progress.start(`Writing ${plural(options.count, "question")}`, options.count);
     const { questions, skipped } = await generateQuestions({
       nodes: opened.index.nodes,
       llm,
       count: options.count,
-      promptHelper: createPromptHelper(llm.metadata, options.numOutput),
+      promptHelper,
       onQuestion: (_, done) => progress.update(done),
       signal,
     });

@@ -1,6 +1,5 @@
 import type { SynthesisUsage } from "../events/events.js";
-import { getNodeLocation } from "../schema/node-location.js";
-import { sourceLabel, sourceName } from "../schema/node-source.js";
+import { sourceLabel } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { formatCount, formatDuration, plural } from "../util/format-numbers.js";
 import type { Style } from "./io.js";
@@ -44,18 +43,4 @@ export function formatSummary({
     `${mode} · ${plural(usage.llmCalls, "LLM call")} · ${formatCount(usage.promptTokens)} prompt + ` +
     `${formatCount(usage.completionTokens)} completion tokens${retries} · ${formatDuration(wallMs)} · ${model}`
   );
-}
-
-/** A source as `--json` shows it: `location` is its place (file, heading path, lines or pages), or null. */
-export function sourceToJSON(source: NodeWithScore, index: number) {
-  return {
-    rank: index + 1,
-    score: source.score ?? null,
-    file: sourceName(source.node),
-    location: getNodeLocation(source.node) ?? null,
-    label: sourceLabel(source.node),
-    nodeId: source.node.id,
-    metadata: source.node.metadata,
-    text: source.node.text,
-  };
 }

@@ -1,8 +1,8 @@
 import { isAbsolute, relative } from "node:path";
 import { formatDuration, plural } from "./format.js";
-import type { CommandContext } from "./io.js";
-import { type IndexStats, refreshIndex } from "./load-index.js";
+import { type CommandContext, writeJSON } from "./io.js";
 import { chooseEmbedder } from "./models.js";
+import { type IndexStats, refreshIndex } from "./open-index.js";
 import type { IndexOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
@@ -39,13 +39,11 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   try {
     const embed = chooseEmbedder(options.embed, io.env, options.timeoutMs);
-    const opened = await refreshIndex({ ...options, embed, io, signal, progress });
+    const opened = await refreshIndex({ ...options, embed }, { io, signal }, progress);
     progress.clear();
     reportReadCounts(opened.stats, io, { verbose: options.verbose, always: true });
     if (options.json) {
-      io.stdout.write(
-        `${JSON.stringify({ command: "index", embed: { id: opened.embedModel.id }, ...opened.stats }, null, 2)}\n`,
-      );
+      writeJSON(io, { command: "index", embed: { id: opened.embedModel.id }, ...opened.stats });
     } else {
       io.stdout.write(`${indexSummary(opened.stats, opened.embedModel.id, io.cwd)}\n`);
     }

@@ -133,6 +133,11 @@ export function colorEnabled(isTTY: boolean, env: CliIO["env"]): boolean {
   return isTTY && env.NO_COLOR === undefined && env.TERM !== "dumb";
 }
 
+/** Writes a command's one JSON document (`--json`) to stdout, indented. */
+export function writeJSON(io: Pick<CliIO, "stdout">, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
 /** What every command receives besides its options. */
 export interface CommandContext {
   io: CliIO;

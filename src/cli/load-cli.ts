@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { userCacheDir } from "../util/user-cache-dir.js";
 import { runWithCodeCache } from "../util/v8-code-cache.js";
-import { userCacheDir } from "./user-cache-dir.js";
 
 /** What the bin runs: src/cli/main.ts, built into dist/cli/cli.cjs. */
 export interface CliModule {

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { saveTokenizerCache } from "../tokenizer/bpe-tokenizer.js";
 import { useTokenizerCache } from "../tokenizer/cache-dir.js";
+import { userCacheDir } from "../util/user-cache-dir.js";
 import { processIO } from "./io.js";
 import { runCli } from "./run-cli.js";
 import { EXIT_INTERRUPTED, EXIT_TERMINATED } from "./usage-error.js";
-import { userCacheDir } from "./user-cache-dir.js";
 
 /**
  * The `ragsynth` process: runs the command in `argv` with the process's streams and environment, Ctrl-C and

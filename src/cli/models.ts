@@ -1,4 +1,7 @@
-import type { SpecModels } from "../question-run/batch-processors.js";
+import type { CallCacheStore } from "../batch/call-cache.js";
+import { createCliProcessors, type SpecModels } from "../question-run/batch-processors.js";
+import type { BatchTrust } from "../question-run/batch-trust.js";
+import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
 import {
   type EmbedChoice,
   type Env,
@@ -6,6 +9,7 @@ import {
   type LLMChoice,
   chooseLLM as llmOfSpec,
 } from "../spec-models/choose-models.js";
+import { type CliIO, cliSecrets, createRedactor } from "./io.js";
 import { UsageError } from "./usage-error.js";
 
 export type { EmbedChoice, LLMChoice };
@@ -52,4 +56,22 @@ export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: n
 }
 
 /** The CLI's reading of model specs, as the batch and worker processors build their models with it. */
-export const SPEC_MODELS: SpecModels = { llm: chooseLLM, embedder: chooseEmbedder };
+const SPEC_MODELS: SpecModels = { llm: chooseLLM, embedder: chooseEmbedder };
+
+/**
+ * The processors of `batch` (embedded) and `worker`: questions and eval questions, models read from specs as the
+ * CLI reads them, only those `trust` allows, everything they keep or return scrubbed of the CLI's secrets.
+ */
+export function questionProcessors(
+  io: CliIO,
+  { store, trust, secrets = [] }: { store: CallCacheStore; trust: BatchTrust; secrets?: string[] },
+) {
+  return createCliProcessors({
+    env: io.env,
+    store,
+    trust,
+    redact: createRedactor([...cliSecrets(io.env), ...secrets]),
+    models: SPEC_MODELS,
+    moreProcessors: EVAL_PROCESSORS,
+  });
+}

@@ -1,43 +1,90 @@
-import { buildIndex, type OpenedIndex, type OpenIndexOptions, readIndexDocuments } from "./load-index.js";
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import {
+  type FolderIndexOptions,
+  type FolderWalk,
+  type OpenedFolderIndex,
+  openFolderIndex,
+  refreshFolderIndex,
+} from "../index-store/folder-index.js";
+import { userCacheDir } from "../util/user-cache-dir.js";
+import type { CommandContext } from "./io.js";
+import type { EmbedChoice } from "./models.js";
 import type { Progress } from "./progress.js";
+import { UsageError } from "./usage-error.js";
 
-/**
- * The opener of the commands that answer (`ask`, `plan`, `eval`): reads the documents and opens the index in the
- * cache folder, built on the stored one, and saves it back while the caller goes on; the caller awaits
- * {@link indexSaved} before it ends. The offline embedding model weights queries by the index's documents
- * (`index.queryEmbedModel`).
- * @throws UsageError when a path does not exist; RagsynthError `document_read` when there is nothing to read
- */
-export async function openIndex(options: OpenIndexOptions): Promise<OpenedIndex> {
-  const { signal, progress } = options;
-  return buildIndex(await readIndexDocuments(options), { persist: "background", signal, progress });
+export type {
+  FolderIndexStats as IndexStats,
+  OpenedFolderIndex as OpenedIndex,
+} from "../index-store/folder-index.js";
+export { folderIndexSaved as indexSaved } from "../index-store/folder-index.js";
+
+/** What the commands over documents pass: the paths and walk flags, `--cache-dir`, `--rebuild`, the embedder. */
+export interface IndexFlags {
+  paths: string[];
+  walk: FolderWalk;
+  cacheDir: string | undefined;
+  embed: EmbedChoice;
+  rebuild: boolean;
 }
 
 /**
- * Waits for the index write openRetrieval (pipeline.ts) left running (the index is written while the question is
- * answered: after an edit to one file of a 30 MB corpus the write takes longer than the answer), with a progress
- * line while it lasts. A failed write fails the command, as it did before the answer was printed.
+ * The index room's folder opener with the command line's doors: every path checked first (a missing one is a
+ * mistake on the command line, exit 2), notices and progress on stderr, the user's cache folder as fallback.
  */
-export async function indexSaved(opened: OpenedIndex, progress: Progress): Promise<void> {
-  // The index could not be written (a read-only place): the question was answered from memory; the command fails.
-  if (opened.saveError !== undefined) throw opened.saveError;
-  const { saved } = opened.index;
-  // No progress line for a write that is already done (or none was started).
-  const done = await Promise.race([
-    saved.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
-  ]);
-  if (done) {
-    await saved;
-    return;
-  }
-  progress.start("Saving the index");
-  try {
-    await saved;
-  } finally {
-    progress.clear();
+async function folderOptions(
+  { paths, walk, cacheDir, embed, rebuild }: IndexFlags,
+  { io, signal }: CommandContext,
+  progress: Progress,
+): Promise<FolderIndexOptions> {
+  await checkPaths(paths, io.cwd);
+  return {
+    paths,
+    walk,
+    cacheDir,
+    embedModel: embed.create(),
+    embedLabel: embed.label,
+    rebuild,
+    cwd: io.cwd,
+    userCacheDir: userCacheDir(io.env),
+    signal,
+    progress,
+    onNotice: ({ kind, message }) =>
+      io.stderr.write(
+        kind === "read-only"
+          ? `ragsynth: note: ${message} (--cache-dir picks another place).\n`
+          : `ragsynth: ${message}\n`,
+      ),
+  };
+}
+
+/** `ask`, `plan` and `eval` open the index to query it: saved while they answer; they await `indexSaved`. */
+export async function openIndex(
+  flags: IndexFlags,
+  context: CommandContext,
+  progress: Progress,
+): Promise<OpenedFolderIndex> {
+  return openFolderIndex(await folderOptions(flags, context, progress));
+}
+
+/** `ragsynth index` brings the index up to date, and loads none that already is. */
+export async function refreshIndex(flags: IndexFlags, context: CommandContext, progress: Progress) {
+  return refreshFolderIndex(await folderOptions(flags, context, progress));
+}
+
+/** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */
+async function checkPaths(paths: readonly string[], cwd: string): Promise<void> {
+  for (const path of paths) {
+    try {
+      await stat(resolve(cwd, path));
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "ELOOP") {
+        throw new UsageError(
+          `${path} is a symbolic link loop: following it leads back to itself.`,
+          "Point ragsynth at the real file or folder, or fix the link (ls -l shows where it points).",
+        );
+      }
+      throw new UsageError(`No such file or folder: ${path}.`, `Check the path (relative to ${cwd}).`);
+    }
   }
 }

@@ -1,6 +1,10 @@
 import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
+import { builtInFormats } from "../reader/formats/registry.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import { didYouMean, UsageError } from "./usage-error.js";
+
+// How option values are read and checked, each reader named by the option table (options.ts) that uses it.
+// A reader gets the raw value (the last one given, or every one of a repeatable option) and the flag's name.
 
 /** How the sentence optimizer should cut, from `--optimizer percentile=0.5,threshold=0.7`. */
 export interface OptimizerSpec {
@@ -9,8 +13,7 @@ export interface OptimizerSpec {
 }
 
 /** Modes from `--mode a --mode b` or `--mode a,b`. */
-export function responseModes(raw: unknown): ResponseMode[] {
-  const given = (Array.isArray(raw) ? raw : typeof raw === "string" ? [raw] : []) as string[];
+export function responseModes(given: readonly string[]): ResponseMode[] {
   const modes: ResponseMode[] = [];
   for (const value of given.flatMap((entry) => entry.split(","))) {
     const mode = value.trim().toLowerCase().replaceAll("-", "_");
@@ -38,7 +41,7 @@ export function retrievalMode(raw: string | undefined): RetrievalMode | undefine
   return mode as RetrievalMode;
 }
 
-export function finiteNumber(flag: string, raw: string | undefined): number | undefined {
+export function finiteNumber(raw: string | undefined, flag: string): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(value)) {
@@ -47,13 +50,13 @@ export function finiteNumber(flag: string, raw: string | undefined): number | un
   return value;
 }
 
-export function nonNegativeNumber(flag: string, raw: string | undefined): number | undefined {
-  const value = finiteNumber(flag, raw);
+export function nonNegativeNumber(raw: string | undefined, flag: string): number | undefined {
+  const value = finiteNumber(raw, flag);
   if (value !== undefined && value < 0) throw new UsageError(`Expected ${flag} to be 0 or more, got ${raw}.`);
   return value;
 }
 
-export function positiveInteger(flag: string, raw: string | undefined): number | undefined {
+export function positiveInteger(raw: string | undefined, flag: string): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
@@ -109,4 +112,53 @@ export function timeoutMs(raw: string | undefined): number {
     );
   }
   return Math.max(1, Math.round(seconds * 1000));
+}
+
+/** `--read-as .mdx=markdown` (repeatable): each ending and the built-in format to read it as. */
+export function readAs(given: readonly string[]): Record<string, string> {
+  const formats = builtInFormats();
+  const out: Record<string, string> = {};
+  for (const value of given) {
+    const [ending = "", format = "", ...extra] = value.split("=").map((part) => part.trim());
+    if (!/^\.?[\w.+-]+$/.test(ending) || format === "" || extra.length > 0) {
+      throw new UsageError(
+        `Cannot read --read-as "${value}": expected <ending>=<format>.`,
+        `Example: --read-as .mdx=markdown. Formats: ${formats.join(", ")}.`,
+      );
+    }
+    if (!formats.includes(format)) {
+      throw new UsageError(
+        `Unknown format "${format}" in --read-as ${value}.`,
+        `${didYouMean(format, formats)}Formats: ${formats.join(", ")}.`,
+      );
+    }
+    out[ending.startsWith(".") ? ending.toLowerCase() : `.${ending.toLowerCase()}`] = format;
+  }
+  return out;
+}
+
+/** The patterns of a repeatable glob option; an empty one is a mistake. */
+export function globs(given: readonly string[], flag: string): string[] {
+  for (const pattern of given) {
+    if (pattern.trim() === "") {
+      throw new UsageError(`${flag} needs a glob pattern, got an empty one.`, `Example: ${flag} "**/*.md"`);
+    }
+  }
+  return [...given];
+}
+
+/** A repeatable option's values, trimmed, the empty ones left out. */
+export function list(given: readonly string[]): string[] {
+  return given.map((entry) => entry.trim()).filter((entry) => entry !== "");
+}
+
+/** `--report <file>`: a file name, not empty and not another option. */
+export function reportPath(value: string | undefined, example: string): string | undefined {
+  if (value !== undefined && (value.trim() === "" || value.startsWith("-"))) {
+    throw new UsageError(
+      `--report needs a file name, got ${JSON.stringify(value)}.`,
+      `Pass --report ${example}.`,
+    );
+  }
+  return value;
 }

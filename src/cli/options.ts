@@ -1,13 +1,45 @@
-/** One command-line option: how it parses and how `--help` describes it. */
+import {
+  finiteNumber,
+  globs,
+  list,
+  nonNegativeNumber,
+  optimizerSpec,
+  positiveInteger,
+  readAs,
+  reportPath,
+  responseModes,
+  retrievalMode,
+  timeoutMs,
+} from "./option-values.js";
+
+export type CommandName = "ask" | "plan" | "index" | "batch" | "worker" | "eval";
+
+/**
+ * One command-line option: how it parses, how its value is read and checked, and how `--help` describes it. An
+ * option is added here once, and to the commands that take it in {@link COMMAND_OPTIONS}: parsing, the checked
+ * value in the command's options and the help line all follow from this entry.
+ */
 export interface OptionSpec {
   type: "string" | "boolean";
   short?: string;
   /** The value's placeholder in help (`<n>`). */
   value?: string;
   description: string;
-  /** May be given more than once. */
+  /** May be given more than once: `read` gets every value. */
   multiple?: boolean;
+  /** Its name in the command's options. @default the flag in camelCase (`top-k` → `topK`) */
+  key?: string;
+  /** The environment variable read when the flag is not given (a blank one counts as not set). */
+  env?: string;
+  /**
+   * Reads and checks the value: the last one given (undefined when none), or every one of a `multiple` option.
+   * @throws UsageError saying what was expected, what arrived and how to fix it. @default the string as given
+   */
+  read?: (raw: never, flag: string, command: CommandName) => unknown;
 }
+
+/** `--top-k` when it is not given. */
+export const DEFAULT_TOP_K = 4;
 
 /** Every option of every command, in the order help lists them. */
 export const OPTIONS = {
@@ -18,34 +50,46 @@ export const OPTIONS = {
     value: "<mode>",
     description: "Response mode (see below)",
     multiple: true,
+    read: responseModes,
   },
-  "top-k": { type: "string", short: "k", value: "<n>", description: "Chunks to retrieve (default 4)" },
+  "top-k": {
+    type: "string",
+    short: "k",
+    value: "<n>",
+    description: "Chunks to retrieve (default 4)",
+    read: (raw: string | undefined, flag: string) => positiveInteger(raw, flag) ?? DEFAULT_TOP_K,
+  },
   retrieval: {
     type: "string",
     value: "<mode>",
     description:
       "lexical (BM25) | dense (embeddings) | hybrid (both, fused); default lexical offline, hybrid with --embed",
+    read: retrievalMode,
   },
   optimizer: {
     type: "string",
     value: "<spec>",
     description: "Sentence optimizer: percentile=0.5 and/or threshold=0.7 (comma-separated)",
+    read: optimizerSpec,
   },
   "similarity-cutoff": {
     type: "string",
     value: "<score>",
     description:
       "Drop retrieved chunks scoring below this: BM25 scores in lexical mode (the offline default; not 0–1), cosine with dense, reciprocal-rank sums with hybrid",
+    read: finiteNumber,
   },
   llm: {
     type: "string",
     value: "<spec>",
     description: "extractive | openai:<model> | ollama:<model> | <baseURL>#<model> (env RAGSYNTH_LLM)",
+    env: "RAGSYNTH_LLM",
   },
   embed: {
     type: "string",
     value: "<spec>",
     description: "hashing | openai:<model> | ollama:<model> | <baseURL>#<model> (env RAGSYNTH_EMBED)",
+    env: "RAGSYNTH_EMBED",
   },
   vision: {
     type: "boolean",
@@ -56,16 +100,21 @@ export const OPTIONS = {
     type: "string",
     value: "<n>",
     description: "Model context window in tokens (default: the model's own)",
+    read: positiveInteger,
   },
   "num-output": {
     type: "string",
     value: "<n>",
     description: "Tokens reserved for (and the most in) each answer (default 256)",
+    read: positiveInteger,
   },
   concurrency: {
     type: "string",
     value: "<n|adaptive>",
     description: "Parallel LLM calls in tree/accumulate (default: adaptive, 8 growing to 64, cut on 429/503)",
+    // `adaptive`, ask's default, may be named there: it reads as undefined, the default.
+    read: (raw: string | undefined, flag: string, command: CommandName) =>
+      command === "ask" && raw === "adaptive" ? undefined : positiveInteger(raw, flag),
   },
   stream: { type: "boolean", description: "Stream the answer (default when stdout is a terminal)" },
   "no-stream": { type: "boolean", description: "Print the answer when it is complete" },
@@ -74,21 +123,34 @@ export const OPTIONS = {
     value: "<mode,…>",
     description: "Response modes to compare (default compact,refine,tree_summarize,simple_summarize)",
     multiple: true,
+    read: responseModes,
   },
   count: {
     type: "string",
     short: "n",
     value: "<n>",
     description: "eval generate: questions to write, one per sampled chunk (default 100)",
+    read: (raw: string | undefined, flag: string) => positiveInteger(raw, flag) ?? 100,
   },
   judge: {
     type: "string",
     value: "<spec>",
     description:
       "eval: judge each answer with LlamaIndex's faithfulness, relevancy and correctness on this model; ask --citations: judge each citation with its faithfulness prompt",
+    read: (raw: string | undefined) => raw?.trim(),
   },
-  "price-in": { type: "string", value: "<usd>", description: "Price of input tokens, USD per million" },
-  "price-out": { type: "string", value: "<usd>", description: "Price of output tokens, USD per million" },
+  "price-in": {
+    type: "string",
+    value: "<usd>",
+    description: "Price of input tokens, USD per million",
+    read: nonNegativeNumber,
+  },
+  "price-out": {
+    type: "string",
+    value: "<usd>",
+    description: "Price of output tokens, USD per million",
+    read: nonNegativeNumber,
+  },
   "cache-dir": {
     type: "string",
     value: "<dir>",
@@ -100,18 +162,21 @@ export const OPTIONS = {
     value: "<glob>",
     description: "Read only files matching this glob below the folders given (repeatable; **/*.md, guide/**)",
     multiple: true,
+    read: globs,
   },
   exclude: {
     type: "string",
     value: "<glob>",
     description: "Pass over files and folders matching this glob (repeatable; drafts/**, *.log)",
     multiple: true,
+    read: globs,
   },
   "read-as": {
     type: "string",
     value: "<.ext=format>",
     description: "Read files with this ending by a built-in reader (repeatable; .mdx=markdown, .log=text)",
     multiple: true,
+    read: readAs,
   },
   "no-ignore": {
     type: "boolean",
@@ -127,6 +192,8 @@ export const OPTIONS = {
     type: "string",
     value: "<seconds>",
     description: "Most time one model call may take, retries included (default 120)",
+    key: "timeoutMs",
+    read: timeoutMs,
   },
   out: {
     type: "string",
@@ -139,6 +206,7 @@ export const OPTIONS = {
     type: "string",
     value: "<url>",
     description: "Use the BullMQ backend on this Redis (env RAGSYNTH_REDIS_URL); needs npm i bullmq ioredis",
+    env: "RAGSYNTH_REDIS_URL",
   },
   queue: { type: "string", value: "<name>", description: "BullMQ queue name (default ragsynth)" },
   "run-id": {
@@ -151,21 +219,26 @@ export const OPTIONS = {
     type: "string",
     value: "<n>",
     description: "Model calls per minute, shared by all workers (--redis)",
+    read: positiveInteger,
   },
   "tokens-per-minute": {
     type: "string",
     value: "<n>",
     description: "Tokens per minute, shared by all workers (--redis)",
+    read: positiveInteger,
   },
   attempts: {
     type: "string",
     value: "<n>",
     description: "Tries per item before it is recorded failed (default 3)",
+    read: (raw: string | undefined, flag: string) => positiveInteger(raw, flag) ?? 3,
   },
   "lock-duration": {
     type: "string",
     value: "<ms>",
     description: "How soon a dead worker's jobs go to another worker (default 30000)",
+    key: "lockDurationMs",
+    read: positiveInteger,
   },
   "allow-llm": {
     type: "string",
@@ -173,12 +246,16 @@ export const OPTIONS = {
     description:
       "A model spec questions (or jobs) may choose besides --llm; repeatable. Nothing else reaches your API key",
     multiple: true,
+    key: "allowLLM",
+    read: list,
   },
   "index-root": {
     type: "string",
     value: "<dir>",
     description: "Open only indexes under this folder; repeatable (default: the current folder)",
     multiple: true,
+    key: "indexRoots",
+    read: list,
   },
   "call-cache": {
     type: "string",
@@ -200,6 +277,8 @@ export const OPTIONS = {
     value: "<file.html>",
     description:
       "Write the trace page: one self-contained HTML file of the run (timeline, calls, sources; plan: modes as bars)",
+    read: (raw: string | undefined, _flag: string, command: CommandName) =>
+      reportPath(raw, command === "eval" ? "eval.html" : "trace.html"),
   },
   verbose: {
     type: "boolean",
@@ -302,9 +381,26 @@ export const COMMAND_OPTIONS = {
     "report",
     ...ALWAYS,
   ],
-} as const satisfies Record<string, readonly OptionName[]>;
+} as const satisfies Record<CommandName, readonly OptionName[]>;
 
-export type CommandName = keyof typeof COMMAND_OPTIONS;
+type Table = typeof OPTIONS;
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : S;
+type KeyOf<N extends OptionName> = Table[N] extends { key: infer K extends string } ? K : Camel<N>;
+type ValueOf<N extends OptionName> = Table[N] extends { read: (...args: never[]) => infer R }
+  ? R
+  : Table[N] extends { type: "boolean" }
+    ? boolean
+    : string | undefined;
+
+/** The checked values of a command's options, by key: what {@link readOptions} returns. */
+export type CommandValues<C extends CommandName> = {
+  [N in (typeof COMMAND_OPTIONS)[C][number] as KeyOf<N>]: ValueOf<N>;
+};
+
+/** parseArgs' values: a string, `true`, or every string of a repeatable option. */
+export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
 
 /** The `parseArgs` configuration for one command. */
 export function parseArgsOptions(
@@ -320,4 +416,26 @@ export function parseArgsOptions(
     };
   }
   return out;
+}
+
+/** Every option `command` takes, read and checked by its table entry. @throws UsageError for a bad value */
+export function readOptions<C extends CommandName>(
+  command: C,
+  values: ParsedValues,
+  env: Readonly<Record<string, string | undefined>>,
+): CommandValues<C> {
+  const out: Record<string, unknown> = {};
+  for (const name of COMMAND_OPTIONS[command]) {
+    const spec: OptionSpec = OPTIONS[name];
+    const given = values[name];
+    const fromEnv = spec.env === undefined ? undefined : env[spec.env]?.trim() || undefined;
+    const raw = spec.multiple
+      ? [given ?? []].flat()
+      : spec.type === "boolean"
+        ? given === true
+        : ([given].flat().at(-1) ?? fromEnv);
+    const key = spec.key ?? name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+    out[key] = spec.read ? spec.read(raw as never, `--${name}`, command) : raw;
+  }
+  return out as CommandValues<C>;
 }

@@ -1,40 +1,87 @@
 import { parseArgs } from "node:util";
+import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
+import type { FolderWalk } from "../index-store/folder-index.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import type { CliIO } from "./io.js";
-import { nonNegativeNumber, type OptimizerSpec, positiveInteger, responseModes } from "./option-values.js";
-import { COMMAND_OPTIONS, type CommandName, OPTIONS, parseArgsOptions } from "./options.js";
-import { type BatchOptions, parseBatchArgs, type WorkerOptions } from "./parse-batch-command.js";
-import { type EvalOptions, parseEvalArgs } from "./parse-eval-command.js";
-import { commonFlags, retrievalFlags, stringValue } from "./query-flags.js";
-import type { CommonOptions, QueryCommandOptions } from "./query-options.js";
+import {
+  COMMAND_OPTIONS,
+  type CommandName,
+  type CommandValues,
+  OPTIONS,
+  type ParsedValues,
+  parseArgsOptions,
+  readOptions,
+} from "./options.js";
 import { didYouMean, UsageError } from "./usage-error.js";
-import type { WalkFlags } from "./walk-flags.js";
 
-export type { CommonOptions, QueryCommandOptions } from "./query-options.js";
-export type { WalkFlags };
+export type { OptimizerSpec } from "./option-values.js";
 
-export interface AskOptions extends QueryCommandOptions {
-  mode: ResponseMode;
-  concurrency: number | "adaptive";
-  /** `--stream`/`--no-stream`; undefined means "when stdout is a terminal". */
-  stream: boolean | undefined;
-  /** `--trace`: print the step listing (the terminal's; the HTML trace page is `report`). */
-  trace: boolean;
-  /** `--citations`: answer with checked `[N]` citations. */
-  citations: boolean;
-  /** `--judge <llm spec>` with `--citations`: a model asks LlamaIndex's faithfulness question of each citation. */
-  judge: string | undefined;
-}
+type WalkKey = keyof FolderWalk;
+type Env = Readonly<Record<string, string | undefined>>;
 
-export interface PlanOptions extends QueryCommandOptions {
-  /** The modes to plan; every mode when none was given. */
-  modes: ResponseMode[];
-  priceIn: number | undefined;
-  priceOut: number | undefined;
-}
-
+/** The options of every command over documents: the paths, how they are walked and indexed. */
+export type CommonOptions = Omit<CommandValues<"index">, WalkKey | "help"> & {
+  paths: string[];
+  walk: FolderWalk;
+};
 export type IndexOptions = CommonOptions;
-export type { OptimizerSpec };
+
+/** Options of the commands that retrieve for a query (ask, plan, eval); not the library's `QueryOptions` of `engine.query`. */
+export type QueryCommandOptions = CommonOptions &
+  Pick<
+    CommandValues<"plan">,
+    | "topK"
+    | "retrieval"
+    | "optimizer"
+    | "similarityCutoff"
+    | "llm"
+    | "vision"
+    | "contextWindow"
+    | "numOutput"
+    | "report"
+  > & { query: string };
+
+export type AskOptions = QueryCommandOptions &
+  Pick<CommandValues<"ask">, "trace" | "citations" | "judge"> & {
+    mode: ResponseMode;
+    concurrency: number | "adaptive";
+    /** `--stream`/`--no-stream`, whichever came last; undefined means "when stdout is a terminal". */
+    stream: boolean | undefined;
+  };
+
+export type PlanOptions = QueryCommandOptions &
+  Pick<CommandValues<"plan">, "priceIn" | "priceOut"> & {
+    /** The modes to plan; every mode when none was given. */
+    modes: ResponseMode[];
+  };
+
+export type BatchOptions = Omit<CommandValues<"batch">, "mode" | "concurrency" | "help"> & {
+  /** The questions JSONL; undefined with `--status`. */
+  input: string | undefined;
+  mode: ResponseMode;
+  concurrency: number;
+};
+
+export type WorkerOptions = Omit<CommandValues<"worker">, "redis" | "concurrency" | "help"> & {
+  redis: string;
+  concurrency: number;
+};
+
+/** Options of `ragsynth eval`: retrieval and budget as `ask` takes them, plus the questions and what to compare. */
+export type EvalOptions = QueryCommandOptions &
+  Pick<
+    CommandValues<"eval">,
+    "modes" | "judge" | "priceIn" | "priceOut" | "callCache" | "out" | "citations" | "queue" | "count"
+  > & {
+    /** The questions JSONL. */
+    questions: string;
+    /** `--redis` (the flag only): each question a BullMQ job for `ragsynth worker`s; undefined: in-process. */
+    redis: string | undefined;
+    /** Questions in flight at once. */
+    concurrency: number;
+    /** `eval generate`: write a questions file from the documents instead of evaluating. */
+    generate: boolean;
+  };
 
 export type ParsedCommand =
   | { command: "batch"; options: BatchOptions }
@@ -110,7 +157,7 @@ function attachNegativeValues(args: string[], options: Record<string, { type: st
 function parseCommandArgs(
   command: CommandName,
   args: string[],
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   readStdin: CliIO["readStdin"],
 ): ParsedCommand {
   let parsed: ReturnType<typeof parseArgs>;
@@ -125,104 +172,165 @@ function parseCommandArgs(
   } catch (error) {
     throw fromParseArgsError(command, error);
   }
-  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const values = parsed.values as ParsedValues;
   if (values.help === true) return { command: "help", topic: command };
-  if (command === "batch" || command === "worker") {
-    const positionals = (parsed.tokens ?? []).flatMap((token) =>
-      token.kind === "positional" ? [token.value] : [],
-    );
-    return parseBatchArgs(command, values, positionals, env);
-  }
-  if (command === "eval") {
-    const positionals = (parsed.tokens ?? []).flatMap((token) =>
-      token.kind === "positional" ? [token.value] : [],
-    );
-    return { command, options: parseEvalArgs(values, positionals, env) };
-  }
-
-  // Positionals after `--` are the question; the ones before are paths.
   const tokens = parsed.tokens ?? [];
+  // Positionals after `--` are the question; the ones before are paths.
   const terminator =
     tokens.find((token) => token.kind === "option-terminator")?.index ?? Number.POSITIVE_INFINITY;
-  const paths: string[] = [];
+  const positionals: string[] = [];
   const questionWords: string[] = [];
   for (const token of tokens) {
-    if (token.kind !== "positional") continue;
-    (token.index > terminator ? questionWords : paths).push(token.value);
+    if (token.kind === "positional")
+      (token.index > terminator ? questionWords : positionals).push(token.value);
   }
-  if (paths.length === 0) {
+  if (command === "batch")
+    return { command, options: batchOptions(values, [...positionals, ...questionWords], env) };
+  if (command === "worker")
+    return { command, options: workerOptions(values, [...positionals, ...questionWords], env) };
+  if (command === "eval")
+    return { command, options: evalOptions(values, [...positionals, ...questionWords], env) };
+
+  if (positionals.length === 0) {
     throw new UsageError(
       `${command} needs at least one file or folder.`,
       `Example: ragsynth ${command} examples/docs${command === "index" ? "" : ' --query "What is the default response mode?"'}`,
     );
   }
-
-  const common = commonFlags(values, env, paths);
   if (command === "index") {
     if (questionWords.length > 0)
       throw new UsageError("index takes no question.", "Use ragsynth ask to ask one.");
-    return { command, options: common };
+    return { command, options: withWalk(readOptions(command, values, env), positionals) };
   }
-
-  const query = questionFrom(command, stringValue(values.query), questionWords, readStdin);
-  const queryOptions: QueryCommandOptions = {
-    ...common,
-    query,
-    ...retrievalFlags(values, env),
-    report: reportPath(stringValue(values.report)),
-  };
-  const modes = responseModes(values.mode);
-
-  if (command === "ask") {
-    const judge = stringValue(values.judge)?.trim();
-    if (judge !== undefined && (judge === "" || values.citations !== true)) {
-      throw new UsageError(
-        judge === "" ? "--judge needs a model spec." : "--judge on ask judges citations: add --citations.",
-        'Example: ragsynth ask docs -q "…" --citations --judge openai:gpt-4o-mini',
-      );
-    }
-    if (modes.length > 1) {
-      throw new UsageError(
-        `ask takes one --mode, got ${modes.length}: ${modes.join(", ")}.`,
-        "Use ragsynth plan to compare modes.",
-      );
-    }
-    return {
-      command,
-      options: {
-        ...queryOptions,
-        mode: modes[0] ?? DEFAULT_MODE,
-        concurrency:
-          stringValue(values.concurrency) === "adaptive"
-            ? "adaptive"
-            : (positiveInteger("--concurrency", stringValue(values.concurrency)) ?? DEFAULT_CONCURRENCY),
-        stream: streamFlag(tokens),
-        trace: values.trace === true,
-        citations: values.citations === true,
-        judge,
-      },
-    };
+  if (command === "plan") {
+    const { mode: modes, ...read } = withWalk(readOptions(command, values, env), positionals);
+    const query = questionFrom(command, read.query, questionWords, readStdin);
+    return { command, options: { ...read, query, modes: modes.length > 0 ? modes : [...RESPONSE_MODES] } };
+  }
+  // `--stream`/`--no-stream`: whichever came last (streamFlag), not each alone.
+  const {
+    mode: modes,
+    concurrency,
+    noStream: _,
+    ...rest
+  } = withWalk(readOptions(command, values, env), positionals);
+  const query = questionFrom(command, rest.query, questionWords, readStdin);
+  if (rest.judge !== undefined && (rest.judge === "" || !rest.citations)) {
+    throw new UsageError(
+      rest.judge === "" ? "--judge needs a model spec." : "--judge on ask judges citations: add --citations.",
+      'Example: ragsynth ask docs -q "…" --citations --judge openai:gpt-4o-mini',
+    );
+  }
+  if (modes.length > 1) {
+    throw new UsageError(
+      `ask takes one --mode, got ${modes.length}: ${modes.join(", ")}.`,
+      "Use ragsynth plan to compare modes.",
+    );
   }
   return {
     command,
     options: {
-      ...queryOptions,
-      modes: modes.length > 0 ? modes : [...RESPONSE_MODES],
-      priceIn: nonNegativeNumber("--price-in", stringValue(values["price-in"])),
-      priceOut: nonNegativeNumber("--price-out", stringValue(values["price-out"])),
+      ...rest,
+      query,
+      mode: modes[0] ?? DEFAULT_MODE,
+      concurrency: concurrency ?? DEFAULT_CONCURRENCY,
+      stream: streamFlag(tokens),
     },
   };
 }
 
-function reportPath(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (value.trim() === "" || value.startsWith("-")) {
+/** A command's values with the walk flags gathered as the folder opener takes them, and its paths. */
+function withWalk<V extends CommandValues<"index">>(values: V, paths: string[]) {
+  const { include, exclude, readAs, noIgnore, hidden, followSymlinks, help: _help, ...rest } = values;
+  return { ...rest, paths, walk: { include, exclude, readAs, noIgnore, hidden, followSymlinks } };
+}
+
+const BATCH_EXAMPLE = "Example: ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl";
+
+/** `batch`: one questions file (none with `--status`), `--index` and `--out`. @throws UsageError */
+function batchOptions(values: ParsedValues, positionals: string[], env: Env): BatchOptions {
+  const { mode: modes, concurrency, help: _help, ...read } = readOptions("batch", values, env);
+  if (read.status && !read.redis) {
+    throw new UsageError("batch --status reads a BullMQ queue.", "Pass --redis redis://host:6379.");
+  }
+  if (!read.status && positionals.length !== 1) {
     throw new UsageError(
-      `--report needs a file name, got ${JSON.stringify(value)}.`,
-      "Pass --report trace.html.",
+      `batch takes one questions file, got ${positionals.length === 0 ? "none" : positionals.join(" ")}.`,
+      BATCH_EXAMPLE,
     );
   }
-  return value;
+  if (!read.status && (!read.index || !read.out)) {
+    throw new UsageError(
+      `batch needs ${!read.index ? "--index <dir> (the folder ragsynth index wrote)" : "--out <answers.jsonl>"}.`,
+      BATCH_EXAMPLE,
+    );
+  }
+  if (modes.length > 1) throw new UsageError(`batch takes one --mode, got ${modes.join(", ")}.`);
+  return { ...read, input: positionals[0], mode: modes[0] ?? DEFAULT_MODE, concurrency: concurrency ?? 4 };
+}
+
+/** `worker`: no files, and a Redis to take jobs from. @throws UsageError */
+function workerOptions(values: ParsedValues, positionals: string[], env: Env): WorkerOptions {
+  const { redis, concurrency, help: _help, ...read } = readOptions("worker", values, env);
+  if (positionals.length > 0) throw new UsageError(`worker takes no files, got ${positionals.join(" ")}.`);
+  if (!redis) {
+    throw new UsageError(
+      "worker needs a Redis to take jobs from.",
+      "Pass --redis redis://host:6379 (or set RAGSYNTH_REDIS_URL).",
+    );
+  }
+  return { ...read, redis, concurrency: concurrency ?? 4 };
+}
+
+const EVAL_EXAMPLE = "ragsynth eval questions.jsonl examples/docs --modes compact,refine";
+
+/** `eval`: the questions file first, then the documents; or `eval generate` and the documents. @throws UsageError */
+function evalOptions(values: ParsedValues, positionals: string[], env: Env): EvalOptions {
+  const generate = positionals[0] === "generate";
+  const [questions, ...paths] = generate ? ["", ...positionals.slice(1)] : positionals;
+  if (generate && paths.length === 0) {
+    throw new UsageError(
+      "eval generate needs at least one file or folder.",
+      "Example: ragsynth eval generate examples/docs --llm openai:gpt-4o-mini -n 20 > questions.jsonl",
+    );
+  }
+  if (!generate && values.count !== undefined) {
+    throw new UsageError(
+      "--count is for eval generate.",
+      "Example: ragsynth eval generate docs/ --llm … -n 100",
+    );
+  }
+  if (questions === undefined || paths.length === 0) {
+    throw new UsageError(
+      questions === undefined
+        ? "eval needs a questions file and at least one file or folder."
+        : `eval needs at least one file or folder after the questions file ${questions}.`,
+      `Example: ${EVAL_EXAMPLE}`,
+    );
+  }
+  // Only the flag, not RAGSYNTH_REDIS_URL: an eval meant to run here must not wait on a queue nobody works.
+  const redisFlag = [values.redis].flat().at(-1) as string | undefined;
+  for (const flag of ["out", "call-cache"]) {
+    if (redisFlag !== undefined && values[flag] !== undefined) {
+      throw new UsageError(
+        `--${flag} is for the in-process run; with --redis the queue keeps each question's result and the workers cache the calls in Redis.`,
+        "Leave it out: running the same eval --redis command again collects what is finished and runs only what is missing.",
+      );
+    }
+  }
+  const { modes, concurrency, ...read } = withWalk(readOptions("eval", values, env), paths);
+  if (read.judge === "")
+    throw new UsageError("--judge needs a model spec.", "Pass --judge openai:gpt-4o-mini.");
+  return {
+    ...read,
+    questions,
+    query: "",
+    vision: false,
+    redis: generate ? undefined : redisFlag,
+    modes: modes.length > 0 ? modes : [...DEFAULT_EVAL_MODES],
+    concurrency: concurrency ?? 4,
+    generate,
+  };
 }
 
 /** `--stream` or `--no-stream`, whichever came last; undefined when neither was given. */
@@ -240,7 +348,7 @@ function streamFlag(tokens: ReturnType<typeof parseArgs>["tokens"] & object): bo
 const MAX_STDIN_QUESTION_CHARS = 100_000;
 
 function questionFrom(
-  command: CommandName,
+  command: "ask" | "plan",
   flag: string | undefined,
   words: string[],
   readStdin: CliIO["readStdin"],

@@ -1,13 +1,9 @@
 import { PromptHelper } from "../budget/index.js";
 import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
-import { buildPostprocessors } from "../postprocessor/cutoff-postprocessors.js";
-import { type ImageReport, imageStep } from "../postprocessor/image-step.js";
-import type { NodePostprocessor } from "../postprocessor/types.js";
+import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
-import { attachesImages } from "./image-notes.js";
-import type { CommandContext } from "./io.js";
-import type { OpenedIndex } from "./load-index.js";
+import { type CliIO, type CommandContext, colorEnabled, createStyle, type Style } from "./io.js";
 import {
   chooseEmbedder,
   chooseLLM,
@@ -16,10 +12,12 @@ import {
   type LLMChoice,
   OFFLINE_NOTICE,
 } from "./models.js";
-import { openIndex } from "./open-index.js";
+import { attachesImages } from "./notes.js";
+import { type OpenedIndex, openIndex } from "./open-index.js";
 import type { QueryCommandOptions } from "./parse-command.js";
-import type { Progress } from "./progress.js";
+import { createProgress, type Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
+import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -104,30 +102,23 @@ export function chooseModels(
   return { llmChoice, embedChoice, metadata, ...(llm ? { llm } : {}) };
 }
 
-/** Opens (or builds) the index, reports skipped files, and builds the postprocessors. */
+/**
+ * Opens (or builds) the index, reports skipped files, sets up retrieval as the flags ask (`indexQuery`), and the
+ * model's budget ({@link createPromptHelper}).
+ */
 export async function openRetrieval(
   options: QueryCommandOptions,
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
-): Promise<{ opened: OpenedIndex; postprocessors: NodePostprocessor[]; images: ImageReport | undefined }> {
-  const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
+): Promise<{ opened: OpenedIndex; query: IndexQuery; promptHelper: PromptHelper }> {
+  const opened = await openIndex({ ...options, embed: embedChoice }, { io, signal }, progress);
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
-  const postprocessors = buildPostprocessors(options, opened.index.queryEmbedModel);
-  // Images pass one checked door, and only when some node is or references one (no postprocessor, and no step-listing
-  // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.
-  let images: ImageReport | undefined;
-  if (opened.index.hasImages()) {
-    const step = imageStep({
-      attach: attachesImages(options.vision, metadata),
-      paths: options.paths,
-      cwd: io.cwd,
-    });
-    postprocessors.push(step.postprocessor);
-    images = step.report;
-  }
-  return { opened, postprocessors, images };
+  // Local files go to a model's server only with --vision: a visible choice.
+  const images = { attach: attachesImages(options.vision, metadata), paths: options.paths, cwd: io.cwd };
+  const promptHelper = createPromptHelper(metadata, options.numOutput);
+  return { opened, query: indexQuery(opened.index, { ...options, images }), promptHelper };
 }
 
 /** Shows the current step of a query on the progress line, from the events. */
@@ -155,4 +146,30 @@ export function progressFromEvents(progress: Progress): (event: RagsynthEvent) =
         break;
     }
   };
+}
+
+/**
+ * What `ask`, `plan` and `eval` do around their work: refuse a `--report` that would land on a document or the
+ * questions file (before anything is read), give the work a progress line and the output's style, and clear the
+ * progress line however the work ends.
+ */
+export async function queryCommand(
+  options: QueryCommandOptions & { questions?: string },
+  io: CliIO,
+  work: (progress: Progress, style: Style) => Promise<number>,
+): Promise<number> {
+  await refuseOutputOverInput({
+    outputs: [["--report", options.report]],
+    inputs: [
+      ...options.paths.map((path) => ["documents", path] as const),
+      ["questions file", options.questions || undefined],
+    ],
+    cwd: io.cwd,
+  });
+  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
+  try {
+    return await work(progress, createStyle(colorEnabled(io.stdoutIsTTY, io.env)));
+  } finally {
+    progress.clear();
+  }
 }

@@ -1,52 +1,36 @@
 import { createEventLog, eventToJSON } from "../events/event-log.js";
+import { retrievalLines } from "../events/step-listing.js";
 import { planModes } from "../plan/plan-modes.js";
-import { renderPlan } from "../plan/render-plan.js";
+import { type PlanBudget, renderPlan, renderPlanHeading } from "../plan/render-plan.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
-import { sourceName } from "../schema/node-source.js";
-import { formatCount, plural, sourceToJSON } from "./format.js";
-import type { CommandContext } from "./io.js";
-import { colorEnabled, createStyle } from "./io.js";
+import { retrievalEngine } from "../question-run/index-query.js";
+import { sourceName, sourceToJSON } from "../schema/node-source.js";
+import { plural } from "./format.js";
+import { type CommandContext, writeJSON } from "./io.js";
+import { optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
 import type { PlanOptions } from "./parse-command.js";
-import { chooseModels, createPromptHelper, openRetrieval, progressFromEvents } from "./pipeline.js";
-import { createProgress } from "./progress.js";
-import { refuseOutputOverInput } from "./refuse-output-over-input.js";
-import { writePlanReport } from "./report.js";
-import { optimizerNotes, retrievalLines } from "./step-listing.js";
+import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
+
+import { writePlanReport } from "./trace-page/index.js";
 import { EXIT_OK } from "./usage-error.js";
 
 /** `ragsynth plan`: retrieve, then show how each mode would pack the context, without calling the model. */
 export async function runPlan(options: PlanOptions, context: CommandContext): Promise<number> {
   const { io, signal } = context;
-  // The trace page must not land on a document (row 6 of issue 25): refused before anything is read.
-  await refuseOutputOverInput({
-    outputs: [["--report", options.report]],
-    inputs: options.paths.map((path) => ["documents", path] as const),
-    cwd: io.cwd,
-  });
-  const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
-  const style = createStyle(colorEnabled(io.stdoutIsTTY, io.env));
-  try {
+  return queryCommand(options, io, async (progress, style) => {
     const models = chooseModels(options, io);
     const { metadata } = models;
-    const { opened, postprocessors } = await openRetrieval(options, models, context, progress);
-    const promptHelper = createPromptHelper(metadata, options.numOutput);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
     const log = createEventLog();
     const showProgress = progressFromEvents(progress);
     // Retrieval and postprocessing as ask runs them; the engine's synthesizer is never called.
-    const engine = new RetrieverQueryEngine({
-      retriever: opened.index.asRetriever({
-        similarityTopK: options.topK,
-        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
-      }),
-      nodePostprocessors: postprocessors,
-      responseMode: "no_text",
+    const engine = retrievalEngine(query, {
+      tokenizer: promptHelper.tokenizer,
       onEvent: (event) => {
         log.handler(event);
         showProgress(event);
       },
-      tokenizer: promptHelper.tokenizer,
     });
     const nodes = await engine.retrieve({ query: options.query, signal });
     progress.clear();
@@ -62,12 +46,16 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       signal,
     });
     progress.clear();
-    const nodeTokens = nodes.map((node) => countNodeTokens(node, promptHelper.tokenizer));
+    const chunks = nodes.map((node) => ({
+      name: sourceName(node.node),
+      score: node.score,
+      tokens: countNodeTokens(node, promptHelper.tokenizer),
+    }));
     if (options.report) {
       await writePlanReport(options.report, {
         redact: io.redact,
         plans,
-        chunks: nodes.map((node, index) => ({ name: sourceName(node.node), tokens: nodeTokens[index] ?? 0 })),
+        chunks: chunks.map(({ name, tokens }) => ({ name, tokens })),
         query: options.query,
         model: metadata.model,
         contextWindow: promptHelper.contextWindow,
@@ -75,7 +63,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       });
       io.stderr.write(`ragsynth: wrote the plan page to ${options.report}\n`);
     }
-    const budget = {
+    const budget: PlanBudget = {
       model: metadata.model,
       contextWindow: promptHelper.contextWindow,
       numOutput: promptHelper.numOutput,
@@ -86,57 +74,28 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
     if (options.json) {
       // Before the JSON: a failed write makes the error the one JSON document on stdout.
       await indexSaved(opened, progress);
-      io.stdout.write(
-        `${JSON.stringify(
-          {
-            command: "plan",
-            query: options.query,
-            budget,
-            prices: { inputPerMillion: options.priceIn ?? null, outputPerMillion: options.priceOut ?? null },
-            chunks: nodes.map((node, index) => ({ ...sourceToJSON(node, index), tokens: nodeTokens[index] })),
-            index: opened.stats,
-            modes: plans,
-            events: log.events.map(eventToJSON),
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      writeJSON(io, {
+        command: "plan",
+        query: options.query,
+        budget,
+        prices: { inputPerMillion: options.priceIn ?? null, outputPerMillion: options.priceOut ?? null },
+        chunks: nodes.map((node, index) => ({
+          ...sourceToJSON(node, index),
+          tokens: chunks[index]?.tokens,
+        })),
+        index: opened.stats,
+        modes: plans,
+        events: log.events.map(eventToJSON),
+      });
       return EXIT_OK;
     }
 
-    const total = nodeTokens.reduce((sum, tokens) => sum + tokens, 0);
-    const lines = [
-      `${style.bold("Plan for")} ${shortQuery(options.query)}`,
-      `${budget.model} · context window ${formatCount(budget.contextWindow)} · numOutput ${formatCount(budget.numOutput)} · ${budget.tokenizer}` +
-        `${budget.isChatModel ? " · chat" : ""} · no model was called`,
-      "",
-      `${style.bold("Retrieved")} ${plural(nodes.length, "chunk")}, ${formatCount(total)} tokens:`,
-      ...nodes.map((node, index) => {
-        const score = node.score === undefined ? "   -  " : node.score.toFixed(3).padStart(6);
-        return `  [${index + 1}] ${score}  ${formatCount(nodeTokens[index] ?? 0).padStart(6)} tokens  ${sourceName(node.node)}`;
-      }),
-      "",
-    ];
-    io.stdout.write(`${lines.join("\n")}\n`);
+    io.stdout.write(`${renderPlanHeading({ query: options.query, budget, chunks, style })}\n`);
     if (log.events.some((event) => event.type === "postprocess-end")) {
       io.stdout.write(`${retrievalLines(log.events).join("\n")}\n\n`);
     }
     io.stdout.write(renderPlan(plans, { numOutput: promptHelper.numOutput, style }));
     await indexSaved(opened, progress);
     return EXIT_OK;
-  } finally {
-    progress.clear();
-  }
-}
-
-const SHOWN_QUERY = 200;
-
-/** The query for the header: quoted, and cut to its first 200 characters with its length when longer. */
-function shortQuery(query: string): string {
-  if (query.length <= SHOWN_QUERY) return JSON.stringify(query);
-  const cut = Array.from(query.slice(0, SHOWN_QUERY + 1))
-    .slice(0, -1)
-    .join("");
-  return `${JSON.stringify(`${cut}…`)} (${query.length.toLocaleString("en-US")} characters)`;
+  });
 }

@@ -1,4 +1,4 @@
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import { countSkipped } from "../index-store/folder-index.js";
 import type { SkippedPath } from "../reader/index.js";
 import { formatCount } from "./format.js";
 import type { CliIO } from "./io.js";
@@ -9,13 +9,6 @@ export interface ReadCounts {
   formats: Record<string, number>;
   /** Files and folders passed over, with the reason. */
   skipped: readonly SkippedPath[];
-}
-
-/** Skips by code: `{ binary: 2, ignored: 9 }`, most first. */
-export function countSkipped(skipped: readonly SkippedPath[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const entry of skipped) counts[entry.code] = (counts[entry.code] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(counts).sort(byCount));
 }
 
 /**
@@ -50,27 +43,15 @@ export function reportReadCounts(
   io.stderr.write(`ragsynth: ${formatReadCounts(counts)}${hint}\n`);
   if (!verbose) return;
   for (const entry of counts.skipped)
-    io.stderr.write(`ragsynth: skipped ${entry.path} (${entry.code}): ${cliReason(entry)}\n`);
-}
-
-/** The error when nothing was read: what was given and the first few reasons. */
-export function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
-  const shown = skipped.slice(0, 3).map((entry) => `${entry.path}: ${cliReason(entry)}`);
-  const passed =
-    skipped.length > 0
-      ? ` (${skipped.length} skipped: ${shown.join("; ")}${skipped.length > 3 ? "; …" : ""})`
-      : "";
-  return new RagsynthError({
-    code: "document_read",
-    message: `No documents to read in ${paths.join(", ")}${passed}. Point ragsynth at files or a folder of documents (-v lists what was skipped; --no-ignore and --hidden read more).`,
-  });
+    io.stderr.write(`ragsynth: skipped ${entry.path} (${entry.code}): ${cliReason(entry.reason)}\n`);
 }
 
 // The reader's hint names its option (maxFileBytes), which the CLI does not have.
-function cliReason(entry: SkippedPath): string {
-  return entry.code === "too_large"
-    ? `${entry.reason.replace(/ is over maxFileBytes.*$/, "")} is over the 32 MiB limit for one file; split it into smaller files to read it`
-    : entry.reason;
+export function cliReason(reason: string): string {
+  return reason.replace(
+    / is over maxFileBytes \(\d+\); raise maxFileBytes to read it/g,
+    " is over the 32 MiB limit for one file; split it into smaller files to read it",
+  );
 }
 
 function byCount([leftName, left]: [string, number], [rightName, right]: [string, number]): number {

@@ -1,4 +1,5 @@
 import { RagsynthError, type RagsynthErrorCode } from "../errors/ragsynth-error.js";
+import { cliReason } from "./read-report.js";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from "./usage-error.js";
 
 /**
@@ -30,6 +31,9 @@ const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: 
   index_save: "Pass --cache-dir with a folder you can write to.",
   unknown_mode: "Run ragsynth ask --help to see the modes.",
 };
+
+// What the folder opener's "No documents to read" (index-store/folder-index.ts) means on the command line.
+const NO_DOCUMENTS_HINT = "-v lists what was skipped; --no-ignore and --hidden read more.";
 
 /** True for the errors an aborted signal produces (DOMException `AbortError`, or our own wrapping). */
 export function isAbortError(error: unknown): boolean {
@@ -116,8 +120,8 @@ export function renderError(
             /within timeoutMs (\d+)\. Raise timeoutMs, /,
             (_, ms) => `within --timeout ${Number(ms) / 1000} s. `,
           )
-        : error.message;
-    line = withHint(message, hint);
+        : cliReason(error.message);
+    line = withHint(message, /^No documents to read/.test(message) ? NO_DOCUMENTS_HINT : hint);
   } else if (error instanceof Error && systemErrorMessage(error as NodeJS.ErrnoException)) {
     line = systemErrorMessage(error as NodeJS.ErrnoException) as string;
   } else {

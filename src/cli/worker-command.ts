@@ -2,11 +2,9 @@ import { resolve } from "node:path";
 import { checkRedis, openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
 import { urlCredentials } from "../errors/scrub-secrets.js";
 import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
-import { createCliProcessors } from "../question-run/batch-processors.js";
-import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
-import { type CommandContext, cliSecrets, createRedactor } from "./io.js";
-import { SPEC_MODELS } from "./models.js";
-import type { WorkerOptions } from "./parse-batch-command.js";
+import type { CommandContext } from "./io.js";
+import { questionProcessors } from "./models.js";
+import type { WorkerOptions } from "./parse-command.js";
 import { EXIT_INTERRUPTED, EXIT_OK } from "./usage-error.js";
 
 /**
@@ -23,12 +21,9 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
   await loadOpenAISdk();
   const client = await openRedis(options.redis);
   const store = new RedisCallCache({ client });
-  const cli = createCliProcessors({
-    env: io.env,
+  const cli = questionProcessors(io, {
     store,
-    redact: createRedactor([...cliSecrets(io.env), ...urlCredentials(options.redis)]),
-    models: SPEC_MODELS,
-    moreProcessors: EVAL_PROCESSORS,
+    secrets: urlCredentials(options.redis),
     trust: {
       command: "worker",
       llm: options.llm ?? null,

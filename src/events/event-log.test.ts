@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEventLog, eventToJSON } from "./event-log.js";
+import { createEventLog, eventToJSON, phaseTimings } from "./event-log.js";
 
 describe("eventToJSON", () => {
   it("turns errors into name, code and message only", () => {
@@ -26,5 +26,27 @@ describe("createEventLog", () => {
     ]);
     now = 150;
     expect(log.elapsedMs()).toBe(50);
+  });
+});
+
+describe("phaseTimings", () => {
+  it("sums each phase's durations over the run, rounded", () => {
+    const usage = { llmCalls: 1, promptTokens: 1, completionTokens: 1, retries: 0 };
+    expect(
+      phaseTimings([
+        { type: "retrieve-end", query: "q", nodeCount: 2, tokens: 10, durationMs: 1.4 },
+        { type: "retrieve-end", query: "q", nodeCount: 2, tokens: 10, durationMs: 1.4 },
+        {
+          type: "postprocess-end",
+          name: "SimilarityPostprocessor",
+          nodesBefore: 2,
+          nodesAfter: 1,
+          tokensBefore: 10,
+          tokensAfter: 5,
+          durationMs: 0.4,
+        },
+        { type: "synthesize-end", mode: "compact", usage, durationMs: 12.6 },
+      ]),
+    ).toEqual({ retrieveMs: 3, postprocessMs: 0, synthesizeMs: 13 });
   });
 });

@@ -37,3 +37,20 @@ export function errorToJSON(error: unknown): Record<string, unknown> {
   }
   return { message: String(error) };
 }
+
+/** Milliseconds spent retrieving, postprocessing and synthesizing, summed from a run's events. */
+export function phaseTimings(events: readonly RagsynthEvent[]) {
+  let retrieveMs = 0;
+  let postprocessMs = 0;
+  let synthesizeMs = 0;
+  for (const event of events) {
+    if (event.type === "retrieve-end") retrieveMs += event.durationMs;
+    if (event.type === "postprocess-end") postprocessMs += event.durationMs;
+    if (event.type === "synthesize-end") synthesizeMs += event.durationMs;
+  }
+  return {
+    retrieveMs: Math.round(retrieveMs),
+    postprocessMs: Math.round(postprocessMs),
+    synthesizeMs: Math.round(synthesizeMs),
+  };
+}

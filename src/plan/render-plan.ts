@@ -85,3 +85,51 @@ export function renderPlan(
     lines.push("", style.yellow("Would fail:"), ...failures.map((failure) => `  ${failure}`));
   return `${lines.join("\n")}\n`;
 }
+
+/** The budget a plan was made for, as its heading and `ragsynth plan --json` show it. */
+export interface PlanBudget {
+  model: string;
+  contextWindow: number;
+  numOutput: number;
+  tokenizer: string;
+  isChatModel: boolean;
+}
+
+const SHOWN_QUERY = 200;
+
+/**
+ * The heading of a plan: the query (quoted, cut to its first 200 characters with its length when longer), the
+ * budget, and the chunks retrieved with their scores and tokens.
+ */
+export function renderPlanHeading({
+  query,
+  budget,
+  chunks,
+  style,
+}: {
+  query: string;
+  budget: PlanBudget;
+  chunks: ReadonlyArray<{ name: string; score: number | undefined; tokens: number }>;
+  style: PlanStyle;
+}): string {
+  const cut = Array.from(query.slice(0, SHOWN_QUERY + 1))
+    .slice(0, -1)
+    .join("");
+  const shown =
+    query.length <= SHOWN_QUERY
+      ? JSON.stringify(query)
+      : `${JSON.stringify(`${cut}…`)} (${query.length.toLocaleString("en-US")} characters)`;
+  const total = chunks.reduce((sum, chunk) => sum + chunk.tokens, 0);
+  return [
+    `${style.bold("Plan for")} ${shown}`,
+    `${budget.model} · context window ${formatCount(budget.contextWindow)} · numOutput ${formatCount(budget.numOutput)} · ${budget.tokenizer}` +
+      `${budget.isChatModel ? " · chat" : ""} · no model was called`,
+    "",
+    `${style.bold("Retrieved")} ${plural(chunks.length, "chunk")}, ${formatCount(total)} tokens:`,
+    ...chunks.map(({ name, score, tokens }, index) => {
+      const shownScore = score === undefined ? "   -  " : score.toFixed(3).padStart(6);
+      return `  [${index + 1}] ${shownScore}  ${formatCount(tokens).padStart(6)} tokens  ${name}`;
+    }),
+    "",
+  ].join("\n");
+}

@@ -10,6 +10,7 @@ import {
   withCallCache,
 } from "../batch/index.js";
 import type { QuestionEngine } from "../batch/question-processor.js";
+import { PromptHelper } from "../budget/index.js";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { redactJson } from "../errors/scrub-secrets.js";
@@ -24,7 +25,8 @@ import {
   checkQuestionItem,
   indexUnderRoots,
 } from "./batch-trust.js";
-import { buildQuestionEngine } from "./question-engine.js";
+import { indexQuery } from "./index-query.js";
+import { questionEngine } from "./question-engine.js";
 import type { QuestionRunConfig } from "./question-run-config.js";
 
 const OVERRIDES = [
@@ -182,14 +184,22 @@ export function createCliProcessors({
           ? await queuedModelFor(spec, config.contextWindow, context.callQueue)
           : modelFor(spec, config.contextWindow);
         const index = await indexFor(indexDir, embed);
-        return buildQuestionEngine({
+        const text = (name: string) => (typeof settings[name] === "string" ? settings[name] : undefined);
+        return questionEngine({
           llm,
-          index,
-          settings,
+          query: indexQuery(index, { topK: Number(settings.topK) }),
           mode,
-          numOutput: config.numOutput,
+          promptHelper: PromptHelper.fromLLMMetadata(llm.metadata, {
+            numOutput: config.numOutput ?? undefined,
+          }),
           concurrency: config.concurrency,
           citations: config.citations === true,
+          prompts: {
+            textQaTemplate: text("textQaTemplate"),
+            refineTemplate: text("refineTemplate"),
+            summaryTemplate: text("summaryTemplate"),
+            systemPrompt: text("systemPrompt"),
+          },
         });
       })();
       engines.set(key, pending);

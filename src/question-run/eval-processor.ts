@@ -3,14 +3,11 @@ import { PromptHelper } from "../budget/index.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
 import type { QuestionResult } from "../eval/eval-result.js";
 import { createQuestionEvaluator } from "../eval/evaluate-question.js";
-import type { VectorStoreIndex } from "../index-store/index.js";
-import { buildPostprocessors } from "../postprocessor/cutoff-postprocessors.js";
-import type { NodePostprocessor } from "../postprocessor/types.js";
-import type { RetrievalMode } from "../query-engine/retriever.js";
-import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import type { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { BorrowedModels } from "./batch-processors.js";
 import { allowedEmbed, allowedLLM, checkQuestionItem, indexUnderRoots } from "./batch-trust.js";
 import { checkEvalRunConfig } from "./eval-run-config.js";
+import { indexQuery, retrievalEngine } from "./index-query.js";
 
 /** What the eval processor borrows from the question processors: their cached models and indexes. */
 export type EvalProcessorOptions = BorrowedModels;
@@ -79,19 +76,7 @@ async function buildEvaluator(
   const promptHelper = PromptHelper.fromLLMMetadata(llm.metadata, {
     numOutput: settings.numOutput ?? undefined,
   });
-  const retriever = evalRetriever(
-    index,
-    settings,
-    buildPostprocessors(
-      {
-        similarityCutoff: settings.similarityCutoff ?? undefined,
-        optimizer: settings.optimizer ?? undefined,
-      },
-      // As the CLI's in-process run: the offline embedder weights queries by the index's own documents.
-      index.queryEmbedModel,
-    ),
-    promptHelper,
-  );
+  const retriever = retrievalEngine(indexQuery(index, settings), { tokenizer: promptHelper.tokenizer });
   const evaluate = createQuestionEvaluator({
     llm,
     modes: settings.modes,
@@ -104,25 +89,4 @@ async function buildEvaluator(
       : undefined,
   });
   return { evaluate, retriever };
-}
-
-/**
- * The retrieval an eval scores, the same embedded and on a worker: the index's top-k (and retrieval mode), then the
- * postprocessors, and no answer (each mode answers from the retrieved nodes afterwards).
- */
-export function evalRetriever(
-  index: VectorStoreIndex,
-  { topK, retrieval }: { topK: number; retrieval?: RetrievalMode | null | undefined },
-  nodePostprocessors: NodePostprocessor[],
-  promptHelper: PromptHelper,
-): RetrieverQueryEngine {
-  return new RetrieverQueryEngine({
-    retriever: index.asRetriever({
-      similarityTopK: topK,
-      ...(retrieval ? { retrievalMode: retrieval } : {}),
-    }),
-    nodePostprocessors,
-    responseMode: "no_text",
-    tokenizer: promptHelper.tokenizer,
-  });
 }

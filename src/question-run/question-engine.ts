@@ -1,49 +1,66 @@
-import type { QuestionEngine } from "../batch/question-processor.js";
-import type { JsonValue } from "../batch/types.js";
-import { PromptHelper } from "../budget/index.js";
+import type { PromptHelper } from "../budget/index.js";
+import type { CitationJudge } from "../citations/citation-judge.js";
 import { CitationQueryEngine } from "../citations/citation-query-engine.js";
-import type { VectorStoreIndex } from "../index-store/index.js";
+import type { RagsynthEvent } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { ResponseMode } from "../synthesizer/types.js";
+import type { IndexQuery } from "./index-query.js";
+
+/** The prompts a question may bring: the answer's templates (citation prompts in citation mode), a system prompt. */
+export interface QuestionPrompts {
+  textQaTemplate?: string | undefined;
+  refineTemplate?: string | undefined;
+  summaryTemplate?: string | undefined;
+  systemPrompt?: string | undefined;
+}
+
+/** Options of {@link questionEngine}. */
+export interface QuestionEngineOptions {
+  llm: LLM;
+  /** Retrieval and postprocessing (`indexQuery`). */
+  query: Pick<IndexQuery, "retriever" | "nodePostprocessors">;
+  mode: ResponseMode;
+  promptHelper: PromptHelper;
+  concurrency: number | "adaptive";
+  /** Answer with `[N]` citations, each checked against its source. */
+  citations: boolean;
+  /** With `citations`: a judge of each citation's support. @default overlap and embeddings only */
+  judge?: CitationJudge | undefined;
+  prompts?: QuestionPrompts | undefined;
+  onEvent?: ((event: RagsynthEvent) => void) | undefined;
+}
 
 /**
- * The engine of one batch question: a `RetrieverQueryEngine` over the index with the item's settings (mode,
- * top-k, system prompt, templates), or with `citations` a `CitationQueryEngine`, whose result carries its checked
- * citations. In citation mode an item's templates replace the citation prompts (they should ask for `[N]` markers
- * themselves); the offline answerer's quotes are cited by construction, as in `ask --citations`.
+ * The engine that answers one question, written once for `ask` and for every batch question: a
+ * `RetrieverQueryEngine`, or with `citations` a `CitationQueryEngine`, whose result carries its checked citations.
+ * In citation mode the templates replace the citation prompts (they should ask for `[N]` markers themselves); the
+ * offline answerer's quotes are cited by construction (`citeVerbatimQuotes`).
  */
-export function buildQuestionEngine({
+export function questionEngine({
   llm,
-  index,
-  settings,
+  query,
   mode,
-  numOutput,
+  promptHelper,
   concurrency,
   citations,
-}: {
-  llm: LLM;
-  index: VectorStoreIndex;
-  /** The run's config with the item's overrides applied, checked. */
-  settings: Record<string, JsonValue | undefined>;
-  mode: ResponseMode;
-  numOutput: number | null;
-  concurrency: number;
-  citations: boolean;
-}): QuestionEngine {
-  const template = (name: string, as = name) =>
-    typeof settings[name] === "string"
-      ? { [as]: new PromptTemplate({ template: settings[name] as string }) }
-      : {};
+  judge,
+  prompts = {},
+  onEvent,
+}: QuestionEngineOptions): RetrieverQueryEngine | CitationQueryEngine {
+  const template = (name: keyof QuestionPrompts, as: string = name) =>
+    prompts[name] === undefined ? {} : { [as]: new PromptTemplate({ template: prompts[name] }) };
   const common = {
-    retriever: index.asRetriever({ similarityTopK: Number(settings.topK) }),
+    retriever: query.retriever,
+    nodePostprocessors: query.nodePostprocessors,
     responseMode: mode,
     llm,
-    promptHelper: PromptHelper.fromLLMMetadata(llm.metadata, { numOutput: numOutput ?? undefined }),
+    promptHelper,
     concurrency,
-    ...(typeof settings.systemPrompt === "string" ? { systemPrompt: settings.systemPrompt } : {}),
+    ...(prompts.systemPrompt === undefined ? {} : { systemPrompt: prompts.systemPrompt }),
     ...(llm.metadata.tokenizer ? { tokenizer: llm.metadata.tokenizer } : {}),
+    ...(onEvent ? { onEvent } : {}),
   };
   if (citations) {
     return new CitationQueryEngine({
@@ -52,6 +69,7 @@ export function buildQuestionEngine({
       ...template("refineTemplate", "citationRefineTemplate"),
       ...template("summaryTemplate", "citationSummaryTemplate"),
       citeVerbatimQuotes: llm.metadata.kind === "extractive",
+      ...(judge ? { judge } : {}),
     });
   }
   return new RetrieverQueryEngine({

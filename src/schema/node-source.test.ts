@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { sourceHref, sourceLabel, sourceName } from "./node-source.js";
+import { sourceHref, sourceLabel, sourceName, sourceToJSON } from "./node-source.js";
 import { TextNode } from "./text-node.js";
 
 describe("how a node names its source", () => {
@@ -35,5 +35,22 @@ describe("how a node names its source", () => {
     });
     expect(sourceHref(node)).toBe(`${pathToFileURL(resolve("docs/a.md")).href}#L7`);
     expect(sourceHref(new TextNode({ text: "x", metadata: { file_path: "a.md" } }))).toBeUndefined();
+  });
+});
+
+describe("sourceToJSON", () => {
+  it("gives rank, score, file, place, label, id, metadata and text", () => {
+    const node = new TextNode({ id: "n1", text: "Body.", metadata: { file_path: "docs/a.md" } });
+    expect(sourceToJSON({ node, score: 0.5 }, 0)).toEqual({
+      rank: 1,
+      score: 0.5,
+      file: "docs/a.md",
+      location: null,
+      label: "docs/a.md",
+      nodeId: "n1",
+      metadata: { file_path: "docs/a.md" },
+      text: "Body.",
+    });
+    expect(sourceToJSON({ node }, 2)).toMatchObject({ rank: 3, score: null });
   });
 });

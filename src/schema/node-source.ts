@@ -44,3 +44,17 @@ export function sourceHref(node: NodeWithScore["node"]): string | undefined {
   const line = location.lines ? `#L${location.lines.start}` : "";
   return `${pathToFileURL(resolve(location.file)).href}${line}`;
 }
+
+/** A retrieved node as JSON (`ragsynth ask --json` prints its sources so): `location` is its place (file, heading path, lines or pages), or null. */
+export function sourceToJSON(source: NodeWithScore, index: number) {
+  return {
+    rank: index + 1,
+    score: source.score ?? null,
+    file: sourceName(source.node),
+    location: getNodeLocation(source.node) ?? null,
+    label: sourceLabel(source.node),
+    nodeId: source.node.id,
+    metadata: source.node.metadata,
+    text: source.node.text,
+  };
+}

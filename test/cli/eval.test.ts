@@ -252,6 +252,14 @@ describe("ragsynth eval", () => {
     expect(refused.stderr).toMatch(/--out is for the in-process run; with --redis the queue keeps/);
   });
 
+  it("refuses a --report that would land on the questions file or a document, before reading either", async () => {
+    for (const target of [questions, join(docs, "response-modes.md")]) {
+      const refused = await runCli(["eval", questions, docs, "--report", target]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--report .* (is the questions file|is a file inside the documents)/);
+    }
+  });
+
   it("names the line of a bad question and rejects a missing document path", async () => {
     const bad = join(dir, "bad.jsonl");
     await writeFile(bad, '{"id":"q1","query":"ok"}\n{"id":"q2","query":"x","relevant":5}\n');

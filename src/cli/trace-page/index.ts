@@ -13,3 +13,4 @@ export {
   type PageSource,
   type TracePageData,
 } from "./trace-page-data.js";
+export { recordRetryWaits, writeAskReport, writePlanReport } from "./write-page.js";

@@ -2,12 +2,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { OPTIMIZER_FALLBACK_EVENT } from "../events/step-listing.test.util.js";
 import type { LLMMetadata } from "../llm/types.js";
 import { imageStep } from "../postprocessor/image-step.js";
 import { ImageNode } from "../schema/image-node.js";
 import { pngOfSize } from "../schema/png.test.util.js";
 import { TextNode } from "../schema/text-node.js";
-import { attachesImages, imageNotes } from "./image-notes.js";
+import { attachesImages, imageNotes, optimizerNotes } from "./notes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-image-step-"));
 mkdirSync(join(dir, "docs"));
@@ -60,6 +61,14 @@ describe("imageStep", () => {
       "ragsynth: note: image ../secret.png (in docs/a.md#0) skipped: leads outside the folders given (a symbolic link out, or ../).",
       "ragsynth: note: the answer comes from the text of those chunks.",
       "ragsynth: note: sent 2 local images to gpt-4o-mini (--vision).",
+    ]);
+  });
+});
+
+describe("optimizer fallbacks", () => {
+  it("are noted once on stderr", () => {
+    expect(optimizerNotes([OPTIMIZER_FALLBACK_EVENT])).toEqual([
+      "ragsynth: note: in 2 of 3 chunks no sentence passed the --optimizer cutoff; each kept its best sentence. Lower the threshold to keep more.",
     ]);
   });
 });

@@ -1,17 +1,14 @@
 import { writeFile } from "node:fs/promises";
-import type { EventLog } from "../events/event-log.js";
-import type { ModePlan } from "../plan/plan-modes.js";
-import { sourceHref, sourceLabel, sourceName } from "../schema/node-source.js";
-import type { NodeWithScore } from "../schema/text-node.js";
-import { errorType } from "../tracing/start-span.js";
-import type { RetryEvent } from "../util/retry.js";
-import {
-  buildTracePageData,
-  type PageCitation,
-  type PageRetryWait,
-  renderPlanPage,
-  renderTracePage,
-} from "./trace-page/index.js";
+import type { EventLog } from "../../events/event-log.js";
+import type { ModePlan } from "../../plan/plan-modes.js";
+import { sourceHref, sourceLabel, sourceName } from "../../schema/node-source.js";
+import type { NodeWithScore } from "../../schema/text-node.js";
+import { errorType } from "../../tracing/start-span.js";
+import type { RetryEvent } from "../../util/retry.js";
+import type { PageCitation } from "./cited-answer.js";
+import { renderPlanPage } from "./render-plan-page.js";
+import { renderTracePage } from "./render-trace-page.js";
+import { buildTracePageData, type PageRetryWait } from "./trace-page-data.js";
 
 /** Keeps each retry wait on the event log's clock, for the trace page's timeline. */
 export function recordRetryWaits(log: EventLog): {

@@ -1,5 +1,10 @@
+import type { RagsynthEvent } from "../events/events.js";
+import { fallbackCount } from "../events/step-listing.js";
 import type { LLMMetadata } from "../llm/types.js";
 import type { ImageReport } from "../postprocessor/image-step.js";
+import { plural } from "../util/format-numbers.js";
+
+// The notes ask and plan print on stderr about what the run did with images and the optimizer's cutoffs.
 
 /** Whether a query attaches images: with `--vision`, or offline (captions never leave the machine). */
 export function attachesImages(vision: boolean, metadata: LLMMetadata): boolean {
@@ -34,6 +39,13 @@ export function imageNotes(report: ImageReport, metadata: LLMMetadata, verbose: 
   return notes;
 }
 
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+/** A stderr note when the optimizer's threshold let nothing through in some chunks. */
+export function optimizerNotes(events: readonly RagsynthEvent[]): string[] {
+  return events.flatMap((event) => {
+    if (event.type !== "postprocess-end" || fallbackCount(event) === 0) return [];
+    return [
+      `ragsynth: note: in ${fallbackCount(event)} of ${event.nodesBefore} chunks no sentence passed the --optimizer cutoff; ` +
+        "each kept its best sentence. Lower the threshold to keep more.",
+    ];
+  });
 }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { RagsynthEvent } from "../events/events.js";
-import { createStyle } from "./io.js";
-import { optimizerNotes, renderStepListing } from "./step-listing.js";
+import type { RagsynthEvent } from "./events.js";
+import { renderStepListing } from "./step-listing.js";
+import { OPTIMIZER_FALLBACK_EVENT } from "./step-listing.test.util.js";
 
-const style = createStyle(false);
+const plain = (text: string) => text;
+const style = { bold: plain, dim: plain, red: plain, yellow: plain };
 const usage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
 
 describe("renderStepListing", () => {
@@ -87,22 +88,9 @@ describe("renderStepListing", () => {
 });
 
 describe("optimizer fallbacks", () => {
-  it("are counted in the trace and noted once on stderr", () => {
-    const event: RagsynthEvent = {
-      type: "postprocess-end",
-      name: "SentenceEmbeddingOptimizer",
-      nodesBefore: 3,
-      nodesAfter: 3,
-      tokensBefore: 90,
-      tokensAfter: 30,
-      durationMs: 1,
-      detail: {
-        nodes: [{ id: "a", fallback: "keep_best" }, { id: "b" }, { id: "c", fallback: "keep_best" }],
-      },
-    };
-    expect(renderStepListing([event], style)).toContain("· 2 chunks kept only their best sentence");
-    expect(optimizerNotes([event])).toEqual([
-      "ragsynth: note: in 2 of 3 chunks no sentence passed the --optimizer cutoff; each kept its best sentence. Lower the threshold to keep more.",
-    ]);
+  it("are counted in the listing", () => {
+    expect(renderStepListing([OPTIMIZER_FALLBACK_EVENT], style)).toContain(
+      "· 2 chunks kept only their best sentence",
+    );
   });
 });

@@ -1,6 +1,13 @@
-import type { LLMCallStep, RagsynthEvent } from "../events/events.js";
-import { formatCount, formatDuration, plural } from "./format.js";
-import type { Style } from "./io.js";
+import { formatCount, formatDuration, plural } from "../util/format-numbers.js";
+import type { LLMCallStep, RagsynthEvent } from "./events.js";
+
+/** How the listing marks headings, notes and failures (the CLI's colors, or plain text). */
+export interface StepListingStyle {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  yellow(text: string): string;
+}
 
 type EventOf<T extends RagsynthEvent["type"]> = Extract<RagsynthEvent, { type: T }>;
 
@@ -23,7 +30,7 @@ function stepLabel(step: LLMCallStep): string {
   }
 }
 
-function callLine(call: EventOf<"llm-call-end">, style: Style): string {
+function callLine(call: EventOf<"llm-call-end">, style: StepListingStyle): string {
   const tokens = `prompt ${formatCount(call.promptTokens)} → completion ${formatCount(call.completionTokens)}`;
   const flags = [
     call.querySatisfied === false ? style.yellow("not satisfied") : "",
@@ -49,7 +56,7 @@ function percentChange(before: number, after: number): string {
 }
 
 /** The tree of a tree_summarize run, level by level: packing, then each call. */
-function treeLines(events: RagsynthEvent[], style: Style): string[] {
+function treeLines(events: RagsynthEvent[], style: StepListingStyle): string[] {
   const lines: string[] = [];
   const levels = new Map<number, { pack?: EventOf<"pack">; calls: EventOf<"llm-call-end">[] }>();
   const level = (n: number) => {
@@ -81,7 +88,7 @@ function treeLines(events: RagsynthEvent[], style: Style): string[] {
 }
 
 /** A chain (refine, compact, accumulate, …): the events in order, calls numbered. */
-function chainLines(events: RagsynthEvent[], style: Style): string[] {
+function chainLines(events: RagsynthEvent[], style: StepListingStyle): string[] {
   const lines: string[] = [];
   let number = 0;
   const calls = events.filter((event) => event.type === "llm-call-end").length;
@@ -100,11 +107,11 @@ function chainLines(events: RagsynthEvent[], style: Style): string[] {
 }
 
 /**
- * The step listing `--trace` prints in the terminal: what happened, from the events: retrieval, each
+ * The step listing of a run (`ragsynth ask --trace` prints it in the terminal): what happened, from the events: retrieval, each
  * postprocessor's tokens before and after, then the synthesis as a tree by level (tree_summarize) or as a chain
  * of steps (the other modes). Not the trace page (`--report`, HTML) nor OpenTelemetry spans (the tracer's).
  */
-export function renderStepListing(events: readonly RagsynthEvent[], style: Style): string {
+export function renderStepListing(events: readonly RagsynthEvent[], style: StepListingStyle): string {
   const lines: string[] = [style.bold("Trace:"), ...retrievalLines(events)];
   const synthesis = events.filter((event) => event.type === "pack" || event.type === "llm-call-end");
   const start = events.find(
@@ -130,17 +137,6 @@ export function fallbackCount(event: EventOf<"postprocess-end">): number {
   const nodes = event.detail?.nodes;
   if (!Array.isArray(nodes)) return 0;
   return nodes.filter((node) => (node as { fallback?: unknown }).fallback !== undefined).length;
-}
-
-/** A stderr note when the optimizer's threshold let nothing through in some chunks. */
-export function optimizerNotes(events: readonly RagsynthEvent[]): string[] {
-  return events.flatMap((event) => {
-    if (event.type !== "postprocess-end" || fallbackCount(event) === 0) return [];
-    return [
-      `ragsynth: note: in ${fallbackCount(event)} of ${event.nodesBefore} chunks no sentence passed the --optimizer cutoff; ` +
-        "each kept its best sentence. Lower the threshold to keep more.",
-    ];
-  });
 }
 
 /** Retrieval and each postprocessor's tokens before and after, one line each. */

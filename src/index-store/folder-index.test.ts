@@ -1,0 +1,116 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import {
+  countSkipped,
+  defaultCacheDir,
+  type FolderIndexOptions,
+  folderIndexSaved,
+  openFolderIndex,
+  refreshFolderIndex,
+} from "./folder-index.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ragsynth-folder-index-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function options(paths: string[], more: Partial<FolderIndexOptions> = {}): FolderIndexOptions {
+  return {
+    paths,
+    walk: { include: [], exclude: [], readAs: {}, noIgnore: false, hidden: false, followSymlinks: false },
+    cacheDir: undefined,
+    embedModel: new HashingEmbedder(),
+    embedLabel: "hashing",
+    rebuild: false,
+    cwd: dir,
+    userCacheDir: join(dir, "user-cache"),
+    signal: new AbortController().signal,
+    ...more,
+  };
+}
+
+async function docs(): Promise<string> {
+  const folder = join(dir, "docs");
+  await mkdir(folder);
+  await writeFile(join(folder, "modes.md"), "# Modes\n\nThe default response mode is compact.\n");
+  await writeFile(join(folder, "tree.md"), "# Tree\n\ntree_summarize builds summaries level by level.\n");
+  return folder;
+}
+
+describe("openFolderIndex", () => {
+  it("keeps the index in .ragsynth/ beside the documents, saved while the caller queries", async () => {
+    const folder = await docs();
+    const opened = await openFolderIndex(options(["docs"]));
+    expect(opened.stats).toMatchObject({
+      cacheDir: join(folder, ".ragsynth"),
+      files: 2,
+      formats: { markdown: 2 },
+    });
+    expect(opened.index.nodes.length).toBe(opened.stats.chunks);
+    await folderIndexSaved(opened);
+    const retrieved = await opened.index
+      .asRetriever({ similarityTopK: 1 })
+      .retrieve({ query: "default mode" });
+    expect(retrieved[0]?.node.text).toContain("compact");
+  });
+
+  it("reads no file the stored index holds unchanged, and loads no index that is up to date", async () => {
+    await docs();
+    await folderIndexSaved(await openFolderIndex(options(["docs"])));
+    const refreshed = await refreshFolderIndex(options(["docs"]));
+    expect(refreshed.index).toBeUndefined();
+    expect(refreshed.stats.sources.unchanged).toHaveLength(2);
+    await writeFile(join(dir, "docs", "tree.md"), "# Tree\n\nNow the tree is different.\n");
+    const rebuilt = await refreshFolderIndex(options(["docs"]));
+    expect(rebuilt.index).toBeDefined();
+    expect(rebuilt.stats.sources.changed).toHaveLength(1);
+  });
+
+  it("refuses a folder with nothing to read, saying what was skipped", async () => {
+    await mkdir(join(dir, "empty"));
+    await writeFile(join(dir, "empty", "blob.bin"), Buffer.from([0, 1, 2, 0, 0, 255]));
+    const failure = await openFolderIndex(options(["empty"])).catch((error: unknown) => error);
+    expect(RagsynthError.isInstance(failure) && failure.code).toBe("document_read");
+    expect((failure as Error).message).toMatch(/^No documents to read in empty \(1 skipped: .*blob\.bin/);
+  });
+
+  it("keeps the index in the user cache folder, with a notice, when the default folder cannot be written", async () => {
+    if (process.getuid?.() === 0) return; // root writes everywhere: no read-only folder to test with
+    const folder = await docs();
+    const { chmod } = await import("node:fs/promises");
+    await chmod(folder, 0o555);
+    const notices: string[] = [];
+    try {
+      const opened = await openFolderIndex(options(["docs"], { onNotice: ({ kind }) => notices.push(kind) }));
+      await folderIndexSaved(opened);
+      expect(opened.stats.cacheDir.startsWith(join(dir, "user-cache"))).toBe(true);
+      expect(notices).toEqual(["read-only"]);
+    } finally {
+      await chmod(folder, 0o755);
+    }
+  });
+});
+
+describe("defaultCacheDir and countSkipped", () => {
+  it("puts the cache in the nearest folder that holds every path given", async () => {
+    const folder = await docs();
+    await mkdir(join(dir, "more"));
+    expect(await defaultCacheDir(["docs/modes.md"], dir)).toBe(join(folder, ".ragsynth"));
+    expect(await defaultCacheDir(["docs", "more"], dir)).toBe(join(dir, ".ragsynth"));
+  });
+
+  it("counts skips by reason, most first", () => {
+    const skip = (code: "binary" | "ignored") => ({ path: "x", code, reason: code });
+    expect(Object.entries(countSkipped([skip("binary"), skip("ignored"), skip("ignored")]))).toEqual([
+      ["ignored", 2],
+      ["binary", 1],
+    ]);
+  });
+});

@@ -1,0 +1,354 @@
+import { access, constants, mkdir, stat } from "node:fs/promises";
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import type { Embedder } from "../embedding/types.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import { builtInReader } from "../reader/formats/registry.js";
+import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
+import type { TextNode } from "../schema/text-node.js";
+import { sha256Hex } from "../util/sha256.js";
+import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
+import { IndexSaveError } from "./index-save-error.js";
+import type { IndexSource } from "./index-source.js";
+import { isOtherIndexVersion } from "./store-index.js";
+import { VectorStoreIndex } from "./vector-store-index.js";
+
+/** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
+export interface FolderWalk {
+  include: string[];
+  exclude: string[];
+  /** Endings mapped to built-in formats: `{ ".mdx": "markdown" }`. */
+  readAs: Record<string, string>;
+  noIgnore: boolean;
+  hidden: boolean;
+  followSymlinks: boolean;
+}
+
+/** The steps of opening, for a progress line; a terminal's progress display fits it. */
+export interface IndexProgress {
+  start(label: string, total?: number): void;
+  update(done: number): void;
+  clear(): void;
+}
+
+/** What opening a folder's index found and cost. */
+export interface FolderIndexStats {
+  /** Absolute path of the cache folder. */
+  cacheDir: string;
+  /** Documents read. */
+  files: number;
+  /** Documents read (or listed unchanged), by format: `{ markdown: 12, text: 3 }`. */
+  formats: Record<string, number>;
+  /** Files and folders passed over, with the reason. */
+  skipped: SkippedPath[];
+  /** `skipped` counted by reason: `{ binary: 2, ignored: 9 }`. */
+  skippedCounts: Record<string, number>;
+  chunks: number;
+  /** Texts sent to the embedding model on this run (0 when everything came from the cache). */
+  embedded: number;
+  /** Chunks whose embedding came from the cache. */
+  reused: number;
+  /** Documents by how they compare with the cached index. */
+  sources: IndexBuildStats["sources"];
+  durationMs: number;
+}
+
+export interface OpenedFolderIndex {
+  index: VectorStoreIndex;
+  embedModel: Embedder;
+  stats: FolderIndexStats;
+  /** Why the index could not be written (queries are still answered, from an index in memory). */
+  saveError?: unknown;
+}
+
+/** Options of {@link openFolderIndex} and {@link refreshFolderIndex}. */
+export interface FolderIndexOptions {
+  /** Files and folders to read (each must exist). */
+  paths: readonly string[];
+  walk: FolderWalk;
+  /** Where the index is kept; default `.ragsynth/` beside the documents ({@link defaultCacheDir}). */
+  cacheDir: string | undefined;
+  embedModel: Embedder;
+  /** The embedder's name on the progress line (`hashing`, a model spec). */
+  embedLabel: string;
+  /** Build anew instead of on the stored index. */
+  rebuild: boolean;
+  /** Relative paths are resolved against it; sources are named relative to it. */
+  cwd: string;
+  /** Where an index goes when the default folder is read-only (`<userCacheDir>/<hash of the folder>`). */
+  userCacheDir: string;
+  signal: AbortSignal;
+  progress?: IndexProgress | undefined;
+  /** What the caller should tell its user: the index went to a fallback folder, or another format's is rebuilt. */
+  onNotice?: ((notice: { kind: "read-only" | "other-version"; message: string }) => void) | undefined;
+}
+
+/** The documents read for an index, with what building it needs. */
+export interface FolderRead {
+  folder: string;
+  embedModel: Embedder;
+  embedLabel: string;
+  /** Documents read, and those listed unread because the stored index holds them unchanged (empty text). */
+  documents: TextNode[];
+  /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
+  rebuild: boolean;
+  stats(build: IndexBuildStats): FolderIndexStats;
+}
+
+const CACHE_DIR_NAME = ".ragsynth";
+const silent: IndexProgress = { start() {}, update() {}, clear() {} };
+
+/**
+ * The default cache folder: `.ragsynth/` inside the folder given (beside the documents; the reader skips
+ * hidden folders), beside the file given, or in the nearest folder that holds all the paths given.
+ */
+export async function defaultCacheDir(paths: readonly string[], cwd: string): Promise<string> {
+  const folders: string[] = [];
+  for (const path of paths) {
+    const absolute = resolve(cwd, path);
+    folders.push((await stat(absolute)).isDirectory() ? absolute : dirname(absolute));
+  }
+  let common = folders[0] ?? cwd;
+  for (const folder of folders.slice(1)) {
+    while (common !== parse(common).root && folder !== common && !folder.startsWith(common + sep))
+      common = dirname(common);
+  }
+  return join(common, CACHE_DIR_NAME);
+}
+
+/**
+ * Picks the cache folder and reads the documents, listing (not reading) the files the stored index holds with
+ * the same size, modification time and reader.
+ * @throws RagsynthError `document_read` when there is nothing to read
+ */
+export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
+  const { paths, walk, cacheDir, embedModel, cwd, signal, progress = silent } = options;
+  const started = performance.now();
+  progress.start("Reading documents");
+  // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
+  // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
+  const given = paths.map((path) => sourcePath(path, cwd));
+  const folder =
+    cacheDir === undefined
+      ? await writableCacheDir(await defaultCacheDir(paths, cwd), options)
+      : resolve(cwd, cacheDir);
+  // Files the stored index holds with the same size and modification time are listed, not read.
+  const stored = options.rebuild ? undefined : await storedSources(folder, options);
+  const rebuild = options.rebuild || stored === "other-version";
+  const known = new Map(
+    (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
+  );
+  const { readAs, ...walkOptions } = walk;
+  const read = await readDocuments(given, {
+    ...walkOptions,
+    readers: readersFor(readAs),
+    signal,
+    // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
+    skipRead: ({ path, size, lastModifiedAt, reader }) => {
+      const source = known.get(path);
+      return source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader;
+    },
+  });
+  // Our own cache folder is no news.
+  const skipped = read.skipped.filter((entry) => resolve(cwd, entry.path) !== folder);
+  const documents = read.documents;
+  if (documents.length === 0) throw noDocuments(paths, skipped);
+  const stats = (build: IndexBuildStats) => ({
+    cacheDir: folder,
+    files: documents.length,
+    formats: read.formats,
+    skipped,
+    skippedCounts: countSkipped(skipped),
+    chunks: build.chunks,
+    embedded: build.embedded,
+    reused: build.reused,
+    sources: build.sources,
+    durationMs: performance.now() - started,
+  });
+  return { folder, embedModel, embedLabel: options.embedLabel, documents, rebuild, stats };
+}
+
+/**
+ * Builds the index on the stored one: chunks whose text has not changed keep their stored embeddings, the rest
+ * are embedded. `persist: "background"` saves it while the caller goes on (`index.saved` settles when it is
+ * written; an index that cannot be written is still returned, from memory, with `saveError`); `"await"` returns
+ * once it is written.
+ */
+export async function buildFolderIndex(
+  { folder, embedModel, embedLabel, documents, rebuild, stats }: FolderRead,
+  {
+    persist,
+    signal,
+    progress = silent,
+  }: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
+): Promise<OpenedFolderIndex> {
+  progress.start("Splitting into chunks", documents.length);
+  const buildOptions: FromDocumentsOptions = {
+    embedModel,
+    signal,
+    onSplitProgress: ({ split }) => progress.update(split),
+    onProgress: ({ embedded, total }) => {
+      if (embedded === 0) progress.start(`Embedding with ${embedLabel}`, total);
+      progress.update(embedded);
+    },
+  };
+  let index: VectorStoreIndex;
+  try {
+    index = await VectorStoreIndex.fromDocumentsCached(documents, {
+      ...buildOptions,
+      cacheDir: folder,
+      rebuild,
+    });
+  } catch (error) {
+    if (persist !== "background" || !IndexSaveError.isInstance(error)) throw error;
+    index = await VectorStoreIndex.fromDocuments(documents, buildOptions);
+    return { index, embedModel, stats: stats(index.buildStats), saveError: error };
+  }
+  return { index, embedModel, stats: stats(index.buildStats) };
+}
+
+/**
+ * Opens a folder's index for querying: reads the documents and builds the index on the one stored in the cache
+ * folder, and saves it back while the caller queries; await {@link folderIndexSaved} before the process ends.
+ * Queries are weighted by the index's own documents (`index.queryEmbedModel`).
+ * @throws RagsynthError `document_read` when there is nothing to read
+ */
+export async function openFolderIndex(options: FolderIndexOptions): Promise<OpenedFolderIndex> {
+  const { signal, progress } = options;
+  return buildFolderIndex(await readFolderDocuments(options), { persist: "background", signal, progress });
+}
+
+/**
+ * Brings a folder's index up to date without loading an index that already is (same embedding model, every file
+ * the same size and modification time): then only the index file's first line is read and nothing is written.
+ * Otherwise the index is written before it returns.
+ */
+export async function refreshFolderIndex(
+  options: FolderIndexOptions,
+): Promise<Omit<OpenedFolderIndex, "index"> & { index?: VectorStoreIndex }> {
+  const read = await readFolderDocuments(options);
+  const { signal, progress } = options;
+  if (!read.rebuild) {
+    const { documents, folder, embedModel } = read;
+    const current = await VectorStoreIndex.cachedStats(documents, { cacheDir: folder, embedModel, signal });
+    if (current) return { embedModel, stats: read.stats(current) };
+  }
+  return buildFolderIndex(read, { persist: "await", signal, progress });
+}
+
+/**
+ * Waits for the write {@link openFolderIndex} left running (after an edit to one file of a 30 MB corpus the write
+ * takes longer than an answer), with a progress line while it lasts. A failed write (or one that could not start,
+ * `saveError`) is thrown.
+ */
+export async function folderIndexSaved(
+  opened: OpenedFolderIndex,
+  progress: IndexProgress = silent,
+): Promise<void> {
+  if (opened.saveError !== undefined) throw opened.saveError;
+  const { saved } = opened.index;
+  // No progress line for a write that is already done (or none was started).
+  const settled = () => true;
+  const done = await Promise.race([
+    saved.then(settled, settled),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ]);
+  if (done) {
+    await saved;
+    return;
+  }
+  progress.start("Saving the index");
+  try {
+    await saved;
+  } finally {
+    progress.clear();
+  }
+}
+
+/** Skips by code: `{ binary: 2, ignored: 9 }`, most first. */
+export function countSkipped(skipped: readonly SkippedPath[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const entry of skipped) counts[entry.code] = (counts[entry.code] ?? 0) + 1;
+  return Object.fromEntries(
+    Object.entries(counts).sort(([a, left], [b, right]) => right - left || (a < b ? -1 : 1)),
+  );
+}
+
+/** The error when nothing was read: what was given and the first few reasons. */
+function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
+  const shown = skipped.slice(0, 3).map((entry) => `${entry.path}: ${entry.reason}`);
+  const passed =
+    skipped.length > 0
+      ? ` (${skipped.length} skipped: ${shown.join("; ")}${skipped.length > 3 ? "; …" : ""})`
+      : "";
+  return new RagsynthError({
+    code: "document_read",
+    message: `No documents to read in ${paths.join(", ")}${passed}. Point ragsynth at files or a folder of documents.`,
+  });
+}
+
+/** `readAs` as the reader's `readers` option: each ending read by the built-in reader of its format. */
+function readersFor(readAs: Record<string, string>): Record<string, DocumentReader> {
+  const readers: Record<string, DocumentReader> = {};
+  for (const [ending, format] of Object.entries(readAs)) {
+    const reader = builtInReader(format);
+    if (reader) readers[ending] = reader;
+  }
+  return readers;
+}
+
+/**
+ * How the reader is given a path: relative to the working folder when it lies inside it, otherwise absolute. A file's
+ * name in the index then does not depend on how the path was typed (an index built with `/home/me/docs` is reused
+ * by `ask docs`, instead of every file looking new).
+ */
+function sourcePath(path: string, cwd: string): string {
+  const absolute = resolve(cwd, path);
+  if (cwd !== process.cwd()) return absolute;
+  const inside = relative(cwd, absolute);
+  if (inside === "") return ".";
+  return inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside) ? absolute : inside;
+}
+
+/**
+ * The stored index's sources, or `"other-version"` (with a notice) when the cache was written in another index
+ * format: a cache is rebuilt then, not refused. A damaged file of this format still stops the run.
+ */
+async function storedSources(
+  folder: string,
+  { embedModel, signal, onNotice }: FolderIndexOptions,
+): Promise<IndexSource[] | undefined | "other-version"> {
+  try {
+    return await VectorStoreIndex.storedSources(folder, { embedModel, signal });
+  } catch (error) {
+    if (!isOtherIndexVersion(error)) throw error;
+    onNotice?.({
+      kind: "other-version",
+      message: `the cached index in ${folder} was written by another ragsynth version (another index format); rebuilding it.`,
+    });
+    return "other-version";
+  }
+}
+
+/**
+ * The default cache folder if it can be written, else one in the user's cache directory (`<userCacheDir>/<hash
+ * of the folder>`), with a notice: a read-only documents folder is still answered.
+ */
+async function writableCacheDir(
+  folder: string,
+  { userCacheDir, onNotice }: FolderIndexOptions,
+): Promise<string> {
+  try {
+    await mkdir(folder, { recursive: true });
+    await access(folder, constants.W_OK);
+    return folder;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return folder;
+  }
+  const fallback = join(userCacheDir, sha256Hex(folder).slice(0, 16));
+  onNotice?.({
+    kind: "read-only",
+    message: `${dirname(folder)} is read-only, so the index is kept in ${fallback}`,
+  });
+  return fallback;
+}
