@@ -4,6 +4,7 @@ import { lexicalTerms } from "../embedding/lexical-terms.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
 import { LexicalIndex } from "../lexical/lexical-index.js";
+import { lexicalTokens } from "../lexical/lexical-tokens.js";
 import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";
@@ -96,7 +97,8 @@ export async function extractAnswer(
     if (source === 1) labels = files.labels;
     for (const passage of [...passages, ...wholeSections]) {
       const key = dedupeKey(passage.text);
-      if (key === "" || seen.has(key) || (source === 1 && isStructural(passage.text))) continue;
+      const unquotable = source === 1 && (isStructural(passage.text) || files.inHeader(passage.start));
+      if (key === "" || seen.has(key) || unquotable) continue;
       seen.add(key);
       const whole = wholeSections.includes(passage);
       const rank = source === 0 ? 0 : files.rankOf(passage.start);
@@ -141,11 +143,17 @@ export async function extractAnswer(
     };
   }
   const chosen: Candidate[] = [];
-  const widen = query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources);
+  let used = 0;
+  const widen =
+    query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources, query);
   for (const best of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
-    if (chosen.length === settings.maxSentences) break;
-    const candidate = widen(best);
-    if (!chosen.some((other) => overlaps(other, candidate))) chosen.push(candidate);
+    if (used >= settings.maxSentences) break;
+    // A quote widened into one already chosen is taken as it stands.
+    const candidate = [widen(best), best].find((quote) => !chosen.some((other) => overlaps(other, quote)));
+    if (candidate !== undefined) {
+      chosen.push(candidate);
+      used += passagesQuoted(candidate, candidates);
+    }
   }
   chosen.sort((left, right) => left.source - right.source || left.start - right.start);
   const quotes = mergeAdjacent(chosen, sources);
@@ -197,15 +205,24 @@ function sections(text: string, passages: readonly Passage[]): Passage[] {
 
 /**
  * A passage is quoted together with the nearest passage before and after it in its section that names
- * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example), and what lies between, while
- * the quote stays within {@link MAX_PARAGRAPH} characters: the sentence that names the option and the one
- * that gives its value are often neighbours ("Controls the maximum request body size. … Defaults to
- * `'100kb'`."). Plain prose around it stays out.
+ * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example), and with the nearest sentence after
+ * it in its paragraph that holds a query word the quote lacks, and what lies between, while the quote stays within
+ * {@link MAX_PARAGRAPH} characters: the sentence that names the option and the one that gives its value are often
+ * neighbours ("Controls the maximum request body size. … Defaults to `'100kb'`.", or in text without code marks
+ * "Determines the maximum number of concurrent connections. The default is typically 100 connections."). Plain
+ * prose around it stays out.
  */
 function neighbourWidener(
   candidates: readonly Candidate[],
   sources: readonly string[],
+  query: string,
 ): (candidate: Candidate) => Candidate {
+  const queryTerms = new Set(lexicalTokens(query));
+  // Whether `text` holds a query word that `quoted` does not.
+  const addsQueryWord = (text: string, quoted: string) => {
+    const have = new Set(lexicalTokens(quoted));
+    return lexicalTokens(text).some((term) => queryTerms.has(term) && !have.has(term));
+  };
   const groups = new Map<string, Candidate[]>();
   const groupOf = (candidate: Candidate) => `${candidate.source}:${candidate.block}`;
   for (const candidate of candidates) {
@@ -224,7 +241,10 @@ function neighbourWidener(
         const from = Math.min(start, other.start);
         const to = Math.max(end, other.end);
         if (to - from > MAX_PARAGRAPH) return;
-        if (INLINE_CODE.test(other.text) || other.text.startsWith("```")) {
+        const source = sources[candidate.source] as string;
+        const names = namesCode(other.text);
+        const completes = step === 1 && addsQueryWord(other.text, source.slice(start, end));
+        if (names || completes) {
           start = from;
           end = to;
           return;
@@ -236,6 +256,25 @@ function neighbourWidener(
     if (start === candidate.start && end === candidate.end) return candidate;
     return { ...candidate, start, end, text: (sources[candidate.source] as string).slice(start, end) };
   };
+}
+
+/**
+ * How many of `maxSentences` a quote uses: each passage it holds but the code-naming ones a widened quote takes in
+ * for free (so a sentence joined for holding a query word costs a place, and the answer stays as long), at least 1.
+ */
+function passagesQuoted(quote: Candidate, candidates: readonly Candidate[]): number {
+  let count = 0;
+  for (const candidate of candidates) {
+    if (candidate.whole || candidate.source !== quote.source) continue;
+    if (candidate.start < quote.start || candidate.end > quote.end || namesCode(candidate.text)) continue;
+    count++;
+  }
+  return Math.max(1, count);
+}
+
+/** A passage that names something in code: inline code marks, or a fenced block. */
+function namesCode(text: string): boolean {
+  return INLINE_CODE.test(text) || text.startsWith("```");
 }
 
 function overlaps(left: Candidate, right: Candidate): boolean {
