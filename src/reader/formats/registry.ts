@@ -36,7 +36,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * The version of the built-in readers' output, kept in the index with every file (`reader` in its metadata): a
  * file indexed by another version (or another reader) is read again even if its size and time are unchanged.
  */
-export const READERS_VERSION = 4;
+export const READERS_VERSION = 5;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
