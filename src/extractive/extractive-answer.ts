@@ -4,10 +4,10 @@ import { lexicalTerms } from "../embedding/lexical-terms.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
 import { LexicalIndex } from "../lexical/lexical-index.js";
-import { lexicalTokens } from "../lexical/lexical-tokens.js";
 import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";
+import { neighbourWidener, passagesQuoted } from "./quote-widening.js";
 
 // A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
 // answer is often its "Default: `72000`" line next to the sentence that names the option.
@@ -17,9 +17,6 @@ const SECTION_WEIGHT = 0.5;
 // each) keeps 1 / (1 + RANK_DECAY × k) of its score, so a passage of another file wins only by clearly matching
 // better. Chunks of one file share its rank (a citation piece is not demoted for being its node's second piece).
 const RANK_DECAY = 0.3;
-// A chosen sentence brings its neighbours that name code while the quote stays at most this long.
-const MAX_PARAGRAPH = 400;
-const INLINE_CODE = /`[^`\n]+`/;
 
 /** The settings {@link extractAnswer} needs. @internal */
 export interface ExtractAnswerSettings {
@@ -201,80 +198,6 @@ function sections(text: string, passages: readonly Passage[]): Passage[] {
     first = index;
   }
   return result;
-}
-
-/**
- * A passage is quoted together with the nearest passage before and after it in its section that names
- * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example), and with the nearest sentence after
- * it in its paragraph that holds a query word the quote lacks, and what lies between, while the quote stays within
- * {@link MAX_PARAGRAPH} characters: the sentence that names the option and the one that gives its value are often
- * neighbours ("Controls the maximum request body size. … Defaults to `'100kb'`.", or in text without code marks
- * "Determines the maximum number of concurrent connections. The default is typically 100 connections."). Plain
- * prose around it stays out.
- */
-function neighbourWidener(
-  candidates: readonly Candidate[],
-  sources: readonly string[],
-  query: string,
-): (candidate: Candidate) => Candidate {
-  const queryTerms = new Set(lexicalTokens(query));
-  // Whether `text` holds a query word that `quoted` does not.
-  const addsQueryWord = (text: string, quoted: string) => {
-    const have = new Set(lexicalTokens(quoted));
-    return lexicalTokens(text).some((term) => queryTerms.has(term) && !have.has(term));
-  };
-  const groups = new Map<string, Candidate[]>();
-  const groupOf = (candidate: Candidate) => `${candidate.source}:${candidate.block}`;
-  for (const candidate of candidates) {
-    if (candidate.whole) continue;
-    groups.set(groupOf(candidate), [...(groups.get(groupOf(candidate)) ?? []), candidate]);
-  }
-  return (candidate) => {
-    if (candidate.whole) return candidate;
-    const group = groups.get(groupOf(candidate)) ?? [];
-    const at = group.indexOf(candidate);
-    if (at === -1) return candidate;
-    let { start, end } = candidate;
-    const reach = (step: 1 | -1) => {
-      for (let index = at + step; index >= 0 && index < group.length; index += step) {
-        const other = group[index] as Candidate;
-        const from = Math.min(start, other.start);
-        const to = Math.max(end, other.end);
-        if (to - from > MAX_PARAGRAPH) return;
-        const source = sources[candidate.source] as string;
-        const names = namesCode(other.text);
-        const completes = step === 1 && addsQueryWord(other.text, source.slice(start, end));
-        if (names || completes) {
-          start = from;
-          end = to;
-          return;
-        }
-      }
-    };
-    reach(1);
-    reach(-1);
-    if (start === candidate.start && end === candidate.end) return candidate;
-    return { ...candidate, start, end, text: (sources[candidate.source] as string).slice(start, end) };
-  };
-}
-
-/**
- * How many of `maxSentences` a quote uses: each passage it holds but the code-naming ones a widened quote takes in
- * for free (so a sentence joined for holding a query word costs a place, and the answer stays as long), at least 1.
- */
-function passagesQuoted(quote: Candidate, candidates: readonly Candidate[]): number {
-  let count = 0;
-  for (const candidate of candidates) {
-    if (candidate.whole || candidate.source !== quote.source) continue;
-    if (candidate.start < quote.start || candidate.end > quote.end || namesCode(candidate.text)) continue;
-    count++;
-  }
-  return Math.max(1, count);
-}
-
-/** A passage that names something in code: inline code marks, or a fenced block. */
-function namesCode(text: string): boolean {
-  return INLINE_CODE.test(text) || text.startsWith("```");
 }
 
 function overlaps(left: Candidate, right: Candidate): boolean {
