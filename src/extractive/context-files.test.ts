@@ -23,6 +23,22 @@ describe("contextFiles", () => {
     expect([...labels.values()]).toEqual(["file_path: docs/a.md\n", "file_path: docs/b.md\n"]);
   });
 
+  it("finds each chunk's metadata header, up to the blank line before its text", () => {
+    const context = [
+      "file_path: docs/a.md\ntitle: Alpha guide\n\nAlpha one.",
+      "file_path: docs/b.md\n\nBeta.\ntitle: not a header",
+    ].join("\n\n");
+    const { inHeader } = contextFiles(context, 0);
+    const at = (text: string) => inHeader(context.indexOf(text));
+    expect([
+      at("file_path: docs/a.md"),
+      at("title: Alpha"),
+      at("Alpha one."),
+      at("file_path: docs/b.md"),
+    ]).toEqual([true, true, false, true]);
+    expect([at("Beta."), at("title: not")]).toEqual([false, false]);
+  });
+
   it("sees one file in a context without metadata lines, and ranks from `first`", () => {
     const { rankOf, labels } = contextFiles("One.\n\nTwo.\n\nThree.", 1);
     expect([rankOf(0), rankOf(12)]).toEqual([1, 1]);

@@ -15,6 +15,11 @@ export interface ContextFiles {
   rankOf(offset: number): number;
   /** Per file rank: its metadata lines (`file_path: docs/a.md`), or "" when the context has none. */
   labels: ReadonlyMap<number, string>;
+  /**
+   * Whether `offset` lies in a chunk's metadata header (its metadata lines up to the blank line before its text,
+   * `title: …` included): what a node's metadata says, not what its document says, so nothing to quote.
+   */
+  inHeader(offset: number): boolean;
 }
 
 /**
@@ -26,6 +31,10 @@ export interface ContextFiles {
  */
 export function contextFiles(text: string, first: number): ContextFiles {
   const starts: { offset: number; label: string }[] = [];
+  // Each header runs from its first metadata line to the blank line after it (one never closed by a blank line is
+  // metadata with no text after it, and stays quotable).
+  const headers: { start: number; end: number }[] = [];
+  let header: { start: number; end: number } | undefined;
   let leading = "";
   let blankBefore = false;
   let textBefore = false;
@@ -35,6 +44,14 @@ export function contextFiles(text: string, first: number): ContextFiles {
     const trimmed = line.trim();
     const metadata = METADATA_LINE.test(trimmed);
     if (metadata && blankBefore && textBefore) starts.push({ offset, label: "" });
+    if (header === undefined && metadata && (!textBefore || blankBefore))
+      header = { start: offset, end: offset };
+    if (header !== undefined) {
+      if (trimmed === "") {
+        headers.push(header);
+        header = undefined;
+      } else header.end = offset + line.length;
+    }
     inMetadata = metadata && (inMetadata || !textBefore || (blankBefore && textBefore));
     if (inMetadata) {
       const last = starts[starts.length - 1];
@@ -63,6 +80,7 @@ export function contextFiles(text: string, first: number): ContextFiles {
       return rank;
     },
     labels,
+    inHeader: (at) => headers.some(({ start, end }) => start <= at && at < end),
   };
 }
 

@@ -7,6 +7,7 @@ import { LexicalIndex } from "../lexical/lexical-index.js";
 import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";
+import { neighbourWidener, passagesQuoted } from "./quote-widening.js";
 
 // A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
 // answer is often its "Default: `72000`" line next to the sentence that names the option.
@@ -16,9 +17,6 @@ const SECTION_WEIGHT = 0.5;
 // each) keeps 1 / (1 + RANK_DECAY × k) of its score, so a passage of another file wins only by clearly matching
 // better. Chunks of one file share its rank (a citation piece is not demoted for being its node's second piece).
 const RANK_DECAY = 0.3;
-// A chosen sentence brings its neighbours that name code while the quote stays at most this long.
-const MAX_PARAGRAPH = 400;
-const INLINE_CODE = /`[^`\n]+`/;
 
 /** The settings {@link extractAnswer} needs. @internal */
 export interface ExtractAnswerSettings {
@@ -96,7 +94,8 @@ export async function extractAnswer(
     if (source === 1) labels = files.labels;
     for (const passage of [...passages, ...wholeSections]) {
       const key = dedupeKey(passage.text);
-      if (key === "" || seen.has(key) || (source === 1 && isStructural(passage.text))) continue;
+      const unquotable = source === 1 && (isStructural(passage.text) || files.inHeader(passage.start));
+      if (key === "" || seen.has(key) || unquotable) continue;
       seen.add(key);
       const whole = wholeSections.includes(passage);
       const rank = source === 0 ? 0 : files.rankOf(passage.start);
@@ -141,11 +140,17 @@ export async function extractAnswer(
     };
   }
   const chosen: Candidate[] = [];
-  const widen = query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources);
+  let used = 0;
+  const widen =
+    query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources, query);
   for (const best of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
-    if (chosen.length === settings.maxSentences) break;
-    const candidate = widen(best);
-    if (!chosen.some((other) => overlaps(other, candidate))) chosen.push(candidate);
+    if (used >= settings.maxSentences) break;
+    // A quote widened into one already chosen is taken as it stands.
+    const candidate = [widen(best), best].find((quote) => !chosen.some((other) => overlaps(other, quote)));
+    if (candidate !== undefined) {
+      chosen.push(candidate);
+      used += passagesQuoted(candidate, candidates);
+    }
   }
   chosen.sort((left, right) => left.source - right.source || left.start - right.start);
   const quotes = mergeAdjacent(chosen, sources);
@@ -193,49 +198,6 @@ function sections(text: string, passages: readonly Passage[]): Passage[] {
     first = index;
   }
   return result;
-}
-
-/**
- * A passage is quoted together with the nearest passage before and after it in its section that names
- * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example), and what lies between, while
- * the quote stays within {@link MAX_PARAGRAPH} characters: the sentence that names the option and the one
- * that gives its value are often neighbours ("Controls the maximum request body size. … Defaults to
- * `'100kb'`."). Plain prose around it stays out.
- */
-function neighbourWidener(
-  candidates: readonly Candidate[],
-  sources: readonly string[],
-): (candidate: Candidate) => Candidate {
-  const groups = new Map<string, Candidate[]>();
-  const groupOf = (candidate: Candidate) => `${candidate.source}:${candidate.block}`;
-  for (const candidate of candidates) {
-    if (candidate.whole) continue;
-    groups.set(groupOf(candidate), [...(groups.get(groupOf(candidate)) ?? []), candidate]);
-  }
-  return (candidate) => {
-    if (candidate.whole) return candidate;
-    const group = groups.get(groupOf(candidate)) ?? [];
-    const at = group.indexOf(candidate);
-    if (at === -1) return candidate;
-    let { start, end } = candidate;
-    const reach = (step: 1 | -1) => {
-      for (let index = at + step; index >= 0 && index < group.length; index += step) {
-        const other = group[index] as Candidate;
-        const from = Math.min(start, other.start);
-        const to = Math.max(end, other.end);
-        if (to - from > MAX_PARAGRAPH) return;
-        if (INLINE_CODE.test(other.text) || other.text.startsWith("```")) {
-          start = from;
-          end = to;
-          return;
-        }
-      }
-    };
-    reach(1);
-    reach(-1);
-    if (start === candidate.start && end === candidate.end) return candidate;
-    return { ...candidate, start, end, text: (sources[candidate.source] as string).slice(start, end) };
-  };
 }
 
 function overlaps(left: Candidate, right: Candidate): boolean {

@@ -13,6 +13,10 @@ const refine = (query_str: string, context_msg: string, existing_answer: string)
 
 const chunk = (file: string, text: string) => `file_path: ${file}\n\n${text}`;
 
+/** The answer of an ExtractiveLLM keeping at most `maxSentences` passages. */
+const answer = async (maxSentences: number, query: string, context: string) =>
+  (await new ExtractiveLLM({ maxSentences }).complete("", qa(query, context))).text;
+
 describe("ExtractiveLLM answers that hold the answer", () => {
   it("quotes a sentence with the neighbour in its paragraph that names the value in code", async () => {
     const context = [
@@ -35,6 +39,37 @@ describe("ExtractiveLLM answers that hold the answer", () => {
       qa("What is the maximum request body size?", context),
     );
     expect(text).toBe("Controls the maximum request body size.");
+  });
+
+  it("quotes a sentence with the next one in its paragraph when that one holds a query word it lacks", async () => {
+    // Text read from HTML or PDF has no code marks: the value sits in plain prose after the naming sentence.
+    const context =
+      "Determines the maximum number of concurrent connections to the database server. This parameter can only be set at server start. The default is typically 100 connections.\n\nThe default port is 5432.";
+    const query = "What is the default maximum number of concurrent connections?";
+    expect(await answer(3, query, context)).toBe(
+      "Determines the maximum number of concurrent connections to the database server. This parameter can only be set at server start. The default is typically 100 connections.",
+    );
+    // Each prose sentence of the widened quote takes one of maxSentences' places: with 3, no room is left for
+    // the other paragraph's sentence, which also matches ("default"); with 4 there is.
+    expect(await answer(4, query, context)).toContain("The default port is 5432.");
+  });
+
+  it("does not widen with a next sentence that adds no query word", async () => {
+    const context =
+      "Determines the maximum number of concurrent connections. This parameter can only be set at server start.";
+    expect(await answer(1, "What is the maximum number of concurrent connections?", context)).toBe(
+      "Determines the maximum number of concurrent connections.",
+    );
+  });
+
+  it("never quotes a chunk's metadata header, title line included", async () => {
+    const context = [
+      "file_path: docs/argparse.docx\ntitle: Argparse Tutorial\n\nThis tutorial is a gentle introduction to argparse.",
+      "file_path: docs/other.md\ntitle: Argparse integers\n\nUse type=int to make argparse convert an argument to an integer.",
+    ].join("\n\n");
+    const text = await answer(5, "How does argparse make an argument an integer in the tutorial?", context);
+    expect(text).toContain("type=int");
+    expect(text).not.toMatch(/file_path:|title:/);
   });
 
   it("prefers the passage of the better-ranked chunk when two match alike", async () => {

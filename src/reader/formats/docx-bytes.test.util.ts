@@ -13,6 +13,12 @@ export function paragraph(text: string, styleId?: string): string {
   return `<w:p>${properties}<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`;
 }
 
+/** A paragraph whose lines are joined by breaks (`<w:br/>`), as pandoc writes a code block, with a paragraph style. */
+export function brokenLines(lines: string[], styleId: string): string {
+  const runs = lines.map((line) => `<w:r><w:t xml:space="preserve">${escapeXml(line)}</w:t></w:r>`);
+  return `<w:p><w:pPr><w:pStyle w:val="${styleId}"/></w:pPr>${runs.join("<w:r><w:br/></w:r>")}</w:p>`;
+}
+
 /** A bulleted list item (numbering definition 1), at `level` 0 or more. */
 export function listItem(text: string, level = 0): string {
   return (
@@ -33,6 +39,10 @@ const headingStyles = [1, 2, 3, 4, 5, 6]
       `<w:style w:type="paragraph" w:styleId="Heading${level}"><w:name w:val="heading ${level}"/></w:style>`,
   )
   .join("");
+// The styles code is kept in: pandoc's "Source Code" and Word's own "HTML Preformatted".
+const codeStyles =
+  '<w:style w:type="paragraph" w:styleId="SourceCode"><w:name w:val="Source Code"/></w:style>' +
+  '<w:style w:type="paragraph" w:styleId="HTMLPreformatted"><w:name w:val="HTML Preformatted"/></w:style>';
 
 export interface MakeDocxOptions {
   /** The body's WordprocessingML (see `paragraph`, `listItem`, `table`). */
@@ -42,7 +52,7 @@ export interface MakeDocxOptions {
   extraParts?: Record<string, Uint8Array>;
 }
 
-/** Returns the bytes of a DOCX with the given body, styles for Heading 1–6, and a bullet list definition. */
+/** Returns the bytes of a DOCX with the given body, styles for Heading 1–6 and code, and a bullet list definition. */
 export function makeDocx({ body, title, extraParts = {} }: MakeDocxOptions): Uint8Array {
   const text = (value: string) => new TextEncoder().encode(value);
   const contentTypes =
@@ -80,7 +90,7 @@ export function makeDocx({ body, title, extraParts = {} }: MakeDocxOptions): Uin
       `<?xml version="1.0" encoding="UTF-8"?><w:document ${namespaces}><w:body>${body}</w:body></w:document>`,
     ),
     "word/styles.xml": text(
-      `<?xml version="1.0" encoding="UTF-8"?><w:styles ${namespaces}>${headingStyles}</w:styles>`,
+      `<?xml version="1.0" encoding="UTF-8"?><w:styles ${namespaces}>${headingStyles}${codeStyles}</w:styles>`,
     ),
     "word/numbering.xml": text(numbering),
     ...extraParts,

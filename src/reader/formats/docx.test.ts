@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { docxReader } from "./docx.js";
-import { listItem, makeDocx, paragraph, table } from "./docx-bytes.test.util.js";
+import { brokenLines, listItem, makeDocx, paragraph, table } from "./docx-bytes.test.util.js";
 import { DEFAULT_READER_LIMITS, type ReaderLimits, type ReaderSkipCode, ReaderSkipError } from "./types.js";
 
 async function read(bytes: Uint8Array, limits: ReaderLimits = DEFAULT_READER_LIMITS) {
@@ -46,6 +46,29 @@ describe("docxReader", () => {
       { kind: "paragraph", text: "Closing words." },
     ]);
     expect(result.metadata).toEqual({ title: "Q3 <draft>" });
+  });
+
+  it("reads paragraphs in a code style as code blocks, a line each, and other styles as prose", async () => {
+    const body = [
+      paragraph("Tell argparse to treat the input as an integer:"),
+      // pandoc writes a code block as one "Source Code" paragraph with its lines joined by breaks.
+      brokenLines(["import argparse", 'parser.add_argument("square", type=int)'], "SourceCode"),
+      paragraph("Run it:"),
+      // Word keeps preformatted text as consecutive "HTML Preformatted" paragraphs, one a line.
+      paragraph("$ python3 prog.py 4", "HTMLPreformatted"),
+      paragraph("16", "HTMLPreformatted"),
+      brokenLines(["Not code,", "a poem"], "Heading9"),
+    ].join("");
+    const { blocks } = await read(makeDocx({ body }));
+    expect(blocks.map(({ kind, text }) => ({ kind, text }))).toEqual([
+      { kind: "paragraph", text: "Tell argparse to treat the input as an integer:" },
+      { kind: "code", text: 'import argparse\nparser.add_argument("square", type=int)' },
+      { kind: "paragraph", text: "Run it:" },
+      { kind: "code", text: "$ python3 prog.py 4\n16" },
+      // A paragraph in another style stays prose, as before (its break still separates its lines).
+      { kind: "paragraph", text: "Not code," },
+      { kind: "paragraph", text: "a poem" },
+    ]);
   });
 
   it("skips a zip bomb by its central directory before extracting anything (default limits)", async () => {

@@ -11,6 +11,13 @@ import { checkZip } from "./zip-guard.js";
 // mammoth reads a DOCX's paragraphs, "Heading 1".."Heading 6" styles, lists and tables into plain semantic
 // HTML (no styling), which the HTML reader's markup rule turns into blocks. It is loaded on the first DOCX only.
 
+// mammoth reads every paragraph style it does not know as a plain <p>, so a code block became prose lines. Paragraphs
+// in the styles Word and pandoc give code ("HTML Preformatted" is Word's own; "Source Code" pandoc's, its lines joined
+// by breaks) become <pre>, a code block; consecutive ones are one block, a line each.
+const CODE_STYLES = ["Source Code", "HTML Preformatted", "Code", "Code Block"].map(
+  (name) => `p[style-name='${name}'] => pre:separator('\\n')`,
+);
+
 const compoundFileMagic = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 function isCompoundFile(bytes: Uint8Array): boolean {
@@ -96,9 +103,15 @@ async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<R
     const result = await mammoth.convertToHtml(
       { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
       // No images: their data URLs would only be dropped again, at the cost of base64-encoding them.
-      { convertImage: mammoth.images.imgElement(async () => ({ src: "" })), externalFileAccess: false },
+      {
+        convertImage: mammoth.images.imgElement(async () => ({ src: "" })),
+        externalFileAccess: false,
+        styleMap: CODE_STYLES,
+      },
     );
-    html = result.value;
+    // A code paragraph's line breaks come out as <br /> inside <pre>, where the HTML reader keeps only text: as
+    // newlines they stay the code's lines.
+    html = result.value.replace(/<pre>[^]*?<\/pre>/g, (pre) => pre.replace(/<br\s*\/?>/g, "\n"));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ReaderSkipError("corrupt", `${path}: not a readable DOCX (${reason}).`);

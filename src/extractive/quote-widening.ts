@@ -1,0 +1,90 @@
+import { lexicalTokens } from "../lexical/lexical-tokens.js";
+import type { Passage } from "./passages.js";
+
+// How a chosen passage grows into the quote that holds its answer, and what that quote costs of `maxSentences`.
+
+// A chosen passage brings neighbours while the quote stays at most this long.
+const MAX_PARAGRAPH = 400;
+const INLINE_CODE = /`[^`\n]+`/;
+
+/** A passage of the answer so far (`source` 0) or of the context (1); `whole` for a whole short section. @internal */
+export interface QuotablePassage extends Passage {
+  source: number;
+  whole: boolean;
+}
+
+/**
+ * A passage is quoted together with the nearest passage before and after it in its paragraph that names
+ * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example), and with the nearest sentence after
+ * it in its paragraph that holds a query word the quote lacks, and what lies between, while the quote stays within
+ * {@link MAX_PARAGRAPH} characters: the sentence that names the option and the one that gives its value are often
+ * neighbours ("Controls the maximum request body size. … Defaults to `'100kb'`.", or in text without code marks
+ * "Determines the maximum number of concurrent connections. The default is typically 100 connections."). Plain
+ * prose around it stays out.
+ * @internal
+ */
+export function neighbourWidener<T extends QuotablePassage>(
+  candidates: readonly T[],
+  sources: readonly string[],
+  query: string,
+): (candidate: T) => T {
+  const queryTerms = new Set(lexicalTokens(query));
+  // Whether `text` holds a query word that `quoted` does not.
+  const addsQueryWord = (text: string, quoted: string) => {
+    const have = new Set(lexicalTokens(quoted));
+    return lexicalTokens(text).some((term) => queryTerms.has(term) && !have.has(term));
+  };
+  const groups = new Map<string, T[]>();
+  const groupOf = (candidate: T) => `${candidate.source}:${candidate.block}`;
+  for (const candidate of candidates) {
+    if (candidate.whole) continue;
+    groups.set(groupOf(candidate), [...(groups.get(groupOf(candidate)) ?? []), candidate]);
+  }
+  return (candidate) => {
+    if (candidate.whole) return candidate;
+    const group = groups.get(groupOf(candidate)) ?? [];
+    const at = group.indexOf(candidate);
+    if (at === -1) return candidate;
+    let { start, end } = candidate;
+    const reach = (step: 1 | -1) => {
+      for (let index = at + step; index >= 0 && index < group.length; index += step) {
+        const other = group[index] as T;
+        const from = Math.min(start, other.start);
+        const to = Math.max(end, other.end);
+        if (to - from > MAX_PARAGRAPH) return;
+        const source = sources[candidate.source] as string;
+        const names = namesCode(other.text);
+        const completes = step === 1 && addsQueryWord(other.text, source.slice(start, end));
+        if (names || completes) {
+          start = from;
+          end = to;
+          return;
+        }
+      }
+    };
+    reach(1);
+    reach(-1);
+    if (start === candidate.start && end === candidate.end) return candidate;
+    return { ...candidate, start, end, text: (sources[candidate.source] as string).slice(start, end) };
+  };
+}
+
+/**
+ * How many of `maxSentences` a quote uses: each passage it holds but the code-naming ones a widened quote takes in
+ * for free (so a sentence joined for holding a query word costs a place, and the answer stays as long), at least 1.
+ * @internal
+ */
+export function passagesQuoted(quote: QuotablePassage, candidates: readonly QuotablePassage[]): number {
+  let count = 0;
+  for (const candidate of candidates) {
+    if (candidate.whole || candidate.source !== quote.source) continue;
+    if (candidate.start < quote.start || candidate.end > quote.end || namesCode(candidate.text)) continue;
+    count++;
+  }
+  return Math.max(1, count);
+}
+
+/** A passage that names something in code: inline code marks, or a fenced block. */
+function namesCode(text: string): boolean {
+  return INLINE_CODE.test(text) || text.startsWith("```");
+}
