@@ -13,16 +13,21 @@ export class SqliteStatements {
   readonly stats: Statement;
   readonly addStats: Statement;
   readonly termFrequency: Statement;
-  readonly postings: Statement;
-  readonly addTerm: Statement;
-  readonly insertPosting: Statement;
-  readonly decrementFrequencies: Statement;
-  readonly dropUnusedTerms: Statement;
-  readonly deletePostings: Statement;
+  readonly postingBlocks: Statement;
+  readonly addTermFrequency: Statement;
+  readonly lowerTermFrequency: Statement;
+  readonly dropTermIfUnused: Statement;
+  readonly lastBlock: Statement;
+  readonly blockHolding: Statement;
+  readonly insertBlock: Statement;
+  readonly updateBlock: Statement;
+  readonly deleteBlock: Statement;
+  readonly setChunkTerms: Statement;
+  readonly deleteChunkTerms: Statement;
+  readonly chunkRemoval: Statement;
   readonly chunkByKey: Statement;
   readonly chunkByNodeId: Statement;
   readonly chunkKeyByNodeId: Statement;
-  readonly chunkLength: Statement;
   readonly chunksAfter: Statement;
   readonly insertChunk: Statement;
   readonly deleteChunk: Statement;
@@ -51,25 +56,36 @@ export class SqliteStatements {
       "UPDATE stats SET documents = documents + ?, total_length = total_length + ? WHERE id = 0",
     );
     this.termFrequency = db.prepare("SELECT df FROM terms WHERE term = ?");
-    this.postings = db.prepare(
-      `SELECT p.chunk, p.tf, p.length FROM postings p
-       WHERE p.term_id = (SELECT id FROM terms WHERE term = ?) ORDER BY p.chunk`,
+    this.postingBlocks = db.prepare(
+      "SELECT block FROM postings WHERE term_id = (SELECT id FROM terms WHERE term = ?) ORDER BY first_key",
     );
-    this.addTerm = db.prepare(
-      "INSERT INTO terms (term, df) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET df = df + 1 RETURNING id",
+    this.addTermFrequency = db.prepare(
+      "INSERT INTO terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df RETURNING id, df",
     );
-    this.insertPosting = db.prepare("INSERT INTO postings (term_id, chunk, tf, length) VALUES (?, ?, ?, ?)");
-    this.decrementFrequencies = db.prepare(
-      "UPDATE terms SET df = df - 1 WHERE id IN (SELECT term_id FROM postings WHERE chunk = ?)",
+    this.lowerTermFrequency = db.prepare("UPDATE terms SET df = df - ? WHERE id = ?");
+    this.dropTermIfUnused = db.prepare("DELETE FROM terms WHERE id = ? AND df <= 0");
+    this.lastBlock = db.prepare(
+      "SELECT first_key, count, block FROM postings WHERE term_id = ? ORDER BY first_key DESC LIMIT 1",
     );
-    this.dropUnusedTerms = db.prepare(
-      "DELETE FROM terms WHERE df <= 0 AND id IN (SELECT term_id FROM postings WHERE chunk = ?)",
+    this.blockHolding = db.prepare(
+      `SELECT first_key, count, block FROM postings WHERE term_id = ? AND first_key <= ?
+       ORDER BY first_key DESC LIMIT 1`,
     );
-    this.deletePostings = db.prepare("DELETE FROM postings WHERE chunk = ?");
+    this.insertBlock = db.prepare(
+      "INSERT INTO postings (term_id, first_key, count, block) VALUES (?, ?, ?, ?)",
+    );
+    this.updateBlock = db.prepare(
+      "UPDATE postings SET count = ?, block = ? WHERE term_id = ? AND first_key = ?",
+    );
+    this.deleteBlock = db.prepare("DELETE FROM postings WHERE term_id = ? AND first_key = ?");
+    this.setChunkTerms = db.prepare("INSERT INTO chunk_terms (key, terms) VALUES (?, ?)");
+    this.deleteChunkTerms = db.prepare("DELETE FROM chunk_terms WHERE key = ?");
+    this.chunkRemoval = db.prepare(
+      "SELECT c.length, t.terms FROM chunks c LEFT JOIN chunk_terms t ON t.key = c.key WHERE c.key = ?",
+    );
     this.chunkByKey = db.prepare("SELECT key, node, content_hash FROM chunks WHERE key = ?");
     this.chunkByNodeId = db.prepare("SELECT key, node, content_hash FROM chunks WHERE node_id = ?");
     this.chunkKeyByNodeId = db.prepare("SELECT key FROM chunks WHERE node_id = ?");
-    this.chunkLength = db.prepare("SELECT length FROM chunks WHERE key = ?");
     this.chunksAfter = db.prepare(
       "SELECT key, node, content_hash FROM chunks WHERE key > ? ORDER BY key LIMIT ?",
     );

@@ -68,7 +68,13 @@ describe("ragsynth index", () => {
     const again = await indexJSON([docs]);
     expect(again).toMatchObject({ files: 6, chunks: 6, sources: { unchanged: expect.any(Array) } });
     expect(again.sources.unchanged).toHaveLength(6);
-    sql(file, (db) => db.prepare("INSERT INTO postings SELECT id, 1, 1, 1 FROM terms").run());
+    sql(file, (db) =>
+      db
+        .prepare(
+          "INSERT INTO postings (term_id, first_key, count, block) SELECT id, 1, 1, X'010101' FROM terms",
+        )
+        .run(),
+    );
     const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
     expect(asked.code).toBe(1);
     expect(asked.stderr).toMatch(/holds a chunk that is not valid \(deflated\) JSON/);
@@ -93,6 +99,25 @@ describe("ragsynth index", () => {
     expect((await readdir(cache)).filter((name) => !name.endsWith("-wal") && !name.endsWith("-shm"))).toEqual(
       ["ragsynth-index.sqlite"],
     );
+    const again = await indexJSON([docs]);
+    expect(again.sources.unchanged).toHaveLength(6);
+  });
+
+  it("rebuilds a cached SQLite index of an older layout with a notice, and answers from the rebuilt one", async () => {
+    await indexJSON([docs]);
+    const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");
+    // What an older ragsynth left: its layout version (2: a row per posting) on a file this one cannot read.
+    sql(file, (db) => {
+      db.prepare("DROP TABLE postings").run();
+      db.pragma("user_version = 2");
+    });
+    const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stderr).toMatch(
+      /cached index in .* was written by another ragsynth version .*; rebuilding it/,
+    );
+    expect(asked.stdout).toContain("The default response mode is `compact`.");
+    expect(sql(file, (db) => db.pragma("user_version", { simple: true }))).not.toBe(2);
     const again = await indexJSON([docs]);
     expect(again.sources.unchanged).toHaveLength(6);
   });

@@ -53,7 +53,7 @@ function consistency(file: string) {
       chunkLength: db.prepare("SELECT coalesce(sum(length), 0) FROM chunks").pluck().get() as number,
       dfMismatches: db
         .prepare(
-          "SELECT count(*) FROM terms t WHERE df != (SELECT count(*) FROM postings WHERE term_id = t.id)",
+          "SELECT count(*) FROM terms t WHERE df != (SELECT sum(count) FROM postings WHERE term_id = t.id)",
         )
         .pluck()
         .get() as number,

@@ -1,0 +1,157 @@
+import { damaged } from "./node-row.js";
+import { decodeIds, decodePostings, encodeIds, encodePostings, type PostingsList } from "./postings-codec.js";
+import type { SqliteStatements } from "./sqlite-statements.js";
+
+/** A term's new postings join its last block while that holds fewer than this many, else start a new block. */
+export const BLOCK_POSTINGS = 128;
+
+interface BlockRow {
+  first_key: number;
+  count: number;
+  block: Buffer;
+}
+
+/**
+ * The postings changes of one write transaction, gathered per term and applied by {@link flush} at its end: each
+ * touched term's df is updated once, its blocks holding removed chunks rewritten once, and its new postings written
+ * as one block (or appended to its small last one). Chunk keys only grow, so new postings always go last.
+ */
+export class PostingsBatch {
+  readonly #sql: SqliteStatements;
+  readonly #where: string;
+  readonly #blockPostings: number;
+  /** Postings of the chunks added in this batch, by term, keys ascending. */
+  readonly #added = new Map<string, PostingsList>();
+  /** The distinct terms of each chunk added in this batch. */
+  readonly #chunkTerms = new Map<number, string[]>();
+  /** Stored chunk keys removed, by term id. */
+  readonly #removed = new Map<number, number[]>();
+  #documents = 0;
+  #totalLength = 0;
+
+  constructor(sql: SqliteStatements, where: string, blockPostings = BLOCK_POSTINGS) {
+    this.#sql = sql;
+    this.#where = where;
+    this.#blockPostings = blockPostings;
+  }
+
+  /** Adds the postings of the chunk `key` (newer than every chunk before it) from its terms. */
+  add(key: number, terms: readonly string[]): void {
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      let list = this.#added.get(term);
+      if (!list) {
+        list = { keys: [], frequencies: [], lengths: [] };
+        this.#added.set(term, list);
+      }
+      list.keys.push(key);
+      list.frequencies.push(tf);
+      list.lengths.push(terms.length);
+    }
+    this.#chunkTerms.set(key, [...counts.keys()]);
+    this.#documents++;
+    this.#totalLength += terms.length;
+  }
+
+  /** Removes the postings of the chunk `key`: one added in this batch, or a stored one with its `terms` row value. */
+  remove(key: number, length: number, storedTerms: Uint8Array | null): void {
+    this.#documents--;
+    this.#totalLength -= length;
+    const added = this.#chunkTerms.get(key);
+    if (added) {
+      this.#chunkTerms.delete(key);
+      for (const term of added) {
+        const list = this.#added.get(term) as PostingsList;
+        const index = list.keys.lastIndexOf(key);
+        for (const field of [list.keys, list.frequencies, list.lengths]) field.splice(index, 1);
+        if (list.keys.length === 0) this.#added.delete(term);
+      }
+      return;
+    }
+    const ids = storedTerms && decodeIds(storedTerms);
+    if (!ids) throw damaged(this.#where, "a chunk whose term list is not readable");
+    for (const id of ids) {
+      const keys = this.#removed.get(id);
+      if (keys) keys.push(key);
+      else this.#removed.set(id, [key]);
+    }
+  }
+
+  /** Writes the gathered changes: removals first, then additions, then the added chunks' term lists and the stats. */
+  flush(): void {
+    const sql = this.#sql;
+    for (const [termId, keys] of this.#removed) this.#removeKeys(termId, keys);
+    const termIds = new Map<string, number>();
+    for (const [term, list] of this.#added) {
+      const { id, df } = sql.addTermFrequency.get(term, list.keys.length) as { id: number; df: number };
+      termIds.set(term, id);
+      // A term just created has no blocks; otherwise a small last block takes the new postings.
+      const last = df === list.keys.length ? undefined : (sql.lastBlock.get(id) as BlockRow | undefined);
+      if (last && last.count < this.#blockPostings) {
+        const merged = this.#decode(last.block);
+        for (const [index, key] of list.keys.entries()) {
+          merged.keys.push(key);
+          merged.frequencies.push(list.frequencies[index] as number);
+          merged.lengths.push(list.lengths[index] as number);
+        }
+        sql.updateBlock.run(merged.keys.length, encodePostings(merged), id, last.first_key);
+      } else sql.insertBlock.run(id, list.keys[0], list.keys.length, encodePostings(list));
+    }
+    for (const [key, terms] of this.#chunkTerms) {
+      const ids = terms.map((term) => termIds.get(term) as number).sort((left, right) => left - right);
+      sql.setChunkTerms.run(key, encodeIds(ids));
+    }
+    if (this.#documents !== 0 || this.#totalLength !== 0)
+      sql.addStats.run(this.#documents, this.#totalLength);
+  }
+
+  /** Rewrites the blocks of term `termId` that hold `keys` without them, and lowers its df (dropping it at 0). */
+  #removeKeys(termId: number, keys: number[]): void {
+    const sql = this.#sql;
+    const gone = new Set(keys);
+    const blocks = new Map<number, BlockRow>();
+    for (const key of keys) {
+      const row = sql.blockHolding.get(termId, key) as BlockRow | undefined;
+      if (row) blocks.set(row.first_key, row);
+    }
+    let removed = 0;
+    for (const row of blocks.values()) {
+      const list = this.#decode(row.block);
+      const kept: PostingsList = { keys: [], frequencies: [], lengths: [] };
+      for (const [index, key] of list.keys.entries()) {
+        if (gone.has(key)) continue;
+        kept.keys.push(key);
+        kept.frequencies.push(list.frequencies[index] as number);
+        kept.lengths.push(list.lengths[index] as number);
+      }
+      removed += list.keys.length - kept.keys.length;
+      if (kept.keys.length === list.keys.length) continue;
+      if (kept.keys[0] === row.first_key) {
+        sql.updateBlock.run(kept.keys.length, encodePostings(kept), termId, row.first_key);
+        continue;
+      }
+      sql.deleteBlock.run(termId, row.first_key);
+      if (kept.keys.length > 0)
+        sql.insertBlock.run(termId, kept.keys[0], kept.keys.length, encodePostings(kept));
+    }
+    if (removed !== keys.length) throw damaged(this.#where, "a chunk whose postings are missing");
+    sql.lowerTermFrequency.run(removed, termId);
+    sql.dropTermIfUnused.run(termId);
+  }
+
+  #decode(block: Uint8Array): PostingsList {
+    const list: PostingsList = { keys: [], frequencies: [], lengths: [] };
+    if (!decodePostings(block, list)) throw damaged(this.#where, "a postings block that is not readable");
+    return list;
+  }
+}
+
+/** The postings of one term from its blocks (in key order), or undefined when it has none. */
+export function readPostings(blocks: readonly Uint8Array[], where: string): PostingsList | undefined {
+  if (blocks.length === 0) return undefined;
+  const list: PostingsList = { keys: [], frequencies: [], lengths: [] };
+  for (const block of blocks)
+    if (!decodePostings(block, list)) throw damaged(where, "a postings block that is not readable");
+  return list;
+}
