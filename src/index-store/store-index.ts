@@ -152,10 +152,13 @@ export function readEntries(store: IndexStore): IndexEntry[] {
 
 /** The store's documents as `IndexSource`s, with their node ids. */
 export function readSources(store: IndexStore): IndexSource[] {
-  return store.sources().map(({ chunkCount: _count, ...source }) => ({
-    ...source,
-    nodeIds: store.sourceNodeIds(source.id),
-  }));
+  // One snapshot: the documents and their chunks' ids as one committed state (a store may read all ids at once).
+  return store.read(() =>
+    store.sources().map(({ chunkCount: _count, ...source }) => ({
+      ...source,
+      nodeIds: store.sourceNodeIds(source.id),
+    })),
+  );
 }
 
 /** The retriever for one mode over a store: reads the query terms' postings and the best chunks only. */

@@ -172,6 +172,19 @@ describe("SqliteIndexStore", () => {
     store.setOrder(["a.md", "b.md"]);
     expect(store.sources().map((source) => source.id)).toEqual(["a.md", "b.md"]);
     expect(store.sourceNodeIds("b.md")).toEqual(["b.md#0", "b.md#1"]);
+    // Ids of another form are kept as written, in and out of a read snapshot.
+    const named = edit("c.md", ["zebra", "stripe"]);
+    named.chunks.forEach((chunk, index) => {
+      chunk.node = new TextNode({ id: `section-${index}`, text: chunk.node.text });
+    });
+    store.write([named]);
+    expect(store.sourceNodeIds("c.md")).toEqual(["section-0", "section-1"]);
+    expect(store.read(() => ["a.md", "b.md", "c.md"].map((id) => store.sourceNodeIds(id)))).toEqual([
+      ["a.md#0"],
+      ["b.md#0", "b.md#1"],
+      ["section-0", "section-1"],
+    ]);
+    store.write([], ["c.md"]);
     const zebra = store.postings("zebra");
     expect(zebra && [...zebra.keys].length).toBe(2);
     const chunks = store.chunks([...(zebra?.keys ?? [])]);

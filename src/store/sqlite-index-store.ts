@@ -130,6 +130,8 @@ export class SqliteIndexStore implements IndexStore {
   readonly #db: BetterSqlite3.Database;
   readonly #sql: SqliteStatements;
   readonly #blockPostings: number | undefined;
+  /** What the current `read` snapshot has read (and may read again): nothing outlives the snapshot. */
+  #snapshot: { nodeIds?: Map<string, { count: number; ids: string | null }> } | undefined;
 
   constructor(db: BetterSqlite3.Database, file: string, blockPostings?: number) {
     this.#db = db;
@@ -165,7 +167,13 @@ export class SqliteIndexStore implements IndexStore {
 
   read<T>(read: () => T): T {
     // A deferred transaction: WAL gives it one snapshot from its first read to its end; nested calls join it.
-    return this.#db.inTransaction ? read() : this.#db.transaction(read).deferred();
+    if (this.#db.inTransaction) return read();
+    this.#snapshot = {};
+    try {
+      return this.#db.transaction(read).deferred();
+    } finally {
+      this.#snapshot = undefined;
+    }
   }
 
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {
@@ -194,7 +202,17 @@ export class SqliteIndexStore implements IndexStore {
   }
 
   sourceNodeIds(id: string): string[] {
-    return this.#sql.sourceNodeIds.pluck().all(id) as string[];
+    // Inside one `read` snapshot (reading every document's ids), the first call reads every sources row at once.
+    if (!this.#snapshot) {
+      const row = this.#sql.sourceNodeIds.raw().get(id) as [number, string | null] | undefined;
+      return row ? this.#nodeIds(id, row[0], row[1]) : [];
+    }
+    if (!this.#snapshot.nodeIds) {
+      const rows = this.#sql.allSourceNodeIds.raw().all() as [string, number, string | null][];
+      this.#snapshot.nodeIds = new Map(rows.map(([source, count, ids]) => [source, { count, ids }]));
+    }
+    const row = this.#snapshot.nodeIds.get(id);
+    return row ? this.#nodeIds(id, row.count, row.ids) : [];
   }
 
   write(edits: readonly SourceEdit[], removed: readonly string[] = []): void {
@@ -290,6 +308,20 @@ export class SqliteIndexStore implements IndexStore {
     if (this.#db.open) this.#db.close();
   }
 
+  /** A sources row's node ids: its `node_ids` JSON, or `<id>#0` … when NULL. */
+  #nodeIds(id: string, count: number, stored: string | null): string[] {
+    if (stored === null) return Array.from({ length: count }, (_, index) => `${id}#${index}`);
+    let ids: unknown;
+    try {
+      ids = JSON.parse(stored);
+    } catch (error) {
+      throw damaged(this.location, "a document whose node ids are not valid JSON", error);
+    }
+    if (!Array.isArray(ids) || !ids.every((item) => typeof item === "string"))
+      throw damaged(this.location, "a document whose node ids are not a list of strings");
+    return ids;
+  }
+
   #chunk(row: ChunkRow): StoredChunk {
     return { key: row.key, node: decodeNode(row.node, this.location), contentHash: row.content_hash };
   }
@@ -322,6 +354,9 @@ export class SqliteIndexStore implements IndexStore {
       source.lastModifiedAt ?? null,
       source.reader ?? null,
       chunks.length,
+      chunks.every(({ node }, index) => node.id === `${source.id}#${index}`)
+        ? null
+        : JSON.stringify(chunks.map(({ node }) => node.id)),
     );
     for (const [position, chunk] of chunks.entries()) this.#insertChunk(source.id, position, chunk, postings);
   }
@@ -334,7 +369,14 @@ export class SqliteIndexStore implements IndexStore {
   ): void {
     // A node id is one chunk: one that another document held (not expected: ids are `<file>#<n>`) moves here.
     const existing = this.#sql.chunkKeyByNodeId.pluck().get(node.id) as number | undefined;
-    if (existing !== undefined) this.#removeChunk(existing, postings);
+    if (existing !== undefined) {
+      const from = this.#sql.chunkSource.pluck().get(existing) as string | null;
+      this.#removeChunk(existing, postings);
+      if (from !== null && from !== sourceId) {
+        const ids = this.#sql.chunkNodeIdsOfSource.pluck().all(from) as string[];
+        this.#sql.setSourceNodeIds.run(ids.length, JSON.stringify(ids), from);
+      }
+    }
     const key = Number(
       this.#sql.insertChunk.run(
         node.id,

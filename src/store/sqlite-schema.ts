@@ -12,6 +12,8 @@ export const SQLITE_STORE_VERSION = 3;
  * own, written once, in key order: pages stay full), so its postings are removed without an index over postings by
  * chunk. `terms.df`, the blocks' `count` and the `stats` row
  * are kept exact by the same transaction that adds or removes chunks (`df` = the sum of the term's block counts).
+ * A document's chunk node ids are on its `sources` row (`node_ids`, a JSON array; NULL for the usual `<id>#0` …
+ * `<id>#<chunk_count - 1>`), so listing the documents with their chunks reads no chunk row.
  * Vectors are keyed by content hash: they double as the embedding cache (an edited file re-embeds only its changed
  * chunks).
  */
@@ -24,7 +26,8 @@ CREATE TABLE IF NOT EXISTS sources (
   size INTEGER,
   last_modified_at TEXT,
   reader TEXT,
-  chunk_count INTEGER NOT NULL
+  chunk_count INTEGER NOT NULL,
+  node_ids TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
   key INTEGER PRIMARY KEY AUTOINCREMENT,

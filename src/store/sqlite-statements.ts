@@ -6,6 +6,10 @@ export class SqliteStatements {
   readonly setMeta: Statement;
   readonly sources: Statement;
   readonly sourceNodeIds: Statement;
+  readonly allSourceNodeIds: Statement;
+  readonly chunkNodeIdsOfSource: Statement;
+  readonly setSourceNodeIds: Statement;
+  readonly chunkSource: Statement;
   readonly sourceChunks: Statement;
   readonly deleteSource: Statement;
   readonly insertSource: Statement;
@@ -43,12 +47,16 @@ export class SqliteStatements {
     this.sources = db.prepare(
       "SELECT id, content_hash, size, last_modified_at, reader, chunk_count FROM sources ORDER BY position, id",
     );
-    this.sourceNodeIds = db.prepare("SELECT node_id FROM chunks WHERE source_id = ? ORDER BY position");
+    this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
+    this.allSourceNodeIds = db.prepare("SELECT id, chunk_count, node_ids FROM sources");
+    this.chunkNodeIdsOfSource = db.prepare("SELECT node_id FROM chunks WHERE source_id = ? ORDER BY position");
+    this.setSourceNodeIds = db.prepare("UPDATE sources SET chunk_count = ?, node_ids = ? WHERE id = ?");
+    this.chunkSource = db.prepare("SELECT source_id FROM chunks WHERE key = ?");
     this.sourceChunks = db.prepare("SELECT key, content_hash FROM chunks WHERE source_id = ?");
     this.deleteSource = db.prepare("DELETE FROM sources WHERE id = ?");
     this.insertSource = db.prepare(
-      `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count)
-       VALUES (?, (SELECT coalesce(max(position), -1) + 1 FROM sources), ?, ?, ?, ?, ?)`,
+      `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count, node_ids)
+       VALUES (?, (SELECT coalesce(max(position), -1) + 1 FROM sources), ?, ?, ?, ?, ?, ?)`,
     );
     this.setPosition = db.prepare("UPDATE sources SET position = ? WHERE id = ?");
     this.stats = db.prepare("SELECT documents, total_length FROM stats WHERE id = 0");
