@@ -1,5 +1,5 @@
 /**
- * The bytes of a postings block and of a chunk's term list: unsigned LEB128 varints (7 bits a byte, low first).
+ * The bytes of a postings block: unsigned LEB128 varints (7 bits a byte, low first).
  * A block holds, per posting in ascending key order, the key's gap from the previous one (the first from 0), the
  * term's frequency in the chunk and the chunk's length: about 4 bytes a posting where a row took about 30.
  */
@@ -85,27 +85,4 @@ export function decodePostings(block: Uint8Array, into: PostingsList): boolean {
     field = (field + 1) % 3;
   });
   return read && field === 0;
-}
-
-/** A sorted list of distinct ids as gaps (a chunk's term ids). */
-export function encodeIds(ids: readonly number[]): Buffer {
-  const writer = new VarintWriter();
-  let previous = 0;
-  for (const id of ids) {
-    writer.write(id - previous);
-    previous = id;
-  }
-  return writer.bytes();
-}
-
-/** The ids {@link encodeIds} wrote; undefined when the bytes are not such a list. */
-export function decodeIds(bytes: Uint8Array): number[] | undefined {
-  const ids: number[] = [];
-  let id = 0;
-  return readVarints(bytes, (gap) => {
-    id += gap;
-    ids.push(id);
-  })
-    ? ids
-    : undefined;
 }

@@ -3,6 +3,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
+import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import type {
   ChunkInput,
   IndexStore,
@@ -24,6 +26,11 @@ import { SqliteStatements } from "./sqlite-statements.js";
  */
 export const OTHER_INDEX_VERSION = Symbol.for("ragsynth.index.otherVersion");
 
+/** The terms the index build writes for a chunk: {@link lexicalDocumentTerms} of its embed content. */
+function storeTerms(node: TextNode): string[] {
+  return lexicalDocumentTerms(node.getContent(MetadataMode.EMBED));
+}
+
 /** The file an index is kept in, inside its folder: one SQLite database (WAL mode), readable with `sqlite3`. */
 export const SQLITE_INDEX_FILE = "ragsynth-index.sqlite";
 
@@ -43,11 +50,18 @@ export function openSqliteStore(
   {
     busyTimeoutMs = 30_000,
     replaceOtherLayout = false,
+    analyze = storeTerms,
     _internal = {},
   }: {
     busyTimeoutMs?: number;
     /** Whether a file of another layout version is emptied (to be rebuilt) rather than refused. */
     replaceOtherLayout?: boolean;
+    /**
+     * The terms of a stored chunk, as they were given when it was written (`ChunkInput.terms`): a removed chunk's
+     * postings are found by analyzing its node again.
+     * @default the lexical analyzer over the node's embed content (what the index build writes)
+     */
+    analyze?: (node: TextNode) => readonly string[];
     /** Test seam: the `BLOCK_POSTINGS` of this connection's writes (small, so tests cross block boundaries). */
     _internal?: { blockPostings?: number };
   } = {},
@@ -83,7 +97,7 @@ export function openSqliteStore(
       cause: error,
     });
   }
-  return new SqliteIndexStore(db, file, _internal.blockPostings);
+  return new SqliteIndexStore(db, file, analyze, _internal.blockPostings);
 }
 
 /**
@@ -130,11 +144,18 @@ export class SqliteIndexStore implements IndexStore {
   readonly #db: BetterSqlite3.Database;
   readonly #sql: SqliteStatements;
   readonly #blockPostings: number | undefined;
+  readonly #analyze: (node: TextNode) => readonly string[];
   /** What the current `read` snapshot has read (and may read again): nothing outlives the snapshot. */
   #snapshot: { nodeIds?: Map<string, { count: number; ids: string | null }> } | undefined;
 
-  constructor(db: BetterSqlite3.Database, file: string, blockPostings?: number) {
+  constructor(
+    db: BetterSqlite3.Database,
+    file: string,
+    analyze: (node: TextNode) => readonly string[],
+    blockPostings?: number,
+  ) {
     this.#db = db;
+    this.#analyze = analyze;
     this.location = file;
     this.#sql = new SqliteStatements(db);
     this.#blockPostings = blockPostings;
@@ -179,8 +200,7 @@ export class SqliteIndexStore implements IndexStore {
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {
     this.#db
       .transaction(() => {
-        for (const table of ["sources", "chunks", "chunk_terms", "terms", "postings", "meta"])
-          this.#db.exec(`DELETE FROM ${table}`);
+        for (const table of ["sources", "chunks", "postings", "meta"]) this.#db.exec(`DELETE FROM ${table}`);
         if (!keepVectors) this.#db.exec("DELETE FROM vectors");
         this.#db.exec("UPDATE stats SET documents = 0, total_length = 0");
         this.#sql.setMeta.run("embedderId", meta.embedderId);
@@ -247,8 +267,8 @@ export class SqliteIndexStore implements IndexStore {
   documentFrequencies(terms: readonly string[]): Map<string, number> {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
-      const df = this.#sql.termFrequency.pluck().get(term) as number | undefined;
-      if (df !== undefined) frequencies.set(term, df);
+      const df = this.#sql.termFrequency.pluck().get(term) as number | null;
+      if (df !== null) frequencies.set(term, df);
     }
     return frequencies;
   }
@@ -335,11 +355,10 @@ export class SqliteIndexStore implements IndexStore {
   }
 
   #removeChunk(key: number, postings: PostingsBatch): void {
-    const row = this.#sql.chunkRemoval.get(key) as { length: number; terms: Buffer | null } | undefined;
+    const row = this.#sql.chunkRemoval.get(key) as { length: number; node: Buffer | string } | undefined;
     if (row === undefined) return;
-    postings.remove(key, row.length, row.terms);
+    postings.remove(key, row.length, () => this.#analyze(decodeNode(row.node, this.location)));
     this.#sql.deleteChunk.run(key);
-    this.#sql.deleteChunkTerms.run(key);
   }
 
   #insert({ source, chunks }: SourceEdit, postings: PostingsBatch): void {

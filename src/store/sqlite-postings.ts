@@ -1,5 +1,5 @@
 import { damaged } from "./node-row.js";
-import { decodeIds, decodePostings, encodeIds, encodePostings, type PostingsList } from "./postings-codec.js";
+import { decodePostings, encodePostings, type PostingsList } from "./postings-codec.js";
 import type { SqliteStatements } from "./sqlite-statements.js";
 
 /** A term's new postings join its last block while that holds fewer than this many, else start a new block. */
@@ -13,8 +13,9 @@ interface BlockRow {
 
 /**
  * The postings changes of one write transaction, gathered per term and applied by {@link flush} at its end: each
- * touched term's df is updated once, its blocks holding removed chunks rewritten once, and its new postings written
- * as one block (or appended to its small last one). Chunk keys only grow, so new postings always go last.
+ * touched term's blocks holding removed chunks are rewritten once, and its new postings written as one block (or
+ * appended to its small last one). Chunk keys only grow, so new postings always go last. A term's df is the sum of
+ * its blocks' counts, so it is exact whenever the blocks are.
  */
 export class PostingsBatch {
   readonly #sql: SqliteStatements;
@@ -24,8 +25,8 @@ export class PostingsBatch {
   readonly #added = new Map<string, PostingsList>();
   /** The distinct terms of each chunk added in this batch. */
   readonly #chunkTerms = new Map<number, string[]>();
-  /** Stored chunk keys removed, by term id. */
-  readonly #removed = new Map<number, number[]>();
+  /** Stored chunk keys removed, by term. */
+  readonly #removed = new Map<string, number[]>();
   #documents = 0;
   #totalLength = 0;
 
@@ -54,8 +55,11 @@ export class PostingsBatch {
     this.#totalLength += terms.length;
   }
 
-  /** Removes the postings of the chunk `key`: one added in this batch, or a stored one with its `terms` row value. */
-  remove(key: number, length: number, storedTerms: Uint8Array | null): void {
+  /**
+   * Removes the postings of the chunk `key`: one added in this batch, or a stored one with its terms (as the
+   * analyzer gives them again from its node; every one must be found in the term's blocks).
+   */
+  remove(key: number, length: number, storedTerms: () => readonly string[]): void {
     this.#documents--;
     this.#totalLength -= length;
     const added = this.#chunkTerms.get(key);
@@ -69,25 +73,19 @@ export class PostingsBatch {
       }
       return;
     }
-    const ids = storedTerms && decodeIds(storedTerms);
-    if (!ids) throw damaged(this.#where, "a chunk whose term list is not readable");
-    for (const id of ids) {
-      const keys = this.#removed.get(id);
+    for (const term of new Set(storedTerms())) {
+      const keys = this.#removed.get(term);
       if (keys) keys.push(key);
-      else this.#removed.set(id, [key]);
+      else this.#removed.set(term, [key]);
     }
   }
 
-  /** Writes the gathered changes: removals first, then additions, then the added chunks' term lists and the stats. */
+  /** Writes the gathered changes: removals first, then additions, then the stats. */
   flush(): void {
     const sql = this.#sql;
-    for (const [termId, keys] of this.#removed) this.#removeKeys(termId, keys);
-    const termIds = new Map<string, number>();
+    for (const [term, keys] of this.#removed) this.#removeKeys(term, keys);
     for (const [term, list] of this.#added) {
-      const { id, df } = sql.addTermFrequency.get(term, list.keys.length) as { id: number; df: number };
-      termIds.set(term, id);
-      // A term just created has no blocks; otherwise a small last block takes the new postings.
-      const last = df === list.keys.length ? undefined : (sql.lastBlock.get(id) as BlockRow | undefined);
+      const last = sql.lastBlock.get(term) as BlockRow | undefined;
       if (last && last.count < this.#blockPostings) {
         const merged = this.#decode(last.block);
         for (const [index, key] of list.keys.entries()) {
@@ -95,24 +93,20 @@ export class PostingsBatch {
           merged.frequencies.push(list.frequencies[index] as number);
           merged.lengths.push(list.lengths[index] as number);
         }
-        sql.updateBlock.run(merged.keys.length, encodePostings(merged), id, last.first_key);
-      } else sql.insertBlock.run(id, list.keys[0], list.keys.length, encodePostings(list));
-    }
-    for (const [key, terms] of this.#chunkTerms) {
-      const ids = terms.map((term) => termIds.get(term) as number).sort((left, right) => left - right);
-      sql.setChunkTerms.run(key, encodeIds(ids));
+        sql.updateBlock.run(merged.keys.length, encodePostings(merged), term, last.first_key);
+      } else sql.insertBlock.run(term, list.keys[0], list.keys.length, encodePostings(list));
     }
     if (this.#documents !== 0 || this.#totalLength !== 0)
       sql.addStats.run(this.#documents, this.#totalLength);
   }
 
-  /** Rewrites the blocks of term `termId` that hold `keys` without them, and lowers its df (dropping it at 0). */
-  #removeKeys(termId: number, keys: number[]): void {
+  /** Rewrites the blocks of `term` that hold `keys` without them (deleting a block left empty). */
+  #removeKeys(term: string, keys: number[]): void {
     const sql = this.#sql;
     const gone = new Set(keys);
     const blocks = new Map<number, BlockRow>();
     for (const key of keys) {
-      const row = sql.blockHolding.get(termId, key) as BlockRow | undefined;
+      const row = sql.blockHolding.get(term, key) as BlockRow | undefined;
       if (row) blocks.set(row.first_key, row);
     }
     let removed = 0;
@@ -128,16 +122,14 @@ export class PostingsBatch {
       removed += list.keys.length - kept.keys.length;
       if (kept.keys.length === list.keys.length) continue;
       if (kept.keys[0] === row.first_key) {
-        sql.updateBlock.run(kept.keys.length, encodePostings(kept), termId, row.first_key);
+        sql.updateBlock.run(kept.keys.length, encodePostings(kept), term, row.first_key);
         continue;
       }
-      sql.deleteBlock.run(termId, row.first_key);
+      sql.deleteBlock.run(term, row.first_key);
       if (kept.keys.length > 0)
-        sql.insertBlock.run(termId, kept.keys[0], kept.keys.length, encodePostings(kept));
+        sql.insertBlock.run(term, kept.keys[0], kept.keys.length, encodePostings(kept));
     }
     if (removed !== keys.length) throw damaged(this.#where, "a chunk whose postings are missing");
-    sql.lowerTermFrequency.run(removed, termId);
-    sql.dropTermIfUnused.run(termId);
   }
 
   #decode(block: Uint8Array): PostingsList {

@@ -18,16 +18,11 @@ export class SqliteStatements {
   readonly addStats: Statement;
   readonly termFrequency: Statement;
   readonly postingBlocks: Statement;
-  readonly addTermFrequency: Statement;
-  readonly lowerTermFrequency: Statement;
-  readonly dropTermIfUnused: Statement;
   readonly lastBlock: Statement;
   readonly blockHolding: Statement;
   readonly insertBlock: Statement;
   readonly updateBlock: Statement;
   readonly deleteBlock: Statement;
-  readonly setChunkTerms: Statement;
-  readonly deleteChunkTerms: Statement;
   readonly chunkRemoval: Statement;
   readonly chunkByKey: Statement;
   readonly chunkByNodeId: Statement;
@@ -49,7 +44,9 @@ export class SqliteStatements {
     );
     this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
     this.allSourceNodeIds = db.prepare("SELECT id, chunk_count, node_ids FROM sources");
-    this.chunkNodeIdsOfSource = db.prepare("SELECT node_id FROM chunks WHERE source_id = ? ORDER BY position");
+    this.chunkNodeIdsOfSource = db.prepare(
+      "SELECT node_id FROM chunks WHERE source_id = ? ORDER BY position",
+    );
     this.setSourceNodeIds = db.prepare("UPDATE sources SET chunk_count = ?, node_ids = ? WHERE id = ?");
     this.chunkSource = db.prepare("SELECT source_id FROM chunks WHERE key = ?");
     this.sourceChunks = db.prepare("SELECT key, content_hash FROM chunks WHERE source_id = ?");
@@ -63,34 +60,21 @@ export class SqliteStatements {
     this.addStats = db.prepare(
       "UPDATE stats SET documents = documents + ?, total_length = total_length + ? WHERE id = 0",
     );
-    this.termFrequency = db.prepare("SELECT df FROM terms WHERE term = ?");
-    this.postingBlocks = db.prepare(
-      "SELECT block FROM postings WHERE term_id = (SELECT id FROM terms WHERE term = ?) ORDER BY first_key",
-    );
-    this.addTermFrequency = db.prepare(
-      "INSERT INTO terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df RETURNING id, df",
-    );
-    this.lowerTermFrequency = db.prepare("UPDATE terms SET df = df - ? WHERE id = ?");
-    this.dropTermIfUnused = db.prepare("DELETE FROM terms WHERE id = ? AND df <= 0");
+    this.termFrequency = db.prepare("SELECT sum(count) FROM postings WHERE term = ?");
+    this.postingBlocks = db.prepare("SELECT block FROM postings WHERE term = ? ORDER BY first_key");
     this.lastBlock = db.prepare(
-      "SELECT first_key, count, block FROM postings WHERE term_id = ? ORDER BY first_key DESC LIMIT 1",
+      "SELECT first_key, count, block FROM postings WHERE term = ? ORDER BY first_key DESC LIMIT 1",
     );
     this.blockHolding = db.prepare(
-      `SELECT first_key, count, block FROM postings WHERE term_id = ? AND first_key <= ?
+      `SELECT first_key, count, block FROM postings WHERE term = ? AND first_key <= ?
        ORDER BY first_key DESC LIMIT 1`,
     );
-    this.insertBlock = db.prepare(
-      "INSERT INTO postings (term_id, first_key, count, block) VALUES (?, ?, ?, ?)",
-    );
+    this.insertBlock = db.prepare("INSERT INTO postings (term, first_key, count, block) VALUES (?, ?, ?, ?)");
     this.updateBlock = db.prepare(
-      "UPDATE postings SET count = ?, block = ? WHERE term_id = ? AND first_key = ?",
+      "UPDATE postings SET count = ?, block = ? WHERE term = ? AND first_key = ?",
     );
-    this.deleteBlock = db.prepare("DELETE FROM postings WHERE term_id = ? AND first_key = ?");
-    this.setChunkTerms = db.prepare("INSERT INTO chunk_terms (key, terms) VALUES (?, ?)");
-    this.deleteChunkTerms = db.prepare("DELETE FROM chunk_terms WHERE key = ?");
-    this.chunkRemoval = db.prepare(
-      "SELECT c.length, t.terms FROM chunks c LEFT JOIN chunk_terms t ON t.key = c.key WHERE c.key = ?",
-    );
+    this.deleteBlock = db.prepare("DELETE FROM postings WHERE term = ? AND first_key = ?");
+    this.chunkRemoval = db.prepare("SELECT length, node FROM chunks WHERE key = ?");
     this.chunkByKey = db.prepare("SELECT key, node, content_hash FROM chunks WHERE key = ?");
     this.chunkByNodeId = db.prepare("SELECT key, node, content_hash FROM chunks WHERE node_id = ?");
     this.chunkKeyByNodeId = db.prepare("SELECT key FROM chunks WHERE node_id = ?");
