@@ -80,38 +80,61 @@ export class PostingsBatch {
     }
   }
 
-  /** Writes the gathered changes: removals first, then additions, then the stats. */
+  /**
+   * Writes the gathered changes, one term at a time: the blocks holding its removed chunks lose them, its new
+   * postings join its last block (when small) or start one, and each touched block is written once: an edited file
+   * that keeps a rare term rewrites that term's one block once, not once for the removal and once for the addition.
+   */
   flush(): void {
     const sql = this.#sql;
-    for (const [term, keys] of this.#removed) this.#removeKeys(term, keys);
-    for (const [term, list] of this.#added) {
-      const last = sql.lastBlock.get(term) as BlockRow | undefined;
-      if (last && last.count < this.#blockPostings) {
-        const merged = this.#decode(last.block);
-        for (const [index, key] of list.keys.entries()) {
-          merged.keys.push(key);
-          merged.frequencies.push(list.frequencies[index] as number);
-          merged.lengths.push(list.lengths[index] as number);
+    for (const term of new Set([...this.#removed.keys(), ...this.#added.keys()])) {
+      const blocks = new Map<number, { list: PostingsList; changed: boolean }>();
+      const removed = this.#removed.get(term);
+      if (removed) this.#removeKeys(term, removed, blocks);
+      const added = this.#added.get(term);
+      if (added) {
+        const last = sql.lastBlock.get(term) as BlockRow | undefined;
+        const held =
+          last && (blocks.get(last.first_key) ?? { list: this.#decode(last.block), changed: false });
+        if (last && held && held.list.keys.length > 0 && held.list.keys.length < this.#blockPostings) {
+          for (const [index, key] of added.keys.entries()) {
+            held.list.keys.push(key);
+            held.list.frequencies.push(added.frequencies[index] as number);
+            held.list.lengths.push(added.lengths[index] as number);
+          }
+          blocks.set(last.first_key, { list: held.list, changed: true });
+        } else sql.insertBlock.run(term, added.keys[0], added.keys.length, encodePostings(added));
+      }
+      for (const [firstKey, { list, changed }] of blocks) {
+        if (!changed) continue;
+        if (list.keys[0] === firstKey) {
+          sql.updateBlock.run(list.keys.length, encodePostings(list), term, firstKey);
+          continue;
         }
-        sql.updateBlock.run(merged.keys.length, encodePostings(merged), term, last.first_key);
-      } else sql.insertBlock.run(term, list.keys[0], list.keys.length, encodePostings(list));
+        sql.deleteBlock.run(term, firstKey);
+        if (list.keys.length > 0)
+          sql.insertBlock.run(term, list.keys[0], list.keys.length, encodePostings(list));
+      }
     }
     if (this.#documents !== 0 || this.#totalLength !== 0)
       sql.addStats.run(this.#documents, this.#totalLength);
   }
 
-  /** Rewrites the blocks of `term` that hold `keys` without them (deleting a block left empty). */
-  #removeKeys(term: string, keys: number[]): void {
-    const sql = this.#sql;
+  /** Takes `keys` out of the blocks of `term` that hold them (decoded into `blocks`, by first key). */
+  #removeKeys(
+    term: string,
+    keys: number[],
+    blocks: Map<number, { list: PostingsList; changed: boolean }>,
+  ): void {
     const gone = new Set(keys);
-    const blocks = new Map<number, BlockRow>();
     for (const key of keys) {
-      const row = sql.blockHolding.get(term, key) as BlockRow | undefined;
-      if (row) blocks.set(row.first_key, row);
+      const row = this.#sql.blockHolding.get(term, key) as BlockRow | undefined;
+      if (row && !blocks.has(row.first_key))
+        blocks.set(row.first_key, { list: this.#decode(row.block), changed: false });
     }
     let removed = 0;
-    for (const row of blocks.values()) {
-      const list = this.#decode(row.block);
+    for (const [firstKey, block] of blocks) {
+      const { list } = block;
       const kept: PostingsList = { keys: [], frequencies: [], lengths: [] };
       for (const [index, key] of list.keys.entries()) {
         if (gone.has(key)) continue;
@@ -119,15 +142,9 @@ export class PostingsBatch {
         kept.frequencies.push(list.frequencies[index] as number);
         kept.lengths.push(list.lengths[index] as number);
       }
-      removed += list.keys.length - kept.keys.length;
       if (kept.keys.length === list.keys.length) continue;
-      if (kept.keys[0] === row.first_key) {
-        sql.updateBlock.run(kept.keys.length, encodePostings(kept), term, row.first_key);
-        continue;
-      }
-      sql.deleteBlock.run(term, row.first_key);
-      if (kept.keys.length > 0)
-        sql.insertBlock.run(term, kept.keys[0], kept.keys.length, encodePostings(kept));
+      removed += list.keys.length - kept.keys.length;
+      blocks.set(firstKey, { list: kept, changed: true });
     }
     if (removed !== keys.length) throw damaged(this.#where, "a chunk whose postings are missing");
   }
