@@ -52,7 +52,7 @@ describe("VectorStoreIndex: the stored BM25 index's analyzer version", () => {
     // An index an older analyzer wrote, with postings that no longer match.
     const renamed = sql((db) => {
       db.prepare("UPDATE meta SET value = ? WHERE key = 'analyzer'").run(String(LEXICAL_ANALYZER - 1));
-      return db.prepare("UPDATE terms SET term = 'zzz' WHERE term = 'retry'").run().changes;
+      return db.prepare("UPDATE postings SET term = 'zzz' WHERE term = 'retry'").run().changes;
     });
     expect(renamed).toBe(1);
 

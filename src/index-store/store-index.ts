@@ -10,7 +10,7 @@ import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
 import { RETRIEVAL_MODES, type Retriever } from "../query-engine/retriever.js";
 import { holdsImage } from "../reader/image-references.js";
 import type { IndexStore, SourceEdit } from "../store/index-store.js";
-import { openSqliteStore, SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
+import { OTHER_INDEX_VERSION, openSqliteStore, SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
 import { createStoreLexicalSearch } from "../store/store-lexical-search.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { type AsRetrieverOptions, defaultRetrievalMode, lexicalContent } from "./index-retriever.js";
@@ -21,7 +21,6 @@ import { createStoreDenseRetriever } from "./store-dense-retriever.js";
 /** The index file of ragsynth 0.2 (gzip JSON Lines) and its vectors files: read no more, rebuilt from the documents. */
 const OLD_INDEX_FILE = "ragsynth-index.json.gz";
 const OLD_VECTORS = /^ragsynth-vectors-[0-9a-f]+\.bin$/;
-const OTHER_VERSION = Symbol.for("ragsynth.index.otherVersion");
 
 /** The file an index is kept in, inside the folder given to `persist`, `load` and `fromDocumentsCached`. */
 export const INDEX_FILE_NAME = SQLITE_INDEX_FILE;
@@ -52,10 +51,13 @@ export function openStore(dir: string): IndexStore {
   return openSqliteStore(dir);
 }
 
-/** Opens the index in `dir` to rebuild it: a file that cannot be opened (damaged, not a database) is replaced. */
+/**
+ * Opens the index in `dir` to rebuild or overwrite it: a file of another layout is emptied, one that cannot be
+ * opened (damaged, not a database) is replaced.
+ */
 export function openFreshStore(dir: string): IndexStore {
   try {
-    return openSqliteStore(dir);
+    return openSqliteStore(dir, { replaceOtherLayout: true });
   } catch (error) {
     if (!RagsynthError.isInstance(error, "index_load")) throw error;
     for (const suffix of ["", "-wal", "-shm"])
@@ -75,16 +77,17 @@ export function oldFormatError(dir: string): RagsynthError | undefined {
       code: "index_load",
       message: `The index in ${dir} (${OLD_INDEX_FILE}) was written in the former format, which this ragsynth no longer reads. Rebuild it (fromDocumentsCached with rebuild, or ragsynth index --rebuild); the new index is one SQLite file, ${SQLITE_INDEX_FILE}.`,
     }),
-    { [OTHER_VERSION]: "json-lines" },
+    { [OTHER_INDEX_VERSION]: "json-lines" },
   );
 }
 
 /**
- * Whether `error` is the `index_load` error of an index written in another format (ragsynth 0.2's JSON Lines file):
+ * Whether `error` is the `index_load` error of an index written in another format (ragsynth 0.2's JSON Lines file,
+ * or a SQLite index of another layout version):
  * a cache can then simply be rebuilt, while a damaged index of this version should be looked at.
  */
 export function isOtherIndexVersion(error: unknown): boolean {
-  return typeof error === "object" && error !== null && OTHER_VERSION in error;
+  return typeof error === "object" && error !== null && OTHER_INDEX_VERSION in error;
 }
 
 /** Removes the former format's files from `dir` once the SQLite index is written. */
@@ -149,10 +152,13 @@ export function readEntries(store: IndexStore): IndexEntry[] {
 
 /** The store's documents as `IndexSource`s, with their node ids. */
 export function readSources(store: IndexStore): IndexSource[] {
-  return store.sources().map(({ chunkCount: _count, ...source }) => ({
-    ...source,
-    nodeIds: store.sourceNodeIds(source.id),
-  }));
+  // One snapshot: the documents and their chunks' ids as one committed state (a store may read all ids at once).
+  return store.read(() =>
+    store.sources().map(({ chunkCount: _count, ...source }) => ({
+      ...source,
+      nodeIds: store.sourceNodeIds(source.id),
+    })),
+  );
 }
 
 /** The retriever for one mode over a store: reads the query terms' postings and the best chunks only. */

@@ -276,7 +276,7 @@ export class VectorStoreIndex {
     const sources = this.sources;
     let store: IndexStore;
     try {
-      store = openStore(dir);
+      store = openFreshStore(dir);
     } catch (error) {
       throw new IndexSaveError({ path: target, dir, cause: error });
     }

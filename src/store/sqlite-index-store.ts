@@ -3,6 +3,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
+import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import type {
   ChunkInput,
   IndexStore,
@@ -14,8 +16,20 @@ import type {
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
+import { PostingsBatch, readPostings } from "./sqlite-postings.js";
 import { SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
 import { SqliteStatements } from "./sqlite-statements.js";
+
+/**
+ * Marks the `index_load` error of an index written in another format or layout (`isOtherIndexVersion`): a cache
+ * can simply be rebuilt (the CLI does, with a notice), while a damaged index of this version should be looked at.
+ */
+export const OTHER_INDEX_VERSION = Symbol.for("ragsynth.index.otherVersion");
+
+/** The terms the index build writes for a chunk: {@link lexicalDocumentTerms} of its embed content. */
+function storeTerms(node: TextNode): string[] {
+  return lexicalDocumentTerms(node.getContent(MetadataMode.EMBED));
+}
 
 /** The file an index is kept in, inside its folder: one SQLite database (WAL mode), readable with `sqlite3`. */
 export const SQLITE_INDEX_FILE = "ragsynth-index.sqlite";
@@ -26,11 +40,32 @@ const require = createRequire(import.meta.url);
 /**
  * Opens (creating when missing) the SQLite index in `dir`. WAL mode: readers never wait for a writer and see the
  * last committed state; a second writer waits up to `busyTimeoutMs` for the first. A file of another layout version
- * is emptied (the store is rebuilt from the documents).
- * @throws RagsynthError `index_load` when the file is not a SQLite database (or a damaged one); the file system's or
- *   SQLite's own error when the folder or file cannot be created or opened
+ * (`SQLITE_STORE_VERSION`) is emptied when `replaceOtherLayout` (a rebuild), else refused with an error that
+ * `OTHER_INDEX_VERSION` marks.
+ * @throws RagsynthError `index_load` when the file is not a SQLite database (or a damaged one), or one of another
+ *   layout; the file system's or SQLite's own error when the folder or file cannot be created or opened
  */
-export function openSqliteStore(dir: string, { busyTimeoutMs = 30_000 } = {}): SqliteIndexStore {
+export function openSqliteStore(
+  dir: string,
+  {
+    busyTimeoutMs = 30_000,
+    replaceOtherLayout = false,
+    analyze = storeTerms,
+    _internal = {},
+  }: {
+    busyTimeoutMs?: number;
+    /** Whether a file of another layout version is emptied (to be rebuilt) rather than refused. */
+    replaceOtherLayout?: boolean;
+    /**
+     * The terms of a stored chunk, as they were given when it was written (`ChunkInput.terms`): a removed chunk's
+     * postings are found by analyzing its node again.
+     * @default the lexical analyzer over the node's embed content (what the index build writes)
+     */
+    analyze?: (node: TextNode) => readonly string[];
+    /** Test seam: the `BLOCK_POSTINGS` of this connection's writes (small, so tests cross block boundaries). */
+    _internal?: { blockPostings?: number };
+  } = {},
+): SqliteIndexStore {
   const file = path.join(dir, SQLITE_INDEX_FILE);
   let db: BetterSqlite3.Database;
   try {
@@ -39,8 +74,19 @@ export function openSqliteStore(dir: string, { busyTimeoutMs = 30_000 } = {}): S
     db = new Database(file, { timeout: busyTimeoutMs });
     useWal(db, busyTimeoutMs);
     db.pragma("synchronous = NORMAL");
-    prepareLayout(db);
+    const other = prepareLayout(db, replaceOtherLayout);
+    if (other !== undefined) {
+      db.close();
+      throw Object.assign(
+        new RagsynthError({
+          code: "index_load",
+          message: `The index ${file} was written by another ragsynth (index layout ${other}, this one reads ${SQLITE_STORE_VERSION}). Rebuild it (fromDocumentsCached with rebuild, or ragsynth index --rebuild).`,
+        }),
+        { [OTHER_INDEX_VERSION]: `sqlite-${other}` },
+      );
+    }
   } catch (error) {
+    if (RagsynthError.isInstance(error)) throw error;
     const code = (error as { code?: unknown }).code;
     // A file that is not a SQLite database (or a damaged one) is an index to look at or rebuild; any other failure
     // (a folder that cannot be written) is the caller's to report as it reads or writes.
@@ -51,7 +97,7 @@ export function openSqliteStore(dir: string, { busyTimeoutMs = 30_000 } = {}): S
       cause: error,
     });
   }
-  return new SqliteIndexStore(db, file);
+  return new SqliteIndexStore(db, file, analyze, _internal.blockPostings);
 }
 
 /**
@@ -73,8 +119,10 @@ function useWal(db: BetterSqlite3.Database, busyTimeoutMs: number): void {
   }
 }
 
-function prepareLayout(db: BetterSqlite3.Database): void {
+/** Creates the tables of a new file; the layout version of a file of another one that is kept (not replaced). */
+function prepareLayout(db: BetterSqlite3.Database, replaceOtherLayout: boolean): number | undefined {
   const version = db.pragma("user_version", { simple: true }) as number;
+  if (version !== 0 && version !== SQLITE_STORE_VERSION && !replaceOtherLayout) return version;
   if (version !== SQLITE_STORE_VERSION) {
     db.transaction(() => {
       if (version !== 0) {
@@ -87,6 +135,7 @@ function prepareLayout(db: BetterSqlite3.Database): void {
       db.pragma(`user_version = ${SQLITE_STORE_VERSION}`);
     }).immediate();
   }
+  return undefined;
 }
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
@@ -94,11 +143,22 @@ export class SqliteIndexStore implements IndexStore {
   readonly location: string;
   readonly #db: BetterSqlite3.Database;
   readonly #sql: SqliteStatements;
+  readonly #blockPostings: number | undefined;
+  readonly #analyze: (node: TextNode) => readonly string[];
+  /** What the current `read` snapshot has read (and may read again): nothing outlives the snapshot. */
+  #snapshot: { nodeIds?: Map<string, { count: number; ids: string | null }> } | undefined;
 
-  constructor(db: BetterSqlite3.Database, file: string) {
+  constructor(
+    db: BetterSqlite3.Database,
+    file: string,
+    analyze: (node: TextNode) => readonly string[],
+    blockPostings?: number,
+  ) {
     this.#db = db;
+    this.#analyze = analyze;
     this.location = file;
     this.#sql = new SqliteStatements(db);
+    this.#blockPostings = blockPostings;
   }
 
   meta(): StoreMeta | undefined {
@@ -128,14 +188,19 @@ export class SqliteIndexStore implements IndexStore {
 
   read<T>(read: () => T): T {
     // A deferred transaction: WAL gives it one snapshot from its first read to its end; nested calls join it.
-    return this.#db.inTransaction ? read() : this.#db.transaction(read).deferred();
+    if (this.#db.inTransaction) return read();
+    this.#snapshot = {};
+    try {
+      return this.#db.transaction(read).deferred();
+    } finally {
+      this.#snapshot = undefined;
+    }
   }
 
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {
     this.#db
       .transaction(() => {
-        for (const table of ["sources", "chunks", "terms", "postings", "meta"])
-          this.#db.exec(`DELETE FROM ${table}`);
+        for (const table of ["sources", "chunks", "postings", "meta"]) this.#db.exec(`DELETE FROM ${table}`);
         if (!keepVectors) this.#db.exec("DELETE FROM vectors");
         this.#db.exec("UPDATE stats SET documents = 0, total_length = 0");
         this.#sql.setMeta.run("embedderId", meta.embedderId);
@@ -157,18 +222,30 @@ export class SqliteIndexStore implements IndexStore {
   }
 
   sourceNodeIds(id: string): string[] {
-    return this.#sql.sourceNodeIds.pluck().all(id) as string[];
+    // Inside one `read` snapshot (reading every document's ids), the first call reads every sources row at once.
+    if (!this.#snapshot) {
+      const row = this.#sql.sourceNodeIds.raw().get(id) as [number, string | null] | undefined;
+      return row ? this.#nodeIds(id, row[0], row[1]) : [];
+    }
+    if (!this.#snapshot.nodeIds) {
+      const rows = this.#sql.allSourceNodeIds.raw().all() as [string, number, string | null][];
+      this.#snapshot.nodeIds = new Map(rows.map(([source, count, ids]) => [source, { count, ids }]));
+    }
+    const row = this.#snapshot.nodeIds.get(id);
+    return row ? this.#nodeIds(id, row.count, row.ids) : [];
   }
 
   write(edits: readonly SourceEdit[], removed: readonly string[] = []): void {
     this.#db
       .transaction(() => {
         const freed = new Set<string>();
-        for (const id of removed) this.#removeSource(id, freed);
+        const postings = new PostingsBatch(this.#sql, this.location, this.#blockPostings);
+        for (const id of removed) this.#removeSource(id, freed, postings);
         for (const edit of edits) {
-          if (edit.source) this.#removeSource(edit.source.id, freed);
-          this.#insert(edit);
+          if (edit.source) this.#removeSource(edit.source.id, freed, postings);
+          this.#insert(edit, postings);
         }
+        postings.flush();
         for (const hash of freed) this.#sql.dropUnusedVector.run(hash, hash);
       })
       .immediate();
@@ -190,24 +267,14 @@ export class SqliteIndexStore implements IndexStore {
   documentFrequencies(terms: readonly string[]): Map<string, number> {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
-      const df = this.#sql.termFrequency.pluck().get(term) as number | undefined;
-      if (df !== undefined) frequencies.set(term, df);
+      const df = this.#sql.termFrequency.pluck().get(term) as number | null;
+      if (df !== null) frequencies.set(term, df);
     }
     return frequencies;
   }
 
   postings(term: string): TermPostings | undefined {
-    const rows = this.#sql.postings.raw().all(term) as [number, number, number][];
-    if (rows.length === 0) return undefined;
-    const keys = new Int32Array(rows.length);
-    const frequencies = new Array<number>(rows.length);
-    const lengths = new Array<number>(rows.length);
-    rows.forEach(([key, tf, length], index) => {
-      keys[index] = key;
-      frequencies[index] = tf;
-      lengths[index] = length;
-    });
-    return { keys, frequencies, lengths };
+    return readPostings(this.#sql.postingBlocks.pluck().all(term) as Buffer[], this.location);
   }
 
   chunks(keys: readonly number[]): StoredChunk[] {
@@ -261,31 +328,42 @@ export class SqliteIndexStore implements IndexStore {
     if (this.#db.open) this.#db.close();
   }
 
+  /** A sources row's node ids: its `node_ids` JSON, or `<id>#0` … when NULL. */
+  #nodeIds(id: string, count: number, stored: string | null): string[] {
+    if (stored === null) return Array.from({ length: count }, (_, index) => `${id}#${index}`);
+    let ids: unknown;
+    try {
+      ids = JSON.parse(stored);
+    } catch (error) {
+      throw damaged(this.location, "a document whose node ids are not valid JSON", error);
+    }
+    if (!Array.isArray(ids) || !ids.every((item) => typeof item === "string"))
+      throw damaged(this.location, "a document whose node ids are not a list of strings");
+    return ids;
+  }
+
   #chunk(row: ChunkRow): StoredChunk {
     return { key: row.key, node: decodeNode(row.node, this.location), contentHash: row.content_hash };
   }
 
-  #removeSource(id: string, freed: Set<string>): void {
+  #removeSource(id: string, freed: Set<string>, postings: PostingsBatch): void {
     for (const chunk of this.#sql.sourceChunks.all(id) as { key: number; content_hash: string }[]) {
-      this.#removeChunk(chunk.key);
+      this.#removeChunk(chunk.key, postings);
       freed.add(chunk.content_hash);
     }
     this.#sql.deleteSource.run(id);
   }
 
-  #removeChunk(key: number): void {
-    const length = this.#sql.chunkLength.pluck().get(key) as number | undefined;
-    if (length === undefined) return;
-    this.#sql.decrementFrequencies.run(key);
-    this.#sql.dropUnusedTerms.run(key);
-    this.#sql.deletePostings.run(key);
+  #removeChunk(key: number, postings: PostingsBatch): void {
+    const row = this.#sql.chunkRemoval.get(key) as { length: number; node: Buffer | string } | undefined;
+    if (row === undefined) return;
+    postings.remove(key, row.length, () => this.#analyze(decodeNode(row.node, this.location)));
     this.#sql.deleteChunk.run(key);
-    this.#sql.addStats.run(-1, -length);
   }
 
-  #insert({ source, chunks }: SourceEdit): void {
+  #insert({ source, chunks }: SourceEdit, postings: PostingsBatch): void {
     if (source === null) {
-      for (const [position, chunk] of chunks.entries()) this.#insertChunk(null, position, chunk);
+      for (const [position, chunk] of chunks.entries()) this.#insertChunk(null, position, chunk, postings);
       return;
     }
     this.#sql.insertSource.run(
@@ -295,18 +373,29 @@ export class SqliteIndexStore implements IndexStore {
       source.lastModifiedAt ?? null,
       source.reader ?? null,
       chunks.length,
+      chunks.every(({ node }, index) => node.id === `${source.id}#${index}`)
+        ? null
+        : JSON.stringify(chunks.map(({ node }) => node.id)),
     );
-    for (const [position, chunk] of chunks.entries()) this.#insertChunk(source.id, position, chunk);
+    for (const [position, chunk] of chunks.entries()) this.#insertChunk(source.id, position, chunk, postings);
   }
 
   #insertChunk(
     sourceId: string | null,
     position: number,
     { node, contentHash, terms, embedding, holdsImage }: ChunkInput,
+    postings: PostingsBatch,
   ): void {
     // A node id is one chunk: one that another document held (not expected: ids are `<file>#<n>`) moves here.
     const existing = this.#sql.chunkKeyByNodeId.pluck().get(node.id) as number | undefined;
-    if (existing !== undefined) this.#removeChunk(existing);
+    if (existing !== undefined) {
+      const from = this.#sql.chunkSource.pluck().get(existing) as string | null;
+      this.#removeChunk(existing, postings);
+      if (from !== null && from !== sourceId) {
+        const ids = this.#sql.chunkNodeIdsOfSource.pluck().all(from) as string[];
+        this.#sql.setSourceNodeIds.run(ids.length, JSON.stringify(ids), from);
+      }
+    }
     const key = Number(
       this.#sql.insertChunk.run(
         node.id,
@@ -318,14 +407,8 @@ export class SqliteIndexStore implements IndexStore {
         encodeNode(node),
       ).lastInsertRowid,
     );
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, tf] of counts) {
-      const termId = this.#sql.addTerm.pluck().get(term) as number;
-      this.#sql.insertPosting.run(termId, key, tf, terms.length);
-    }
+    postings.add(key, terms);
     if (embedding) this.#sql.insertVector.run(contentHash, toBlob(embedding));
-    this.#sql.addStats.run(1, terms.length);
   }
 }
 

@@ -1,11 +1,21 @@
-/** The layout version of the SQLite index; a file with another one is rebuilt. */
-export const SQLITE_STORE_VERSION = 2;
+/**
+ * The layout version of the SQLite index; a file with another one is rebuilt.
+ * 2: a row per posting; 3: postings in blocks per term, node ids on the sources rows.
+ */
+export const SQLITE_STORE_VERSION = 3;
 
 /**
- * The tables. Chunks are keyed by an integer (`key`, insertion order) that postings point to; a chunk's `length`
- * (its term count) is copied into its postings so a BM25 query reads only its terms' postings. `terms.df` and the
- * `stats` row are kept exact by the same transaction that adds or removes chunks. Vectors are keyed by content
- * hash: they double as the embedding cache (an edited file re-embeds only its changed chunks).
+ * The tables. Chunks are keyed by an integer (`key`, insertion order, never reused) that postings point to. A term's
+ * postings are blocks of varints (`postings-codec.ts`) keyed by the term and their first key, each posting with the
+ * chunk's length, so a BM25 query reads only its terms' blocks; a term's document frequency is the sum of its blocks'
+ * `count`s, and there is no other table of terms (each term is written about once). A write appends a term's new
+ * postings to its last block while that holds fewer than `BLOCK_POSTINGS`, else starts a block. A removed chunk's
+ * terms are found again by analyzing its stored node, so no index over postings by chunk is kept. The `stats` row is
+ * kept exact by the same transaction that adds or removes chunks.
+ * A document's chunk node ids are on its `sources` row (`node_ids`, a JSON array; NULL for the usual `<id>#0` …
+ * `<id>#<chunk_count - 1>`), so listing the documents with their chunks reads no chunk row.
+ * Vectors are keyed by content hash: they double as the embedding cache (an edited file re-embeds only its changed
+ * chunks).
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -16,7 +26,8 @@ CREATE TABLE IF NOT EXISTS sources (
   size INTEGER,
   last_modified_at TEXT,
   reader TEXT,
-  chunk_count INTEGER NOT NULL
+  chunk_count INTEGER NOT NULL,
+  node_ids TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
   key INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -30,15 +41,13 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks (source_id, position);
 CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks (content_hash);
-CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS postings (
-  term_id INTEGER NOT NULL,
-  chunk INTEGER NOT NULL,
-  tf INTEGER NOT NULL,
-  length INTEGER NOT NULL,
-  PRIMARY KEY (term_id, chunk)
+  term TEXT NOT NULL,
+  first_key INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  block BLOB NOT NULL,
+  PRIMARY KEY (term, first_key)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS postings_by_chunk ON postings (chunk);
 CREATE TABLE IF NOT EXISTS vectors (content_hash TEXT PRIMARY KEY, embedding BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS stats (id INTEGER PRIMARY KEY CHECK (id = 0), documents INTEGER NOT NULL, total_length INTEGER NOT NULL);
 INSERT OR IGNORE INTO stats (id, documents, total_length) VALUES (0, 0, 0);

@@ -6,6 +6,10 @@ export class SqliteStatements {
   readonly setMeta: Statement;
   readonly sources: Statement;
   readonly sourceNodeIds: Statement;
+  readonly allSourceNodeIds: Statement;
+  readonly chunkNodeIdsOfSource: Statement;
+  readonly setSourceNodeIds: Statement;
+  readonly chunkSource: Statement;
   readonly sourceChunks: Statement;
   readonly deleteSource: Statement;
   readonly insertSource: Statement;
@@ -13,16 +17,16 @@ export class SqliteStatements {
   readonly stats: Statement;
   readonly addStats: Statement;
   readonly termFrequency: Statement;
-  readonly postings: Statement;
-  readonly addTerm: Statement;
-  readonly insertPosting: Statement;
-  readonly decrementFrequencies: Statement;
-  readonly dropUnusedTerms: Statement;
-  readonly deletePostings: Statement;
+  readonly postingBlocks: Statement;
+  readonly lastBlock: Statement;
+  readonly blockHolding: Statement;
+  readonly insertBlock: Statement;
+  readonly updateBlock: Statement;
+  readonly deleteBlock: Statement;
+  readonly chunkRemoval: Statement;
   readonly chunkByKey: Statement;
   readonly chunkByNodeId: Statement;
   readonly chunkKeyByNodeId: Statement;
-  readonly chunkLength: Statement;
   readonly chunksAfter: Statement;
   readonly insertChunk: Statement;
   readonly deleteChunk: Statement;
@@ -38,38 +42,42 @@ export class SqliteStatements {
     this.sources = db.prepare(
       "SELECT id, content_hash, size, last_modified_at, reader, chunk_count FROM sources ORDER BY position, id",
     );
-    this.sourceNodeIds = db.prepare("SELECT node_id FROM chunks WHERE source_id = ? ORDER BY position");
+    this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
+    this.allSourceNodeIds = db.prepare("SELECT id, chunk_count, node_ids FROM sources");
+    this.chunkNodeIdsOfSource = db.prepare(
+      "SELECT node_id FROM chunks WHERE source_id = ? ORDER BY position",
+    );
+    this.setSourceNodeIds = db.prepare("UPDATE sources SET chunk_count = ?, node_ids = ? WHERE id = ?");
+    this.chunkSource = db.prepare("SELECT source_id FROM chunks WHERE key = ?");
     this.sourceChunks = db.prepare("SELECT key, content_hash FROM chunks WHERE source_id = ?");
     this.deleteSource = db.prepare("DELETE FROM sources WHERE id = ?");
     this.insertSource = db.prepare(
-      `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count)
-       VALUES (?, (SELECT coalesce(max(position), -1) + 1 FROM sources), ?, ?, ?, ?, ?)`,
+      `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count, node_ids)
+       VALUES (?, (SELECT coalesce(max(position), -1) + 1 FROM sources), ?, ?, ?, ?, ?, ?)`,
     );
     this.setPosition = db.prepare("UPDATE sources SET position = ? WHERE id = ?");
     this.stats = db.prepare("SELECT documents, total_length FROM stats WHERE id = 0");
     this.addStats = db.prepare(
       "UPDATE stats SET documents = documents + ?, total_length = total_length + ? WHERE id = 0",
     );
-    this.termFrequency = db.prepare("SELECT df FROM terms WHERE term = ?");
-    this.postings = db.prepare(
-      `SELECT p.chunk, p.tf, p.length FROM postings p
-       WHERE p.term_id = (SELECT id FROM terms WHERE term = ?) ORDER BY p.chunk`,
+    this.termFrequency = db.prepare("SELECT sum(count) FROM postings WHERE term = ?");
+    this.postingBlocks = db.prepare("SELECT block FROM postings WHERE term = ? ORDER BY first_key");
+    this.lastBlock = db.prepare(
+      "SELECT first_key, count, block FROM postings WHERE term = ? ORDER BY first_key DESC LIMIT 1",
     );
-    this.addTerm = db.prepare(
-      "INSERT INTO terms (term, df) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET df = df + 1 RETURNING id",
+    this.blockHolding = db.prepare(
+      `SELECT first_key, count, block FROM postings WHERE term = ? AND first_key <= ?
+       ORDER BY first_key DESC LIMIT 1`,
     );
-    this.insertPosting = db.prepare("INSERT INTO postings (term_id, chunk, tf, length) VALUES (?, ?, ?, ?)");
-    this.decrementFrequencies = db.prepare(
-      "UPDATE terms SET df = df - 1 WHERE id IN (SELECT term_id FROM postings WHERE chunk = ?)",
+    this.insertBlock = db.prepare("INSERT INTO postings (term, first_key, count, block) VALUES (?, ?, ?, ?)");
+    this.updateBlock = db.prepare(
+      "UPDATE postings SET count = ?, block = ? WHERE term = ? AND first_key = ?",
     );
-    this.dropUnusedTerms = db.prepare(
-      "DELETE FROM terms WHERE df <= 0 AND id IN (SELECT term_id FROM postings WHERE chunk = ?)",
-    );
-    this.deletePostings = db.prepare("DELETE FROM postings WHERE chunk = ?");
+    this.deleteBlock = db.prepare("DELETE FROM postings WHERE term = ? AND first_key = ?");
+    this.chunkRemoval = db.prepare("SELECT length, node FROM chunks WHERE key = ?");
     this.chunkByKey = db.prepare("SELECT key, node, content_hash FROM chunks WHERE key = ?");
     this.chunkByNodeId = db.prepare("SELECT key, node, content_hash FROM chunks WHERE node_id = ?");
     this.chunkKeyByNodeId = db.prepare("SELECT key FROM chunks WHERE node_id = ?");
-    this.chunkLength = db.prepare("SELECT length FROM chunks WHERE key = ?");
     this.chunksAfter = db.prepare(
       "SELECT key, node, content_hash FROM chunks WHERE key > ? ORDER BY key LIMIT ?",
     );

@@ -61,14 +61,17 @@ describe("ragsynth index", () => {
     const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");
     // Damage every chunk and posting: an unchanged re-index that read a chunk or a posting would fail.
     const damaged = sql(file, (db) => {
-      db.prepare("DELETE FROM postings").run();
+      db.exec("CREATE TABLE kept AS SELECT * FROM postings; UPDATE postings SET block = X'FF'");
       return db.prepare(`UPDATE chunks SET node = '{"damaged'`).run().changes;
     });
     expect(damaged).toBe(6);
     const again = await indexJSON([docs]);
     expect(again).toMatchObject({ files: 6, chunks: 6, sources: { unchanged: expect.any(Array) } });
     expect(again.sources.unchanged).toHaveLength(6);
-    sql(file, (db) => db.prepare("INSERT INTO postings SELECT id, 1, 1, 1 FROM terms").run());
+    // The postings back (an ask reads them first), the chunks still damaged.
+    sql(file, (db) =>
+      db.exec("DELETE FROM postings; INSERT INTO postings SELECT * FROM kept; DROP TABLE kept"),
+    );
     const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
     expect(asked.code).toBe(1);
     expect(asked.stderr).toMatch(/holds a chunk that is not valid \(deflated\) JSON/);
@@ -93,6 +96,25 @@ describe("ragsynth index", () => {
     expect((await readdir(cache)).filter((name) => !name.endsWith("-wal") && !name.endsWith("-shm"))).toEqual(
       ["ragsynth-index.sqlite"],
     );
+    const again = await indexJSON([docs]);
+    expect(again.sources.unchanged).toHaveLength(6);
+  });
+
+  it("rebuilds a cached SQLite index of an older layout with a notice, and answers from the rebuilt one", async () => {
+    await indexJSON([docs]);
+    const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");
+    // What an older ragsynth left: its layout version (2: a row per posting) on a file this one cannot read.
+    sql(file, (db) => {
+      db.prepare("DROP TABLE postings").run();
+      db.pragma("user_version = 2");
+    });
+    const asked = await runCli(["ask", docs, "-q", "What is the default response mode?"]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stderr).toMatch(
+      /cached index in .* was written by another ragsynth version .*; rebuilding it/,
+    );
+    expect(asked.stdout).toContain("The default response mode is `compact`.");
+    expect(sql(file, (db) => db.pragma("user_version", { simple: true }))).not.toBe(2);
     const again = await indexJSON([docs]);
     expect(again.sources.unchanged).toHaveLength(6);
   });

@@ -1,0 +1,166 @@
+import { damaged } from "./node-row.js";
+import { decodePostings, encodePostings, type PostingsList } from "./postings-codec.js";
+import type { SqliteStatements } from "./sqlite-statements.js";
+
+/** A term's new postings join its last block while that holds fewer than this many, else start a new block. */
+export const BLOCK_POSTINGS = 128;
+
+interface BlockRow {
+  first_key: number;
+  count: number;
+  block: Buffer;
+}
+
+/**
+ * The postings changes of one write transaction, gathered per term and applied by {@link flush} at its end: each
+ * touched term's blocks holding removed chunks are rewritten once, and its new postings written as one block (or
+ * appended to its small last one). Chunk keys only grow, so new postings always go last. A term's df is the sum of
+ * its blocks' counts, so it is exact whenever the blocks are.
+ */
+export class PostingsBatch {
+  readonly #sql: SqliteStatements;
+  readonly #where: string;
+  readonly #blockPostings: number;
+  /** Postings of the chunks added in this batch, by term, keys ascending. */
+  readonly #added = new Map<string, PostingsList>();
+  /** The distinct terms of each chunk added in this batch. */
+  readonly #chunkTerms = new Map<number, string[]>();
+  /** Stored chunk keys removed, by term. */
+  readonly #removed = new Map<string, number[]>();
+  #documents = 0;
+  #totalLength = 0;
+
+  constructor(sql: SqliteStatements, where: string, blockPostings = BLOCK_POSTINGS) {
+    this.#sql = sql;
+    this.#where = where;
+    this.#blockPostings = blockPostings;
+  }
+
+  /** Adds the postings of the chunk `key` (newer than every chunk before it) from its terms. */
+  add(key: number, terms: readonly string[]): void {
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      let list = this.#added.get(term);
+      if (!list) {
+        list = { keys: [], frequencies: [], lengths: [] };
+        this.#added.set(term, list);
+      }
+      list.keys.push(key);
+      list.frequencies.push(tf);
+      list.lengths.push(terms.length);
+    }
+    this.#chunkTerms.set(key, [...counts.keys()]);
+    this.#documents++;
+    this.#totalLength += terms.length;
+  }
+
+  /**
+   * Removes the postings of the chunk `key`: one added in this batch, or a stored one with its terms (as the
+   * analyzer gives them again from its node; every one must be found in the term's blocks).
+   */
+  remove(key: number, length: number, storedTerms: () => readonly string[]): void {
+    this.#documents--;
+    this.#totalLength -= length;
+    const added = this.#chunkTerms.get(key);
+    if (added) {
+      this.#chunkTerms.delete(key);
+      for (const term of added) {
+        const list = this.#added.get(term) as PostingsList;
+        const index = list.keys.lastIndexOf(key);
+        for (const field of [list.keys, list.frequencies, list.lengths]) field.splice(index, 1);
+        if (list.keys.length === 0) this.#added.delete(term);
+      }
+      return;
+    }
+    for (const term of new Set(storedTerms())) {
+      const keys = this.#removed.get(term);
+      if (keys) keys.push(key);
+      else this.#removed.set(term, [key]);
+    }
+  }
+
+  /**
+   * Writes the gathered changes, one term at a time: the blocks holding its removed chunks lose them, its new
+   * postings join its last block (when small) or start one, and each touched block is written once: an edited file
+   * that keeps a rare term rewrites that term's one block once, not once for the removal and once for the addition.
+   */
+  flush(): void {
+    const sql = this.#sql;
+    for (const term of new Set([...this.#removed.keys(), ...this.#added.keys()])) {
+      const blocks = new Map<number, { list: PostingsList; changed: boolean }>();
+      const removed = this.#removed.get(term);
+      if (removed) this.#removeKeys(term, removed, blocks);
+      const added = this.#added.get(term);
+      if (added) {
+        const last = sql.lastBlock.get(term) as BlockRow | undefined;
+        const held =
+          last && (blocks.get(last.first_key) ?? { list: this.#decode(last.block), changed: false });
+        if (last && held && held.list.keys.length > 0 && held.list.keys.length < this.#blockPostings) {
+          for (const [index, key] of added.keys.entries()) {
+            held.list.keys.push(key);
+            held.list.frequencies.push(added.frequencies[index] as number);
+            held.list.lengths.push(added.lengths[index] as number);
+          }
+          blocks.set(last.first_key, { list: held.list, changed: true });
+        } else sql.insertBlock.run(term, added.keys[0], added.keys.length, encodePostings(added));
+      }
+      for (const [firstKey, { list, changed }] of blocks) {
+        if (!changed) continue;
+        if (list.keys[0] === firstKey) {
+          sql.updateBlock.run(list.keys.length, encodePostings(list), term, firstKey);
+          continue;
+        }
+        sql.deleteBlock.run(term, firstKey);
+        if (list.keys.length > 0)
+          sql.insertBlock.run(term, list.keys[0], list.keys.length, encodePostings(list));
+      }
+    }
+    if (this.#documents !== 0 || this.#totalLength !== 0)
+      sql.addStats.run(this.#documents, this.#totalLength);
+  }
+
+  /** Takes `keys` out of the blocks of `term` that hold them (decoded into `blocks`, by first key). */
+  #removeKeys(
+    term: string,
+    keys: number[],
+    blocks: Map<number, { list: PostingsList; changed: boolean }>,
+  ): void {
+    const gone = new Set(keys);
+    for (const key of keys) {
+      const row = this.#sql.blockHolding.get(term, key) as BlockRow | undefined;
+      if (row && !blocks.has(row.first_key))
+        blocks.set(row.first_key, { list: this.#decode(row.block), changed: false });
+    }
+    let removed = 0;
+    for (const [firstKey, block] of blocks) {
+      const { list } = block;
+      const kept: PostingsList = { keys: [], frequencies: [], lengths: [] };
+      for (const [index, key] of list.keys.entries()) {
+        if (gone.has(key)) continue;
+        kept.keys.push(key);
+        kept.frequencies.push(list.frequencies[index] as number);
+        kept.lengths.push(list.lengths[index] as number);
+      }
+      if (kept.keys.length === list.keys.length) continue;
+      removed += list.keys.length - kept.keys.length;
+      blocks.set(firstKey, { list: kept, changed: true });
+    }
+    if (removed !== keys.length) throw damaged(this.#where, "a chunk whose postings are missing");
+  }
+
+  #decode(block: Uint8Array): PostingsList {
+    const list: PostingsList = { keys: [], frequencies: [], lengths: [] };
+    if (!decodePostings(block, list)) throw damaged(this.#where, "a postings block that is not readable");
+    return list;
+  }
+}
+
+/** The postings of one term from its blocks (in key order), or undefined when it has none. */
+export function readPostings(blocks: readonly Uint8Array[], where: string): PostingsList | undefined {
+  if (blocks.length === 0) return undefined;
+  const list: PostingsList = { keys: [], frequencies: [], lengths: [] };
+  for (const block of blocks)
+    if (!decodePostings(block, list)) throw damaged(where, "a postings block that is not readable");
+  return list;
+}
