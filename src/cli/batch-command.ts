@@ -158,7 +158,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
 async function checkIndex(dir: string, given: string): Promise<void> {
   let found: boolean;
   try {
-    found = checkStoredIndex(dir);
+    found = await checkStoredIndex(dir);
   } catch (error) {
     throw new UsageError(
       `Cannot read the index in ${given} (${(error as Error).message.replace(/\.$/, "")}).`,

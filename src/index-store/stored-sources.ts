@@ -5,10 +5,11 @@ import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources, sameStat } from "./index-sources.js";
 import { sameMeta, storeMetaFor } from "./store-build.js";
-import { hasStore, oldFormatError, openStore, readSources } from "./store-index.js";
+import { readSources } from "./store-index.js";
+import { hasStoreAt, openStoreAt } from "./store-location.js";
 
 /**
- * The documents of the index in `cacheDir` that a cached build would build on with `embedModel`, from the store's
+ * The documents of the index in `cacheDir` (a folder, or a PostgreSQL URL) that a cached build would build on with `embedModel`, from the store's
  * `sources` rows; `undefined` when there is none, or it was built with another embedding model or analyzer.
  * (The body of {@link VectorStoreIndex.storedSources}.)
  * @throws RagsynthError `index_load` for a folder holding only an index of the former format (`isOtherIndexVersion`)
@@ -19,14 +20,14 @@ export async function readStoredSources(
 ): Promise<IndexSource[] | undefined> {
   signal?.throwIfAborted();
   const options = withDefaultEmbedModel("documents", [], { embedModel });
-  const old = oldFormatError(cacheDir);
-  if (old) throw old;
-  if (!hasStore(cacheDir)) return undefined;
-  const store = openStore(cacheDir);
+  if (!(await hasStoreAt(cacheDir))) return undefined;
+  const store = await openStoreAt(cacheDir);
   try {
-    return sameMeta(store.meta(), storeMetaFor(options.embedModel)) ? readSources(store) : undefined;
+    return sameMeta(await store.meta(), storeMetaFor(options.embedModel))
+      ? await readSources(store)
+      : undefined;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

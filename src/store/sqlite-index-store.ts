@@ -5,12 +5,12 @@ import type BetterSqlite3 from "better-sqlite3";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type {
   ChunkInput,
-  IndexStore,
   LexicalStatistics,
   SourceEdit,
   StoredChunk,
   StoredSource,
   StoreMeta,
+  SyncIndexStore,
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
@@ -90,7 +90,7 @@ function prepareLayout(db: BetterSqlite3.Database): void {
 }
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
-export class SqliteIndexStore implements IndexStore {
+export class SqliteIndexStore implements SyncIndexStore {
   readonly location: string;
   readonly #db: BetterSqlite3.Database;
   readonly #sql: SqliteStatements;
@@ -129,6 +129,16 @@ export class SqliteIndexStore implements IndexStore {
   read<T>(read: () => T): T {
     // A deferred transaction: WAL gives it one snapshot from its first read to its end; nested calls join it.
     return this.#db.inTransaction ? read() : this.#db.transaction(read).deferred();
+  }
+
+  openSnapshot(): () => void {
+    if (this.#db.inTransaction) return () => {};
+    this.#db.exec("BEGIN DEFERRED");
+    // WAL takes a deferred transaction's snapshot at its first read: read now, so the snapshot is this moment's.
+    this.#sql.stats.get();
+    return () => {
+      if (this.#db.inTransaction) this.#db.exec("COMMIT");
+    };
   }
 
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {
