@@ -14,8 +14,9 @@ import {
   parseBatchItems,
 } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
-import { hideUrlPassword } from "../errors/scrub-secrets.js";
+import { hideUrlPassword, urlCredentials } from "../errors/scrub-secrets.js";
 import { checkStoredIndex } from "../index-store/store-index.js";
+import { hasStoreAt, storeLabel } from "../index-store/store-location.js";
 import { createCliProcessors } from "../question-run/batch-processors.js";
 import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
 import { EVAL_PROCESSORS } from "../question-run/eval-processor.js";
@@ -70,6 +71,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
     allowLLM: options.allowLLM,
     embed: options.embed ?? null,
     indexRoots: [config.index],
+    store: options.store,
   };
   const items = parseBatchItems(decodeBatchInput(bytes), {
     require: ["query"],
@@ -78,7 +80,8 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
       allowedLLM(item.llm, trust, `item "${item.id}"`);
     },
   });
-  await checkIndex(config.index, options.index as string);
+  if (options.store) await checkStore(options.store);
+  else await checkIndex(config.index, options.index as string);
   const runId = options.runId ?? defaultRunId(out);
   let runner: BatchRunner;
   let cache: FileCallCache | undefined;
@@ -106,7 +109,10 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
         env: io.env,
         store: cache,
         trust,
-        redact: createRedactor(cliSecrets(io.env)),
+        redact: createRedactor([
+          ...cliSecrets(io.env),
+          ...(options.store ? urlCredentials(options.store) : []),
+        ]),
         models: SPEC_MODELS,
         moreProcessors: EVAL_PROCESSORS,
       }).processors,
@@ -152,6 +158,15 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
     );
   }
   return outcome.progress.failed > 0 ? EXIT_FAILURE : EXIT_OK;
+}
+
+/** A PostgreSQL index without an index in it is one error before anything runs (the server's own errors as they are). */
+async function checkStore(url: string): Promise<void> {
+  if (await hasStoreAt(url)) return;
+  throw new UsageError(
+    `No index in ${storeLabel(url)}.`,
+    "Build one with ragsynth index <folder> --store <the same URL>.",
+  );
 }
 
 /** A wrong `--index` is one error before anything runs or is enqueued, with the command that builds one. */

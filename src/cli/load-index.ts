@@ -9,6 +9,7 @@ import {
   isOtherIndexVersion,
   VectorStoreIndex,
 } from "../index-store/index.js";
+import { storeLabel } from "../index-store/store-location.js";
 import { builtInReader } from "../reader/formats/registry.js";
 import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
@@ -17,13 +18,14 @@ import type { CliIO } from "./io.js";
 import type { EmbedChoice } from "./models.js";
 import type { Progress } from "./progress.js";
 import { countSkipped, noDocuments } from "./read-report.js";
+import { storeFlag } from "./store-flag.js";
 import { UsageError } from "./usage-error.js";
 import { userCacheDir } from "./user-cache-dir.js";
 import type { WalkFlags } from "./walk-flags.js";
 
 /** What opening the index found and cost; `--json` prints it. */
 export interface IndexStats {
-  /** Absolute path of the cache folder. */
+  /** Absolute path of the cache folder, or the PostgreSQL URL without its password. */
   cacheDir: string;
   /** Documents read. */
   files: number;
@@ -76,6 +78,8 @@ export interface OpenIndexOptions {
   paths: string[];
   walk: WalkFlags;
   cacheDir: string | undefined;
+  /** `--store`: a folder or a PostgreSQL URL (see store-flag.ts). */
+  store?: string | undefined;
   embed: EmbedChoice;
   rebuild: boolean;
   io: CliIO;
@@ -85,7 +89,7 @@ export interface OpenIndexOptions {
 
 /** The documents read for an index, with what building it needs. */
 export interface IndexRead {
-  /** The cache folder the index is kept in. */
+  /** The cache folder the index is kept in, or its PostgreSQL URL (printed only through `storeLabel`). */
   folder: string;
   embedModel: Embedder;
   /** Its label for the progress line (`hashing`, the spec as given). */
@@ -106,7 +110,8 @@ export interface IndexRead {
 export async function readIndexDocuments({
   paths,
   walk,
-  cacheDir,
+  cacheDir: cacheDirFlag,
+  store,
   embed,
   rebuild,
   io,
@@ -119,10 +124,12 @@ export async function readIndexDocuments({
   // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
   // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
   const given = paths.map((path) => sourcePath(path, io.cwd));
+  const { url, cacheDir } = storeFlag(store, cacheDirFlag);
   const folder =
-    cacheDir === undefined
+    url ??
+    (cacheDir === undefined
       ? await writableCacheDir(await defaultCacheDir(paths, io.cwd), io)
-      : resolve(io.cwd, cacheDir);
+      : resolve(io.cwd, cacheDir));
   const embedModel = embed.create();
   // Files the stored index holds with the same size and modification time are listed, not read.
   const stored = rebuild ? undefined : await storedSources(folder, embedModel, signal, io);
@@ -146,7 +153,7 @@ export async function readIndexDocuments({
   const documents = read.documents;
   if (documents.length === 0) throw noDocuments(paths, skipped);
   const stats = (build: IndexBuildStats) => ({
-    cacheDir: folder,
+    cacheDir: storeLabel(folder),
     files: documents.length,
     formats: read.formats,
     skipped,
@@ -252,7 +259,7 @@ async function storedSources(
   } catch (error) {
     if (!isOtherIndexVersion(error)) throw error;
     io.stderr.write(
-      `ragsynth: the cached index in ${folder} was written by another ragsynth version (another index format); rebuilding it.\n`,
+      `ragsynth: the cached index in ${storeLabel(folder)} was written by another ragsynth version (another index format); rebuilding it.\n`,
     );
     return "other-version";
   }

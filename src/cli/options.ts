@@ -94,6 +94,12 @@ export const OPTIONS = {
     value: "<dir>",
     description: "Where the index is kept (default .ragsynth/ next to the documents)",
   },
+  store: {
+    type: "string",
+    value: "<dir|postgres://…>",
+    description:
+      "Keep the index in this folder (as --cache-dir) or in PostgreSQL (postgres://user:password@host/db?schema=name, shared by many machines; needs npm i pg). Default RAGSYNTH_STORE",
+  },
   rebuild: { type: "boolean", description: "Ignore the cached index and build it again" },
   include: {
     type: "string",
@@ -220,6 +226,7 @@ const WINDOW = ["context-window", "num-output"] as const satisfies Names;
 const RETRIEVAL = ["query", "mode", ...SEARCH, "vision", ...WINDOW] as const satisfies Names;
 const INDEX = [
   "cache-dir",
+  "store",
   "rebuild",
   "include",
   "exclude",
@@ -250,6 +257,7 @@ export const COMMAND_OPTIONS = {
   index: ["embed", ...INDEX, ...ALWAYS],
   batch: [
     "index",
+    "store",
     "out",
     "redis",
     "queue",
@@ -280,6 +288,7 @@ export const COMMAND_OPTIONS = {
     "embed",
     "allow-llm",
     "index-root",
+    "store",
     "concurrency",
     "lock-duration",
     ...ALWAYS,

@@ -1,3 +1,5 @@
+import { hideUrlPasswords } from "../errors/scrub-secrets.js";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import type { ResponseMode } from "../synthesizer/types.js";
 import { nonNegativeNumber, positiveInteger, responseModes } from "./option-values.js";
 import { UsageError } from "./usage-error.js";
@@ -7,6 +9,8 @@ export interface BatchOptions {
   /** The questions JSONL; undefined with `--status`. */
   input: string | undefined;
   index: string | undefined;
+  /** `--store`, else `RAGSYNTH_STORE`: a PostgreSQL URL every question is answered from (instead of `--index`). */
+  store: string | undefined;
   out: string | undefined;
   /** `--redis`, else `RAGSYNTH_REDIS_URL`: the BullMQ backend; undefined means embedded. */
   redis: string | undefined;
@@ -46,6 +50,8 @@ export interface WorkerOptions {
   allowLLM: string[];
   /** `--index-root`: indexes are opened only under these folders (default: the current folder). */
   indexRoots: string[];
+  /** `--store`, else `RAGSYNTH_STORE`: a PostgreSQL URL every job is answered from, whatever the job names. */
+  store: string | undefined;
   concurrency: number;
   lockDurationMs: number | undefined;
   verbose: boolean;
@@ -75,6 +81,17 @@ export function parseBatchArgs(
   const embed = text("embed") ?? (env.RAGSYNTH_EMBED?.trim() || undefined);
   const redis = text("redis") ?? (env.RAGSYNTH_REDIS_URL?.trim() || undefined);
   const concurrency = positiveInteger("--concurrency", text("concurrency")) ?? 4;
+  // RAGSYNTH_STORE counts here only as a URL (a folder there is for ask, plan and index).
+  const fromEnv = env.RAGSYNTH_STORE?.trim();
+  const store = text("store") ?? (fromEnv && isPostgresUrl(fromEnv) ? fromEnv : undefined);
+  if (store !== undefined && !isPostgresUrl(store)) {
+    throw new UsageError(
+      `${command} --store takes a PostgreSQL URL, got ${hideUrlPasswords(store)}.`,
+      command === "batch"
+        ? "Pass the folder of a SQLite index with --index instead."
+        : "Name the folders of SQLite indexes with --index-root instead.",
+    );
+  }
   if (command === "worker") {
     if (positionals.length > 0) throw new UsageError(`worker takes no files, got ${positionals.join(" ")}.`);
     if (!redis) {
@@ -92,6 +109,7 @@ export function parseBatchArgs(
         embed,
         allowLLM: list("allow-llm"),
         indexRoots: list("index-root"),
+        store,
         concurrency,
         lockDurationMs: positiveInteger("--lock-duration", text("lock-duration")),
         verbose: values.verbose === true,
@@ -108,9 +126,15 @@ export function parseBatchArgs(
       "Example: ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl",
     );
   }
-  if (!status && (!text("index") || !text("out"))) {
+  if (store && redis && !status) {
     throw new UsageError(
-      `batch needs ${!text("index") ? "--index <dir> (the folder ragsynth index wrote)" : "--out <answers.jsonl>"}.`,
+      "batch --store with --redis: the workers answer the jobs, and a job never names the store.",
+      "Start each worker with --store <the URL> instead: batch --store answers in this process only.",
+    );
+  }
+  if (!status && ((!text("index") && !store) || !text("out"))) {
+    throw new UsageError(
+      `batch needs ${!text("index") && !store ? "--index <dir> (the folder ragsynth index wrote) or --store <postgres://…>" : "--out <answers.jsonl>"}.`,
       "Example: ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl",
     );
   }
@@ -121,6 +145,7 @@ export function parseBatchArgs(
     options: {
       input: positionals[0],
       index: text("index"),
+      store,
       out: text("out"),
       redis,
       queue: text("queue"),

@@ -25,6 +25,7 @@ export function commonFlags(values: Values, env: Env, paths: string[]): CommonOp
     paths,
     walk: walkFlags(values),
     cacheDir: stringValue(values["cache-dir"]),
+    store: stringValue(values.store) ?? nonEmpty(env.RAGSYNTH_STORE),
     embed: stringValue(values.embed) ?? nonEmpty(env.RAGSYNTH_EMBED),
     rebuild: values.rebuild === true,
     timeoutMs: timeoutMs(stringValue(values.timeout)),

@@ -11,6 +11,8 @@ export interface CommonOptions {
   /** `--include`, `--exclude`, `--no-ignore`, `--hidden`, `--follow-symlinks`: how folders are walked. */
   walk: WalkFlags;
   cacheDir: string | undefined;
+  /** `--store`, else `RAGSYNTH_STORE`: a folder (as `--cache-dir`) or a PostgreSQL URL the index is kept in. */
+  store: string | undefined;
   /** `--embed`, else `RAGSYNTH_EMBED`; undefined means the offline default. */
   embed: string | undefined;
   rebuild: boolean;

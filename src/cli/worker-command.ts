@@ -26,7 +26,11 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
   const cli = createCliProcessors({
     env: io.env,
     store,
-    redact: createRedactor([...cliSecrets(io.env), ...urlCredentials(options.redis)]),
+    redact: createRedactor([
+      ...cliSecrets(io.env),
+      ...urlCredentials(options.redis),
+      ...(options.store ? urlCredentials(options.store) : []),
+    ]),
     models: SPEC_MODELS,
     moreProcessors: EVAL_PROCESSORS,
     trust: {
@@ -36,6 +40,7 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
       embed: options.embed ?? null,
       indexRoots:
         options.indexRoots.length > 0 ? options.indexRoots.map((root) => resolve(io.cwd, root)) : [io.cwd],
+      store: options.store,
     },
   });
   const worker = await startBatchWorker({

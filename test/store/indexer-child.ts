@@ -3,8 +3,9 @@
 //   index <dir> <documents> <lines>: indexes once (slowly: each embedding call waits), prints a line per committed
 //     group and, at the end, the build's stats as JSON.
 //   churn <dir>: rewrites documents with new words until killed, printing a line per committed write.
-//   ask <dir>: asks (BM25 over the store, one snapshot each) until it has seen 3 committed states of the documents,
-//     then prints {asks, torn, states} as JSON; `torn` counts asks whose statistics disagreed with their rows.
+//   ask <dir> [askers]: asks (BM25 over the store, one snapshot each; `askers` loops at once) until it has seen 3
+//     committed states of the documents, then prints {asks, torn, states} as JSON; `torn` counts asks whose
+//     statistics disagreed with their rows.
 import { setTimeout as sleep } from "node:timers/promises";
 import { openStoreAt } from "../../src/index-store/store-location.js";
 import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
@@ -62,26 +63,32 @@ if (mode === "index") {
   });
   process.stdout.write(`${JSON.stringify(index.buildStats)}\n`);
 } else if (mode === "ask") {
+  // ask <dir|url> [askers]: `askers` loops at once in this process, each on its own snapshots.
   const store = await openStoreAt(dir);
   const search = createStoreLexicalSearch(store);
   const states = new Set<string>();
   let asks = 0;
   let torn = 0;
-  while (states.size < 3 && asks < 1_000_000) {
-    const seen = await store.read(async () => {
-      const sources = await store.sources();
-      return {
-        hits: (await search.search("zebra3 document line", { topK: 4 })).length,
-        documents: (await store.statistics()).documents,
-        sourceChunks: sources.reduce((sum, source) => sum + source.chunkCount, 0),
-        state: sources.map((source) => source.contentHash).join(),
-      };
-    });
-    if (seen.documents !== seen.sourceChunks || seen.hits !== 4) torn++;
-    states.add(seen.state);
-    asks++;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const askers = Number(process.argv[4] ?? "1");
+  const deadline = Date.now() + 60_000;
+  const loop = async () => {
+    while (states.size < 3 && asks < 1_000_000 && Date.now() < deadline) {
+      const seen = await store.read(async () => {
+        const sources = await store.sources();
+        return {
+          hits: (await search.search("zebra3 document line", { topK: 4 })).length,
+          documents: (await store.statistics()).documents,
+          sourceChunks: sources.reduce((sum, source) => sum + source.chunkCount, 0),
+          state: sources.map((source) => source.contentHash).join(),
+        };
+      });
+      if (seen.documents !== seen.sourceChunks || seen.hits !== 4) torn++;
+      states.add(seen.state);
+      asks++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  await Promise.all(Array.from({ length: askers }, loop));
   await store.close();
   process.stdout.write(`${JSON.stringify({ asks, torn, states: states.size })}\n`);
 } else {
