@@ -114,6 +114,9 @@ export async function openRetrieval(
   const opened = await openIndex({ ...options, embed: embedChoice, io, signal, progress });
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
+  // A PostgreSQL store without pgvector: dense search works, but reads every vector (said once, not hidden).
+  if (opened.index.storeNotice && options.retrieval !== "lexical")
+    io.stderr.write(`ragsynth: note: ${opened.index.storeNotice}\n`);
   const postprocessors = buildPostprocessors(options, opened.index.queryEmbedModel);
   // Images pass one checked door, and only when some node is or references one (no postprocessor, and no step-listing
   // line, for text-only corpora). Local files go to a model's server only with --vision: a visible choice.

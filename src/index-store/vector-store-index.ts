@@ -19,7 +19,7 @@ import type {
   FromDocumentsOptions,
   IndexBuildStats,
 } from "./build-index-options.js";
-import { checkEmbedModel, withDefaultEmbedModel } from "./check-embed-model.js";
+import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
@@ -299,6 +299,14 @@ export class VectorStoreIndex {
     const chunks = (await store.statistics()).documents;
     const stats = { chunks, embedded: 0, reused: chunks, sources: diffSources([], []) };
     return new VectorStoreIndex(embedModel, { store, hasImages: await store.hasImages() }, stats);
+  }
+
+  /**
+   * What the store says a user should know, for an index whose queries it serves: a PostgreSQL store without
+   * pgvector (while the embedding model's vectors are stored) ranks dense queries by reading every vector.
+   */
+  get storeNotice(): string | undefined {
+    return this.#store && storesVectors(this.embedModel) ? this.#store.notice : undefined;
   }
 
   /**

@@ -128,6 +128,8 @@ export interface IndexStore {
   denseTopK?(query: Float32Array, topK: number): Promise<ScoredKey[] | undefined>;
   /** Whether any chunk is or references an image. */
   hasImages(): Promise<boolean>;
+  /** What a user should know about this store, when anything (PostgreSQL without pgvector: dense search in JS). */
+  readonly notice?: string | undefined;
   /** A synchronous view of the same store, for an embedded engine (SQLite); absent on a server. */
   readonly sync?: SyncIndexStore;
   close(): Promise<void>;

@@ -59,6 +59,11 @@ export class PostgresIndexStore implements IndexStore {
     return this.#pgvector;
   }
 
+  get notice(): string | undefined {
+    if (this.#pgvector.available) return undefined;
+    return `pgvector is not available in ${this.location} (${this.#pgvector.reason}): dense search reads every stored vector and ranks them exactly in JS. Install the extension (CREATE EXTENSION vector) for dense search in SQL.`;
+  }
+
   /**
    * Prepares the schema on `pool` (creating its tables, emptying one of another layout version, under the advisory
    * lock) and opens the store. pgvector is used when `CREATE EXTENSION vector` succeeds (or it is there already).
