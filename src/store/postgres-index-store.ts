@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type {
-  ChunkInput,
   IndexStore,
   LexicalStatistics,
   ScoredKey,
@@ -10,27 +9,19 @@ import type {
   StoreMeta,
   TermPostings,
 } from "./index-store.js";
-import { damaged, decodeNode, encodeNode } from "./node-row.js";
+import { damaged, decodeNode } from "./node-row.js";
 import {
-  POSTGRES_STORE_VERSION,
-  postgresSchema,
-  postgresVectorColumn,
-  quoteIdentifier,
-} from "./postgres-schema.js";
+  layoutState,
+  type PgvectorStatus,
+  type PostgresClient,
+  type PostgresPool,
+  prepareLayout,
+} from "./postgres-layout.js";
+import { quoteIdentifier } from "./postgres-schema.js";
+import { insertEdit, removeChunks, vectorLiteral } from "./postgres-writes.js";
+import { storeMetaOf } from "./store-meta.js";
 
-/** What the store needs of a connection: `pg`'s `PoolClient`, or PGlite. */
-export interface PostgresClient {
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-}
-
-/** What the store needs of a pool: `pg`'s `Pool` (or an adapter of PGlite). */
-export interface PostgresPool extends PostgresClient {
-  connect(): Promise<PostgresClient & { release(error?: Error | boolean): void }>;
-  end(): Promise<void>;
-}
-
-/** How the store found pgvector: installed (dense search in SQL) or not (with the reason, for the notice). */
-export type PgvectorStatus = { available: true } | { available: false; reason: string };
+export type { PgvectorStatus, PostgresClient, PostgresPool } from "./postgres-layout.js";
 
 /**
  * {@link IndexStore} on PostgreSQL: the SQLite store's tables in one schema, BM25 computed in SQL, every write one
@@ -80,26 +71,7 @@ export class PostgresIndexStore implements IndexStore {
       return store;
     }
     await store.#writing(async (client) => {
-      const s = quoteIdentifier(schema);
-      store.#pgvector = await enablePgvector(client);
-      await client.query(postgresSchema(schema));
-      const version = await client.query(`SELECT value FROM ${s}.meta WHERE key = 'layout'`);
-      const found = version.rows[0]?.value;
-      if (found !== String(POSTGRES_STORE_VERSION)) {
-        if (found !== undefined) {
-          await client.query(`DROP SCHEMA ${s} CASCADE`);
-          await client.query(postgresSchema(schema));
-        }
-        await client.query(`INSERT INTO ${s}.meta (key, value) VALUES ('layout', $1)`, [
-          String(POSTGRES_STORE_VERSION),
-        ]);
-      }
-      if (store.#pgvector.available && !(await hasVectorColumn(client, schema))) {
-        await client.query(postgresVectorColumn(schema));
-        // Vectors written before pgvector came have no vector value: the index is rebuilt (its meta forgotten).
-        const old = await client.query(`SELECT 1 FROM ${s}.vectors LIMIT 1`);
-        if (old.rows.length > 0) await client.query(`DELETE FROM ${s}.meta WHERE key <> 'layout'`);
-      }
+      store.#pgvector = await prepareLayout(client, schema);
     });
     return store;
   }
@@ -115,32 +87,12 @@ export class PostgresIndexStore implements IndexStore {
 
   async meta(): Promise<StoreMeta | undefined> {
     const rows = await this.#query(`SELECT key, value FROM ${this.#t}.meta`);
-    const values = new Map(rows.map((row) => [row.key as string, row.value as string]));
-    const embedderId = values.get("embedderId");
-    if (embedderId === undefined) return undefined;
-    return {
-      embedderId,
-      storeVectors: values.get("storeVectors") === "1",
-      analyzer: Number(values.get("analyzer")),
-    };
+    return storeMetaOf(new Map(rows.map((row) => [row.key as string, row.value as string])));
   }
 
   async read<T>(read: () => Promise<T>): Promise<T> {
     if (this.#transaction.getStore()) return read();
-    const client = await this.#pool.connect();
-    let failed: Error | undefined;
-    try {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const result = await this.#transaction.run({ client, writes: false }, read);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      failed = error as Error;
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release(failed !== undefined && isConnectionError(failed));
-    }
+    return this.#transactionOn(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], false, read);
   }
 
   replacing<T>(work: () => Promise<T>): Promise<T> {
@@ -152,13 +104,25 @@ export class PostgresIndexStore implements IndexStore {
     const open = this.#transaction.getStore();
     if (open?.writes) return work(open.client);
     if (open) throw new Error("A write inside a read snapshot of the PostgreSQL index (a ragsynth bug).");
+    // Writers of this index take turns (until their commit), so no two interleave their statistics updates.
+    const lock = { text: "SELECT pg_advisory_xact_lock(hashtext($1))", values: [this.#lockKey] };
+    return this.#transactionOn(["BEGIN", lock], true, work);
+  }
+
+  /** Runs `work` in a transaction begun by `begin` on a connection of its own, which calls inside it then use. */
+  async #transactionOn<T>(
+    begin: readonly (string | { text: string; values: unknown[] })[],
+    writes: boolean,
+    work: (client: PostgresClient) => Promise<T>,
+  ): Promise<T> {
     const client = await this.#pool.connect();
     let failed: Error | undefined;
     try {
-      await client.query("BEGIN");
-      // Writers of this index take turns (until their commit), so no two interleave their statistics updates.
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [this.#lockKey]);
-      const result = await this.#transaction.run({ client, writes: true }, () => work(client));
+      for (const statement of begin) {
+        if (typeof statement === "string") await client.query(statement);
+        else await client.query(statement.text, statement.values);
+      }
+      const result = await this.#transaction.run({ client, writes }, () => work(client));
       await client.query("COMMIT");
       return result;
     } catch (error) {
@@ -222,13 +186,14 @@ export class PostgresIndexStore implements IndexStore {
           [ids],
         );
         for (const row of rows.rows) freed.add(row.content_hash as string);
-        await this.#removeChunks(
+        await removeChunks(
           client,
+          this.#t,
           rows.rows.map((row) => row.key as number),
         );
         await client.query(`DELETE FROM ${this.#t}.sources WHERE id = ANY($1::text[])`, [ids]);
       }
-      for (const edit of edits) await this.#insert(client, edit);
+      for (const edit of edits) await insertEdit(client, this.#t, edit, this.#pgvector.available);
       if (freed.size > 0) {
         await client.query(
           `DELETE FROM ${this.#t}.vectors v WHERE v.content_hash = ANY($1::text[])
@@ -393,200 +358,6 @@ export class PostgresIndexStore implements IndexStore {
       contentHash: row.content_hash as string,
     };
   }
-
-  /** Deletes these chunks with their postings, keeping `terms.df` and the statistics exact. */
-  async #removeChunks(client: PostgresClient, keys: readonly number[]): Promise<void> {
-    if (keys.length === 0) return;
-    const t = this.#t;
-    await client.query(
-      `UPDATE ${t}.terms t SET df = t.df - p.n
-       FROM (SELECT term_id, count(*)::int AS n FROM ${t}.postings WHERE chunk = ANY($1::int[]) GROUP BY term_id) p
-       WHERE t.id = p.term_id`,
-      [keys],
-    );
-    await client.query(
-      `DELETE FROM ${t}.terms WHERE df <= 0 AND id IN (SELECT term_id FROM ${t}.postings WHERE chunk = ANY($1::int[]))`,
-      [keys],
-    );
-    await client.query(`DELETE FROM ${t}.postings WHERE chunk = ANY($1::int[])`, [keys]);
-    await client.query(
-      `WITH gone AS (DELETE FROM ${t}.chunks WHERE key = ANY($1::int[]) RETURNING length)
-       UPDATE ${t}.stats SET documents = documents - (SELECT count(*) FROM gone),
-         total_length = total_length - (SELECT coalesce(sum(length), 0) FROM gone) WHERE id = 0`,
-      [keys],
-    );
-  }
-
-  async #insert(client: PostgresClient, { source, chunks: given }: SourceEdit): Promise<void> {
-    const t = this.#t;
-    // A node id is one chunk: a later chunk with the same id replaces an earlier one, and one that another
-    // document held (not expected: ids are `<file>#<n>`) moves here.
-    const last = new Map(given.map((chunk, position) => [chunk.node.id, position]));
-    const chunks = given.flatMap((chunk, position) =>
-      last.get(chunk.node.id) === position ? [{ chunk, position }] : [],
-    );
-    if (source !== null) {
-      await client.query(
-        `INSERT INTO ${t}.sources (id, position, content_hash, size, last_modified_at, reader, chunk_count)
-         VALUES ($1, (SELECT coalesce(max(position), -1) + 1 FROM ${t}.sources), $2, $3, $4, $5, $6)`,
-        [
-          source.id,
-          source.contentHash,
-          source.size ?? null,
-          source.lastModifiedAt ?? null,
-          source.reader ?? null,
-          given.length,
-        ],
-      );
-    }
-    if (chunks.length === 0) return;
-    const nodeIds = chunks.map(({ chunk }) => chunk.node.id);
-    const taken = await client.query(`SELECT key FROM ${t}.chunks WHERE node_id = ANY($1::text[])`, [
-      nodeIds,
-    ]);
-    await this.#removeChunks(
-      client,
-      taken.rows.map((row) => row.key as number),
-    );
-    const inserted = await client.query(
-      `INSERT INTO ${t}.chunks (node_id, source_id, position, content_hash, length, is_image, node)
-       SELECT x.node_id, $2, x.position, x.content_hash, x.length, x.is_image, x.node
-       FROM unnest($1::text[], $3::int[], $4::text[], $5::int[], $6::bool[], $7::bytea[])
-         WITH ORDINALITY AS x(node_id, position, content_hash, length, is_image, node, n)
-       ORDER BY x.n
-       RETURNING key, node_id`,
-      [
-        nodeIds,
-        source?.id ?? null,
-        chunks.map(({ position }) => position),
-        chunks.map(({ chunk }) => chunk.contentHash),
-        chunks.map(({ chunk }) => chunk.terms.length),
-        chunks.map(({ chunk }) => chunk.holdsImage),
-        chunks.map(({ chunk }) => encodeNode(chunk.node)),
-      ],
-    );
-    const keyOf = new Map(inserted.rows.map((row) => [row.node_id as string, row.key as number]));
-    await this.#insertPostings(client, chunks, keyOf);
-    const withVectors = chunks.filter(({ chunk }) => chunk.embedding !== undefined);
-    if (withVectors.length > 0) await this.#insertVectors(client, withVectors);
-    const totalLength = chunks.reduce((sum, { chunk }) => sum + chunk.terms.length, 0);
-    await client.query(
-      `UPDATE ${t}.stats SET documents = documents + $1, total_length = total_length + $2 WHERE id = 0`,
-      [chunks.length, totalLength],
-    );
-  }
-
-  /** Every chunk's postings in one statement, adding to each term's document frequency once per chunk. */
-  async #insertPostings(
-    client: PostgresClient,
-    chunks: readonly { chunk: ChunkInput }[],
-    keyOf: ReadonlyMap<string, number>,
-  ): Promise<void> {
-    const terms: string[] = [];
-    const keys: number[] = [];
-    const frequencies: number[] = [];
-    const lengths: number[] = [];
-    for (const { chunk } of chunks) {
-      const counts = new Map<string, number>();
-      for (const term of chunk.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      for (const [term, tf] of counts) {
-        terms.push(term);
-        keys.push(keyOf.get(chunk.node.id) as number);
-        frequencies.push(tf);
-        lengths.push(chunk.terms.length);
-      }
-    }
-    if (terms.length === 0) return;
-    const t = this.#t;
-    await client.query(
-      `WITH x AS (
-         SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[]) AS x(term, chunk, tf, length)
-       ), added AS (
-         INSERT INTO ${t}.terms (term, df) SELECT term, count(*) FROM x GROUP BY term
-         ON CONFLICT (term) DO UPDATE SET df = ${t}.terms.df + excluded.df
-         RETURNING id, term
-       )
-       INSERT INTO ${t}.postings (term_id, chunk, tf, length)
-       SELECT added.id, x.chunk, x.tf, x.length FROM x JOIN added ON added.term = x.term`,
-      [terms, keys, frequencies, lengths],
-    );
-  }
-
-  async #insertVectors(client: PostgresClient, chunks: readonly { chunk: ChunkInput }[]): Promise<void> {
-    const hashes = chunks.map(({ chunk }) => chunk.contentHash);
-    const vectors = chunks.map(({ chunk }) => chunk.embedding as Float32Array);
-    const blobs = vectors.map((vector) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
-    if (this.pgvector.available) {
-      await client.query(
-        `INSERT INTO ${this.#t}.vectors (content_hash, embedding, embedding_vector)
-         SELECT h, e, v::vector FROM unnest($1::text[], $2::bytea[], $3::text[]) AS x(h, e, v)
-         ON CONFLICT (content_hash) DO NOTHING`,
-        [hashes, blobs, vectors.map(vectorLiteral)],
-      );
-      return;
-    }
-    await client.query(
-      `INSERT INTO ${this.#t}.vectors (content_hash, embedding)
-       SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (content_hash) DO NOTHING`,
-      [hashes, blobs],
-    );
-  }
-}
-
-/**
- * Whether pgvector can be used: it is installed in the database, or `CREATE EXTENSION vector` succeeds (inside the
- * caller's transaction, in a savepoint, so a failure leaves that transaction usable).
- */
-async function enablePgvector(client: PostgresClient): Promise<PgvectorStatus> {
-  const found = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
-  if (found.rows.length > 0) return { available: true };
-  await client.query("SAVEPOINT pgvector");
-  try {
-    await client.query("CREATE EXTENSION IF NOT EXISTS vector");
-    await client.query("RELEASE SAVEPOINT pgvector");
-    return { available: true };
-  } catch (error) {
-    await client.query("ROLLBACK TO SAVEPOINT pgvector");
-    return { available: false, reason: (error as Error).message };
-  }
-}
-
-/**
- * Whether the schema holds this layout version (and, where pgvector is installed, its vector column): then the store
- * opens without DDL. Reads only the catalog and the meta table.
- */
-async function layoutState(
-  pool: PostgresPool,
-  schema: string,
-): Promise<{ ready: false } | { ready: true; pgvector: PgvectorStatus }> {
-  const table = await pool.query("SELECT to_regclass($1) AS meta", [`${quoteIdentifier(schema)}.meta`]);
-  if (table.rows[0]?.meta === null || table.rows[0]?.meta === undefined) return { ready: false };
-  const version = await pool.query(`SELECT value FROM ${quoteIdentifier(schema)}.meta WHERE key = 'layout'`);
-  if (version.rows[0]?.value !== String(POSTGRES_STORE_VERSION)) return { ready: false };
-  const extension = await pool.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
-  if (extension.rows.length === 0) {
-    return {
-      ready: true,
-      pgvector: { available: false, reason: "the extension vector is not installed in this database" },
-    };
-  }
-  return (await hasVectorColumn(pool, schema))
-    ? { ready: true, pgvector: { available: true } }
-    : { ready: false };
-}
-
-async function hasVectorColumn(client: PostgresClient, schema: string): Promise<boolean> {
-  const found = await client.query(
-    `SELECT 1 FROM information_schema.columns
-     WHERE table_schema = $1 AND table_name = 'vectors' AND column_name = 'embedding_vector'`,
-    [schema],
-  );
-  return found.rows.length > 0;
-}
-
-/** A vector as pgvector's text form, `[1,2,3]`. */
-function vectorLiteral(vector: Float32Array): string {
-  return `[${Array.from(vector, (value) => (Number.isFinite(value) ? value : 0)).join(",")}]`;
 }
 
 function toFloat32(blob: Uint8Array): Float32Array {

@@ -16,6 +16,7 @@ import type {
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
 import { SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
 import { SqliteStatements } from "./sqlite-statements.js";
+import { storeMetaOf } from "./store-meta.js";
 
 /** The file an index is kept in, inside its folder: one SQLite database (WAL mode), readable with `sqlite3`. */
 export const SQLITE_INDEX_FILE = "ragsynth-index.sqlite";
@@ -103,14 +104,7 @@ export class SqliteIndexStore implements SyncIndexStore {
 
   meta(): StoreMeta | undefined {
     const rows = this.#sql.meta.all() as { key: string; value: string }[];
-    const values = new Map(rows.map((row) => [row.key, row.value]));
-    const embedderId = values.get("embedderId");
-    if (embedderId === undefined) return undefined;
-    return {
-      embedderId,
-      storeVectors: values.get("storeVectors") === "1",
-      analyzer: Number(values.get("analyzer")),
-    };
+    return storeMetaOf(new Map(rows.map((row) => [row.key, row.value])));
   }
 
   async replacing<T>(work: () => Promise<T>): Promise<T> {

@@ -1,12 +1,11 @@
 // Issue 28, the shared-server half: the index in PostgreSQL (a real server: RAGSYNTH_TEST_POSTGRES_URL, started by
 // .ci/run) ranks as SQLite and the in-memory BM25 do, keeps its statistics exact after any edits, serves many
 // askers from several processes while one indexes, and survives a kill -9 in the middle of indexing.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BENCH_CORPUS } from "../../src/eval/bench-questions.test.util.js";
@@ -14,15 +13,13 @@ import { openStore } from "../../src/index-store/store-index.js";
 import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
 import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../../src/lexical/lexical-tokens.js";
 import { readDocuments } from "../../src/reader/read-documents.js";
-import { TextNode } from "../../src/schema/text-node.js";
-import type { IndexStore, SourceEdit } from "../../src/store/index-store.js";
+import type { IndexStore } from "../../src/store/index-store.js";
 import { openPostgresStore } from "../../src/store/open-postgres-store.js";
+import { sourceEdit } from "../../src/store/source-edit.test.util.js";
 import { createStoreLexicalSearch } from "../../src/store/store-lexical-search.js";
+import { startIndexerChild } from "../store/indexer-child-process.js";
 import { dropSchemas, freshSchemaUrl, postgresConsistency, testPostgresUrl } from "./postgres-test-url.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const TSX = pathToFileURL(path.join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
-const CHILD = fileURLToPath(new URL("../store/indexer-child.ts", import.meta.url));
 const base = testPostgresUrl();
 const schemas: string[] = [];
 const children: ChildProcess[] = [];
@@ -38,23 +35,8 @@ afterAll(async () => {
   if (base) await dropSchemas(base, schemas);
 });
 
-/** Starts the indexer child (test/store/indexer-child.ts); `onLine` gets each line of its stdout. */
 function startChild(args: string[], onLine: (line: string) => void): Promise<number | null> {
-  const child = spawn(process.execPath, ["--import", TSX, CHILD, ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  let buffered = "";
-  child.stdout?.setEncoding("utf8").on("data", (data: string) => {
-    buffered += data;
-    let newline = buffered.indexOf("\n");
-    while (newline !== -1) {
-      onLine(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-      newline = buffered.indexOf("\n");
-    }
-  });
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal ? null : code)));
+  return startIndexerChild(args, onLine, children);
 }
 
 /** `got` ranks as `expected`: the same ids at each rank, or, where they differ, the same score (a tie). */
@@ -162,14 +144,14 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
           for (const action of steps) {
             if (action.kind === "write") {
               documents.set(action.id, action.texts);
-              await edited.write([edit(action.id, action.texts)]);
+              await edited.write([sourceEdit(action.id, action.texts)]);
             } else {
               documents.delete(action.id);
               await edited.write([], [action.id]);
             }
           }
           await rebuilt.reset(META);
-          await rebuilt.write([...documents].map(([id, texts]) => edit(id, texts)));
+          await rebuilt.write([...documents].map(([id, texts]) => sourceEdit(id, texts)));
           expect(await contentOf(edited)).toEqual(await contentOf(rebuilt));
           const consistency = await postgresConsistency(base as string, schemaOf(edited));
           expect(consistency.dfMismatches).toBe(0);
@@ -253,19 +235,6 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
 
 const WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"];
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER };
-
-function edit(id: string, texts: readonly string[]): SourceEdit {
-  return {
-    source: { id, contentHash: `hash-of-${texts.join("|")}` },
-    chunks: texts.map((text, index) => ({
-      node: new TextNode({ id: `${id}#${index}`, text }),
-      contentHash: `chunk-${text}`,
-      terms: lexicalDocumentTerms(text),
-      embedding: Float32Array.from([text.length, index + 1]),
-      holdsImage: false,
-    })),
-  };
-}
 
 /** What BM25 reads, by node id and term (keys differ between stores, content must not). */
 async function contentOf(store: IndexStore) {
