@@ -172,10 +172,16 @@ export function readSourcesNow(store: SyncIndexStore): IndexSource[] {
 
 /** The store's documents as `IndexSource`s, with their node ids. */
 export async function readSources(store: IndexStore): Promise<IndexSource[]> {
-  const sources: IndexSource[] = [];
-  for (const { chunkCount: _count, ...source } of await store.sources())
-    sources.push({ ...source, nodeIds: await store.sourceNodeIds(source.id) });
-  return sources;
+  return store.read(async () => {
+    const all = await store.nodeIdsBySource?.();
+    const sources: IndexSource[] = [];
+    for (const { chunkCount: _count, ...source } of await store.sources())
+      sources.push({
+        ...source,
+        nodeIds: all ? (all.get(source.id) ?? []) : await store.sourceNodeIds(source.id),
+      });
+    return sources;
+  });
 }
 
 /** The retriever for one mode over a store: reads the query terms' postings and the best chunks only. */

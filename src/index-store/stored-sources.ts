@@ -1,5 +1,6 @@
 import type { Embedder } from "../embedding/types.js";
 import type { TextNode } from "../schema/text-node.js";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import type { IndexBuildStats } from "./build-index-options.js";
 import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexSource } from "./index-source.js";
@@ -20,7 +21,8 @@ export async function readStoredSources(
 ): Promise<IndexSource[] | undefined> {
   signal?.throwIfAborted();
   const options = withDefaultEmbedModel("documents", [], { embedModel });
-  if (!(await hasStoreAt(cacheDir))) return undefined;
+  // A PostgreSQL store is opened once (its schema is made when missing, as the build would); a folder is looked at.
+  if (!isPostgresUrl(cacheDir) && !(await hasStoreAt(cacheDir))) return undefined;
   const store = await openStoreAt(cacheDir);
   try {
     return sameMeta(await store.meta(), storeMetaFor(options.embedModel))

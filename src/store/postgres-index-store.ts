@@ -176,6 +176,20 @@ export class PostgresIndexStore implements IndexStore {
     return rows.map((row) => row.node_id as string);
   }
 
+  async nodeIdsBySource(): Promise<Map<string, string[]>> {
+    const rows = await this.#query(
+      `SELECT source_id, node_id FROM ${this.#t}.chunks WHERE source_id IS NOT NULL ORDER BY source_id, position`,
+    );
+    const bySource = new Map<string, string[]>();
+    for (const row of rows) {
+      const id = row.source_id as string;
+      let ids = bySource.get(id);
+      if (!ids) bySource.set(id, (ids = []));
+      ids.push(row.node_id as string);
+    }
+    return bySource;
+  }
+
   async write(edits: readonly SourceEdit[], removed: readonly string[] = []): Promise<void> {
     await this.#writing(async (client) => {
       const freed = new Set<string>();
