@@ -1,4 +1,5 @@
 import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import type { ResponseMode } from "../synthesizer/types.js";
 import { nonNegativeNumber, positiveInteger, responseModes } from "./option-values.js";
 import { commonFlags, retrievalFlags, stringValue } from "./query-flags.js";
@@ -80,12 +81,19 @@ export function parseEvalArgs(values: Values, positionals: string[], env: Env): 
       );
     }
   }
+  const common = commonFlags(values, env, paths);
+  if (redis !== undefined && common.store !== undefined && isPostgresUrl(common.store)) {
+    throw new UsageError(
+      "eval --redis with a PostgreSQL --store: the workers answer the jobs, and a job never names the store.",
+      "Start each worker with --store <the URL>, or run the eval in this process (without --redis).",
+    );
+  }
   const modes = responseModes(values.modes);
   const judge = text("judge")?.trim();
   if (judge === "") throw new UsageError("--judge needs a model spec.", "Pass --judge openai:gpt-4o-mini.");
   return {
     questions,
-    ...commonFlags(values, env, paths),
+    ...common,
     query: "",
     ...retrievalFlags(values, env),
     report,
