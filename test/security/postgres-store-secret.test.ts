@@ -4,10 +4,13 @@
 // refuse a --store that is not a URL (a folder goes through --index / --index-root, under their checks).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyExampleDocs, runCli } from "../cli/run-cli.js";
+import { copyExampleDocs, runCli, startCli, waitForOutput } from "../cli/run-cli.js";
 import { dropSchemas, freshSchemaUrl, testPostgresUrl } from "../postgres/postgres-test-url.js";
+import { waitUntil } from "../redis/batch-test-helpers.js";
 import { freePort } from "../redis/redis-server.js";
+import { testRedisUrl } from "../redis/redis-url.js";
 import { hits, writeQuestions } from "./security-helpers.js";
 
 const PASSWORD = "pg-PW-4b8e1f0c2d";
@@ -128,3 +131,67 @@ describe("only the operator chooses the store", () => {
     },
   );
 });
+
+const redisUrl = testRedisUrl() ?? "";
+
+describe.skipIf(!redisUrl || !testPostgresUrl())(
+  "ragsynth worker --store: a queue job cannot choose the index",
+  () => {
+    let worker: ReturnType<typeof startCli> | undefined;
+    let queue: Queue;
+    const queueName = `store-jobs-${process.pid}`;
+    let store: string;
+
+    beforeAll(async () => {
+      store = withPassword(schemaUrl("worker"));
+      // The store holds the example docs; the folder a forged job names holds nothing ragsynth indexed.
+      expect((await runCli(["index", corpus.docs, "--store", store])).code).toBe(0);
+      worker = startCli(["worker", "--redis", redisUrl, "--queue", queueName, "--store", store, "--verbose"]);
+      await waitForOutput(worker.output, (output) => output.stderr.includes("taking jobs"), 60_000);
+      queue = new Queue(queueName, { connection: { url: redisUrl } });
+    }, 120_000);
+
+    afterAll(async () => {
+      worker?.child.kill("SIGKILL");
+      await queue?.obliterate({ force: true }).catch(() => undefined);
+      await queue?.close();
+    });
+
+    const config = (extra: object = {}) => ({
+      index: "/etc",
+      llm: null,
+      embed: null,
+      mode: "compact",
+      topK: 2,
+      contextWindow: null,
+      numOutput: null,
+      concurrency: 1,
+      ...extra,
+    });
+
+    async function settle(jobId: string, jobConfig: object) {
+      const item = { id: jobId, query: "What is compact mode?" };
+      await queue.add(
+        "question",
+        { runId: "store", kind: "question", config: jobConfig, item },
+        { jobId, attempts: 1 },
+      );
+      await waitUntil(async () => ["completed", "failed"].includes(await queue.getJobState(jobId)), 60_000);
+      const job = await queue.getJob(jobId);
+      return { state: await queue.getJobState(jobId), job };
+    }
+
+    it("answers a job naming another index folder from the operator's store", async () => {
+      const { state, job } = await settle("forged-index", config());
+      expect(state, job?.failedReason).toBe("completed");
+      expect(JSON.stringify(job?.returnvalue)).toMatch(/compact/i);
+      expect(hits(worker?.output().stderr ?? "", PASSWORD)).toBe(0);
+    });
+
+    it("fails a job that names a store of its own (invalid_argument)", async () => {
+      const { state, job } = await settle("forged-store", config({ store: "postgres://evil@127.0.0.1:1/x" }));
+      expect(state).toBe("failed");
+      expect(job?.failedReason).toMatch(/^invalid_argument: .*config\.store/);
+    });
+  },
+);
