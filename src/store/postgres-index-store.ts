@@ -183,8 +183,8 @@ export class PostgresIndexStore implements IndexStore {
     const bySource = new Map<string, string[]>();
     for (const row of rows) {
       const id = row.source_id as string;
-      let ids = bySource.get(id);
-      if (!ids) bySource.set(id, (ids = []));
+      const ids = bySource.get(id) ?? [];
+      if (ids.length === 0) bySource.set(id, ids);
       ids.push(row.node_id as string);
     }
     return bySource;
