@@ -18,7 +18,13 @@ import {
   prepareLayout,
 } from "./postgres-layout.js";
 import { quoteIdentifier } from "./postgres-schema.js";
-import { insertEdit, removeChunks, vectorLiteral } from "./postgres-writes.js";
+import {
+  flushPostings,
+  insertEdit,
+  pendingPostings,
+  removeChunks,
+  vectorLiteral,
+} from "./postgres-writes.js";
 import { storeMetaOf } from "./store-meta.js";
 
 export type { PgvectorStatus, PostgresClient, PostgresPool } from "./postgres-layout.js";
@@ -207,7 +213,9 @@ export class PostgresIndexStore implements IndexStore {
         );
         await client.query(`DELETE FROM ${this.#t}.sources WHERE id = ANY($1::text[])`, [ids]);
       }
-      for (const edit of edits) await insertEdit(client, this.#t, edit, this.#pgvector.available);
+      const pending = pendingPostings();
+      for (const edit of edits) await insertEdit(client, this.#t, edit, this.#pgvector.available, pending);
+      await flushPostings(client, this.#t, pending);
       if (freed.size > 0) {
         await client.query(
           `DELETE FROM ${this.#t}.vectors v WHERE v.content_hash = ANY($1::text[])

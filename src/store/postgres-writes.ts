@@ -30,11 +30,30 @@ export async function removeChunks(
   );
 }
 
+/**
+ * The postings and statistics a write has added so far, written once at its end ({@link flushPostings}): a term's
+ * or the statistics' row updated once per edit would grow a chain of row versions inside one transaction (a rebuild
+ * of 295 files spent 9 of its 13 s there).
+ */
+export interface PendingPostings {
+  terms: string[];
+  keys: number[];
+  frequencies: number[];
+  lengths: number[];
+  documents: number;
+  totalLength: number;
+}
+
+export function pendingPostings(): PendingPostings {
+  return { terms: [], keys: [], frequencies: [], lengths: [], documents: 0, totalLength: 0 };
+}
+
 export async function insertEdit(
   client: PostgresClient,
   t: string,
   { source, chunks: given }: SourceEdit,
   pgvector: boolean,
+  pending: PendingPostings,
 ): Promise<void> {
   // A node id is one chunk: a later chunk with the same id replaces an earlier one, and one that another
   // document held (not expected: ids are `<file>#<n>`) moves here.
@@ -59,11 +78,9 @@ export async function insertEdit(
   if (chunks.length === 0) return;
   const nodeIds = chunks.map(({ chunk }) => chunk.node.id);
   const taken = await client.query(`SELECT key FROM ${t}.chunks WHERE node_id = ANY($1::text[])`, [nodeIds]);
-  await removeChunks(
-    client,
-    t,
-    taken.rows.map((row) => row.key as number),
-  );
+  const takenKeys = taken.rows.map((row) => row.key as number);
+  await removeChunks(client, t, takenKeys);
+  dropPending(pending, takenKeys);
   const inserted = await client.query(
     `INSERT INTO ${t}.chunks (node_id, source_id, position, content_hash, length, is_image, node)
      SELECT x.node_id, $2, x.position, x.content_hash, x.length, x.is_image, x.node
@@ -82,27 +99,32 @@ export async function insertEdit(
     ],
   );
   const keyOf = new Map(inserted.rows.map((row) => [row.node_id as string, row.key as number]));
-  await insertPostings(client, t, chunks, keyOf);
+  addPostings(pending, chunks, keyOf);
   const withVectors = chunks.filter(({ chunk }) => chunk.embedding !== undefined);
   if (withVectors.length > 0) await insertVectors(client, t, withVectors, pgvector);
-  const totalLength = chunks.reduce((sum, { chunk }) => sum + chunk.terms.length, 0);
-  await client.query(
-    `UPDATE ${t}.stats SET documents = documents + $1, total_length = total_length + $2 WHERE id = 0`,
-    [chunks.length, totalLength],
-  );
+  pending.documents += chunks.length;
+  pending.totalLength += chunks.reduce((sum, { chunk }) => sum + chunk.terms.length, 0);
 }
 
-/** Every chunk's postings in one statement, adding to each term's document frequency once per chunk. */
-async function insertPostings(
-  client: PostgresClient,
-  t: string,
+/** Forgets the pending postings of chunks removed again in the same write (their rows are already gone). */
+function dropPending(pending: PendingPostings, keys: readonly number[]): void {
+  if (keys.length === 0) return;
+  const gone = new Set(keys);
+  const kept = pending.keys.flatMap((key, index) => (gone.has(key) ? [] : [index]));
+  if (kept.length === pending.keys.length) return;
+  pending.terms = kept.map((index) => pending.terms[index] as string);
+  pending.frequencies = kept.map((index) => pending.frequencies[index] as number);
+  pending.lengths = kept.map((index) => pending.lengths[index] as number);
+  pending.keys = kept.map((index) => pending.keys[index] as number);
+}
+
+/** Adds the chunks' postings (one per distinct term of a chunk) to the write's pending ones. */
+function addPostings(
+  pending: PendingPostings,
   chunks: readonly { chunk: ChunkInput }[],
   keyOf: ReadonlyMap<string, number>,
-): Promise<void> {
-  const terms: string[] = [];
-  const keys: number[] = [];
-  const frequencies: number[] = [];
-  const lengths: number[] = [];
+): void {
+  const { terms, keys, frequencies, lengths } = pending;
   for (const { chunk } of chunks) {
     const counts = new Map<string, number>();
     for (const term of chunk.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -113,18 +135,38 @@ async function insertPostings(
       lengths.push(chunk.terms.length);
     }
   }
+}
+
+/**
+ * Writes a write's pending postings and statistics: each term's document frequency grows by the chunks that hold it
+ * (one upsert, whose ids the postings then take), and the statistics row once.
+ */
+export async function flushPostings(
+  client: PostgresClient,
+  t: string,
+  pending: PendingPostings,
+): Promise<void> {
+  const { terms, keys, frequencies, lengths } = pending;
+  if (pending.documents !== 0 || pending.totalLength !== 0) {
+    await client.query(
+      `UPDATE ${t}.stats SET documents = documents + $1, total_length = total_length + $2 WHERE id = 0`,
+      [pending.documents, pending.totalLength],
+    );
+  }
   if (terms.length === 0) return;
+  const documentCounts = new Map<string, number>();
+  for (const term of terms) documentCounts.set(term, (documentCounts.get(term) ?? 0) + 1);
+  const added = await client.query(
+    `INSERT INTO ${t}.terms (term, df) SELECT * FROM unnest($1::text[], $2::int[])
+     ON CONFLICT (term) DO UPDATE SET df = ${t}.terms.df + excluded.df
+     RETURNING id, term`,
+    [[...documentCounts.keys()], [...documentCounts.values()]],
+  );
+  const idOf = new Map(added.rows.map((row) => [row.term as string, row.id as number]));
   await client.query(
-    `WITH x AS (
-       SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[]) AS x(term, chunk, tf, length)
-     ), added AS (
-       INSERT INTO ${t}.terms (term, df) SELECT term, count(*) FROM x GROUP BY term
-       ON CONFLICT (term) DO UPDATE SET df = ${t}.terms.df + excluded.df
-       RETURNING id, term
-     )
-     INSERT INTO ${t}.postings (term_id, chunk, tf, length)
-     SELECT added.id, x.chunk, x.tf, x.length FROM x JOIN added ON added.term = x.term`,
-    [terms, keys, frequencies, lengths],
+    `INSERT INTO ${t}.postings (term_id, chunk, tf, length)
+     SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::int[])`,
+    [terms.map((term) => idOf.get(term) as number), keys, frequencies, lengths],
   );
 }
 

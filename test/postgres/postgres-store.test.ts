@@ -13,6 +13,7 @@ import { openStore } from "../../src/index-store/store-index.js";
 import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
 import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../../src/lexical/lexical-tokens.js";
 import { readDocuments } from "../../src/reader/read-documents.js";
+import { TextNode } from "../../src/schema/text-node.js";
 import type { IndexStore } from "../../src/store/index-store.js";
 import { openPostgresStore } from "../../src/store/open-postgres-store.js";
 import { sourceEdit } from "../../src/store/source-edit.test.util.js";
@@ -166,6 +167,40 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       await rebuilt.close();
     }
   }, 120_000);
+
+  it("moves a node id another document of the same write held, keeping the statistics exact", async () => {
+    const moved = await openPostgresStore(schemaUrl("moved").url);
+    const rebuilt = await openPostgresStore(schemaUrl("moved_rebuilt").url);
+    try {
+      const first = sourceEdit("a.md", ["alpha beta", "gamma"]);
+      const second = sourceEdit("b.md", ["delta alpha"]);
+      // b.md's chunk takes the id of a.md's first chunk: the later one wins, as on SQLite.
+      const taken = {
+        ...second,
+        chunks: second.chunks.map((chunk) => ({
+          ...chunk,
+          node: new TextNode({ id: "a.md#0", text: "delta alpha" }),
+        })),
+      };
+      await moved.reset(META);
+      await moved.write([first, taken]);
+      await rebuilt.reset(META);
+      await rebuilt.write([{ ...first, chunks: first.chunks.slice(1) }, taken]);
+      const content = await contentOf(moved);
+      expect(content.statistics).toEqual(await rebuilt.statistics());
+      expect(content.frequencies).toEqual((await contentOf(rebuilt)).frequencies);
+      expect(content.chunks).toEqual(["a.md#0", "a.md#1"]);
+      const consistency = await postgresConsistency(base as string, schemaOf(moved));
+      expect(consistency).toMatchObject({
+        dfMismatches: 0,
+        orphanTerms: 0,
+        statsLength: consistency.chunkLength,
+      });
+    } finally {
+      await moved.close();
+      await rebuilt.close();
+    }
+  });
 
   it("serves 8 askers from 2 processes while one indexer rewrites the index: no error, no torn read", async () => {
     const { url, schema } = schemaUrl("concurrent");
