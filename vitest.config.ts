@@ -30,7 +30,8 @@ export default defineConfig({
     // `npx vitest run --typecheck.only` runs them as vitest tests, reported one by one.
     typecheck: { include: ["test/types/**/*.test-d.ts"], tsconfig: "./tsconfig.test.json" },
     // Starts (or finds) the redis-server the BullMQ tests use; CI=true without one fails the run.
-    globalSetup: ["test/redis/global-setup.ts"],
+    // The same for the PostgreSQL server of the store tests (RAGSYNTH_TEST_POSTGRES_URL).
+    globalSetup: ["test/redis/global-setup.ts", "test/postgres/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -15,8 +15,9 @@ import {
   parseBatchItems,
 } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
-import { hideUrlPassword } from "../errors/scrub-secrets.js";
+import { hideUrlPassword, urlCredentials } from "../errors/scrub-secrets.js";
 import { checkStoredIndex } from "../index-store/store-index.js";
+import { hasStoreAt, storeLabel } from "../index-store/store-location.js";
 import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
 import { questionRunConfig } from "../question-run/question-run-config.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
@@ -68,6 +69,7 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
     allowLLM: options.allowLLM,
     embed: options.embed ?? null,
     indexRoots: [config.index],
+    store: options.store,
   };
   const items = parseBatchItems(decodeBatchInput(bytes), {
     require: ["query"],
@@ -76,7 +78,8 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
       allowedLLM(item.llm, trust, `item "${item.id}"`);
     },
   });
-  await checkIndex(config.index, options.index as string);
+  if (options.store) await checkStore(options.store);
+  else await checkIndex(config.index, options.index as string);
   const runId = options.runId ?? defaultRunId(out);
   let runner: BatchRunner;
   let cache: FileCallCache | undefined;
@@ -100,7 +103,8 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
       );
     }
     runner = createEmbeddedRunner({
-      processors: questionProcessors(io, { store: cache, trust }).processors,
+      processors: questionProcessors(io, { store: cache, trust, secrets: urlCredentials(options.store) })
+        .processors,
       out,
       concurrency: options.concurrency,
       attempts: options.attempts,
@@ -146,11 +150,20 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
   return outcome.progress.failed > 0 ? EXIT_FAILURE : EXIT_OK;
 }
 
+/** A PostgreSQL index without an index in it is one error before anything runs (the server's own errors as they are). */
+async function checkStore(url: string): Promise<void> {
+  if (await hasStoreAt(url)) return;
+  throw new UsageError(
+    `No index in ${storeLabel(url)}.`,
+    "Build one with ragsynth index <folder> --store <the same URL>.",
+  );
+}
+
 /** A wrong `--index` is one error before anything runs or is enqueued, with the command that builds one. */
 async function checkIndex(dir: string, given: string): Promise<void> {
   let found: boolean;
   try {
-    found = checkStoredIndex(dir);
+    found = await checkStoredIndex(dir);
   } catch (error) {
     throw new UsageError(
       `Cannot read the index in ${given} (${(error as Error).message.replace(/\.$/, "")}).`,

@@ -33,9 +33,11 @@ export async function runEvalGenerate(options: EvalOptions, context: CommandCont
         })
       : models.llm;
     const { opened, promptHelper } = await openRetrieval(options, models, context, progress);
+    // Every chunk, read once (a PostgreSQL store has no synchronous read).
+    const nodes = await opened.index.readNodes();
     progress.start(`Writing ${plural(options.count, "question")}`, options.count);
     const { questions, skipped } = await generateQuestions({
-      nodes: opened.index.nodes,
+      nodes,
       llm,
       count: options.count,
       promptHelper,
@@ -48,7 +50,7 @@ export async function runEvalGenerate(options: EvalOptions, context: CommandCont
     if (questions.length < options.count) {
       io.stderr.write(
         `ragsynth: wrote ${plural(questions.length, "question")} of ${options.count}: ` +
-          `${plural(opened.index.nodes.length, "chunk")} to sample from${skipped.length > 0 ? `, ${skipped.length} replies held no question (${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", …" : ""})` : ""}.\n`,
+          `${plural(nodes.length, "chunk")} to sample from${skipped.length > 0 ? `, ${skipped.length} replies held no question (${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", …" : ""})` : ""}.\n`,
       );
     }
     return EXIT_OK;

@@ -1,4 +1,5 @@
 import { isAbsolute, relative } from "node:path";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { formatDuration, plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { chooseEmbedder } from "./models.js";
@@ -30,7 +31,7 @@ export function indexSummary(stats: IndexStats, embedderId: string, cwd: string)
   return (
     `Indexed ${plural(stats.files, "file")}${changes.length > 0 ? ` (${changes.join(", ")})` : ""}: ` +
     `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${stats.embedded} embedded, ${stats.reused} reused, ` : ""}in ${formatDuration(stats.durationMs)}` +
-    ` · cache ${displayPath(stats.cacheDir, cwd)} · ${embedderId}`
+    ` · cache ${isPostgresUrl(stats.cacheDir) ? stats.cacheDir : displayPath(stats.cacheDir, cwd)} · ${embedderId}`
   );
 }
 

@@ -45,17 +45,19 @@ export function createRedactor(secrets: ReadonlyArray<string | undefined>): (tex
 export const SECRET_ENV_VARS = ["OPENAI_API_KEY", "RAGSYNTH_API_KEY"] as const;
 
 /**
- * Every secret the CLI must never print: the API keys in the environment and the passwords of the Redis URLs
- * it was given (`RAGSYNTH_REDIS_URL`, `--redis` in `argv`).
+ * Every secret the CLI must never print: the API keys in the environment and the passwords of the Redis and
+ * PostgreSQL URLs it was given (`RAGSYNTH_REDIS_URL`, `RAGSYNTH_STORE`, `--redis` and `--store` in `argv`).
  */
 export function cliSecrets(
   env: Readonly<Record<string, string | undefined>>,
   argv: readonly string[] = [],
 ): string[] {
-  const redisUrls = [env.RAGSYNTH_REDIS_URL];
+  const redisUrls = [env.RAGSYNTH_REDIS_URL, env.RAGSYNTH_STORE];
   for (const [index, arg] of argv.entries()) {
-    if (arg === "--redis") redisUrls.push(argv[index + 1]);
-    else if (arg.startsWith("--redis=")) redisUrls.push(arg.slice("--redis=".length));
+    for (const flag of ["--redis", "--store"]) {
+      if (arg === flag) redisUrls.push(argv[index + 1]);
+      else if (arg.startsWith(`${flag}=`)) redisUrls.push(arg.slice(flag.length + 1));
+    }
   }
   return [
     ...SECRET_ENV_VARS.map((name) => env[name]).filter((value): value is string => value !== undefined),

@@ -11,6 +11,7 @@ import { userCacheDir } from "../util/user-cache-dir.js";
 import type { CommandContext } from "./io.js";
 import type { EmbedChoice } from "./models.js";
 import type { Progress } from "./progress.js";
+import { storeFlag } from "./store-flag.js";
 import { UsageError } from "./usage-error.js";
 
 export type {
@@ -19,11 +20,13 @@ export type {
 } from "../index-store/folder-index.js";
 export { folderIndexSaved as indexSaved } from "../index-store/folder-index.js";
 
-/** What the commands over documents pass: the paths and walk flags, `--cache-dir`, `--rebuild`, the embedder. */
+/** What the commands over documents pass: the paths and walk flags, `--cache-dir`/`--store`, `--rebuild`, the embedder. */
 export interface IndexFlags {
   paths: string[];
   walk: FolderWalk;
   cacheDir: string | undefined;
+  /** `--store`: a folder or a PostgreSQL URL (see store-flag.ts). */
+  store: string | undefined;
   embed: EmbedChoice;
   rebuild: boolean;
 }
@@ -33,15 +36,17 @@ export interface IndexFlags {
  * mistake on the command line, exit 2), notices and progress on stderr, the user's cache folder as fallback.
  */
 async function folderOptions(
-  { paths, walk, cacheDir, embed, rebuild }: IndexFlags,
+  { paths, walk, embed, rebuild, ...place }: IndexFlags,
   { io, signal }: CommandContext,
   progress: Progress,
 ): Promise<FolderIndexOptions> {
   await checkPaths(paths, io.cwd);
+  const { url, cacheDir } = storeFlag(place.store, place.cacheDir);
   return {
     paths,
     walk,
     cacheDir,
+    store: url,
     embedModel: embed.create(),
     embedLabel: embed.label,
     rebuild,

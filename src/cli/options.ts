@@ -11,6 +11,7 @@ import {
   retrievalMode,
   timeoutMs,
 } from "./option-values.js";
+import { readStore } from "./store-flag.js";
 
 export type CommandName = "ask" | "plan" | "index" | "batch" | "worker" | "eval";
 
@@ -32,10 +33,11 @@ export interface OptionSpec {
   /** The environment variable read when the flag is not given (a blank one counts as not set). */
   env?: string;
   /**
-   * Reads and checks the value: the last one given (undefined when none), or every one of a `multiple` option.
+   * Reads and checks the value: the last one given (undefined when none), or every one of a `multiple` option;
+   * `fromEnv` when it came from {@link OptionSpec.env}.
    * @throws UsageError saying what was expected, what arrived and how to fix it. @default the string as given
    */
-  read?: (raw: never, flag: string, command: CommandName) => unknown;
+  read?: (raw: never, flag: string, command: CommandName, fromEnv: boolean) => unknown;
 }
 
 /** `--top-k` when it is not given. */
@@ -155,6 +157,14 @@ export const OPTIONS = {
     type: "string",
     value: "<dir>",
     description: "Where the index is kept (default .ragsynth/ next to the documents)",
+  },
+  store: {
+    type: "string",
+    value: "<dir|postgres://…>",
+    description:
+      "Keep the index in this folder (as --cache-dir) or in PostgreSQL (postgres://user:password@host/db?schema=name, shared by many machines; needs npm i pg). Default RAGSYNTH_STORE",
+    env: "RAGSYNTH_STORE",
+    read: readStore,
   },
   rebuild: { type: "boolean", description: "Ignore the cached index and build it again" },
   include: {
@@ -299,6 +309,7 @@ const WINDOW = ["context-window", "num-output"] as const satisfies Names;
 const RETRIEVAL = ["query", "mode", ...SEARCH, "vision", ...WINDOW] as const satisfies Names;
 const INDEX = [
   "cache-dir",
+  "store",
   "rebuild",
   "include",
   "exclude",
@@ -329,6 +340,7 @@ export const COMMAND_OPTIONS = {
   index: ["embed", ...INDEX, ...ALWAYS],
   batch: [
     "index",
+    "store",
     "out",
     "redis",
     "queue",
@@ -359,6 +371,7 @@ export const COMMAND_OPTIONS = {
     "embed",
     "allow-llm",
     "index-root",
+    "store",
     "concurrency",
     "lock-duration",
     ...ALWAYS,
@@ -435,7 +448,7 @@ export function readOptions<C extends CommandName>(
         ? given === true
         : ([given].flat().at(-1) ?? fromEnv);
     const key = spec.key ?? name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
-    out[key] = spec.read ? spec.read(raw as never, `--${name}`, command) : raw;
+    out[key] = spec.read ? spec.read(raw as never, `--${name}`, command, given === undefined) : raw;
   }
   return out as CommandValues<C>;
 }

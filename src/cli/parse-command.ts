@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
 import type { FolderWalk } from "../index-store/folder-index.js";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import type { CliIO } from "./io.js";
 import {
@@ -259,9 +260,15 @@ function batchOptions(values: ParsedValues, positionals: string[], env: Env): Ba
       BATCH_EXAMPLE,
     );
   }
-  if (!read.status && (!read.index || !read.out)) {
+  if (read.store && read.redis && !read.status) {
     throw new UsageError(
-      `batch needs ${!read.index ? "--index <dir> (the folder ragsynth index wrote)" : "--out <answers.jsonl>"}.`,
+      "batch --store with --redis: the workers answer the jobs, and a job never names the store.",
+      "Start each worker with --store <the URL> instead: batch --store answers in this process only.",
+    );
+  }
+  if (!read.status && ((!read.index && !read.store) || !read.out)) {
+    throw new UsageError(
+      `batch needs ${!read.index && !read.store ? "--index <dir> (the folder ragsynth index wrote) or --store <postgres://…>" : "--out <answers.jsonl>"}.`,
       BATCH_EXAMPLE,
     );
   }
@@ -321,6 +328,12 @@ function evalOptions(values: ParsedValues, positionals: string[], env: Env): Eva
   const { modes, concurrency, ...read } = withWalk(readOptions("eval", values, env), paths);
   if (read.judge === "")
     throw new UsageError("--judge needs a model spec.", "Pass --judge openai:gpt-4o-mini.");
+  if (!generate && redisFlag !== undefined && read.store !== undefined && isPostgresUrl(read.store)) {
+    throw new UsageError(
+      "eval --redis with a PostgreSQL --store: the workers answer the jobs, and a job never names the store.",
+      "Start each worker with --store <the URL>, or run the eval in this process (without --redis).",
+    );
+  }
   return {
     ...read,
     questions,

@@ -115,6 +115,9 @@ export async function openRetrieval(
   const opened = await openIndex({ ...options, embed: embedChoice }, { io, signal }, progress);
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
+  // A PostgreSQL store without pgvector: dense search works, but reads every vector (said once, not hidden).
+  if (opened.index.storeNotice && options.retrieval !== "lexical")
+    io.stderr.write(`ragsynth: note: ${opened.index.storeNotice}\n`);
   // Local files go to a model's server only with --vision: a visible choice.
   const images = { attach: attachesImages(options.vision, metadata), paths: options.paths, cwd: io.cwd };
   const promptHelper = createPromptHelper(metadata, options.numOutput);

@@ -23,7 +23,7 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
   const store = new RedisCallCache({ client });
   const cli = questionProcessors(io, {
     store,
-    secrets: urlCredentials(options.redis),
+    secrets: [...urlCredentials(options.redis), ...urlCredentials(options.store)],
     trust: {
       command: "worker",
       llm: options.llm ?? null,
@@ -31,6 +31,7 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
       embed: options.embed ?? null,
       indexRoots:
         options.indexRoots.length > 0 ? options.indexRoots.map((root) => resolve(io.cwd, root)) : [io.cwd],
+      store: options.store,
     },
   });
   const worker = await startBatchWorker({

@@ -41,8 +41,14 @@ export interface FromDocumentsOptions extends BuildIndexOptions {
 
 /** Options of {@link VectorStoreIndex.fromDocumentsCached}. */
 export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "cache"> {
-  /** Where the index file lives (`<cacheDir>/ragsynth-index.json.gz`); created when missing. */
-  cacheDir: string;
+  /** The folder the index file lives in (`<cacheDir>/ragsynth-index.sqlite`); created when missing. Needed unless `store` is given. */
+  cacheDir?: string;
+  /**
+   * A PostgreSQL URL to keep the index in instead (`postgres://user:password@host:5432/database?schema=name`; the
+   * schema, `ragsynth` by default, holds one index): one index shared by many machines. Needs the `pg` package.
+   * The password is never printed: the index's location is the URL with `[REDACTED]` in its place.
+   */
+  store?: string;
   /** Ignore the stored index and embed everything again. @default false */
   rebuild?: boolean;
   /**

@@ -10,6 +10,7 @@ import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-option
 import { IndexSaveError } from "./index-save-error.js";
 import type { IndexSource } from "./index-source.js";
 import { isOtherIndexVersion } from "./store-index.js";
+import { storeLabel } from "./store-location.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
@@ -32,7 +33,7 @@ export interface IndexProgress {
 
 /** What opening a folder's index found and cost. */
 export interface FolderIndexStats {
-  /** Absolute path of the cache folder. */
+  /** Absolute path of the cache folder, or the PostgreSQL URL without its password. */
   cacheDir: string;
   /** Documents read. */
   files: number;
@@ -67,6 +68,8 @@ export interface FolderIndexOptions {
   walk: FolderWalk;
   /** Where the index is kept; default `.ragsynth/` beside the documents ({@link defaultCacheDir}). */
   cacheDir: string | undefined;
+  /** A PostgreSQL URL (`postgres://…`) the index is kept in instead of a folder; `cacheDir` is then not used. */
+  store?: string | undefined;
   embedModel: Embedder;
   /** The embedder's name on the progress line (`hashing`, a model spec). */
   embedLabel: string;
@@ -84,6 +87,7 @@ export interface FolderIndexOptions {
 
 /** The documents read for an index, with what building it needs. */
 export interface FolderRead {
+  /** The cache folder, or the PostgreSQL URL (printed only through `storeLabel`). */
   folder: string;
   embedModel: Embedder;
   embedLabel: string;
@@ -128,9 +132,10 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
   const given = paths.map((path) => sourcePath(path, cwd));
   const folder =
-    cacheDir === undefined
+    options.store ??
+    (cacheDir === undefined
       ? await writableCacheDir(await defaultCacheDir(paths, cwd), options)
-      : resolve(cwd, cacheDir);
+      : resolve(cwd, cacheDir));
   // Files the stored index holds with the same size and modification time are listed, not read.
   const stored = options.rebuild ? undefined : await storedSources(folder, options);
   const rebuild = options.rebuild || stored === "other-version";
@@ -153,7 +158,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   const documents = read.documents;
   if (documents.length === 0) throw noDocuments(paths, skipped);
   const stats = (build: IndexBuildStats) => ({
-    cacheDir: folder,
+    cacheDir: storeLabel(folder),
     files: documents.length,
     formats: read.formats,
     skipped,
@@ -323,7 +328,7 @@ async function storedSources(
     if (!isOtherIndexVersion(error)) throw error;
     onNotice?.({
       kind: "other-version",
-      message: `the cached index in ${folder} was written by another ragsynth version (another index format); rebuilding it.`,
+      message: `the cached index in ${storeLabel(folder)} was written by another ragsynth version (another index format); rebuilding it.`,
     });
     return "other-version";
   }

@@ -46,7 +46,7 @@ export async function updateStore(
   // Replacing a stored index (another embedding model, a rebuild) is one transaction: an ask running meanwhile in
   // another process reads the old index whole, never an emptied or half-written one. A first build commits each
   // group of documents, so a killed run keeps them and the next one goes on.
-  const stored = store.meta();
+  const stored = await store.meta();
   const replacing =
     stored !== undefined && (options.rebuild === true || !sameMeta(stored, storeMetaFor(options.embedModel)));
   return replacing
@@ -61,17 +61,17 @@ async function updateInPlace(
 ): Promise<{ stats: IndexBuildStats; wrote: boolean }> {
   const { embedModel } = options;
   const meta = storeMetaFor(embedModel);
-  const stored = store.meta();
+  const stored = await store.meta();
   let previousEmbedModelId: string | undefined;
   let wrote = false;
   if (options.rebuild || !sameMeta(stored, meta)) {
     if (stored && stored.embedderId !== meta.embedderId) previousEmbedModelId = stored.embedderId;
-    store.reset(meta, {
+    await store.reset(meta, {
       keepVectors: !options.rebuild && stored?.embedderId === meta.embedderId && meta.storeVectors,
     });
     wrote = true;
   }
-  const before = new Map(store.sources().map((source) => [source.id, source]));
+  const before = new Map((await store.sources()).map((source) => [source.id, source]));
   const seen = new Set(documents.map((document) => document.id));
   const removed = [...before.keys()].filter((id) => !seen.has(id));
   const sources: IndexBuildStats["sources"] = { added: [], changed: [], unchanged: [], removed };
@@ -82,15 +82,15 @@ async function updateInPlace(
     else pending.push(document);
   }
   if (removed.length > 0) {
-    store.write([], removed);
+    await store.write([], removed);
     wrote = true;
   }
   const counts = await writeDocuments(store, pending, before, sources, options);
   if (pending.length > 0) wrote = true;
   const order = documents.map((document) => document.id);
-  const storedOrder = wrote ? store.sources().map((source) => source.id) : order;
-  if (storedOrder.some((id, index) => id !== order[index])) store.setOrder(order);
-  const chunks = store.statistics().documents;
+  const storedOrder = wrote ? (await store.sources()).map((source) => source.id) : order;
+  if (storedOrder.some((id, index) => id !== order[index])) await store.setOrder(order);
+  const chunks = (await store.statistics()).documents;
   const stats: IndexBuildStats = {
     chunks,
     embedded: counts.embedded,
@@ -131,7 +131,7 @@ async function writeDocuments(
     let vectors = new Map<string, Float32Array>();
     if (keepVectors) {
       const all = chunkLists.flat();
-      vectors = store.vectors([...new Set(all.map((chunk) => chunk.contentHash))]);
+      vectors = await store.vectors([...new Set(all.map((chunk) => chunk.contentHash))]);
       const missing = new Map<string, string>();
       for (const chunk of all) {
         if (!vectors.has(chunk.contentHash)) {
@@ -183,7 +183,7 @@ async function writeDocuments(
         chunks,
       });
     });
-    store.write(edits);
+    await store.write(edits);
     done += group.length;
     options.onLexicalProgress?.({ added: done, total: pending.length });
     group = [];

@@ -13,6 +13,7 @@ const EMBED_BATCH = 256;
  * Dense search over a store: exact cosine of the query with every stored vector, read in batches (a scan of the
  * vectors, not of the chunks' text), then the nodes of the `similarityTopK` best. A store without vectors (the
  * offline HashingEmbedder) embeds every chunk's text on each search: dense search there reads the whole index.
+ * A store that searches vectors in its engine (`denseTopK`: PostgreSQL with pgvector) answers the top k itself.
  */
 export function createStoreDenseRetriever(
   store: IndexStore,
@@ -46,14 +47,26 @@ export function createStoreDenseRetriever(
           scores.push(batchScores[row] as number);
         });
       };
-      if (store.meta()?.storeVectors) {
+      if ((await store.meta())?.storeVectors) {
         // One snapshot for the scan and the chunks it picks, so a concurrent write cannot tear the result.
-        return store.read(() => {
-          for (const batch of store.allVectors()) score(batch.keys, batch.vectors);
+        return store.read(async () => {
+          if (store.denseTopK) {
+            const ranked = await store.denseTopK(Float32Array.from(queryEmbedding), similarityTopK);
+            if (ranked) {
+              const chunks = new Map(
+                (await store.chunks(ranked.map((hit) => hit.key))).map((c) => [c.key, c]),
+              );
+              return ranked.flatMap(({ key, score }) => {
+                const chunk = chunks.get(key);
+                return chunk ? [{ node: chunk.node, score }] : [];
+              });
+            }
+          }
+          for await (const batch of store.allVectors()) score(batch.keys, batch.vectors);
           return best();
         });
       }
-      for (const chunks of store.allChunks(EMBED_BATCH)) {
+      for await (const chunks of store.allChunks(EMBED_BATCH)) {
         signal?.throwIfAborted();
         const texts = chunks.map((chunk) => chunk.node.getContent(MetadataMode.EMBED));
         const vectors = await embedModel.getTextEmbeddings(texts, embedOptions);
@@ -63,10 +76,11 @@ export function createStoreDenseRetriever(
         );
       }
       return best();
-      function best(): NodeWithScore[] {
+      async function best(): Promise<NodeWithScore[]> {
         if (keys.length === 0) return [];
         const { similarities, ids } = selectTopK(scores, similarityTopK);
-        const chunks = new Map(store.chunks(ids.map((id) => keys[id] as number)).map((c) => [c.key, c]));
+        const picked = await store.chunks(ids.map((id) => keys[id] as number));
+        const chunks = new Map(picked.map((c) => [c.key, c]));
         return ids.flatMap((id, rank) => {
           const chunk = chunks.get(keys[id] as number);
           return chunk ? [{ node: chunk.node, score: similarities[rank] as number }] : [];

@@ -9,7 +9,8 @@ import { createLexicalRetriever } from "../lexical/lexical-retriever.js";
 import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
 import { RETRIEVAL_MODES, type Retriever } from "../query-engine/retriever.js";
 import { holdsImage } from "../reader/image-references.js";
-import type { IndexStore, SourceEdit } from "../store/index-store.js";
+import { asyncIndexStore } from "../store/async-index-store.js";
+import type { IndexStore, SourceEdit, SyncIndexStore } from "../store/index-store.js";
 import { OTHER_INDEX_VERSION, openSqliteStore, SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
 import { createStoreLexicalSearch } from "../store/store-lexical-search.js";
 import type { IndexEntry } from "./embed-nodes.js";
@@ -29,15 +30,15 @@ export const INDEX_FILE_NAME = SQLITE_INDEX_FILE;
  * Whether `dir` holds an index ragsynth can read.
  * @throws RagsynthError `index_load` for a folder with only an index of the former format, or a file that is not one
  */
-export function checkStoredIndex(dir: string): boolean {
+export async function checkStoredIndex(dir: string): Promise<boolean> {
   const old = oldFormatError(dir);
   if (old) throw old;
   if (!hasStore(dir)) return false;
   const store = openStore(dir);
   try {
-    return store.meta() !== undefined;
+    return (await store.meta()) !== undefined;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -48,7 +49,7 @@ export function hasStore(dir: string): boolean {
 
 /** Opens the index in `dir`, creating it when missing. */
 export function openStore(dir: string): IndexStore {
-  return openSqliteStore(dir);
+  return asyncIndexStore(openSqliteStore(dir));
 }
 
 /**
@@ -57,12 +58,12 @@ export function openStore(dir: string): IndexStore {
  */
 export function openFreshStore(dir: string): IndexStore {
   try {
-    return openSqliteStore(dir, { replaceOtherLayout: true });
+    return asyncIndexStore(openSqliteStore(dir, { replaceOtherLayout: true }));
   } catch (error) {
     if (!RagsynthError.isInstance(error, "index_load")) throw error;
     for (const suffix of ["", "-wal", "-shm"])
       rmSync(path.join(dir, SQLITE_INDEX_FILE + suffix), { force: true });
-    return openSqliteStore(dir);
+    return asyncIndexStore(openSqliteStore(dir));
   }
 }
 
@@ -104,14 +105,14 @@ export async function removeOldFormat(dir: string): Promise<void> {
 }
 
 /** Writes an in-memory index into an emptied store: one edit per document, loose nodes in one more. */
-export function writeEntries(
+export async function writeEntries(
   store: IndexStore,
   embedModel: Embedder,
   entries: readonly IndexEntry[],
   sources: readonly IndexSource[],
-): void {
+): Promise<void> {
   const meta = storeMetaFor(embedModel);
-  store.reset(meta);
+  await store.reset(meta);
   const byId = new Map(entries.map((entry) => [entry.node.id, entry]));
   const chunk = (entry: IndexEntry) => ({
     node: entry.node,
@@ -133,11 +134,25 @@ export function writeEntries(
   }
   const loose = entries.filter((entry) => !placed.has(entry.node.id));
   if (loose.length > 0) edits.push({ source: null, chunks: loose.map(chunk) });
-  store.write(edits);
+  await store.write(edits);
 }
 
 /** Every entry of a store (a full read: for `nodes`, `lexicalIndex` and `persist` elsewhere). */
-export function readEntries(store: IndexStore): IndexEntry[] {
+export async function readEntries(store: IndexStore): Promise<IndexEntry[]> {
+  const entries: IndexEntry[] = [];
+  const withVectors = (await store.meta())?.storeVectors === true;
+  for await (const batch of store.allChunks()) {
+    const vectors = withVectors ? await store.vectors(batch.map((chunk) => chunk.contentHash)) : new Map();
+    for (const { node, contentHash } of batch) {
+      const embedding = vectors.get(contentHash);
+      entries.push(embedding ? { node, contentHash, embedding } : { node, contentHash });
+    }
+  }
+  return entries;
+}
+
+/** {@link readEntries} on a synchronous store (SQLite), for the synchronous `nodes` getter. */
+export function readEntriesNow(store: SyncIndexStore): IndexEntry[] {
   const entries: IndexEntry[] = [];
   const withVectors = store.meta()?.storeVectors === true;
   for (const batch of store.allChunks()) {
@@ -150,15 +165,29 @@ export function readEntries(store: IndexStore): IndexEntry[] {
   return entries;
 }
 
-/** The store's documents as `IndexSource`s, with their node ids. */
-export function readSources(store: IndexStore): IndexSource[] {
-  // One snapshot: the documents and their chunks' ids as one committed state (a store may read all ids at once).
+/** {@link readSources} on a synchronous store (SQLite), for the synchronous `sources` getter. */
+export function readSourcesNow(store: SyncIndexStore): IndexSource[] {
+  // One snapshot: the documents and their chunks' ids as one committed state (SQLite reads all ids at once then).
   return store.read(() =>
     store.sources().map(({ chunkCount: _count, ...source }) => ({
       ...source,
       nodeIds: store.sourceNodeIds(source.id),
     })),
   );
+}
+
+/** The store's documents as `IndexSource`s, with their node ids. */
+export async function readSources(store: IndexStore): Promise<IndexSource[]> {
+  return store.read(async () => {
+    const all = await store.nodeIdsBySource?.();
+    const sources: IndexSource[] = [];
+    for (const { chunkCount: _count, ...source } of await store.sources())
+      sources.push({
+        ...source,
+        nodeIds: all ? (all.get(source.id) ?? []) : await store.sourceNodeIds(source.id),
+      });
+    return sources;
+  });
 }
 
 /** The retriever for one mode over a store: reads the query terms' postings and the best chunks only. */

@@ -42,13 +42,13 @@ afterAll(async () => {
 });
 
 describe("BM25 on the SQLite store ranks as the in-memory LexicalIndex does", () => {
-  it("gives the same top 4 chunks with the same scores for every quality question (raw BM25)", () => {
+  it("gives the same top 4 chunks with the same scores for every quality question (raw BM25)", async () => {
     const store = openStore(dir);
     const search = createStoreLexicalSearch(store);
     let compared = 0;
     for (const question of questions) {
       const expected = memory.lexicalIndex.search(question, { topK: 4 });
-      const got = search.search(question, { topK: 4 });
+      const got = await search.search(question, { topK: 4 });
       expect(
         got.map((hit) => hit.id),
         question,
@@ -58,7 +58,7 @@ describe("BM25 on the SQLite store ranks as the in-memory LexicalIndex does", ()
       }
       if (expected.length > 0) compared++;
     }
-    store.close();
+    await store.close();
     // Most questions match something in this corpus: the comparison is not over empty lists.
     expect(compared).toBeGreaterThan(questions.length / 2);
   });

@@ -1,14 +1,16 @@
 import type { Embedder } from "../embedding/types.js";
 import type { TextNode } from "../schema/text-node.js";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import type { IndexBuildStats } from "./build-index-options.js";
 import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources, sameStat } from "./index-sources.js";
 import { sameMeta, storeMetaFor } from "./store-build.js";
-import { hasStore, oldFormatError, openStore, readSources } from "./store-index.js";
+import { readSources } from "./store-index.js";
+import { hasStoreAt, openStoreAt } from "./store-location.js";
 
 /**
- * The documents of the index in `cacheDir` that a cached build would build on with `embedModel`, from the store's
+ * The documents of the index in `cacheDir` (a folder, or a PostgreSQL URL) that a cached build would build on with `embedModel`, from the store's
  * `sources` rows; `undefined` when there is none, or it was built with another embedding model or analyzer.
  * (The body of {@link VectorStoreIndex.storedSources}.)
  * @throws RagsynthError `index_load` for a folder holding only an index of the former format (`isOtherIndexVersion`)
@@ -19,14 +21,15 @@ export async function readStoredSources(
 ): Promise<IndexSource[] | undefined> {
   signal?.throwIfAborted();
   const options = withDefaultEmbedModel("documents", [], { embedModel });
-  const old = oldFormatError(cacheDir);
-  if (old) throw old;
-  if (!hasStore(cacheDir)) return undefined;
-  const store = openStore(cacheDir);
+  // A PostgreSQL store is opened once (its schema is made when missing, as the build would); a folder is looked at.
+  if (!isPostgresUrl(cacheDir) && !(await hasStoreAt(cacheDir))) return undefined;
+  const store = await openStoreAt(cacheDir);
   try {
-    return sameMeta(store.meta(), storeMetaFor(options.embedModel)) ? readSources(store) : undefined;
+    return sameMeta(await store.meta(), storeMetaFor(options.embedModel))
+      ? await readSources(store)
+      : undefined;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -2,13 +2,15 @@ import path from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { hideUrlPasswords } from "../errors/scrub-secrets.js";
 import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
 import type { Retriever } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import { holdsImage } from "../reader/image-references.js";
 import type { TextNode } from "../schema/text-node.js";
-import type { IndexStore } from "../store/index-store.js";
+import type { IndexStore, SyncIndexStore } from "../store/index-store.js";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
 import { buildFromDocuments, embedOrDefer, type StoredBuildInput } from "./build-index.js";
 import type {
@@ -17,7 +19,7 @@ import type {
   FromDocumentsOptions,
   IndexBuildStats,
 } from "./build-index-options.js";
-import { checkEmbedModel, withDefaultEmbedModel } from "./check-embed-model.js";
+import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
@@ -28,15 +30,15 @@ import { queryEmbedModel } from "./query-embed-model.js";
 import { updateStore } from "./store-build.js";
 import {
   createStoreRetriever,
-  hasStore,
   oldFormatError,
-  openFreshStore,
-  openStore,
   readEntries,
+  readEntriesNow,
   readSources,
+  readSourcesNow,
   removeOldFormat,
   writeEntries,
 } from "./store-index.js";
+import { hasStoreAt, openStoreAt, postgresWriteError, storeLabel } from "./store-location.js";
 import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
 /**
@@ -56,18 +58,21 @@ export class VectorStoreIndex {
   #entries: readonly IndexEntry[] | undefined;
   #sources: IndexSource[] | undefined;
   readonly #store: IndexStore | undefined;
+  #hasImages: boolean | undefined;
   #lexical: LexicalIndex | undefined;
   #queryEmbedModel: Embedder | undefined;
   #saved: Promise<string | undefined> = Promise.resolve(undefined);
 
   private constructor(
     embedModel: Embedder,
-    content: { entries: IndexEntry[]; sources: IndexSource[] } | { store: IndexStore },
+    content: { entries: IndexEntry[]; sources: IndexSource[] } | { store: IndexStore; hasImages: boolean },
     stats: IndexBuildStats,
   ) {
     this.embedModel = embedModel;
-    if ("store" in content) this.#store = content.store;
-    else {
+    if ("store" in content) {
+      this.#store = content.store;
+      this.#hasImages = content.hasImages;
+    } else {
       this.#entries = content.entries;
       this.#sources = content.sources;
     }
@@ -88,27 +93,54 @@ export class VectorStoreIndex {
     return this.#queryEmbedModel;
   }
 
-  /** The documents the nodes came from; empty for an index built from nodes. */
+  /**
+   * The documents the nodes came from; empty for an index built from nodes. An index on a server store
+   * (PostgreSQL) has them only once {@link VectorStoreIndex.readSources} has read them.
+   * @throws RagsynthError `invalid_argument` on a server store not yet read
+   */
   get sources(): readonly IndexSource[] {
-    const sources = this.#sources ?? (this.#store ? readSources(this.#store) : []);
-    this.#sources = sources;
-    return sources;
+    this.#sources ??= this.#store ? readSourcesNow(this.#syncStore("sources", "readSources")) : [];
+    return this.#sources;
   }
 
-  /** The indexed nodes, in insertion order. For an index in a store this reads every chunk. */
+  /**
+   * The indexed nodes, in insertion order. For an index in a store this reads every chunk; on a server store
+   * (PostgreSQL) use {@link VectorStoreIndex.readNodes}.
+   * @throws RagsynthError `invalid_argument` on a server store not yet read
+   */
   get nodes(): TextNode[] {
     return this.#allEntries().map((entry) => entry.node);
   }
 
-  /** Whether some node is an image or references one; a stored index answers from one row. */
+  /** The indexed nodes, in insertion order, read from any store (a full read). */
+  async readNodes(): Promise<TextNode[]> {
+    this.#entries ??= this.#store ? await readEntries(this.#store) : [];
+    return this.nodes;
+  }
+
+  /** The documents the nodes came from, read from any store. */
+  async readSources(): Promise<readonly IndexSource[]> {
+    this.#sources ??= this.#store ? await readSources(this.#store) : [];
+    return this.#sources;
+  }
+
+  /** Whether some node is an image or references one; a stored index answers from one row, read when opened. */
   hasImages(): boolean {
-    return this.#store ? this.#store.hasImages() : this.nodes.some(holdsImage);
+    return this.#hasImages ?? this.nodes.some(holdsImage);
   }
 
   #allEntries(): readonly IndexEntry[] {
-    const entries = this.#entries ?? (this.#store ? readEntries(this.#store) : []);
-    this.#entries = entries;
-    return entries;
+    this.#entries ??= this.#store ? readEntriesNow(this.#syncStore("nodes", "readNodes")) : [];
+    return this.#entries;
+  }
+
+  #syncStore(getter: string, method: string): SyncIndexStore {
+    const sync = (this.#store as IndexStore).sync;
+    if (sync) return sync;
+    throw new RagsynthError({
+      code: "invalid_argument",
+      message: `The index in ${(this.#store as IndexStore).location} is on a server: \`${getter}\` cannot read it synchronously. Await index.${method}() first (it reads every row once).`,
+    });
   }
 
   /** Splits documents into nodes (SentenceSplitter by default) and embeds them. */
@@ -149,8 +181,15 @@ export class VectorStoreIndex {
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
-    { cacheDir, rebuild = false, persist = "await", ...given }: FromDocumentsCachedOptions,
+    {
+      cacheDir: folder,
+      store: storeUrl,
+      rebuild = false,
+      persist = "await",
+      ...given
+    }: FromDocumentsCachedOptions,
   ): Promise<VectorStoreIndex> {
+    const cacheDir = storeLocation(storeUrl, folder);
     if (persist !== "await" && persist !== "background") {
       throw new InvalidArgumentError({
         parameter: "persist",
@@ -159,23 +198,28 @@ export class VectorStoreIndex {
       });
     }
     const options = withDefaultEmbedModel("documents", documents, given);
-    if (!rebuild) {
+    const server = isPostgresUrl(cacheDir);
+    if (!rebuild && !server) {
       const old = oldFormatError(cacheDir);
       if (old) throw old;
     }
     let store: IndexStore | undefined;
     let updated: Awaited<ReturnType<typeof updateStore>>;
+    let hasImages: boolean;
     try {
-      store = rebuild ? openFreshStore(cacheDir) : openStore(cacheDir);
+      store = await openStoreAt(cacheDir, { fresh: rebuild });
       updated = await updateStore(store, documents, { ...options, rebuild });
-      if (updated.wrote) await removeOldFormat(cacheDir);
+      if (updated.wrote && !server) await removeOldFormat(cacheDir);
+      hasImages = await store.hasImages();
     } catch (error) {
+      if (store) await store.close().catch(() => {});
       if (options.signal?.aborted || RagsynthError.isInstance(error)) throw error;
+      if (server) throw postgresWriteError(cacheDir, error);
       const file = path.join(cacheDir, SQLITE_INDEX_FILE);
       throw new IndexSaveError({ path: file, dir: cacheDir, cause: error });
     }
     const { stats, wrote } = updated;
-    const index = new VectorStoreIndex(options.embedModel, { store }, stats);
+    const index = new VectorStoreIndex(options.embedModel, { store, hasImages }, stats);
     // Written in place before returning (each document's rows in their own transaction); `saved` names the file.
     index.#saved = Promise.resolve(wrote ? store.location : undefined);
     return index;
@@ -190,9 +234,14 @@ export class VectorStoreIndex {
    */
   static async cachedStats(
     documents: readonly TextNode[],
-    { cacheDir, embedModel, signal }: { cacheDir: string; embedModel?: Embedder; signal?: AbortSignal },
+    {
+      cacheDir,
+      store,
+      embedModel,
+      signal,
+    }: { cacheDir?: string; store?: string; embedModel?: Embedder; signal?: AbortSignal },
   ): Promise<IndexBuildStats | undefined> {
-    return readCachedStats(documents, { cacheDir, embedModel, signal });
+    return readCachedStats(documents, { cacheDir: storeLocation(store, cacheDir), embedModel, signal });
   }
 
   /**
@@ -206,7 +255,7 @@ export class VectorStoreIndex {
     cacheDir: string,
     { embedModel, signal }: { embedModel?: Embedder; signal?: AbortSignal },
   ): Promise<IndexSource[] | undefined> {
-    return readStoredSources(cacheDir, { embedModel, signal });
+    return readStoredSources(storeLocation(undefined, cacheDir), { embedModel, signal });
   }
 
   /**
@@ -221,36 +270,51 @@ export class VectorStoreIndex {
     const { embedModel, signal } = options ?? {};
     checkEmbedModel(embedModel, embedModel === undefined && "embedder" in (options ?? {}));
     signal?.throwIfAborted();
-    const old = oldFormatError(dir);
-    if (old) throw old;
-    if (!hasStore(dir)) {
+    const shown = storeLabel(dir);
+    if (!(await hasStoreAt(dir))) {
       throw new RagsynthError({
         code: "index_load",
-        message: `No index in ${dir}. Build one with VectorStoreIndex.fromDocuments(...) and index.persist("${dir}"), or use fromDocumentsCached.`,
+        message: `No index in ${shown}. Build one with VectorStoreIndex.fromDocuments(...) and index.persist("${shown}"), or use fromDocumentsCached.`,
       });
     }
     let store: IndexStore;
     try {
-      store = openStore(dir);
+      store = await openStoreAt(dir);
     } catch (error) {
       if (RagsynthError.isInstance(error)) throw error;
       throw new RagsynthError({
         code: "index_load",
-        message: `Could not open the index in ${dir}: ${(error as Error).message}. Check the folder's permissions.`,
+        message: `Could not open the index in ${shown}: ${(error as Error).message}. Check the folder's permissions.`,
         cause: error,
       });
     }
-    const meta = store.meta();
+    const meta = await store.meta();
     if (meta && meta.embedderId !== embedModel.id) {
-      store.close();
+      await store.close();
       throw new RagsynthError({
         code: "index_load",
-        message: `The index in ${dir} was built with the embedding model "${meta.embedderId}", but got "${embedModel.id}"; their vectors do not compare. Pass the same embedModel, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
+        message: `The index in ${shown} was built with the embedding model "${meta.embedderId}", but got "${embedModel.id}"; their vectors do not compare. Pass the same embedModel, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
       });
     }
-    const chunks = store.statistics().documents;
+    const chunks = (await store.statistics()).documents;
     const stats = { chunks, embedded: 0, reused: chunks, sources: diffSources([], []) };
-    return new VectorStoreIndex(embedModel, { store }, stats);
+    return new VectorStoreIndex(embedModel, { store, hasImages: await store.hasImages() }, stats);
+  }
+
+  /**
+   * What the store says a user should know, for an index whose queries it serves: a PostgreSQL store without
+   * pgvector (while the embedding model's vectors are stored) ranks dense queries by reading every vector.
+   */
+  get storeNotice(): string | undefined {
+    return this.#store && storesVectors(this.embedModel) ? this.#store.notice : undefined;
+  }
+
+  /**
+   * Closes the store the index reads (a SQLite file, a PostgreSQL pool); an index in memory has nothing to close.
+   * A PostgreSQL pool's idle connections do not keep the process alive, but closing ends them at once.
+   */
+  async close(): Promise<void> {
+    await this.#store?.close();
   }
 
   /**
@@ -270,24 +334,28 @@ export class VectorStoreIndex {
    */
   async persist(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<string> {
     signal?.throwIfAborted();
-    const target = path.join(path.resolve(dir), SQLITE_INDEX_FILE);
+    const server = isPostgresUrl(dir);
+    const target = server ? storeLabel(dir) : path.join(path.resolve(dir), SQLITE_INDEX_FILE);
     if (this.#store?.location === target) return target;
+    await this.readNodes();
     const entries = this.#allEntries();
-    const sources = this.sources;
+    const sources = await this.readSources();
     let store: IndexStore;
     try {
-      store = openFreshStore(dir);
+      store = await openStoreAt(dir, { fresh: true });
     } catch (error) {
+      if (server) throw error;
       throw new IndexSaveError({ path: target, dir, cause: error });
     }
     try {
-      writeEntries(store, this.embedModel, entries, sources);
+      await writeEntries(store, this.embedModel, entries, sources);
     } catch (error) {
+      if (server) throw postgresWriteError(dir, error);
       throw new IndexSaveError({ path: target, dir, cause: error });
     } finally {
-      store.close();
+      await store.close();
     }
-    await removeOldFormat(dir);
+    if (!server) await removeOldFormat(dir);
     return store.location;
   }
 
@@ -306,8 +374,19 @@ export class VectorStoreIndex {
    * (`"hybrid"`, the default with any other embedModel). See {@link AsRetrieverOptions}.
    */
   asRetriever(options: AsRetrieverOptions = {}): Retriever {
-    if (this.#store && this.#entries === undefined)
-      return createStoreRetriever(this.#store, this.queryEmbedModel, options);
+    const store = this.#store;
+    if (store && this.#entries === undefined) {
+      const retriever = createStoreRetriever(store, this.queryEmbedModel, options);
+      if (store.sync || this.queryEmbedModel === this.embedModel) return retriever;
+      // Queries weighted by this index's documents (HashingEmbedder's query IDF) need them read first.
+      return {
+        retrieve: async (query) => {
+          await this.readNodes();
+          await this.readSources();
+          return retriever.retrieve(query);
+        },
+      };
+    }
     return createIndexRetriever({
       entries: this.#allEntries(),
       embedModel: this.queryEmbedModel,
@@ -341,4 +420,27 @@ export class VectorStoreIndex {
     const { entries, sources, stats } = await buildFromDocuments(documents, options, stored);
     return new VectorStoreIndex(options.embedModel, { entries, sources }, stats);
   }
+}
+
+/** Where a cached index lives: `store` (a PostgreSQL URL) when given, else the folder `cacheDir`. */
+function storeLocation(store: string | undefined, cacheDir: string | undefined): string {
+  if (store !== undefined) {
+    if (typeof store !== "string" || !isPostgresUrl(store)) {
+      throw new InvalidArgumentError({
+        parameter: "store",
+        value: typeof store === "string" ? hideUrlPasswords(store) : store,
+        expected: "be a PostgreSQL URL (postgres://user:password@host:5432/database?schema=name)",
+        hint: "Leave it out for the SQLite index in cacheDir.",
+      });
+    }
+    return store;
+  }
+  if (typeof cacheDir !== "string" || cacheDir === "") {
+    throw new InvalidArgumentError({
+      parameter: "cacheDir",
+      value: cacheDir,
+      expected: "be the folder of the index (or pass `store`, a PostgreSQL URL)",
+    });
+  }
+  return cacheDir;
 }

@@ -7,10 +7,13 @@ import { lexicalTokens } from "./lexical-tokens.js";
 
 /** Options of {@link createLexicalRetriever}. */
 export interface LexicalRetrieverOptions {
-  /** The BM25 index to search: a {@link LexicalIndex}, or anything that searches and weighs terms as it does (a store). */
-  index: Pick<LexicalIndex, "search" | "idf">;
-  /** The node an indexed id stands for; ids it does not know are skipped. */
-  getNode: (id: string) => TextNode | undefined;
+  /**
+   * The BM25 index to search: a {@link LexicalIndex}, or anything that searches and weighs terms as it does (a
+   * store, whose answers may be promises).
+   */
+  index: LexicalSearchIndex;
+  /** The node an indexed id stands for (or a promise of it); ids it does not know are skipped. */
+  getNode: (id: string) => TextNode | undefined | Promise<TextNode | undefined>;
   /** How many nodes to return at most. @default 2 (LlamaIndex's default) */
   similarityTopK?: number | undefined;
   /**
@@ -27,6 +30,15 @@ export interface LexicalRetrieverOptions {
    * @default 1
    */
   pathWeight?: number | undefined;
+}
+
+/** What {@link createLexicalRetriever} searches: `LexicalIndex`'s `search` and `idf`, answered at once or later. */
+export interface LexicalSearchIndex {
+  search(
+    query: string,
+    options?: { topK?: number },
+  ): ReturnType<LexicalIndex["search"]> | Promise<ReturnType<LexicalIndex["search"]>>;
+  idf(term: string): number | Promise<number>;
 }
 
 /** How many matches the same-file evidence looks at, at least. */
@@ -76,38 +88,43 @@ export function createLexicalRetriever({
       const rerank = sameFileWeight > 0 || pathWeight > 0;
       const depth = rerank ? Math.max(similarityTopK * 10, FILE_EVIDENCE_DEPTH) : similarityTopK;
       let results: { node: TextNode; score: number }[] = [];
-      for (const { id, score } of index.search(query, { topK: depth })) {
-        const node = getNode(id);
+      for (const { id, score } of await index.search(query, { topK: depth })) {
+        const node = await getNode(id);
         if (node) results.push({ node, score });
       }
       if (!rerank) return results;
-      if (pathWeight > 0) results = withPathEvidence(results, index, query, pathWeight);
+      if (pathWeight > 0) results = await withPathEvidence(results, index, query, pathWeight);
       return withFileEvidence(results, sameFileWeight).slice(0, similarityTopK);
     },
   };
 }
 
 /** Adds to each match `weight × Σ idf` of the query terms its `file_path` holds. */
-function withPathEvidence(
+async function withPathEvidence(
   results: readonly { node: TextNode; score: number }[],
-  index: Pick<LexicalIndex, "idf">,
+  index: Pick<LexicalSearchIndex, "idf">,
   query: string,
   weight: number,
-): { node: TextNode; score: number }[] {
+): Promise<{ node: TextNode; score: number }[]> {
   const queryTerms = new Set(lexicalTokens(query));
   const bonusOf = new Map<string, number>();
-  return results.map(({ node, score }) => {
+  const weighted: { node: TextNode; score: number }[] = [];
+  for (const { node, score } of results) {
     const path = node.metadata.file_path;
-    if (typeof path !== "string") return { node, score };
+    if (typeof path !== "string") {
+      weighted.push({ node, score });
+      continue;
+    }
     let bonus = bonusOf.get(path);
     if (bonus === undefined) {
       bonus = 0;
       for (const term of new Set(lexicalTokens(path.replace(/[\\/_.-]+/g, " "))))
-        if (queryTerms.has(term)) bonus += index.idf(term);
+        if (queryTerms.has(term)) bonus += await index.idf(term);
       bonusOf.set(path, bonus);
     }
-    return { node, score: score + weight * bonus };
-  });
+    weighted.push({ node, score: score + weight * bonus });
+  }
+  return weighted;
 }
 
 /**

@@ -166,7 +166,7 @@ export function createCliProcessors({
         : allowedLLM(item.llm, trust, `item "${item.id}"`);
     const mode = checkMode(settings.mode, `item "${item.id}".mode`);
     const embed = allowedEmbed(config.embed, trust);
-    const indexDir = await indexUnderRoots(config.index, trust);
+    const indexDir = trust.store ?? (await indexUnderRoots(config.index, trust));
     const key = JSON.stringify([
       ...OVERRIDES.map((name) => settings[name] ?? null),
       indexDir,

@@ -18,6 +18,11 @@ export interface BatchTrust {
   embed: string | null;
   /** Indexes are opened only when their real path lies under one of these folders. */
   indexRoots: readonly string[];
+  /**
+   * The operator's PostgreSQL index (`--store`): when set, every question is answered from it and a job's
+   * `config.index` is not looked at. It never travels in a job (its URL holds a password).
+   */
+  store?: string | undefined;
   /** `batch` or `worker`: named in messages, so the operator knows where to add `--allow-llm`. */
   command: "batch" | "worker";
 }

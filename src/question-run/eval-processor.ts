@@ -70,7 +70,7 @@ async function buildEvaluator(
   const judgeLLM =
     settings.judge === null ? undefined : modelFor(allowedLLM(settings.judge, trust, "config.judge"), null);
   const index = await indexFor(
-    await indexUnderRoots(settings.index, trust),
+    trust.store ?? (await indexUnderRoots(settings.index, trust)),
     allowedEmbed(settings.embed, trust),
   );
   const promptHelper = PromptHelper.fromLLMMetadata(llm.metadata, {

@@ -62,17 +62,96 @@ export interface TermPostings {
   lengths: number[];
 }
 
+/** Chunk keys with their scores, best first: what a store that ranks in its engine returns. */
+export interface ScoredKey {
+  key: number;
+  score: number;
+}
+
 /**
  * The storage an index lives in: documents with their fingerprints, chunks with their locations, BM25 postings
  * with their statistics, and vectors keyed by content hash. Reads fetch only the rows asked for, and every write
- * method is one transaction, so a reader (another process too) sees the state before it or after it.
+ * method is one transaction, so a reader (another process too) sees the state before it or after it. Every method
+ * returns a promise: an embedded store (SQLite) answers at once, a server (PostgreSQL) over the network.
  */
 export interface IndexStore {
+  /** Where the store lives (a file path, or a URL without its password). */
+  readonly location: string;
+  meta(): Promise<StoreMeta | undefined>;
+  /**
+   * Runs `read` on one snapshot: every read inside (the awaits in between too) sees the same committed state,
+   * whatever writers do meanwhile. Do not write inside it.
+   */
+  read<T>(read: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` (which may await) as one write transaction: other processes keep reading the last committed state
+   * until it commits, and a failure or a killed process leaves that state. Writes inside join it.
+   */
+  replacing<T>(work: () => Promise<T>): Promise<T>;
+  /** Empties the store (keeping the vectors when `keepVectors`) and records `meta`. */
+  reset(meta: StoreMeta, options?: { keepVectors?: boolean }): Promise<void>;
+  /** The documents, in their recorded order. */
+  sources(): Promise<StoredSource[]>;
+  /** The node ids of one document's chunks, in order. */
+  sourceNodeIds(id: string): Promise<string[]>;
+  /** Optional: every document's node ids in one read (a server saves a round trip per document). */
+  nodeIdsBySource?(): Promise<Map<string, string[]>>;
+  /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
+  write(edits: readonly SourceEdit[], removed?: readonly string[]): Promise<void>;
+  /** Records the documents' order (ids not stored are ignored). */
+  setOrder(ids: readonly string[]): Promise<void>;
+  statistics(): Promise<LexicalStatistics>;
+  /** The document frequency of each term the store holds (terms it does not hold are absent). */
+  documentFrequencies(terms: readonly string[]): Promise<Map<string, number>>;
+  postings(term: string): Promise<TermPostings | undefined>;
+  /**
+   * Optional: the `topK` chunks with the highest positive BM25 score for these (distinct) query terms, computed by
+   * the engine (one query over the terms' postings) with the same formula, statistics and tie order (key) as
+   * `createStoreLexicalSearch` computes from {@link IndexStore.postings}. A store without it is ranked in JS.
+   */
+  lexicalTopK?(
+    terms: readonly string[],
+    options: { topK: number; k1: number; b: number },
+  ): Promise<ScoredKey[]>;
+  /** The chunks with these keys (missing keys are skipped), in the order asked. */
+  chunks(keys: readonly number[]): Promise<StoredChunk[]>;
+  /** The chunk with this node id. */
+  chunkByNodeId(id: string): Promise<StoredChunk | undefined>;
+  /** Every chunk in insertion order, in batches (a full read: for `nodes` and dense search without vectors). */
+  allChunks(batchSize?: number): AsyncIterable<StoredChunk[]>;
+  /** Stored vectors of these content hashes. */
+  vectors(contentHashes: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** Every chunk key with its vector, in batches (exact dense search). */
+  allVectors(batchSize?: number): AsyncIterable<{ keys: number[]; vectors: Float32Array[] }>;
+  /**
+   * Optional: the `topK` chunks whose vectors are most cosine-similar to `query`, computed by the engine (pgvector);
+   * `undefined` when the engine cannot (no extension), and the caller scans {@link IndexStore.allVectors}.
+   */
+  denseTopK?(query: Float32Array, topK: number): Promise<ScoredKey[] | undefined>;
+  /** Whether any chunk is or references an image. */
+  hasImages(): Promise<boolean>;
+  /** What a user should know about this store, when anything (PostgreSQL without pgvector: dense search in JS). */
+  readonly notice?: string | undefined;
+  /** A synchronous view of the same store, for an embedded engine (SQLite); absent on a server. */
+  readonly sync?: SyncIndexStore;
+  close(): Promise<void>;
+}
+
+/**
+ * A store whose reads and writes are synchronous (SQLite through better-sqlite3): the methods of
+ * {@link IndexStore} without their promises, made one by `asyncIndexStore`.
+ */
+export interface SyncIndexStore {
   /** Where the store lives (a file path, or a redacted URL). */
   readonly location: string;
   meta(): StoreMeta | undefined;
   /** Runs `read` on one snapshot: every read inside sees the same committed state, whatever writers do meanwhile. */
   read<T>(read: () => T): T;
+  /**
+   * Begins a read snapshot unless a transaction is open (then reads join it); returns what ends what it began.
+   * For snapshots whose reads await in between (the async {@link IndexStore.read}).
+   */
+  openSnapshot(): () => void;
   /**
    * Runs `work` (which may await) as one write transaction: other processes keep reading the last committed state
    * until it commits, and a failure or a killed process leaves that state. Writes inside join it.

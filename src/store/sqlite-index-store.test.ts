@@ -4,10 +4,10 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
+import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
-import type { SourceEdit } from "./index-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";
+import { sourceEdit } from "./source-edit.test.util.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./sqlite-index-store.js";
 
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER };
@@ -19,20 +19,6 @@ function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ragsynth-store-"));
   dirs.push(dir);
   return dir;
-}
-
-/** A document's edit: its chunks from its texts, each with a vector derived from the text. */
-function edit(id: string, texts: readonly string[]): SourceEdit {
-  return {
-    source: { id, contentHash: `hash-of-${texts.join("|")}` },
-    chunks: texts.map((text, index) => ({
-      node: new TextNode({ id: `${id}#${index}`, text }),
-      contentHash: `chunk-${text}`,
-      terms: lexicalDocumentTerms(text),
-      embedding: Float32Array.from([text.length, index + 1]),
-      holdsImage: false,
-    })),
-  };
 }
 
 /** Everything BM25 and dense search read, by node id and term (keys differ between stores, content must not). */
@@ -127,7 +113,7 @@ describe("SqliteIndexStore", () => {
           const state = new Map<string, readonly string[]>();
           for (const batch of batches) {
             // One write: its removals first, then its edits in order (each in place of the document's rows).
-            const edits = batch.flatMap((op) => (op.kind === "put" ? [edit(op.id, op.texts)] : []));
+            const edits = batch.flatMap((op) => (op.kind === "put" ? [sourceEdit(op.id, op.texts)] : []));
             const removed = batch.flatMap((op) => (op.kind === "remove" ? [op.id] : []));
             store.write(edits, removed);
             for (const id of removed) state.delete(id);
@@ -138,7 +124,7 @@ describe("SqliteIndexStore", () => {
           const fresh = tempDir();
           const rebuilt = openSqliteStore(fresh);
           rebuilt.reset(META);
-          rebuilt.write([...state].map(([id, texts]) => edit(id, texts)));
+          rebuilt.write([...state].map(([id, texts]) => sourceEdit(id, texts)));
           rebuilt.close();
 
           const edited = snapshot(dir);
@@ -156,7 +142,7 @@ describe("SqliteIndexStore", () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);
     store.reset(META);
-    store.write([edit("b.md", ["zebra stripe", "retry timeout"]), edit("a.md", ["zebra queue"])]);
+    store.write([sourceEdit("b.md", ["zebra stripe", "retry timeout"]), sourceEdit("a.md", ["zebra queue"])]);
     expect(store.sources().map((source) => [source.id, source.chunkCount])).toEqual([
       ["b.md", 2],
       ["a.md", 1],
@@ -165,7 +151,7 @@ describe("SqliteIndexStore", () => {
     expect(store.sources().map((source) => source.id)).toEqual(["a.md", "b.md"]);
     expect(store.sourceNodeIds("b.md")).toEqual(["b.md#0", "b.md#1"]);
     // Ids of another form are kept as written, in and out of a read snapshot.
-    const named = edit("c.md", ["zebra", "stripe"]);
+    const named = sourceEdit("c.md", ["zebra", "stripe"]);
     named.chunks.forEach((chunk, index) => {
       chunk.node = new TextNode({ id: `section-${index}`, text: chunk.node.text });
     });

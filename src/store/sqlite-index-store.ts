@@ -7,18 +7,19 @@ import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import type {
   ChunkInput,
-  IndexStore,
   LexicalStatistics,
   SourceEdit,
   StoredChunk,
   StoredSource,
   StoreMeta,
+  SyncIndexStore,
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
 import { PostingsBatch, readPostings } from "./sqlite-postings.js";
 import { SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
 import { SqliteStatements } from "./sqlite-statements.js";
+import { storeMetaOf } from "./store-meta.js";
 
 /**
  * Marks the `index_load` error of an index written in another format or layout (`isOtherIndexVersion`): a cache
@@ -139,7 +140,7 @@ function prepareLayout(db: BetterSqlite3.Database, replaceOtherLayout: boolean):
 }
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
-export class SqliteIndexStore implements IndexStore {
+export class SqliteIndexStore implements SyncIndexStore {
   readonly location: string;
   readonly #db: BetterSqlite3.Database;
   readonly #sql: SqliteStatements;
@@ -163,14 +164,7 @@ export class SqliteIndexStore implements IndexStore {
 
   meta(): StoreMeta | undefined {
     const rows = this.#sql.meta.all() as { key: string; value: string }[];
-    const values = new Map(rows.map((row) => [row.key, row.value]));
-    const embedderId = values.get("embedderId");
-    if (embedderId === undefined) return undefined;
-    return {
-      embedderId,
-      storeVectors: values.get("storeVectors") === "1",
-      analyzer: Number(values.get("analyzer")),
-    };
+    return storeMetaOf(new Map(rows.map((row) => [row.key, row.value])));
   }
 
   async replacing<T>(work: () => Promise<T>): Promise<T> {
@@ -195,6 +189,18 @@ export class SqliteIndexStore implements IndexStore {
     } finally {
       this.#snapshot = undefined;
     }
+  }
+
+  openSnapshot(): () => void {
+    if (this.#db.inTransaction) return () => {};
+    this.#db.exec("BEGIN DEFERRED");
+    // WAL takes a deferred transaction's snapshot at its first read: read now, so the snapshot is this moment's.
+    this.#sql.stats.get();
+    this.#snapshot = {};
+    return () => {
+      this.#snapshot = undefined;
+      if (this.#db.inTransaction) this.#db.exec("COMMIT");
+    };
   }
 
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {

@@ -7,16 +7,17 @@ import type { IndexStore } from "./index-store.js";
 
 /** BM25 over a store, as `LexicalIndex` scores it; hits carry node ids, whose nodes `getNode` then gives. */
 export interface StoreLexicalSearch {
-  search(query: string, options?: { topK?: number }): LexicalHit[];
-  idf(term: string): number;
+  search(query: string, options?: { topK?: number }): Promise<LexicalHit[]>;
+  idf(term: string): Promise<number>;
   /** A node a search returned (or any stored node, read by its id). */
-  getNode(id: string): TextNode | undefined;
+  getNode(id: string): TextNode | undefined | Promise<TextNode | undefined>;
 }
 
 /**
  * Okapi BM25 computed from the store's rows: the query terms' postings, the corpus statistics, then the nodes of
  * the `topK` best chunks, nothing else. The same formula, parameters (k1 1.2, b 0.75), IDF and tie order (insertion
- * order) as `LexicalIndex.search`, so both rank the same chunks the same way.
+ * order) as `LexicalIndex.search`, so both rank the same chunks the same way. A store that ranks in its engine
+ * (`lexicalTopK`, PostgreSQL) computes the scores there, from the same rows.
  */
 export function createStoreLexicalSearch(
   store: IndexStore,
@@ -30,29 +31,40 @@ export function createStoreLexicalSearch(
       return store.read(() => searchSnapshot(query, options));
     },
     idf(term) {
-      return store.read(() => {
-        const frequency = store.documentFrequencies([term]).get(term);
-        return frequency === undefined ? 0 : idfOf(frequency, store.statistics().documents);
+      return store.read(async () => {
+        const frequency = (await store.documentFrequencies([term])).get(term);
+        return frequency === undefined ? 0 : idfOf(frequency, (await store.statistics()).documents);
       });
     },
     getNode(id) {
-      const node = found.get(id) ?? store.chunkByNodeId(id)?.node;
-      if (node) found.set(id, node);
-      return node;
+      const known = found.get(id);
+      if (known) return known;
+      return store.chunkByNodeId(id).then((chunk) => {
+        if (chunk) found.set(id, chunk.node);
+        return chunk?.node;
+      });
     },
   };
 
-  function searchSnapshot(query: string, { topK = 10 }: { topK?: number }): LexicalHit[] {
+  async function searchSnapshot(query: string, { topK = 10 }: { topK?: number }): Promise<LexicalHit[]> {
     if (typeof query !== "string") {
       throw new InvalidArgumentError({ parameter: "query", value: query, expected: "be a string" });
     }
     checkInteger("topK", topK, 1);
-    const { documents, totalLength } = store.statistics();
+    const terms = [...new Set(lexicalTokens(query))];
+    if (store.lexicalTopK) {
+      const ranked = await store.lexicalTopK(terms, { topK, k1, b });
+      return hitsOf(
+        ranked.map((hit) => hit.key),
+        new Map(ranked.map((hit) => [hit.key, hit.score])),
+      );
+    }
+    const { documents, totalLength } = await store.statistics();
     if (documents === 0) return [];
     const averageLength = totalLength / documents || 1;
     const scores = new Map<number, number>();
-    for (const term of new Set(lexicalTokens(query))) {
-      const postings = store.postings(term);
+    for (const term of terms) {
+      const postings = await store.postings(term);
       if (!postings) continue;
       const { keys, frequencies, lengths } = postings;
       const idf = idfOf(keys.length, documents);
@@ -63,9 +75,12 @@ export function createStoreLexicalSearch(
         scores.set(key, (scores.get(key) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
       }
     }
-    const best = topKeys(scores, topK);
+    return hitsOf(topKeys(scores, topK), scores);
+  }
+
+  async function hitsOf(best: number[], scores: ReadonlyMap<number, number>): Promise<LexicalHit[]> {
     const hits: LexicalHit[] = [];
-    for (const chunk of store.chunks(best)) {
+    for (const chunk of await store.chunks(best)) {
       found.set(chunk.node.id, chunk.node);
       hits.push({ id: chunk.node.id, score: scores.get(chunk.key) as number });
     }

@@ -1,16 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INDEX_FILE_NAME } from "../../src/index-store/store-index.js";
 import { decodePostings, type PostingsList } from "../../src/store/postings-codec.js";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const TSX = pathToFileURL(path.join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
-const CHILD = fileURLToPath(new URL("./indexer-child.ts", import.meta.url));
+import { startIndexerChild } from "./indexer-child-process.js";
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -22,23 +18,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Starts the indexer child; `lines` gets each line of its stdout. */
 function startChild(args: string[], onLine: (line: string) => void): Promise<number | null> {
-  const child = spawn(process.execPath, ["--import", TSX, CHILD, ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  let buffered = "";
-  child.stdout?.setEncoding("utf8").on("data", (data: string) => {
-    buffered += data;
-    let newline = buffered.indexOf("\n");
-    while (newline !== -1) {
-      onLine(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-      newline = buffered.indexOf("\n");
-    }
-  });
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal ? null : code)));
+  return startIndexerChild(args, onLine, children);
 }
 
 /**

@@ -1,0 +1,305 @@
+// Issue 28, the shared-server half: the index in PostgreSQL (a real server: RAGSYNTH_TEST_POSTGRES_URL, started by
+// .ci/run) ranks as SQLite and the in-memory BM25 do, keeps its statistics exact after any edits, serves many
+// askers from several processes while one indexes, and survives a kill -9 in the middle of indexing.
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BENCH_CORPUS } from "../../src/eval/bench-questions.test.util.js";
+import { openStore } from "../../src/index-store/store-index.js";
+import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
+import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../../src/lexical/lexical-tokens.js";
+import { readDocuments } from "../../src/reader/read-documents.js";
+import { TextNode } from "../../src/schema/text-node.js";
+import type { IndexStore } from "../../src/store/index-store.js";
+import { openPostgresStore } from "../../src/store/open-postgres-store.js";
+import { sourceEdit } from "../../src/store/source-edit.test.util.js";
+import { createStoreLexicalSearch } from "../../src/store/store-lexical-search.js";
+import { startIndexerChild } from "../store/indexer-child-process.js";
+import { dropSchemas, freshSchemaUrl, postgresConsistency, testPostgresUrl } from "./postgres-test-url.js";
+
+const base = testPostgresUrl();
+const schemas: string[] = [];
+const children: ChildProcess[] = [];
+
+function schemaUrl(label: string): { url: string; schema: string } {
+  const made = freshSchemaUrl(base as string, label);
+  schemas.push(made.schema);
+  return made;
+}
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  if (base) await dropSchemas(base, schemas);
+});
+
+function startChild(args: string[], onLine: (line: string) => void): Promise<number | null> {
+  return startIndexerChild(args, onLine, children);
+}
+
+/** `got` ranks as `expected`: the same ids at each rank, or, where they differ, the same score (a tie). */
+function expectSameRanking(
+  got: readonly { id: string; score: number }[],
+  expected: readonly { id: string; score: number }[],
+  question: string,
+): void {
+  expect(got.length, question).toBe(expected.length);
+  for (const [rank, hit] of got.entries()) {
+    const other = expected[rank] as { id: string; score: number };
+    expect(hit.score, `${question} #${rank + 1}`).toBeCloseTo(other.score, 9);
+    if (hit.id !== other.id)
+      expect(Math.abs(hit.score - other.score), `${question}: a tie`).toBeLessThan(1e-9);
+  }
+}
+
+describe.skipIf(!base)("the index in PostgreSQL", () => {
+  describe("ranks as SQLite and the in-memory BM25 on the bench's quality questions", () => {
+    let dir: string;
+    let memory: VectorStoreIndex;
+    let sqlite: VectorStoreIndex;
+    let postgres: VectorStoreIndex;
+    let postgresUrl: string;
+    let questions: string[];
+
+    beforeAll(async () => {
+      if (!existsSync(BENCH_CORPUS)) {
+        if (process.env.CI === "true")
+          throw new Error(`CI=true but the bench corpus ${BENCH_CORPUS} is missing`);
+        return;
+      }
+      const raw = (await import("../../bench/quality/questions.json", { with: { type: "json" } }))
+        .default as {
+        question: string;
+      }[];
+      questions = raw.map((entry) => entry.question);
+      dir = await mkdtemp(path.join(tmpdir(), "ragsynth-pg-ranking-"));
+      const { documents } = await readDocuments([BENCH_CORPUS], {});
+      memory = await VectorStoreIndex.fromDocuments(documents);
+      sqlite = await VectorStoreIndex.fromDocumentsCached(documents, { cacheDir: dir });
+      postgresUrl = schemaUrl("ranking").url;
+      postgres = await VectorStoreIndex.fromDocumentsCached(documents, { store: postgresUrl });
+    }, 300_000);
+
+    afterAll(async () => {
+      await postgres?.close();
+      await sqlite?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it("gives the same top 4 chunks with the same BM25 scores (ties aside) on the three", async () => {
+      if (!questions) return expect(process.env.CI).not.toBe("true");
+      let compared = 0;
+      const pgStore = await openPostgresStore(postgresUrl);
+      const sqliteStore = openStore(dir);
+      try {
+        const onPostgres = createStoreLexicalSearch(pgStore);
+        const onSqlite = createStoreLexicalSearch(sqliteStore);
+        for (const question of questions) {
+          const expected = memory.lexicalIndex.search(question, { topK: 4 });
+          expectSameRanking(await onSqlite.search(question, { topK: 4 }), expected, question);
+          expectSameRanking(await onPostgres.search(question, { topK: 4 }), expected, question);
+          if (expected.length === 4) compared++;
+        }
+        expect(await pgStore.statistics()).toEqual(await sqliteStore.statistics());
+      } finally {
+        await pgStore.close();
+        await sqliteStore.close();
+      }
+      expect(compared).toBeGreaterThan(questions.length / 2);
+    });
+
+    it("gives the same top 4 through the retriever (path and same-file evidence on top of BM25)", async () => {
+      if (!questions) return expect(process.env.CI).not.toBe("true");
+      for (const question of questions) {
+        const expected = await memory.asRetriever({ similarityTopK: 4 }).retrieve({ query: question });
+        const got = await postgres.asRetriever({ similarityTopK: 4 }).retrieve({ query: question });
+        expectSameRanking(
+          got.map(({ node, score }) => ({ id: node.id, score: score ?? 0 })),
+          expected.map(({ node, score }) => ({ id: node.id, score: score ?? 0 })),
+          question,
+        );
+      }
+    });
+  });
+
+  it("keeps the statistics, document frequencies and postings exact after any sequence of edits (against a rebuild)", async () => {
+    const text = fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 12 }).map((w) => w.join(" "));
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant("write" as const),
+        id: fc.constantFrom("a.md", "b.md", "c.md"),
+        texts: fc.array(text, { minLength: 0, maxLength: 4 }),
+      }),
+      fc.record({ kind: fc.constant("remove" as const), id: fc.constantFrom("a.md", "b.md", "c.md") }),
+    );
+    const edited = await openPostgresStore(schemaUrl("edits").url);
+    const rebuilt = await openPostgresStore(schemaUrl("rebuilt").url);
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+          const documents = new Map<string, string[]>();
+          await edited.reset(META);
+          for (const action of steps) {
+            if (action.kind === "write") {
+              documents.set(action.id, action.texts);
+              await edited.write([sourceEdit(action.id, action.texts)]);
+            } else {
+              documents.delete(action.id);
+              await edited.write([], [action.id]);
+            }
+          }
+          await rebuilt.reset(META);
+          await rebuilt.write([...documents].map(([id, texts]) => sourceEdit(id, texts)));
+          expect(await contentOf(edited)).toEqual(await contentOf(rebuilt));
+          const consistency = await postgresConsistency(base as string, schemaOf(edited));
+          expect(consistency.dfMismatches).toBe(0);
+          expect(consistency.orphanTerms).toBe(0);
+          expect(consistency.statsLength).toBe(consistency.chunkLength);
+          expect(consistency.vectorless).toBe(0);
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await edited.close();
+      await rebuilt.close();
+    }
+  }, 120_000);
+
+  it("moves a node id another document of the same write held, keeping the statistics exact", async () => {
+    const moved = await openPostgresStore(schemaUrl("moved").url);
+    const rebuilt = await openPostgresStore(schemaUrl("moved_rebuilt").url);
+    try {
+      const first = sourceEdit("a.md", ["alpha beta", "gamma"]);
+      const second = sourceEdit("b.md", ["delta alpha"]);
+      // b.md's chunk takes the id of a.md's first chunk: the later one wins, as on SQLite.
+      const taken = {
+        ...second,
+        chunks: second.chunks.map((chunk) => ({
+          ...chunk,
+          node: new TextNode({ id: "a.md#0", text: "delta alpha" }),
+        })),
+      };
+      await moved.reset(META);
+      await moved.write([first, taken]);
+      await rebuilt.reset(META);
+      await rebuilt.write([{ ...first, chunks: first.chunks.slice(1) }, taken]);
+      const content = await contentOf(moved);
+      expect(content.statistics).toEqual(await rebuilt.statistics());
+      expect(content.frequencies).toEqual((await contentOf(rebuilt)).frequencies);
+      expect(content.chunks).toEqual(["a.md#0", "a.md#1"]);
+      const consistency = await postgresConsistency(base as string, schemaOf(moved));
+      expect(consistency).toMatchObject({
+        dfMismatches: 0,
+        orphanTerms: 0,
+        statsLength: consistency.chunkLength,
+      });
+    } finally {
+      await moved.close();
+      await rebuilt.close();
+    }
+  });
+
+  it("serves 8 askers from 2 processes while one indexer rewrites the index: no error, no torn read", async () => {
+    const { url, schema } = schemaUrl("concurrent");
+    expect(await startChild(["index", url, "3", "40"], () => {})).toBe(0);
+    let rounds = 0;
+    const churn = startChild(["churn", url, "3", "40"], (line) => {
+      if (line.startsWith("round ")) rounds++;
+    });
+    const outputs: string[][] = [[], []];
+    const codes = await Promise.all(
+      outputs.map((lines) => startChild(["ask", url, "4"], (line) => lines.push(line))),
+    );
+    children.find((child) => child.exitCode === null && child.spawnargs.includes("churn"))?.kill("SIGKILL");
+    await churn;
+    expect(codes).toEqual([0, 0]);
+    for (const lines of outputs) {
+      const asked = JSON.parse(lines.at(-1) ?? "{}");
+      expect(asked.torn).toBe(0);
+      expect(asked.states).toBe(3);
+      expect(asked.asks).toBeGreaterThan(0);
+    }
+    expect(rounds).toBeGreaterThanOrEqual(1);
+    expect(await postgresConsistency(base as string, schema)).toMatchObject({ chunks: 120, dfMismatches: 0 });
+  }, 180_000);
+
+  it("keeps the last good state when indexing is killed with SIGKILL, and the next run goes on from there", async () => {
+    const { url, schema } = schemaUrl("killed");
+    let committed = 0;
+    let killer: ChildProcess | undefined;
+    const killed = await new Promise<number | null>((resolve) => {
+      const exit = startChild(["index", url, "6", "260"], (line) => {
+        if (!line.startsWith("committed ")) return;
+        committed = Number(line.slice("committed ".length));
+        killer?.kill("SIGKILL");
+      });
+      killer = children.at(-1);
+      exit.then(resolve);
+    });
+    expect(killed).toBeNull();
+    expect(committed).toBeGreaterThanOrEqual(1);
+    const after = await postgresConsistency(base as string, schema);
+    expect(after.sources).toBeGreaterThanOrEqual(1);
+    expect(after.sources).toBeLessThan(6);
+    expect(after.chunks).toBe(after.sources * 260);
+    expect(after).toMatchObject({
+      sourceChunks: after.chunks,
+      statsDocuments: after.chunks,
+      statsLength: after.chunkLength,
+      dfMismatches: 0,
+      vectorless: 0,
+    });
+    const lines: string[] = [];
+    expect(await startChild(["index", url, "6", "260"], (line) => lines.push(line))).toBe(0);
+    const stats = JSON.parse(lines.at(-1) ?? "{}");
+    expect(stats.sources.unchanged).toHaveLength(after.sources);
+    expect(stats.sources.added).toHaveLength(6 - after.sources);
+    expect(stats.embedded).toBe((6 - after.sources) * 260);
+    expect(await postgresConsistency(base as string, schema)).toMatchObject({
+      sources: 6,
+      chunks: 1560,
+      statsDocuments: 1560,
+      dfMismatches: 0,
+      vectorless: 0,
+    });
+  }, 180_000);
+});
+
+const WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"];
+const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER };
+
+/** What BM25 reads, by node id and term (keys differ between stores, content must not). */
+async function contentOf(store: IndexStore) {
+  return store.read(async () => {
+    const chunks: { id: string; key: number }[] = [];
+    for await (const batch of store.allChunks())
+      chunks.push(...batch.map((c) => ({ id: c.node.id, key: c.key })));
+    const idOf = new Map(chunks.map((chunk) => [chunk.key, chunk.id]));
+    const words = [...new Set(lexicalDocumentTerms(WORDS.join(" ")))];
+    const postings: Record<string, string[]> = {};
+    for (const word of words) {
+      const found = await store.postings(word);
+      if (found) {
+        postings[word] = Array.from(found.keys, (key, index) =>
+          [idOf.get(key), found.frequencies[index], found.lengths[index]].join(":"),
+        ).sort();
+      }
+    }
+    return {
+      statistics: await store.statistics(),
+      frequencies: Object.fromEntries(await store.documentFrequencies(words)),
+      postings,
+      sources: (await store.sources()).map(({ id, chunkCount }) => ({ id, chunkCount })).sort(byId),
+      chunks: chunks.map((chunk) => chunk.id).sort(),
+    };
+  });
+}
+
+const byId = (left: { id: string }, right: { id: string }) => left.id.localeCompare(right.id);
+
+function schemaOf(store: IndexStore): string {
+  return new URL(store.location.replace("[REDACTED]", "x")).searchParams.get("schema") as string;
+}
