@@ -111,7 +111,7 @@ async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<R
     );
     // A code paragraph's line breaks come out as <br /> inside <pre>, where the HTML reader keeps only text: as
     // newlines they stay the code's lines.
-    html = result.value.replace(/<pre>[^]*?<\/pre>/g, (pre) => pre.replace(/<br\s*\/?>/g, "\n"));
+    html = result.value.replace(/<pre>[\s\S]*?<\/pre>/g, (pre) => pre.replace(/<br\s*\/?>/g, "\n"));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ReaderSkipError("corrupt", `${path}: not a readable DOCX (${reason}).`);
