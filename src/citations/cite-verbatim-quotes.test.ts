@@ -61,6 +61,20 @@ describe("verbatimQuoteSpans", () => {
               expect(spans.some((span) => span.source && span.text.includes(quote))).toBe(true);
         },
       ),
+      {
+        // Found once in ~2,000 runs: the first quote's match ran on into the second's first characters
+        // (`é 😀` of `é 😀a`), leaving `=aaaa…` too short to cite.
+        examples: [
+          [
+            ["é 😀a", "aa😀=aaaaéa"],
+            [
+              [20583709, 532375905, 1],
+              [510787035, 1513960430, 49448164],
+              [0, 0, 0],
+            ],
+          ],
+        ],
+      },
     );
   });
 });

@@ -78,13 +78,16 @@ export function verbatimQuoteSpans({
       position += space.length;
       continue;
     }
-    let best = 0;
-    let bestSource: CitationSource | undefined;
-    for (const source of sources) {
-      const length = longestPrefixIn(text, position, source.text);
-      if (length > best) {
-        best = length;
-        bestSource = source;
+    let { best, bestSource } = longestMatch(text, position, sources);
+    // At a seam between two quotes the longest match can run on into the next quote's first characters (`é 😀`
+    // of `é 😀a`, then `=aaaa` left too short to cite). When it ends inside a word of the answer, it gives those
+    // characters back to the next quote if a match from its last space reaches further.
+    const after = text[position + best];
+    if (after !== undefined && !/\s/u.test(after)) {
+      const seam = /\s+\S*$/u.exec(text.slice(position, position + best));
+      if (seam && seam.index > 0) {
+        const next = position + seam.index + (/^\s+/u.exec(seam[0])?.[0].length ?? 0);
+        if (next + longestMatch(text, next, sources).best > position + best) best = seam.index;
       }
     }
     const quote = wholeTokens(text, position, text.slice(position, position + best)).trimEnd();
@@ -98,6 +101,24 @@ export function verbatimQuoteSpans({
     }
   }
   return spans;
+}
+
+// The source holding the longest stretch of `text` from `position` (the earliest one on a tie), and its length.
+function longestMatch(
+  text: string,
+  position: number,
+  sources: readonly CitationSource[],
+): { best: number; bestSource: CitationSource | undefined } {
+  let best = 0;
+  let bestSource: CitationSource | undefined;
+  for (const source of sources) {
+    const length = longestPrefixIn(text, position, source.text);
+    if (length > best) {
+      best = length;
+      bestSource = source;
+    }
+  }
+  return { best, bestSource };
 }
 
 // The quote cut back to whole tokens of spaced scripts: none when it starts inside a token (`_path` of
