@@ -128,6 +128,33 @@ describe("extractive quotes are verbatim", () => {
 });
 
 describe("splitPassages", () => {
+  it("never quotes a `Source N:` label that citation mode puts before each piece", async () => {
+    // As CitationQueryEngine numbers its pieces: the label line, then the piece's text (no blank line between).
+    const context = [
+      "Source 1:\nAllows patch-level changes if a minor version is specified.\n",
+      "Source 2:\n\n```js\nprogram.version('0.0.1');\n```\n",
+      "Source 3:\nAllows minor-level changes if not. The version flags are -V and --version.\n",
+      // A piece cut inside a code block: the next label still ends it.
+      "Source 4:\n```js\nprogram.version('1.0.0');\n",
+      "Source 5:\nThe version flag prints the version.\n",
+    ].join("\n");
+    const passages = splitPassages(context);
+    expect(passages.map((passage) => passage.text)).toEqual([
+      "Allows patch-level changes if a minor version is specified.",
+      "```js\nprogram.version('0.0.1');\n```",
+      "Allows minor-level changes if not.",
+      "The version flags are -V and --version.",
+      "```js\nprogram.version('1.0.0');",
+      "The version flag prints the version.",
+    ]);
+    const { text } = await new ExtractiveLLM({ maxSentences: 5 }).complete(
+      "",
+      qa("Which changes and version flags are allowed? program.version", context),
+    );
+    expect(text).toContain("version");
+    expect(text).not.toMatch(/Source \d+:/);
+  });
+
   it("quotes nothing from a lone fence line left by a chunk cut inside a code block", () => {
     const cut = "const x = 1;\n```\n\nSome prose.\n\n```ts";
     expect(splitPassages(cut).map((passage) => passage.text)).toEqual(["const x = 1;", "Some prose."]);

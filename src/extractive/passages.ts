@@ -23,11 +23,15 @@ const LONE_FENCE = /^(?:```|~~~)[\w-]*$/;
 const HEADING = /^#{1,6}\s+(.*)$/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
 const TABLE_ROW = /^\s*\|/;
+// The label citation mode puts on a line of its own before each numbered piece (`Source 3:`): it names the
+// piece, it is no part of any document, so it ends a block and is never quoted.
+const SOURCE_LABEL = /^Source \d+:\s*$/;
 
 /**
  * Cuts Markdown or plain text into the passages an extractive answer may quote: the sentences of prose
  * paragraphs, and whole fenced code blocks, list items and table rows (where option names, defaults and
- * examples live in developer docs), each with the heading it sits under. Headings are not passages. Code,
+ * examples live in developer docs), each with the heading it sits under. Headings are not passages, nor are the
+ * `Source N:` label lines of citation mode. Code,
  * lists and tables longer than {@link MAX_PASSAGE} characters are cut into runs of whole lines. Every
  * passage is a verbatim slice of `text`; one pass over the lines, so linear.
  * @param split splits a paragraph into sentences (default: ICU sentences, joined back where a break has
@@ -54,7 +58,11 @@ export function splitPassages(
     const lineEnd = newline === -1 ? text.length : newline;
     const line = text.slice(offset, lineEnd);
     const next = newline === -1 ? text.length : newline + 1;
-    if (fence !== undefined) {
+    if (SOURCE_LABEL.test(line)) {
+      // A new piece begins: a code block the last piece was cut inside ends with it.
+      fence = undefined;
+      flush();
+    } else if (fence !== undefined) {
       if (block) block.end = lineEnd;
       if (line.trim().startsWith(fence)) {
         fence = undefined;

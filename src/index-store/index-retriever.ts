@@ -2,7 +2,7 @@ import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { createFusionRetriever } from "../fusion/fusion-retriever.js";
-import { LexicalIndex } from "../lexical/lexical-index.js";
+import { LexicalIndex, RETRIEVAL_BM25 } from "../lexical/lexical-index.js";
 import { createLexicalRetriever } from "../lexical/lexical-retriever.js";
 import { RETRIEVAL_MODES, type RetrievalMode, type Retriever } from "../query-engine/retriever.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
@@ -26,9 +26,12 @@ export function defaultRetrievalMode(embedModel: Embedder): RetrievalMode {
   return embedModel instanceof HashingEmbedder ? "lexical" : "hybrid";
 }
 
-/** Builds the BM25 index over what each node's embedder would see (its text and `file_path` line). */
+/**
+ * Builds the BM25 index over what each node's embedder would see (its text and `file_path` line), with the
+ * retrieval parameters ({@link RETRIEVAL_BM25}) the store's search uses too.
+ */
 export function buildLexicalIndex(nodes: Iterable<TextNode>): LexicalIndex {
-  const index = new LexicalIndex();
+  const index = new LexicalIndex(RETRIEVAL_BM25);
   for (const node of nodes) index.add(node.id, lexicalContent(node));
   return index;
 }

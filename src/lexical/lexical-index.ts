@@ -18,6 +18,16 @@ export interface LexicalIndexOptions {
   b?: number | undefined;
 }
 
+/**
+ * The BM25 parameters chunks are retrieved with, by the in-memory index of a `VectorStoreIndex` and by the SQLite
+ * store's search alike: `k1` 1.2 and a weaker length normalisation than the textbook 0.75, `b` 0.6, because a
+ * chunk is already cut to a bounded size and a long one is usually a whole section on its subject, not padding.
+ * On the bench's Markdown questions (tuned on the odd half, checked on the even) Recall@1 rose from 0.79 / 0.83
+ * to 0.83 / 0.86 with the answers' phrase share unchanged; the mixed-format set ranked the same.
+ * `LexicalIndex` itself keeps 0.75 (the extractive answerer scores sentences with it).
+ */
+export const RETRIEVAL_BM25: Readonly<{ k1: number; b: number }> = Object.freeze({ k1: 1.2, b: 0.6 });
+
 /** One search result: a document id and its BM25 score (always > 0). */
 export interface LexicalHit {
   id: string;

@@ -1,6 +1,6 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { LexicalHit } from "../lexical/lexical-index.js";
+import { type LexicalHit, RETRIEVAL_BM25 } from "../lexical/lexical-index.js";
 import { lexicalTokens } from "../lexical/lexical-tokens.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "./index-store.js";
@@ -15,13 +15,14 @@ export interface StoreLexicalSearch {
 
 /**
  * Okapi BM25 computed from the store's rows: the query terms' postings, the corpus statistics, then the nodes of
- * the `topK` best chunks, nothing else. The same formula, parameters (k1 1.2, b 0.75), IDF and tie order (insertion
- * order) as `LexicalIndex.search`, so both rank the same chunks the same way. A store that ranks in its engine
- * (`lexicalTopK`, PostgreSQL) computes the scores there, from the same rows.
+ * the `topK` best chunks, nothing else. The same formula, IDF and tie order (insertion order) as `LexicalIndex.search`,
+ * and the same parameters as a `VectorStoreIndex`'s in-memory index (`RETRIEVAL_BM25`: k1 1.2, b 0.6), so both
+ * rank the same chunks the same way. A store that ranks in its engine (`lexicalTopK`, PostgreSQL) computes the
+ * scores there, from the same rows and parameters.
  */
 export function createStoreLexicalSearch(
   store: IndexStore,
-  { k1 = 1.2, b = 0.75 }: { k1?: number; b?: number } = {},
+  { k1 = RETRIEVAL_BM25.k1, b = RETRIEVAL_BM25.b }: { k1?: number; b?: number } = {},
 ): StoreLexicalSearch {
   const found = new Map<string, TextNode>();
   const idfOf = (frequency: number, documents: number) =>
