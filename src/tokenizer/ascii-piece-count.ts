@@ -27,7 +27,8 @@ export function asciiPieceCounter(
     holder?.bytePairEncodingCoreProcessor?.bytePairStringRankEncoder ??
     holder?.default?.bytePairEncodingCoreProcessor?.bytePairStringRankEncoder;
   if (!(ranks instanceof Map)) return undefined;
-  const counter = (text: string) => countAscii(text, pattern, ranks as Map<string, number>);
+  const table = { ranks: ranks as Map<string, number>, pairs: pairRanks(ranks as Map<string, number>) };
+  const counter = (text: string) => countAscii(text, pattern, table);
   for (const probe of PROBES) if (counter(probe) !== countTokens(probe)) return undefined;
   return counter;
 }
@@ -43,13 +44,32 @@ const PROBES = [
   "https://example.org/a_b-c.d?e=f",
 ];
 
-function countAscii(text: string, pattern: RegExp, ranks: Map<string, number>): number | undefined {
+/** The rank table, and the ranks of its two-character ASCII tokens by `first * 128 + second` (-1: none). */
+interface Ranks {
+  ranks: Map<string, number>;
+  pairs: Int32Array;
+}
+
+// Every merge starts from the pairs of neighbouring characters: a third of the rank look-ups, read from an array
+// instead of the table's map of ~100,000 strings.
+function pairRanks(ranks: Map<string, number>): Int32Array {
+  const pairs = new Int32Array(128 * 128).fill(-1);
+  for (let first = 0; first < 128; first++) {
+    for (let second = 0; second < 128; second++) {
+      const rank = ranks.get(String.fromCharCode(first, second));
+      if (rank !== undefined) pairs[first * 128 + second] = rank;
+    }
+  }
+  return pairs;
+}
+
+function countAscii(text: string, pattern: RegExp, table: Ranks): number | undefined {
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 127) return undefined;
   let tokens = 0;
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const piece = match[0];
-    tokens += piece.length === 1 || ranks.has(piece) ? 1 : mergedTokens(piece, ranks);
+    tokens += piece.length === 1 || table.ranks.has(piece) ? 1 : mergedTokens(piece, table);
   }
   return tokens;
 }
@@ -58,13 +78,17 @@ function countAscii(text: string, pattern: RegExp, ranks: Map<string, number>): 
  * The number of tokens byte-pair merging leaves of `piece` (ASCII, so one character is one byte): the adjacent
  * pair of parts with the lowest rank is merged, the leftmost on a tie, until no pair is in the table.
  */
-function mergedTokens(piece: string, ranks: Map<string, number>): number {
+function mergedTokens(piece: string, table: Ranks): number {
   // starts[i]: where part i begins; rank[i]: the rank of parts i and i + 1 merged (Infinity: not a token).
   const starts: number[] = [];
   const rank: number[] = [];
   for (let index = 0; index <= piece.length; index++) {
     starts.push(index);
-    rank.push(index < piece.length - 1 ? rankOf(piece, index, index + 2, ranks) : Number.POSITIVE_INFINITY);
+    const pair =
+      index < piece.length - 1
+        ? (table.pairs[piece.charCodeAt(index) * 128 + piece.charCodeAt(index + 1)] as number)
+        : -1;
+    rank.push(pair < 0 ? Number.POSITIVE_INFINITY : pair);
   }
   while (starts.length > 1) {
     let lowest = Number.POSITIVE_INFINITY;
@@ -79,8 +103,8 @@ function mergedTokens(piece: string, ranks: Map<string, number>): number {
     if (at === -1) break;
     starts.splice(at + 1, 1);
     rank.splice(at, 1);
-    rank[at] = pairRank(piece, starts, at, ranks);
-    if (at > 0) rank[at - 1] = pairRank(piece, starts, at - 1, ranks);
+    rank[at] = pairRank(piece, starts, at, table.ranks);
+    if (at > 0) rank[at - 1] = pairRank(piece, starts, at - 1, table.ranks);
   }
   return starts.length - 1;
 }
