@@ -47,16 +47,7 @@ function pieceWindows(text: string): Array<[number, number]> {
   ) as Array<[number, number]>;
 }
 
-// A run without whitespace long enough to be cut (`\s` is what isWhitespace tells apart, code unit by code unit).
-const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1}}`);
-
 function pushRuns(pieces: string[], text: string, start: number, end: number): void {
-  // Most windows hold no such run: one regular-expression scan tells, instead of the loop below over each character.
-  const window = text.slice(start, end);
-  if (!LONG_RUN.test(window)) {
-    pieces.push(window);
-    return;
-  }
   let pieceStart = start;
   let run = 0;
   for (let index = start; index < end; index++) {
