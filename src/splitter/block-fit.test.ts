@@ -4,10 +4,11 @@ import { setDocumentBlocks } from "../reader/document-blocks.js";
 import { markdownBlocks } from "../reader/formats/markdown.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
 import { TextNode } from "../schema/text-node.js";
+import { recordingTokenizer } from "../tokenizer/recording-tokenizer.test.util.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerName } from "../tokenizer/tokenizer.js";
 import { BlockFit } from "./block-fit.js";
-import { renderBlocks, type Section, sectionsOf } from "./block-sections.js";
+import { renderBlock, renderBlocks, type Section, sectionsOf } from "./block-sections.js";
 import { BlockSplitter } from "./block-splitter.js";
 
 const names: TokenizerName[] = ["cl100k_base", "o200k_base", "r50k_base"];
@@ -145,7 +146,30 @@ describe("BlockFit", () => {
         { numRuns: 300 },
       );
     });
+
+    it(`${name}: gives each block's own count, the tokenizer's count of it rendered`, () => {
+      const tokenizer = resolveTokenizer(name);
+      const fit = new BlockFit(tokenizer);
+      fc.assert(
+        fc.property(fc.array(rawBlock, { minLength: 1, maxLength: 6 }), (blocks) => {
+          // Half the time after fits() has counted the blocks, half the time before.
+          if (blocks.length % 2 === 0) fit.fits(blocks, 50);
+          for (const block of blocks) expect(fit.tokens(block)).toBe(tokenizer.count(renderBlock(block)));
+        }),
+        { numRuns: 200 },
+      );
+    });
   }
+
+  it("counts a block once however often its count is asked for", () => {
+    const { tokenizer, counted } = recordingTokenizer(resolveTokenizer("cl100k_base"));
+    const fit = new BlockFit(tokenizer);
+    const block: DocumentBlock = { kind: "list_item", text: "one item\nwrapped" };
+    for (let index = 0; index < 3; index++)
+      expect(fit.tokens(block)).toBe(tokenizer.count(renderBlock(block)));
+    // Three answers from the BlockFit, plus the three counts this test took itself to check them.
+    expect(counted.filter((text) => text === renderBlock(block))).toHaveLength(4);
+  });
 });
 
 describe("BlockSplitter packing with BlockFit", () => {

@@ -9,6 +9,8 @@ import { blockJoiner, renderBlock, renderBlocks } from "./block-sections.js";
 interface Counted {
   text: string;
   counts: Array<number | undefined | null>;
+  /** The tokenizer's count of `text` alone, once asked for ({@link BlockFit.tokens}). */
+  tokens?: number;
 }
 
 const JOINERS = ["", "\n", "\n\n"] as const;
@@ -36,6 +38,16 @@ export class BlockFit {
     const sum = this.#sum(blocks, budget);
     if (sum !== undefined) return sum <= budget;
     return countUpTo(this.#tokenizer, renderBlocks(blocks), budget) <= budget;
+  }
+
+  /**
+   * `tokenizer.count(renderBlock(block))`, counted once per block: the count {@link fits} already took of the block
+   * alone when it took one, else the tokenizer's.
+   */
+  tokens(block: DocumentBlock): number {
+    const counted = this.#block(block);
+    counted.tokens ??= counted.counts[0] ?? this.#tokenizer.count(counted.text);
+    return counted.tokens;
   }
 
   // The exact count (or a part of it above `budget`), or undefined when the parts' counts may not add up.

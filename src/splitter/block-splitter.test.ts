@@ -4,6 +4,7 @@ import { setDocumentBlocks } from "../reader/document-blocks.js";
 import { markdownBlocks } from "../reader/formats/markdown.js";
 import { formatNodeLocation, getNodeLocation, type NodeLocation } from "../schema/node-location.js";
 import { MetadataMode, TextNode } from "../schema/text-node.js";
+import { recordingTokenizer } from "../tokenizer/recording-tokenizer.test.util.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { BlockSplitter } from "./block-splitter.js";
 
@@ -224,5 +225,25 @@ describe("BlockSplitter", () => {
     expect(formatNodeLocation(getNodeLocation(node as TextNode) ?? {})).toBe(
       "spec.pdf pp. 12–13 › 2.3 Glob weights",
     );
+  });
+});
+
+describe("BlockSplitter's token counting", () => {
+  it("counts the heading path of a block it cuts once, not once per use", () => {
+    const { tokenizer: recording, counted } = recordingTokenizer(tokenizer);
+    const sentences = Array.from(
+      { length: 80 },
+      (_, index) => `Sentence ${index} says ${words(5, `s${index}w`)}.`,
+    );
+    const document = markdownDocument(`# Guide\n\n## Part\n\n${sentences.join(" ")}\n`);
+    const nodes = new BlockSplitter({
+      chunkSize: 120,
+      chunkOverlap: 20,
+      tokenizer: recording,
+    }).getNodesFromDocuments([document]);
+    // The paragraph was cut, each piece under the heading path.
+    expect(nodes.length).toBeGreaterThan(5);
+    for (const node of nodes) expect(node.text.startsWith("# Guide\n\n## Part\n\nSentence")).toBe(true);
+    expect(counted.filter((text) => text === "# Guide\n\n## Part\n\n")).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
+import { asciiPieceCounter } from "./ascii-piece-count.js";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
 import { rankTableCodeCacheDir, tokenizerCacheDir } from "./cache-dir.js";
 import { savePieceCounts, seedPieceCounts } from "./piece-count-file.js";
@@ -23,6 +24,7 @@ const require = createRequire(import.meta.url);
 const loaded = new Map<TokenizerName, BpeModule>();
 const counts = new Map<TokenizerName, PieceCounts>();
 const countPatterns = new Map<TokenizerName, RegExp>();
+const pieceCounters = new Map<TokenizerName, (text: string) => number>();
 let patterns: SplitPatterns | undefined;
 
 // Special-token strings in retrieved text (`<|endoftext|>`) are counted as the plain text an API
@@ -68,6 +70,22 @@ function splitPattern(name: TokenizerName): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`);
 }
 
+/**
+ * The encoding's count of a piece not seen before: ASCII text through {@link asciiPieceCounter} (the same merges
+ * over the same rank table, on strings), anything else through gpt-tokenizer's own count.
+ */
+function pieceCounter(name: TokenizerName): (text: string) => number {
+  let counter = pieceCounters.get(name);
+  if (!counter) {
+    const module = load(name);
+    const gptCount = (text: string) => module.countTokens(text, plainText);
+    const ascii = asciiPieceCounter(module, splitPattern(name), gptCount);
+    counter = ascii ? (text) => ascii(text) ?? gptCount(text) : gptCount;
+    pieceCounters.set(name, counter);
+  }
+  return counter;
+}
+
 /** The encoding's memo of piece counts, shared by its `count` and every TokenIndex over it. */
 function pieceCounts(name: TokenizerName): PieceCounts {
   let memo = counts.get(name);
@@ -78,16 +96,16 @@ function pieceCounts(name: TokenizerName): PieceCounts {
     // a few thousand characters), since gpt-tokenizer's merge cache is off.
     const long = new BoundedCache<string, number>(256);
     memo = new PieceCounts((piece) => {
-      const module = load(name);
+      const count = pieceCounter(name);
       let tokens = 0;
       for (const bounded of eachBoundedPiece(piece)) {
         if (bounded.length <= MAX_CACHED_PIECE) {
-          tokens += module.countTokens(bounded, plainText);
+          tokens += count(bounded);
           continue;
         }
         let boundedTokens = long.get(bounded);
         if (boundedTokens === undefined) {
-          boundedTokens = module.countTokens(bounded, plainText);
+          boundedTokens = count(bounded);
           long.set(ownCopy(bounded), boundedTokens);
         }
         tokens += boundedTokens;
