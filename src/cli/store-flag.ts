@@ -1,7 +1,7 @@
 import { basename, dirname } from "node:path";
 import { hideUrlPasswords } from "../errors/scrub-secrets.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
-import { SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
+import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { UsageError } from "./usage-error.js";
 
 /**

@@ -11,7 +11,7 @@ import { RETRIEVAL_MODES, type Retriever } from "../query-engine/retriever.js";
 import { holdsImage } from "../reader/image-references.js";
 import { asyncIndexStore } from "../store/async-index-store.js";
 import type { IndexStore, SourceEdit, SyncIndexStore } from "../store/index-store.js";
-import { OTHER_INDEX_VERSION, openSqliteStore, SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
+import { OTHER_INDEX_VERSION, openSqliteStore, SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { createStoreLexicalSearch } from "../store/store-lexical-search.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { type AsRetrieverOptions, defaultRetrievalMode, lexicalContent } from "./index-retriever.js";

@@ -11,7 +11,7 @@ import { holdsImage } from "../reader/image-references.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore, SyncIndexStore } from "../store/index-store.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
-import { SQLITE_INDEX_FILE } from "../store/sqlite-index-store.js";
+import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { buildFromDocuments, embedOrDefer, type StoredBuildInput } from "./build-index.js";
 import type {
   BuildIndexOptions,

@@ -6,9 +6,9 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
+import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";
 import { sourceEdit } from "./source-edit.test.util.js";
-import { openSqliteStore, SQLITE_INDEX_FILE } from "./sqlite-index-store.js";
 
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER };
 const dirs: string[] = [];

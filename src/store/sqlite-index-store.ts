@@ -1,10 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { RagsynthError } from "../errors/ragsynth-error.js";
-import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
-import { MetadataMode, type TextNode } from "../schema/text-node.js";
+import type { TextNode } from "../schema/text-node.js";
 import type {
   ChunkInput,
   LexicalStatistics,
@@ -17,127 +12,8 @@ import type {
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
 import { PostingsBatch, readPostings } from "./sqlite-postings.js";
-import { SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import { storeMetaOf } from "./store-meta.js";
-
-/**
- * Marks the `index_load` error of an index written in another format or layout (`isOtherIndexVersion`): a cache
- * can simply be rebuilt (the CLI does, with a notice), while a damaged index of this version should be looked at.
- */
-export const OTHER_INDEX_VERSION = Symbol.for("ragsynth.index.otherVersion");
-
-/** The terms the index build writes for a chunk: {@link lexicalDocumentTerms} of its embed content. */
-function storeTerms(node: TextNode): string[] {
-  return lexicalDocumentTerms(node.getContent(MetadataMode.EMBED));
-}
-
-/** The file an index is kept in, inside its folder: one SQLite database (WAL mode), readable with `sqlite3`. */
-export const SQLITE_INDEX_FILE = "ragsynth-index.sqlite";
-
-// better-sqlite3 is CommonJS with a native addon: required, so the CLI's CommonJS bundle loads it as it is.
-const require = createRequire(import.meta.url);
-
-/**
- * Opens (creating when missing) the SQLite index in `dir`. WAL mode: readers never wait for a writer and see the
- * last committed state; a second writer waits up to `busyTimeoutMs` for the first. A file of another layout version
- * (`SQLITE_STORE_VERSION`) is emptied when `replaceOtherLayout` (a rebuild), else refused with an error that
- * `OTHER_INDEX_VERSION` marks.
- * @throws RagsynthError `index_load` when the file is not a SQLite database (or a damaged one), or one of another
- *   layout; the file system's or SQLite's own error when the folder or file cannot be created or opened
- */
-export function openSqliteStore(
-  dir: string,
-  {
-    busyTimeoutMs = 30_000,
-    replaceOtherLayout = false,
-    analyze = storeTerms,
-    _internal = {},
-  }: {
-    busyTimeoutMs?: number;
-    /** Whether a file of another layout version is emptied (to be rebuilt) rather than refused. */
-    replaceOtherLayout?: boolean;
-    /**
-     * The terms of a stored chunk, as they were given when it was written (`ChunkInput.terms`): a removed chunk's
-     * postings are found by analyzing its node again.
-     * @default the lexical analyzer over the node's embed content (what the index build writes)
-     */
-    analyze?: (node: TextNode) => readonly string[];
-    /** Test seam: the `BLOCK_POSTINGS` of this connection's writes (small, so tests cross block boundaries). */
-    _internal?: { blockPostings?: number };
-  } = {},
-): SqliteIndexStore {
-  const file = path.join(dir, SQLITE_INDEX_FILE);
-  let db: BetterSqlite3.Database;
-  try {
-    mkdirSync(dir, { recursive: true });
-    const Database = require("better-sqlite3") as typeof BetterSqlite3;
-    db = new Database(file, { timeout: busyTimeoutMs });
-    useWal(db, busyTimeoutMs);
-    db.pragma("synchronous = NORMAL");
-    const other = prepareLayout(db, replaceOtherLayout);
-    if (other !== undefined) {
-      db.close();
-      throw Object.assign(
-        new RagsynthError({
-          code: "index_load",
-          message: `The index ${file} was written by another ragsynth (index layout ${other}, this one reads ${SQLITE_STORE_VERSION}). Rebuild it (fromDocumentsCached with rebuild, or ragsynth index --rebuild).`,
-        }),
-        { [OTHER_INDEX_VERSION]: `sqlite-${other}` },
-      );
-    }
-  } catch (error) {
-    if (RagsynthError.isInstance(error)) throw error;
-    const code = (error as { code?: unknown }).code;
-    // A file that is not a SQLite database (or a damaged one) is an index to look at or rebuild; any other failure
-    // (a folder that cannot be written) is the caller's to report as it reads or writes.
-    if (code !== "SQLITE_NOTADB" && code !== "SQLITE_CORRUPT") throw error;
-    throw new RagsynthError({
-      code: "index_load",
-      message: `The index ${file} is not a readable SQLite database (${(error as Error).message}). Delete it to rebuild the index from the documents.`,
-      cause: error,
-    });
-  }
-  return new SqliteIndexStore(db, file, analyze, _internal.blockPostings);
-}
-
-/**
- * Switches the file to WAL (once per file; later opens find it set). Switching needs the file to itself, and SQLite
- * answers SQLITE_BUSY at once, without its busy handler, while another process creates or writes the same new
- * index (two asks started together on one folder): so it is retried, with short waits, up to the busy timeout.
- */
-function useWal(db: BetterSqlite3.Database, busyTimeoutMs: number): void {
-  const deadline = Date.now() + busyTimeoutMs;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
-      return;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
-      Atomics.wait(pause, 0, 0, 20);
-    }
-  }
-}
-
-/** Creates the tables of a new file; the layout version of a file of another one that is kept (not replaced). */
-function prepareLayout(db: BetterSqlite3.Database, replaceOtherLayout: boolean): number | undefined {
-  const version = db.pragma("user_version", { simple: true }) as number;
-  if (version !== 0 && version !== SQLITE_STORE_VERSION && !replaceOtherLayout) return version;
-  if (version !== SQLITE_STORE_VERSION) {
-    db.transaction(() => {
-      if (version !== 0) {
-        for (const { name } of db
-          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-          .all() as { name: string }[])
-          db.exec(`DROP TABLE IF EXISTS "${name.replaceAll('"', '""')}"`);
-      }
-      db.exec(SCHEMA);
-      db.pragma(`user_version = ${SQLITE_STORE_VERSION}`);
-    }).immediate();
-  }
-  return undefined;
-}
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
 export class SqliteIndexStore implements SyncIndexStore {
