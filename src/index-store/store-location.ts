@@ -1,5 +1,7 @@
+import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { scrubSecrets } from "../errors/scrub-secrets.js";
+import { hideUrlPasswords, scrubSecrets } from "../errors/scrub-secrets.js";
 import type { IndexStore } from "../store/index-store.js";
 import { isPostgresUrl, openPostgresStore, parsePostgresUrl } from "../store/open-postgres-store.js";
 import { hasStore, oldFormatError, openFreshStore, openStore } from "./store-index.js";
@@ -49,4 +51,62 @@ export function postgresWriteError(location: string, error: unknown): RagsynthEr
     message: `Could not write the PostgreSQL index ${shown}: ${scrubSecrets(String((error as Error)?.message ?? error), [password])}. Check that the server runs and the user may write the schema; a failed write leaves the index as it was.`,
     cause: error,
   });
+}
+
+/**
+ * Opens the saved index at `dir` (a folder or a PostgreSQL URL) for `VectorStoreIndex.load`.
+ * @throws RagsynthError `index_load` when there is none, it cannot be opened, or it was built with another
+ *   embedding model than `embedModel` (its vectors would not compare with the queries')
+ */
+export async function openSavedStore(dir: string, embedModel: Embedder): Promise<IndexStore> {
+  const shown = storeLabel(dir);
+  if (!(await hasStoreAt(dir))) {
+    throw new RagsynthError({
+      code: "index_load",
+      message: `No index in ${shown}. Build one with VectorStoreIndex.fromDocuments(...) and index.persist("${shown}"), or use fromDocumentsCached.`,
+    });
+  }
+  let store: IndexStore;
+  try {
+    store = await openStoreAt(dir);
+  } catch (error) {
+    if (RagsynthError.isInstance(error)) throw error;
+    throw new RagsynthError({
+      code: "index_load",
+      message: `Could not open the index in ${shown}: ${(error as Error).message}. Check the folder's permissions.`,
+      cause: error,
+    });
+  }
+  const meta = await store.meta();
+  if (meta && meta.embedderId !== embedModel.id) {
+    await store.close();
+    throw new RagsynthError({
+      code: "index_load",
+      message: `The index in ${shown} was built with the embedding model "${meta.embedderId}", but got "${embedModel.id}"; their vectors do not compare. Pass the same embedModel, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
+    });
+  }
+  return store;
+}
+
+/** Where a cached index lives: `store` (a PostgreSQL URL) when given, else the folder `cacheDir`. */
+export function storeLocation(store: string | undefined, cacheDir: string | undefined): string {
+  if (store !== undefined) {
+    if (typeof store !== "string" || !isPostgresUrl(store)) {
+      throw new InvalidArgumentError({
+        parameter: "store",
+        value: typeof store === "string" ? hideUrlPasswords(store) : store,
+        expected: "be a PostgreSQL URL (postgres://user:password@host:5432/database?schema=name)",
+        hint: "Leave it out for the SQLite index in cacheDir.",
+      });
+    }
+    return store;
+  }
+  if (typeof cacheDir !== "string" || cacheDir === "") {
+    throw new InvalidArgumentError({
+      parameter: "cacheDir",
+      value: cacheDir,
+      expected: "be the folder of the index (or pass `store`, a PostgreSQL URL)",
+    });
+  }
+  return cacheDir;
 }

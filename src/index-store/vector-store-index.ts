@@ -2,7 +2,6 @@ import path from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { hideUrlPasswords } from "../errors/scrub-secrets.js";
 import type { LexicalIndex } from "../lexical/lexical-index.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
 import type { Retriever } from "../query-engine/retriever.js";
@@ -38,7 +37,13 @@ import {
   removeOldFormat,
   writeEntries,
 } from "./store-index.js";
-import { hasStoreAt, openStoreAt, postgresWriteError, storeLabel } from "./store-location.js";
+import {
+  openSavedStore,
+  openStoreAt,
+  postgresWriteError,
+  storeLabel,
+  storeLocation,
+} from "./store-location.js";
 import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
 /**
@@ -270,32 +275,7 @@ export class VectorStoreIndex {
     const { embedModel, signal } = options ?? {};
     checkEmbedModel(embedModel, embedModel === undefined && "embedder" in (options ?? {}));
     signal?.throwIfAborted();
-    const shown = storeLabel(dir);
-    if (!(await hasStoreAt(dir))) {
-      throw new RagsynthError({
-        code: "index_load",
-        message: `No index in ${shown}. Build one with VectorStoreIndex.fromDocuments(...) and index.persist("${shown}"), or use fromDocumentsCached.`,
-      });
-    }
-    let store: IndexStore;
-    try {
-      store = await openStoreAt(dir);
-    } catch (error) {
-      if (RagsynthError.isInstance(error)) throw error;
-      throw new RagsynthError({
-        code: "index_load",
-        message: `Could not open the index in ${shown}: ${(error as Error).message}. Check the folder's permissions.`,
-        cause: error,
-      });
-    }
-    const meta = await store.meta();
-    if (meta && meta.embedderId !== embedModel.id) {
-      await store.close();
-      throw new RagsynthError({
-        code: "index_load",
-        message: `The index in ${shown} was built with the embedding model "${meta.embedderId}", but got "${embedModel.id}"; their vectors do not compare. Pass the same embedModel, or rebuild with VectorStoreIndex.fromDocumentsCached (which re-embeds).`,
-      });
-    }
+    const store = await openSavedStore(dir, embedModel);
     const chunks = (await store.statistics()).documents;
     const stats = { chunks, embedded: 0, reused: chunks, sources: diffSources([], []) };
     return new VectorStoreIndex(embedModel, { store, hasImages: await store.hasImages() }, stats);
@@ -420,27 +400,4 @@ export class VectorStoreIndex {
     const { entries, sources, stats } = await buildFromDocuments(documents, options, stored);
     return new VectorStoreIndex(options.embedModel, { entries, sources }, stats);
   }
-}
-
-/** Where a cached index lives: `store` (a PostgreSQL URL) when given, else the folder `cacheDir`. */
-function storeLocation(store: string | undefined, cacheDir: string | undefined): string {
-  if (store !== undefined) {
-    if (typeof store !== "string" || !isPostgresUrl(store)) {
-      throw new InvalidArgumentError({
-        parameter: "store",
-        value: typeof store === "string" ? hideUrlPasswords(store) : store,
-        expected: "be a PostgreSQL URL (postgres://user:password@host:5432/database?schema=name)",
-        hint: "Leave it out for the SQLite index in cacheDir.",
-      });
-    }
-    return store;
-  }
-  if (typeof cacheDir !== "string" || cacheDir === "") {
-    throw new InvalidArgumentError({
-      parameter: "cacheDir",
-      value: cacheDir,
-      expected: "be the folder of the index (or pass `store`, a PostgreSQL URL)",
-    });
-  }
-  return cacheDir;
 }
