@@ -10,12 +10,12 @@ import { ImageNode } from "../schema/image-node.js";
 import { sourceToJSON } from "../schema/node-source.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { citationsForPage, formatCitationNotes } from "./citations-output.js";
+import type { AskOptions } from "./command-options.js";
 import { formatSources, formatSummary } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { chooseLLM } from "./models.js";
 import { imageNotes, optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
-import type { AskOptions } from "./parse-command.js";
 import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
 
 import { recordRetryWaits, writeAskReport } from "./trace-page/index.js";

@@ -1,10 +1,10 @@
 import { isAbsolute, relative } from "node:path";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
+import type { IndexOptions } from "./command-options.js";
 import { formatDuration, plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { chooseEmbedder } from "./models.js";
 import { type IndexStats, refreshIndex } from "./open-index.js";
-import type { IndexOptions } from "./parse-command.js";
 import { createProgress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { EXIT_OK } from "./usage-error.js";

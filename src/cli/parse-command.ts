@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
-import type { FolderWalk } from "../index-store/folder-index.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
+import type { BatchOptions, EvalOptions, ParsedCommand, WorkerOptions } from "./command-options.js";
 import type { CliIO } from "./io.js";
 import {
   COMMAND_OPTIONS,
@@ -15,84 +15,7 @@ import {
 } from "./options.js";
 import { didYouMean, UsageError } from "./usage-error.js";
 
-export type { OptimizerSpec } from "./option-values.js";
-
-type WalkKey = keyof FolderWalk;
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** The options of every command over documents: the paths, how they are walked and indexed. */
-export type CommonOptions = Omit<CommandValues<"index">, WalkKey | "help"> & {
-  paths: string[];
-  walk: FolderWalk;
-};
-export type IndexOptions = CommonOptions;
-
-/** Options of the commands that retrieve for a query (ask, plan, eval); not the library's `QueryOptions` of `engine.query`. */
-export type QueryCommandOptions = CommonOptions &
-  Pick<
-    CommandValues<"plan">,
-    | "topK"
-    | "retrieval"
-    | "optimizer"
-    | "similarityCutoff"
-    | "llm"
-    | "vision"
-    | "contextWindow"
-    | "numOutput"
-    | "report"
-  > & { query: string };
-
-export type AskOptions = QueryCommandOptions &
-  Pick<CommandValues<"ask">, "trace" | "citations" | "judge"> & {
-    mode: ResponseMode;
-    concurrency: number | "adaptive";
-    /** `--stream`/`--no-stream`, whichever came last; undefined means "when stdout is a terminal". */
-    stream: boolean | undefined;
-  };
-
-export type PlanOptions = QueryCommandOptions &
-  Pick<CommandValues<"plan">, "priceIn" | "priceOut"> & {
-    /** The modes to plan; every mode when none was given. */
-    modes: ResponseMode[];
-  };
-
-export type BatchOptions = Omit<CommandValues<"batch">, "mode" | "concurrency" | "help"> & {
-  /** The questions JSONL; undefined with `--status`. */
-  input: string | undefined;
-  mode: ResponseMode;
-  concurrency: number;
-};
-
-export type WorkerOptions = Omit<CommandValues<"worker">, "redis" | "concurrency" | "help"> & {
-  redis: string;
-  concurrency: number;
-};
-
-/** Options of `ragsynth eval`: retrieval and budget as `ask` takes them, plus the questions and what to compare. */
-export type EvalOptions = QueryCommandOptions &
-  Pick<
-    CommandValues<"eval">,
-    "modes" | "judge" | "priceIn" | "priceOut" | "callCache" | "out" | "citations" | "queue" | "count"
-  > & {
-    /** The questions JSONL. */
-    questions: string;
-    /** `--redis` (the flag only): each question a BullMQ job for `ragsynth worker`s; undefined: in-process. */
-    redis: string | undefined;
-    /** Questions in flight at once. */
-    concurrency: number;
-    /** `eval generate`: write a questions file from the documents instead of evaluating. */
-    generate: boolean;
-  };
-
-export type ParsedCommand =
-  | { command: "batch"; options: BatchOptions }
-  | { command: "worker"; options: WorkerOptions }
-  | { command: "eval"; options: EvalOptions }
-  | { command: "ask"; options: AskOptions }
-  | { command: "plan"; options: PlanOptions }
-  | { command: "index"; options: IndexOptions }
-  | { command: "help"; topic: CommandName | undefined }
-  | { command: "version" };
 
 export const DEFAULT_MODE: ResponseMode = "compact";
 /** Adaptive: the model's shared limiter grows while the server keeps up and cuts to what it held on 429/503. */

@@ -3,6 +3,7 @@ import type { RagsynthEvent } from "../events/events.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
+import type { QueryCommandOptions } from "./command-options.js";
 import { type CliIO, type CommandContext, colorEnabled, createStyle, type Style } from "./io.js";
 import {
   chooseEmbedder,
@@ -14,7 +15,6 @@ import {
 } from "./models.js";
 import { attachesImages } from "./notes.js";
 import { type OpenedIndex, openIndex } from "./open-index.js";
-import type { QueryCommandOptions } from "./parse-command.js";
 import { createProgress, type Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";

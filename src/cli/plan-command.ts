@@ -5,11 +5,11 @@ import { type PlanBudget, renderPlan, renderPlanHeading } from "../plan/render-p
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { retrievalEngine } from "../question-run/index-query.js";
 import { sourceName, sourceToJSON } from "../schema/node-source.js";
+import type { PlanOptions } from "./command-options.js";
 import { plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { optimizerNotes } from "./notes.js";
 import { indexSaved } from "./open-index.js";
-import type { PlanOptions } from "./parse-command.js";
 import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
 
 import { writePlanReport } from "./trace-page/index.js";

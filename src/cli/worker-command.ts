@@ -2,9 +2,9 @@ import { resolve } from "node:path";
 import { checkRedis, openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
 import { urlCredentials } from "../errors/scrub-secrets.js";
 import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
+import type { WorkerOptions } from "./command-options.js";
 import type { CommandContext } from "./io.js";
 import { questionProcessors } from "./models.js";
-import type { WorkerOptions } from "./parse-command.js";
 import { EXIT_INTERRUPTED, EXIT_OK } from "./usage-error.js";
 
 /**
