@@ -1,7 +1,8 @@
 import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
 import { builtInFormats } from "../reader/formats/registry.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
-import { didYouMean, UsageError } from "./usage-error.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import { UsageError } from "./usage-error.js";
 
 // How option values are read and checked, each reader named by the option table (options.ts) that uses it.
 // A reader gets the raw value (the last one given, or every one of a repeatable option) and the flag's name.

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
+import { didYouMean } from "../util/did-you-mean.js";
 import type { BatchOptions, EvalOptions, ParsedCommand, WorkerOptions } from "./command-options.js";
 import type { CliIO } from "./io.js";
 import {
@@ -13,7 +14,7 @@ import {
   parseArgsOptions,
   readOptions,
 } from "./options.js";
-import { didYouMean, UsageError } from "./usage-error.js";
+import { UsageError } from "./usage-error.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
