@@ -9,7 +9,7 @@ import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import { sourceToJSON } from "../schema/node-source.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { citationsForPage, formatCitationNotes } from "./citations-output.js";
+import { formatCitationNotes } from "./citations-output.js";
 import type { AskOptions } from "./command-options.js";
 import { formatSources, formatSummary } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
@@ -99,11 +99,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         redact: io.redact,
         log,
         waits: retries.waits,
-        // Cited: the numbered pieces, so the page's source N is the answer's [N].
-        sources: citations ? citationSourceRows(citations.sources) : response.sourceNodes,
-        citations: citations ? citationsForPage(citations) : undefined,
+        response,
         query: options.query,
-        answer: response.response,
         model: llm.metadata.model,
         contextWindow: promptHelper.contextWindow,
         numOutput: promptHelper.numOutput,
