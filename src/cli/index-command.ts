@@ -1,5 +1,5 @@
-import { isAbsolute, relative } from "node:path";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
+import { displayPath } from "../util/display-path.js";
 import type { IndexOptions } from "./command-options.js";
 import { formatDuration, plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
@@ -8,16 +8,6 @@ import { type IndexStats, refreshIndex } from "./open-index.js";
 import { createProgress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { EXIT_OK } from "./usage-error.js";
-
-/** A path for people: relative to `cwd` when below it, else absolute. */
-export function displayPath(path: string, cwd: string): string {
-  const relativePath = relative(cwd, path);
-  return relativePath === ""
-    ? "."
-    : relativePath.startsWith("..") || isAbsolute(relativePath)
-      ? path
-      : relativePath;
-}
 
 /** "Indexed 6 files (1 changed, 5 unchanged): 8 chunks, 2 embedded, 6 reused, in 0.31 s · cache … · embedding model". */
 export function indexSummary(stats: IndexStats, embedderId: string, cwd: string): string {
