@@ -3,15 +3,12 @@ import { resolve } from "node:path";
 import { type CallCacheStore, countCachedCalls, withCallCache } from "../batch/call-cache.js";
 import { FileCallCache } from "../batch/file-call-cache.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
-import { evaluate } from "../eval/evaluate.js";
 import { resolvePrices } from "../eval/prices.js";
 import { renderEvalPage } from "../eval/render-eval-page.js";
 import { renderEvalTable } from "../eval/render-eval-table.js";
-import { summarizeEval } from "../eval/summarize-eval.js";
 import type { LLM } from "../llm/types.js";
-import { runEvalOnRedis } from "../question-run/eval-redis.js";
 import { evalRunConfig } from "../question-run/eval-run-config.js";
-import { retrievalEngine } from "../question-run/index-query.js";
+import { runEvalQuestions } from "../question-run/run-eval-questions.js";
 import type { EvalOptions } from "./command-options.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { plural } from "./format.js";
@@ -52,7 +49,6 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
 
     const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
-    const retriever = retrievalEngine(query, { tokenizer: promptHelper.tokenizer });
     progress.start(
       `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}${options.redis ? " on the workers" : ""}`,
       questions.length,
@@ -62,39 +58,32 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       input: options.priceIn,
       output: options.priceOut,
     });
-    const report = options.redis
-      ? summarizeEval({
-          questions: await runEvalOnRedis({
-            redisUrl: options.redis,
-            queueName: options.queue,
-            questionsPath,
-            questions,
-            // The workers open the index this run wrote: it must be on disk first.
-            config: evalRunConfig(options, await savedIndexDir(opened, progress), prices),
-            signal,
-            io,
-            onProgress: (done) => progress.update(done),
-          }),
-          modes: options.modes,
-          k: options.topK,
-          model: llm.metadata.model,
-          prices,
-        })
-      : await evaluate({
-          questions,
-          retriever,
-          llm,
-          modes: options.modes,
-          k: options.topK,
-          promptHelper,
-          prices,
-          ...(judge ? { judge: { llm: judge } } : {}),
-          citations: options.citations,
-          concurrency: options.concurrency,
-          ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
-          onQuestion: (_, done) => progress.update(done),
-          signal,
-        });
+    const report = await runEvalQuestions({
+      questions,
+      query,
+      llm,
+      judge,
+      modes: options.modes,
+      k: options.topK,
+      promptHelper,
+      prices,
+      citations: options.citations,
+      concurrency: options.concurrency,
+      ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
+      redis:
+        options.redis === undefined
+          ? undefined
+          : {
+              url: options.redis,
+              queueName: options.queue,
+              questionsPath,
+              // The workers open the index this run wrote: it must be on disk first.
+              config: async () => evalRunConfig(options, await savedIndexDir(opened, progress), prices),
+              io,
+            },
+      onProgress: (done) => progress.update(done),
+      signal,
+    });
     progress.clear();
     const calls = countCachedCalls([llm, judge]);
     if (options.report) {
