@@ -6,6 +6,7 @@ import { parseEvalQuestions } from "../eval/eval-questions.js";
 import { resolvePrices } from "../eval/prices.js";
 import { renderEvalPage } from "../eval/render-eval-page.js";
 import { renderEvalTable } from "../eval/render-eval-table.js";
+import { folderIndexSaved, type OpenedFolderIndex } from "../index-store/folder-index.js";
 import type { LLM } from "../llm/types.js";
 import { evalRunConfig } from "../question-run/eval-run-config.js";
 import { runEvalQuestions } from "../question-run/run-eval-questions.js";
@@ -13,8 +14,7 @@ import type { EvalOptions } from "./command-options.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
-import { chooseLLM } from "./models.js";
-import { indexSaved, type OpenedIndex } from "./open-index.js";
+import { chooseJudge } from "./models.js";
 import { chooseModels, openRetrieval, queryCommand } from "./pipeline.js";
 import type { Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -30,10 +30,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     const questionsPath = resolve(io.cwd, options.questions);
     const questions = parseEvalQuestions(await readFile(questionsPath, "utf8"));
     const models = chooseModels(options, io, {});
-    const judgeChoice =
-      options.judge === undefined
-        ? undefined
-        : chooseLLM(options.judge, { contextWindow: undefined, env: io.env, timeoutMs: options.timeoutMs });
+    const judgeChoice = chooseJudge(options, io.env);
     // Every call that costs money goes through the call cache, so a rerun pays only for what is new.
     // With --redis the workers make the calls, through the call cache in their Redis.
     const paid = !options.redis && !models.llmChoice.defaulted && models.llmChoice.label !== "extractive";
@@ -93,7 +90,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       );
       io.stderr.write(`ragsynth: wrote the eval page to ${options.report}\n`);
     }
-    await indexSaved(opened, progress);
+    await folderIndexSaved(opened, progress);
     if (options.json) {
       writeJSON(io, { command: "eval", ...report, callCache: cachePath ?? null, calls });
       return EXIT_OK;
@@ -111,7 +108,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
 }
 
 /** The index folder, once the write openRetrieval left running has finished. */
-async function savedIndexDir(opened: OpenedIndex, progress: Progress): Promise<string> {
-  await indexSaved(opened, progress);
+async function savedIndexDir(opened: OpenedFolderIndex, progress: Progress): Promise<string> {
+  await folderIndexSaved(opened, progress);
   return opened.stats.cacheDir;
 }

@@ -1,5 +1,6 @@
 import { createEventLog, eventToJSON } from "../events/event-log.js";
 import { retrievalLines } from "../events/step-listing.js";
+import { folderIndexSaved } from "../index-store/folder-index.js";
 import { planModes } from "../plan/plan-modes.js";
 import { type PlanBudget, renderPlan, renderPlanHeading } from "../plan/render-plan.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
@@ -9,7 +10,6 @@ import type { PlanOptions } from "./command-options.js";
 import { plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { optimizerNotes } from "./notes.js";
-import { indexSaved } from "./open-index.js";
 import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
 
 import { writePlanReport } from "./trace-page/index.js";
@@ -73,7 +73,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
 
     if (options.json) {
       // Before the JSON: a failed write makes the error the one JSON document on stdout.
-      await indexSaved(opened, progress);
+      await folderIndexSaved(opened, progress);
       writeJSON(io, {
         command: "plan",
         query: options.query,
@@ -95,7 +95,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       io.stdout.write(`${retrievalLines(log.events).join("\n")}\n\n`);
     }
     io.stdout.write(renderPlan(plans, { numOutput: promptHelper.numOutput, style }));
-    await indexSaved(opened, progress);
+    await folderIndexSaved(opened, progress);
     return EXIT_OK;
   });
 }
