@@ -67,17 +67,16 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       citations: options.citations,
       concurrency: options.concurrency,
       ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
-      redis:
-        options.redis === undefined
-          ? undefined
-          : {
-              url: options.redis,
-              queueName: options.queue,
-              questionsPath,
-              // The workers open the index this run wrote: it must be on disk first.
-              config: async () => evalRunConfig(options, await savedIndexDir(opened, progress), prices),
-              io,
-            },
+      redis: options.redis
+        ? {
+            url: options.redis,
+            queueName: options.queue,
+            questionsPath,
+            // The workers open the index this run wrote: it must be on disk first.
+            config: async () => evalRunConfig(options, await savedIndexDir(opened, progress), prices),
+            io,
+          }
+        : undefined,
       onProgress: (done) => progress.update(done),
       signal,
     });
