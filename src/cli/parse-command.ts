@@ -190,7 +190,7 @@ function fromParseArgsError(command: CommandName, error: unknown): UsageError {
     const option = /--[\w-]+/.exec(message)?.[0] ?? /-\w/.exec(message)?.[0] ?? "";
     const name = option.replace(/^-+/, "") as keyof typeof OPTIONS;
     const spec = Object.hasOwn(OPTIONS, name) ? OPTIONS[name] : undefined;
-    if (spec?.type === "boolean")
+    if (spec && !("value" in spec))
       return new UsageError(`Option ${option} takes no value.`, `Write ${option} alone.`);
     return new UsageError(
       `Option ${option} needs a value${spec && "value" in spec ? `: ${option} ${spec.value}` : ""}.`,
