@@ -1,3 +1,4 @@
+import type { CutoffOptions } from "../postprocessor/cutoff-postprocessors.js";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
 import { builtInFormats } from "../reader/formats/registry.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
@@ -8,10 +9,7 @@ import { UsageError } from "./usage-error.js";
 // A reader gets the raw value (the last one given, or every one of a repeatable option) and the flag's name.
 
 /** How the sentence optimizer should cut, from `--optimizer percentile=0.5,threshold=0.7`. */
-export interface OptimizerSpec {
-  percentileCutoff?: number;
-  thresholdCutoff?: number;
-}
+export type OptimizerSpec = NonNullable<CutoffOptions["optimizer"]>;
 
 /** Modes from `--mode a --mode b` or `--mode a,b`. */
 export function responseModes(given: readonly string[]): ResponseMode[] {

@@ -20,7 +20,7 @@ import {
 } from "./options.js";
 import { UsageError } from "./usage-error.js";
 
-const COMMAND_LIST = "ask, plan, index, batch, worker, eval";
+const COMMAND_LIST = Object.keys(COMMAND_OPTIONS).join(", ");
 
 /** Turns `process.argv.slice(2)` into a command and its validated options. @throws UsageError */
 export function parseCommand(
