@@ -26,6 +26,15 @@ export interface CitationSupport {
   supported: boolean;
 }
 
+/** How a citation was scored, for people: `lexical 0.20, cosine 0.71, judge NO`. */
+export function supportText(support: CitationSupport): string {
+  const parts = [`lexical ${support.lexical.toFixed(2)}`];
+  if (support.cosine !== undefined) parts.push(`cosine ${support.cosine.toFixed(2)}`);
+  if (support.judge !== undefined)
+    parts.push(`judge ${support.judge === null ? "?" : support.judge ? "YES" : "NO"}`);
+  return parts.join(", ");
+}
+
 /** Default share of a sentence's content terms its cited piece must contain. */
 export const DEFAULT_SUPPORT_THRESHOLD = 0.5;
 /** Default cosine similarity that counts as support when the lexical share falls short. */

@@ -5,17 +5,17 @@ import { llmCitationJudge } from "../eval/llm-citation-judge.js";
 import { createEventLog, eventToJSON, phaseTimings } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { renderStepListing } from "../events/step-listing.js";
+import { folderIndexSaved } from "../index-store/folder-index.js";
 import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import { sourceToJSON } from "../schema/node-source.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { citationsForPage, formatCitationNotes } from "./citations-output.js";
+import { formatCitationNotes } from "./citations-output.js";
 import type { AskOptions } from "./command-options.js";
 import { formatSources, formatSummary } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
-import { chooseLLM } from "./models.js";
+import { chooseJudge } from "./models.js";
 import { imageNotes, optimizerNotes } from "./notes.js";
-import { indexSaved } from "./open-index.js";
 import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
 
 import { recordRetryWaits, writeAskReport } from "./trace-page/index.js";
@@ -31,13 +31,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     // Built once, before the index, so a missing API key fails at once.
     const models = chooseModels(options, io, options.report ? { onRetry: retries.onRetry } : {});
     const { llm } = models;
-    const citationJudge = options.judge
-      ? chooseLLM(options.judge, {
-          contextWindow: undefined,
-          env: io.env,
-          timeoutMs: options.timeoutMs,
-        }).create()
-      : undefined;
+    const citationJudge = chooseJudge(options, io.env)?.create();
     const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
     const imageReport = query.images;
     const showProgress = progressFromEvents(progress);
@@ -99,11 +93,8 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
         redact: io.redact,
         log,
         waits: retries.waits,
-        // Cited: the numbered pieces, so the page's source N is the answer's [N].
-        sources: citations ? citationSourceRows(citations.sources) : response.sourceNodes,
-        citations: citations ? citationsForPage(citations) : undefined,
+        response,
         query: options.query,
-        answer: response.response,
         model: llm.metadata.model,
         contextWindow: promptHelper.contextWindow,
         numOutput: promptHelper.numOutput,
@@ -113,7 +104,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
 
     if (options.json) {
       // Before the JSON: a failed write makes the error the one JSON document on stdout.
-      await indexSaved(opened, progress);
+      await folderIndexSaved(opened, progress);
       writeJSON(io, {
         command: "ask",
         query: options.query,
@@ -156,7 +147,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     io.stdout.write(
       `\n${style.dim(formatSummary({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,
     );
-    await indexSaved(opened, progress);
+    await folderIndexSaved(opened, progress);
     return EXIT_OK;
   });
 }

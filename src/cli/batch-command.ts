@@ -2,23 +2,13 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { batchCostUsd, batchEtaMs, defaultRunId, summarizeBatch } from "../batch/batch-summary.js";
 import { CACHE_HMAC_KEY_ENV } from "../batch/call-cache-seal.js";
-import {
-  type BatchOutcome,
-  type BatchProgress,
-  type BatchRunner,
-  checkRedis,
-  createBullMQRunner,
-  createEmbeddedRunner,
-  decodeBatchInput,
-  FileCallCache,
-  getBatchStatus,
-  parseBatchItems,
-} from "../batch/index.js";
+import { type BatchOutcome, type BatchProgress, checkRedis, getBatchStatus } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
 import { hideUrlPassword, urlCredentials } from "../errors/scrub-secrets.js";
 import { checkStoredIndex } from "../index-store/store-index.js";
 import { hasStoreAt, storeLabel } from "../index-store/store-location.js";
-import { allowedLLM, type BatchTrust, checkQuestionItem } from "../question-run/batch-trust.js";
+import type { BatchTrust } from "../question-run/batch-trust.js";
+import { createQuestionRunner, readQuestionItems } from "../question-run/question-batch.js";
 import { questionRunConfig } from "../question-run/question-run-config.js";
 import type { BatchOptions } from "./command-options.js";
 import { formatCount, formatDuration, formatUsd } from "./format.js";
@@ -71,45 +61,31 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
     indexRoots: [config.index],
     store: options.store,
   };
-  const items = parseBatchItems(decodeBatchInput(bytes), {
-    require: ["query"],
-    check: (item) => {
-      checkQuestionItem(item);
-      allowedLLM(item.llm, trust, `item "${item.id}"`);
-    },
-  });
+  const items = readQuestionItems(bytes, trust);
   if (options.store) await checkStore(options.store);
   else await checkIndex(config.index, options.index as string);
   const runId = options.runId ?? defaultRunId(out);
-  let runner: BatchRunner;
-  let cache: FileCallCache | undefined;
-  if (options.redis) {
-    await checkRedis({ redisUrl: options.redis, signal });
-    runner = createBullMQRunner({
-      redisUrl: options.redis,
-      ...(options.queue ? { queueName: options.queue } : {}),
-      attempts: options.attempts,
-      ...(options.requestsPerMinute ? { requestsPerMinute: options.requestsPerMinute } : {}),
-      ...(options.tokensPerMinute ? { tokensPerMinute: options.tokensPerMinute } : {}),
-    });
-  } else {
-    cache = await FileCallCache.open(callCachePath as string, { hmacKey: io.env[CACHE_HMAC_KEY_ENV] });
-    const refused = cache.rejected.checksum + cache.rejected.shape;
-    if (refused > 0) {
-      io.stderr.write(
-        `ragsynth: warning: ignored ${refused} call-cache ${refused === 1 ? "entry" : "entries"} in ${callCachePath} ` +
-          `(${cache.rejected.checksum} with a checksum that does not match, ${cache.rejected.shape} unreadable): ` +
-          "edited or written by another key; those calls are paid again.\n",
-      );
-    }
-    runner = createEmbeddedRunner({
-      processors: questionProcessors(io, { store: cache, trust, secrets: urlCredentials(options.store) })
-        .processors,
+  const runner = await createQuestionRunner({
+    redis: options.redis
+      ? {
+          url: options.redis,
+          queueName: options.queue,
+          requestsPerMinute: options.requestsPerMinute,
+          tokensPerMinute: options.tokensPerMinute,
+        }
+      : undefined,
+    embedded: {
       out,
+      callCache: callCachePath as string,
+      hmacKey: io.env[CACHE_HMAC_KEY_ENV],
+      processors: (store) =>
+        questionProcessors(io, { store, trust, secrets: urlCredentials(options.store) }).processors,
       concurrency: options.concurrency,
-      attempts: options.attempts,
-    });
-  }
+    },
+    attempts: options.attempts,
+    signal,
+    warn: (text) => io.stderr.write(text),
+  });
 
   const progress = createProgress({
     enabled: io.stderrIsTTY && !options.json,

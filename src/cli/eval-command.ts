@@ -3,21 +3,18 @@ import { resolve } from "node:path";
 import { type CallCacheStore, countCachedCalls, withCallCache } from "../batch/call-cache.js";
 import { FileCallCache } from "../batch/file-call-cache.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
-import { evaluate } from "../eval/evaluate.js";
 import { resolvePrices } from "../eval/prices.js";
 import { renderEvalPage } from "../eval/render-eval-page.js";
 import { renderEvalTable } from "../eval/render-eval-table.js";
-import { summarizeEval } from "../eval/summarize-eval.js";
+import { folderIndexSaved, type OpenedFolderIndex } from "../index-store/folder-index.js";
 import type { LLM } from "../llm/types.js";
-import { runEvalOnRedis } from "../question-run/eval-redis.js";
 import { evalRunConfig } from "../question-run/eval-run-config.js";
-import { retrievalEngine } from "../question-run/index-query.js";
+import { runEvalQuestions } from "../question-run/run-eval-questions.js";
 import type { EvalOptions } from "./command-options.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
 import { plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
-import { chooseLLM } from "./models.js";
-import { indexSaved, type OpenedIndex } from "./open-index.js";
+import { chooseJudge } from "./models.js";
 import { chooseModels, openRetrieval, queryCommand } from "./pipeline.js";
 import type { Progress } from "./progress.js";
 import { EXIT_OK } from "./usage-error.js";
@@ -33,10 +30,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     const questionsPath = resolve(io.cwd, options.questions);
     const questions = parseEvalQuestions(await readFile(questionsPath, "utf8"));
     const models = chooseModels(options, io, {});
-    const judgeChoice =
-      options.judge === undefined
-        ? undefined
-        : chooseLLM(options.judge, { contextWindow: undefined, env: io.env, timeoutMs: options.timeoutMs });
+    const judgeChoice = chooseJudge(options, io.env);
     // Every call that costs money goes through the call cache, so a rerun pays only for what is new.
     // With --redis the workers make the calls, through the call cache in their Redis.
     const paid = !options.redis && !models.llmChoice.defaulted && models.llmChoice.label !== "extractive";
@@ -52,7 +46,6 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
     const judge = judgeChoice && cached(judgeChoice.create(), judgeChoice.baseURL);
 
     const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
-    const retriever = retrievalEngine(query, { tokenizer: promptHelper.tokenizer });
     progress.start(
       `Evaluating ${plural(questions.length, "question")} × ${plural(options.modes.length, "mode")}${options.redis ? " on the workers" : ""}`,
       questions.length,
@@ -62,39 +55,31 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       input: options.priceIn,
       output: options.priceOut,
     });
-    const report = options.redis
-      ? summarizeEval({
-          questions: await runEvalOnRedis({
-            redisUrl: options.redis,
+    const report = await runEvalQuestions({
+      questions,
+      query,
+      llm,
+      judge,
+      modes: options.modes,
+      k: options.topK,
+      promptHelper,
+      prices,
+      citations: options.citations,
+      concurrency: options.concurrency,
+      ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
+      redis: options.redis
+        ? {
+            url: options.redis,
             queueName: options.queue,
             questionsPath,
-            questions,
             // The workers open the index this run wrote: it must be on disk first.
-            config: evalRunConfig(options, await savedIndexDir(opened, progress), prices),
-            signal,
+            config: async () => evalRunConfig(options, await savedIndexDir(opened, progress), prices),
             io,
-            onProgress: (done) => progress.update(done),
-          }),
-          modes: options.modes,
-          k: options.topK,
-          model: llm.metadata.model,
-          prices,
-        })
-      : await evaluate({
-          questions,
-          retriever,
-          llm,
-          modes: options.modes,
-          k: options.topK,
-          promptHelper,
-          prices,
-          ...(judge ? { judge: { llm: judge } } : {}),
-          citations: options.citations,
-          concurrency: options.concurrency,
-          ...(options.out ? { resultsFile: resolve(io.cwd, options.out) } : {}),
-          onQuestion: (_, done) => progress.update(done),
-          signal,
-        });
+          }
+        : undefined,
+      onProgress: (done) => progress.update(done),
+      signal,
+    });
     progress.clear();
     const calls = countCachedCalls([llm, judge]);
     if (options.report) {
@@ -104,7 +89,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       );
       io.stderr.write(`ragsynth: wrote the eval page to ${options.report}\n`);
     }
-    await indexSaved(opened, progress);
+    await folderIndexSaved(opened, progress);
     if (options.json) {
       writeJSON(io, { command: "eval", ...report, callCache: cachePath ?? null, calls });
       return EXIT_OK;
@@ -122,7 +107,7 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
 }
 
 /** The index folder, once the write openRetrieval left running has finished. */
-async function savedIndexDir(opened: OpenedIndex, progress: Progress): Promise<string> {
-  await indexSaved(opened, progress);
+async function savedIndexDir(opened: OpenedFolderIndex, progress: Progress): Promise<string> {
+  await folderIndexSaved(opened, progress);
   return opened.stats.cacheDir;
 }

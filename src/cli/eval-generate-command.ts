@@ -2,10 +2,10 @@ import { resolve } from "node:path";
 import { withCallCache } from "../batch/call-cache.js";
 import { FileCallCache } from "../batch/file-call-cache.js";
 import { generateQuestions } from "../eval/generate-questions.js";
+import { folderIndexSaved } from "../index-store/folder-index.js";
 import type { EvalOptions } from "./command-options.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
-import { indexSaved } from "./open-index.js";
 import { chooseModels, openRetrieval } from "./pipeline.js";
 import { createProgress } from "./progress.js";
 import { EXIT_OK, UsageError } from "./usage-error.js";
@@ -45,7 +45,7 @@ export async function runEvalGenerate(options: EvalOptions, context: CommandCont
       signal,
     });
     progress.clear();
-    await indexSaved(opened, progress);
+    await folderIndexSaved(opened, progress);
     for (const question of questions) io.stdout.write(`${JSON.stringify(question)}\n`);
     if (questions.length < options.count) {
       io.stderr.write(

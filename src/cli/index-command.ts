@@ -1,26 +1,17 @@
-import { isAbsolute, relative } from "node:path";
+import { type FolderIndexStats, refreshFolderIndex } from "../index-store/folder-index.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
+import { displayPath } from "../util/display-path.js";
 import type { IndexOptions } from "./command-options.js";
 import { formatDuration, plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { chooseEmbedder } from "./models.js";
-import { type IndexStats, refreshIndex } from "./open-index.js";
+import { folderIndexOptions } from "./open-index.js";
 import { createProgress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { EXIT_OK } from "./usage-error.js";
 
-/** A path for people: relative to `cwd` when below it, else absolute. */
-export function displayPath(path: string, cwd: string): string {
-  const relativePath = relative(cwd, path);
-  return relativePath === ""
-    ? "."
-    : relativePath.startsWith("..") || isAbsolute(relativePath)
-      ? path
-      : relativePath;
-}
-
 /** "Indexed 6 files (1 changed, 5 unchanged): 8 chunks, 2 embedded, 6 reused, in 0.31 s · cache … · embedding model". */
-export function indexSummary(stats: IndexStats, embedderId: string, cwd: string): string {
+export function indexSummary(stats: FolderIndexStats, embedderId: string, cwd: string): string {
   const { added, changed, unchanged, removed } = stats.sources;
   const changes = [
     changed.length > 0 ? `${changed.length} changed` : "",
@@ -40,7 +31,9 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   try {
     const embed = chooseEmbedder(options.embed, io.env, options.timeoutMs);
-    const opened = await refreshIndex({ ...options, embed }, { io, signal }, progress);
+    const opened = await refreshFolderIndex(
+      await folderIndexOptions({ ...options, embed }, { io, signal }, progress),
+    );
     progress.clear();
     reportReadCounts(opened.stats, io, { verbose: options.verbose, always: true });
     if (options.json) {

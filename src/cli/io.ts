@@ -107,16 +107,9 @@ export function processIO(argv: readonly string[] = []): CliIO {
 }
 
 /** ANSI styling, or identity functions when the sink is not a terminal or `NO_COLOR` is set. */
-export interface Style {
-  bold(text: string): string;
-  dim(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-  cyan(text: string): string;
-}
+export type Style = ReturnType<typeof createStyle>;
 
-export function createStyle(enabled: boolean): Style {
+export function createStyle(enabled: boolean) {
   const wrap = (open: number, close: number) => (text: string) =>
     enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
   return {

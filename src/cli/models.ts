@@ -55,6 +55,12 @@ export function chooseEmbedder(spec: string | undefined, env: Env, timeoutMs?: n
   return readingSpec("--embed", spec, EMBED_FORMS, () => embedderOfSpec(spec, env, timeoutMs));
 }
 
+/** Reads `--judge` as `--llm` is read, at the model's own context window; undefined without one. */
+export function chooseJudge(options: { judge: string | undefined; timeoutMs: number }, env: Env) {
+  const { judge, timeoutMs } = options;
+  return judge === undefined ? undefined : chooseLLM(judge, { contextWindow: undefined, env, timeoutMs });
+}
+
 /** The CLI's reading of model specs, as the batch and worker processors build their models with it. */
 const SPEC_MODELS: SpecModels = { llm: chooseLLM, embedder: chooseEmbedder };
 

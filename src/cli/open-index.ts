@@ -1,24 +1,12 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import {
-  type FolderIndexOptions,
-  type FolderWalk,
-  type OpenedFolderIndex,
-  openFolderIndex,
-  refreshFolderIndex,
-} from "../index-store/folder-index.js";
+import type { FolderIndexOptions, FolderWalk } from "../index-store/folder-index.js";
 import { userCacheDir } from "../util/user-cache-dir.js";
 import type { CommandContext } from "./io.js";
 import type { EmbedChoice } from "./models.js";
 import type { Progress } from "./progress.js";
 import { storeFlag } from "./store-flag.js";
 import { UsageError } from "./usage-error.js";
-
-export type {
-  FolderIndexStats as IndexStats,
-  OpenedFolderIndex as OpenedIndex,
-} from "../index-store/folder-index.js";
-export { folderIndexSaved as indexSaved } from "../index-store/folder-index.js";
 
 /** What the commands over documents pass: the paths and walk flags, `--cache-dir`/`--store`, `--rebuild`, the embedder. */
 export interface IndexFlags {
@@ -32,10 +20,11 @@ export interface IndexFlags {
 }
 
 /**
- * The index room's folder opener with the command line's doors: every path checked first (a missing one is a
+ * The index room's folder opener (`openFolderIndex` for ask, plan and eval, which await `folderIndexSaved`;
+ * `refreshFolderIndex` for index) with the command line's doors: every path checked first (a missing one is a
  * mistake on the command line, exit 2), notices and progress on stderr, the user's cache folder as fallback.
  */
-async function folderOptions(
+export async function folderIndexOptions(
   { paths, walk, embed, rebuild, ...place }: IndexFlags,
   { io, signal }: CommandContext,
   progress: Progress,
@@ -61,20 +50,6 @@ async function folderOptions(
           : `ragsynth: ${message}\n`,
       ),
   };
-}
-
-/** `ask`, `plan` and `eval` open the index to query it: saved while they answer; they await `indexSaved`. */
-export async function openIndex(
-  flags: IndexFlags,
-  context: CommandContext,
-  progress: Progress,
-): Promise<OpenedFolderIndex> {
-  return openFolderIndex(await folderOptions(flags, context, progress));
-}
-
-/** `ragsynth index` brings the index up to date, and loads none that already is. */
-export async function refreshIndex(flags: IndexFlags, context: CommandContext, progress: Progress) {
-  return refreshFolderIndex(await folderOptions(flags, context, progress));
 }
 
 /** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */

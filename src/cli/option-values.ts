@@ -1,16 +1,15 @@
+import type { CutoffOptions } from "../postprocessor/cutoff-postprocessors.js";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
 import { builtInFormats } from "../reader/formats/registry.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
-import { didYouMean, UsageError } from "./usage-error.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import { UsageError } from "./usage-error.js";
 
 // How option values are read and checked, each reader named by the option table (options.ts) that uses it.
 // A reader gets the raw value (the last one given, or every one of a repeatable option) and the flag's name.
 
 /** How the sentence optimizer should cut, from `--optimizer percentile=0.5,threshold=0.7`. */
-export interface OptimizerSpec {
-  percentileCutoff?: number;
-  thresholdCutoff?: number;
-}
+export type OptimizerSpec = NonNullable<CutoffOptions["optimizer"]>;
 
 /** Modes from `--mode a --mode b` or `--mode a,b`. */
 export function responseModes(given: readonly string[]): ResponseMode[] {

@@ -21,9 +21,8 @@ export type CommandName = "ask" | "plan" | "index" | "batch" | "worker" | "eval"
  * value in the command's options and the help line all follow from this entry.
  */
 export interface OptionSpec {
-  type: "string" | "boolean";
   short?: string;
-  /** The value's placeholder in help (`<n>`). */
+  /** The value's placeholder in help (`<n>`): an option with one takes a string, one without is a boolean flag. */
   value?: string;
   description: string;
   /** May be given more than once: `read` gets every value. */
@@ -45,9 +44,8 @@ export const DEFAULT_TOP_K = 4;
 
 /** Every option of every command, in the order help lists them. */
 export const OPTIONS = {
-  query: { type: "string", short: "q", value: "<text>", description: "The question (or give it after `--`)" },
+  query: { short: "q", value: "<text>", description: "The question (or give it after `--`)" },
   mode: {
-    type: "string",
     short: "m",
     value: "<mode>",
     description: "Response mode (see below)",
@@ -55,203 +53,172 @@ export const OPTIONS = {
     read: responseModes,
   },
   "top-k": {
-    type: "string",
     short: "k",
     value: "<n>",
     description: "Chunks to retrieve (default 4)",
     read: (raw: string | undefined, flag: string) => positiveInteger(raw, flag) ?? DEFAULT_TOP_K,
   },
   retrieval: {
-    type: "string",
     value: "<mode>",
     description:
       "lexical (BM25) | dense (embeddings) | hybrid (both, fused); default lexical offline, hybrid with --embed",
     read: retrievalMode,
   },
   optimizer: {
-    type: "string",
     value: "<spec>",
     description: "Sentence optimizer: percentile=0.5 and/or threshold=0.7 (comma-separated)",
     read: optimizerSpec,
   },
   "similarity-cutoff": {
-    type: "string",
     value: "<score>",
     description:
       "Drop retrieved chunks scoring below this: BM25 scores in lexical mode (the offline default; not 0–1), cosine with dense, reciprocal-rank sums with hybrid",
     read: finiteNumber,
   },
   llm: {
-    type: "string",
     value: "<spec>",
     description: "extractive | openai:<model> | ollama:<model> | <baseURL>#<model> (env RAGSYNTH_LLM)",
     env: "RAGSYNTH_LLM",
   },
   embed: {
-    type: "string",
     value: "<spec>",
     description: "hashing | openai:<model> | ollama:<model> | <baseURL>#<model> (env RAGSYNTH_EMBED)",
     env: "RAGSYNTH_EMBED",
   },
   vision: {
-    type: "boolean",
     description:
       "Send the images the sources reference (under the paths given, PNG/JPEG/GIF/WebP, ≤ 20 MB) to the model; without it no local image leaves the machine",
   },
   "context-window": {
-    type: "string",
     value: "<n>",
     description: "Model context window in tokens (default: the model's own)",
     read: positiveInteger,
   },
   "num-output": {
-    type: "string",
     value: "<n>",
     description: "Tokens reserved for (and the most in) each answer (default 256)",
     read: positiveInteger,
   },
   concurrency: {
-    type: "string",
     value: "<n|adaptive>",
     description: "Parallel LLM calls in tree/accumulate (default: adaptive, 8 growing to 64, cut on 429/503)",
     // `adaptive`, ask's default, may be named there: it reads as undefined, the default.
     read: (raw: string | undefined, flag: string, command: CommandName) =>
       command === "ask" && raw === "adaptive" ? undefined : positiveInteger(raw, flag),
   },
-  stream: { type: "boolean", description: "Stream the answer (default when stdout is a terminal)" },
-  "no-stream": { type: "boolean", description: "Print the answer when it is complete" },
+  stream: { description: "Stream the answer (default when stdout is a terminal)" },
+  "no-stream": { description: "Print the answer when it is complete" },
   modes: {
-    type: "string",
     value: "<mode,…>",
     description: "Response modes to compare (default compact,refine,tree_summarize,simple_summarize)",
     multiple: true,
     read: responseModes,
   },
   count: {
-    type: "string",
     short: "n",
     value: "<n>",
     description: "eval generate: questions to write, one per sampled chunk (default 100)",
     read: (raw: string | undefined, flag: string) => positiveInteger(raw, flag) ?? 100,
   },
   judge: {
-    type: "string",
     value: "<spec>",
     description:
       "eval: judge each answer with LlamaIndex's faithfulness, relevancy and correctness on this model; ask --citations: judge each citation with its faithfulness prompt",
     read: (raw: string | undefined) => raw?.trim(),
   },
   "price-in": {
-    type: "string",
     value: "<usd>",
     description: "Price of input tokens, USD per million",
     read: nonNegativeNumber,
   },
   "price-out": {
-    type: "string",
     value: "<usd>",
     description: "Price of output tokens, USD per million",
     read: nonNegativeNumber,
   },
   "cache-dir": {
-    type: "string",
     value: "<dir>",
     description: "Where the index is kept (default .ragsynth/ next to the documents)",
   },
   store: {
-    type: "string",
     value: "<dir|postgres://…>",
     description:
       "Keep the index in this folder (as --cache-dir) or in PostgreSQL (postgres://user:password@host/db?schema=name, shared by many machines; needs npm i pg). Default RAGSYNTH_STORE",
     env: "RAGSYNTH_STORE",
     read: readStore,
   },
-  rebuild: { type: "boolean", description: "Ignore the cached index and build it again" },
+  rebuild: { description: "Ignore the cached index and build it again" },
   include: {
-    type: "string",
     value: "<glob>",
     description: "Read only files matching this glob below the folders given (repeatable; **/*.md, guide/**)",
     multiple: true,
     read: globs,
   },
   exclude: {
-    type: "string",
     value: "<glob>",
     description: "Pass over files and folders matching this glob (repeatable; drafts/**, *.log)",
     multiple: true,
     read: globs,
   },
   "read-as": {
-    type: "string",
     value: "<.ext=format>",
     description: "Read files with this ending by a built-in reader (repeatable; .mdx=markdown, .log=text)",
     multiple: true,
     read: readAs,
   },
   "no-ignore": {
-    type: "boolean",
     description:
       "Read what .gitignore/.ragsignore and the default folders (.git, node_modules, dist, build…) leave out",
   },
-  hidden: { type: "boolean", description: "Read hidden files and folders (names starting with a dot)" },
+  hidden: { description: "Read hidden files and folders (names starting with a dot)" },
   "follow-symlinks": {
-    type: "boolean",
     description: "Follow symbolic links that lead outside the paths given (never to /proc, devices or FIFOs)",
   },
   timeout: {
-    type: "string",
     value: "<seconds>",
     description: "Most time one model call may take, retries included (default 120)",
     key: "timeoutMs",
     read: timeoutMs,
   },
   out: {
-    type: "string",
     short: "o",
     value: "<file>",
     description: "Results JSONL (resumable: a rerun skips finished ids)",
   },
-  index: { type: "string", value: "<dir>", description: "The persisted index folder (from ragsynth index)" },
+  index: { value: "<dir>", description: "The persisted index folder (from ragsynth index)" },
   redis: {
-    type: "string",
     value: "<url>",
     description: "Use the BullMQ backend on this Redis (env RAGSYNTH_REDIS_URL); needs npm i bullmq ioredis",
     env: "RAGSYNTH_REDIS_URL",
   },
-  queue: { type: "string", value: "<name>", description: "BullMQ queue name (default ragsynth)" },
+  queue: { value: "<name>", description: "BullMQ queue name (default ragsynth)" },
   "run-id": {
-    type: "string",
     value: "<id>",
     description: "Names the run; the same id resumes it (default: from --out)",
   },
-  status: { type: "boolean", description: "Show the queue's jobs: waiting, active, done, failed" },
+  status: { description: "Show the queue's jobs: waiting, active, done, failed" },
   "requests-per-minute": {
-    type: "string",
     value: "<n>",
     description: "Model calls per minute, shared by all workers (--redis)",
     read: positiveInteger,
   },
   "tokens-per-minute": {
-    type: "string",
     value: "<n>",
     description: "Tokens per minute, shared by all workers (--redis)",
     read: positiveInteger,
   },
   attempts: {
-    type: "string",
     value: "<n>",
     description: "Tries per item before it is recorded failed (default 3)",
     read: (raw: string | undefined, flag: string) => positiveInteger(raw, flag) ?? 3,
   },
   "lock-duration": {
-    type: "string",
     value: "<ms>",
     description: "How soon a dead worker's jobs go to another worker (default 30000)",
     key: "lockDurationMs",
     read: positiveInteger,
   },
   "allow-llm": {
-    type: "string",
     value: "<spec>",
     description:
       "A model spec questions (or jobs) may choose besides --llm; repeatable. Nothing else reaches your API key",
@@ -260,7 +227,6 @@ export const OPTIONS = {
     read: list,
   },
   "index-root": {
-    type: "string",
     value: "<dir>",
     description: "Open only indexes under this folder; repeatable (default: the current folder)",
     multiple: true,
@@ -268,22 +234,18 @@ export const OPTIONS = {
     read: list,
   },
   "call-cache": {
-    type: "string",
     value: "<file>",
     description: "Embedded backend's cache of paid model calls (default <out>.calls.jsonl)",
   },
-  json: { type: "boolean", description: "Machine-readable output on stdout, nothing else" },
+  json: { description: "Machine-readable output on stdout, nothing else" },
   trace: {
-    type: "boolean",
     description:
       "List the run's steps in the terminal: retrieval, packing, each LLM call, tree levels, tokens (the HTML trace page is --report)",
   },
   citations: {
-    type: "boolean",
     description: "Answer with numbered [N] citations, each checked against its source (docs/citations.md)",
   },
   report: {
-    type: "string",
     value: "<file.html>",
     description:
       "Write the trace page: one self-contained HTML file of the run (timeline, calls, sources; plan: modes as bars)",
@@ -291,11 +253,10 @@ export const OPTIONS = {
       reportPath(raw, command === "eval" ? "eval.html" : "trace.html"),
   },
   verbose: {
-    type: "boolean",
     short: "v",
     description: "List every skipped file with its reason; stack traces and details on errors",
   },
-  help: { type: "boolean", short: "h", description: "Show this help" },
+  help: { short: "h", description: "Show this help" },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -403,9 +364,9 @@ type Camel<S extends string> = S extends `${infer Head}-${infer Tail}`
 type KeyOf<N extends OptionName> = Table[N] extends { key: infer K extends string } ? K : Camel<N>;
 type ValueOf<N extends OptionName> = Table[N] extends { read: (...args: never[]) => infer R }
   ? R
-  : Table[N] extends { type: "boolean" }
-    ? boolean
-    : string | undefined;
+  : Table[N] extends { value: string }
+    ? string | undefined
+    : boolean;
 
 /** The checked values of a command's options, by key: what {@link readOptions} returns. */
 export type CommandValues<C extends CommandName> = {
@@ -423,7 +384,7 @@ export function parseArgsOptions(
   for (const name of COMMAND_OPTIONS[command]) {
     const spec: OptionSpec = OPTIONS[name];
     out[name] = {
-      type: spec.type,
+      type: spec.value === undefined ? "boolean" : "string",
       ...(spec.short ? { short: spec.short } : {}),
       ...(spec.multiple ? { multiple: true } : {}),
     };
@@ -444,7 +405,7 @@ export function readOptions<C extends CommandName>(
     const fromEnv = spec.env === undefined ? undefined : env[spec.env]?.trim() || undefined;
     const raw = spec.multiple
       ? [given ?? []].flat()
-      : spec.type === "boolean"
+      : spec.value === undefined
         ? given === true
         : ([given].flat().at(-1) ?? fromEnv);
     const key = spec.key ?? name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());

@@ -1,27 +1,26 @@
 import { parseArgs } from "node:util";
-import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
-import { isPostgresUrl } from "../store/open-postgres-store.js";
-import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
-import type { BatchOptions, EvalOptions, ParsedCommand, WorkerOptions } from "./command-options.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import {
+  askOptions,
+  batchOptions,
+  evalOptions,
+  type ParsedCommand,
+  planOptions,
+  withWalk,
+  workerOptions,
+} from "./command-options.js";
 import type { CliIO } from "./io.js";
 import {
   COMMAND_OPTIONS,
   type CommandName,
-  type CommandValues,
   OPTIONS,
   type ParsedValues,
   parseArgsOptions,
   readOptions,
 } from "./options.js";
-import { didYouMean, UsageError } from "./usage-error.js";
+import { UsageError } from "./usage-error.js";
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-export const DEFAULT_MODE: ResponseMode = "compact";
-/** Adaptive: the model's shared limiter grows while the server keeps up and cuts to what it held on 429/503. */
-export const DEFAULT_CONCURRENCY = "adaptive";
-
-const COMMAND_LIST = "ask, plan, index, batch, worker, eval";
+const COMMAND_LIST = Object.keys(COMMAND_OPTIONS).join(", ");
 
 /** Turns `process.argv.slice(2)` into a command and its validated options. @throws UsageError */
 export function parseCommand(
@@ -81,7 +80,7 @@ function attachNegativeValues(args: string[], options: Record<string, { type: st
 function parseCommandArgs(
   command: CommandName,
   args: string[],
-  env: Env,
+  env: CliIO["env"],
   readStdin: CliIO["readStdin"],
 ): ParsedCommand {
   let parsed: ReturnType<typeof parseArgs>;
@@ -108,13 +107,10 @@ function parseCommandArgs(
     if (token.kind === "positional")
       (token.index > terminator ? questionWords : positionals).push(token.value);
   }
-  if (command === "batch")
-    return { command, options: batchOptions(values, [...positionals, ...questionWords], env) };
-  if (command === "worker")
-    return { command, options: workerOptions(values, [...positionals, ...questionWords], env) };
-  if (command === "eval")
-    return { command, options: evalOptions(values, [...positionals, ...questionWords], env) };
-
+  const all = [...positionals, ...questionWords];
+  if (command === "batch") return { command, options: batchOptions(values, all, env) };
+  if (command === "worker") return { command, options: workerOptions(values, all, env) };
+  if (command === "eval") return { command, options: evalOptions(values, all, env) };
   if (positionals.length === 0) {
     throw new UsageError(
       `${command} needs at least one file or folder.`,
@@ -126,147 +122,9 @@ function parseCommandArgs(
       throw new UsageError("index takes no question.", "Use ragsynth ask to ask one.");
     return { command, options: withWalk(readOptions(command, values, env), positionals) };
   }
-  if (command === "plan") {
-    const { mode: modes, ...read } = withWalk(readOptions(command, values, env), positionals);
-    const query = questionFrom(command, read.query, questionWords, readStdin);
-    return { command, options: { ...read, query, modes: modes.length > 0 ? modes : [...RESPONSE_MODES] } };
-  }
-  // `--stream`/`--no-stream`: whichever came last (streamFlag), not each alone.
-  const {
-    mode: modes,
-    concurrency,
-    noStream: _,
-    ...rest
-  } = withWalk(readOptions(command, values, env), positionals);
-  const query = questionFrom(command, rest.query, questionWords, readStdin);
-  if (rest.judge !== undefined && (rest.judge === "" || !rest.citations)) {
-    throw new UsageError(
-      rest.judge === "" ? "--judge needs a model spec." : "--judge on ask judges citations: add --citations.",
-      'Example: ragsynth ask docs -q "…" --citations --judge openai:gpt-4o-mini',
-    );
-  }
-  if (modes.length > 1) {
-    throw new UsageError(
-      `ask takes one --mode, got ${modes.length}: ${modes.join(", ")}.`,
-      "Use ragsynth plan to compare modes.",
-    );
-  }
-  return {
-    command,
-    options: {
-      ...rest,
-      query,
-      mode: modes[0] ?? DEFAULT_MODE,
-      concurrency: concurrency ?? DEFAULT_CONCURRENCY,
-      stream: streamFlag(tokens),
-    },
-  };
-}
-
-/** A command's values with the walk flags gathered as the folder opener takes them, and its paths. */
-function withWalk<V extends CommandValues<"index">>(values: V, paths: string[]) {
-  const { include, exclude, readAs, noIgnore, hidden, followSymlinks, help: _help, ...rest } = values;
-  return { ...rest, paths, walk: { include, exclude, readAs, noIgnore, hidden, followSymlinks } };
-}
-
-const BATCH_EXAMPLE = "Example: ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl";
-
-/** `batch`: one questions file (none with `--status`), `--index` and `--out`. @throws UsageError */
-function batchOptions(values: ParsedValues, positionals: string[], env: Env): BatchOptions {
-  const { mode: modes, concurrency, help: _help, ...read } = readOptions("batch", values, env);
-  if (read.status && !read.redis) {
-    throw new UsageError("batch --status reads a BullMQ queue.", "Pass --redis redis://host:6379.");
-  }
-  if (!read.status && positionals.length !== 1) {
-    throw new UsageError(
-      `batch takes one questions file, got ${positionals.length === 0 ? "none" : positionals.join(" ")}.`,
-      BATCH_EXAMPLE,
-    );
-  }
-  if (read.store && read.redis && !read.status) {
-    throw new UsageError(
-      "batch --store with --redis: the workers answer the jobs, and a job never names the store.",
-      "Start each worker with --store <the URL> instead: batch --store answers in this process only.",
-    );
-  }
-  if (!read.status && ((!read.index && !read.store) || !read.out)) {
-    throw new UsageError(
-      `batch needs ${!read.index && !read.store ? "--index <dir> (the folder ragsynth index wrote) or --store <postgres://…>" : "--out <answers.jsonl>"}.`,
-      BATCH_EXAMPLE,
-    );
-  }
-  if (modes.length > 1) throw new UsageError(`batch takes one --mode, got ${modes.join(", ")}.`);
-  return { ...read, input: positionals[0], mode: modes[0] ?? DEFAULT_MODE, concurrency: concurrency ?? 4 };
-}
-
-/** `worker`: no files, and a Redis to take jobs from. @throws UsageError */
-function workerOptions(values: ParsedValues, positionals: string[], env: Env): WorkerOptions {
-  const { redis, concurrency, help: _help, ...read } = readOptions("worker", values, env);
-  if (positionals.length > 0) throw new UsageError(`worker takes no files, got ${positionals.join(" ")}.`);
-  if (!redis) {
-    throw new UsageError(
-      "worker needs a Redis to take jobs from.",
-      "Pass --redis redis://host:6379 (or set RAGSYNTH_REDIS_URL).",
-    );
-  }
-  return { ...read, redis, concurrency: concurrency ?? 4 };
-}
-
-const EVAL_EXAMPLE = "ragsynth eval questions.jsonl examples/docs --modes compact,refine";
-
-/** `eval`: the questions file first, then the documents; or `eval generate` and the documents. @throws UsageError */
-function evalOptions(values: ParsedValues, positionals: string[], env: Env): EvalOptions {
-  const generate = positionals[0] === "generate";
-  const [questions, ...paths] = generate ? ["", ...positionals.slice(1)] : positionals;
-  if (generate && paths.length === 0) {
-    throw new UsageError(
-      "eval generate needs at least one file or folder.",
-      "Example: ragsynth eval generate examples/docs --llm openai:gpt-4o-mini -n 20 > questions.jsonl",
-    );
-  }
-  if (!generate && values.count !== undefined) {
-    throw new UsageError(
-      "--count is for eval generate.",
-      "Example: ragsynth eval generate docs/ --llm … -n 100",
-    );
-  }
-  if (questions === undefined || paths.length === 0) {
-    throw new UsageError(
-      questions === undefined
-        ? "eval needs a questions file and at least one file or folder."
-        : `eval needs at least one file or folder after the questions file ${questions}.`,
-      `Example: ${EVAL_EXAMPLE}`,
-    );
-  }
-  // Only the flag, not RAGSYNTH_REDIS_URL: an eval meant to run here must not wait on a queue nobody works.
-  const redisFlag = [values.redis].flat().at(-1) as string | undefined;
-  for (const flag of ["out", "call-cache"]) {
-    if (redisFlag !== undefined && values[flag] !== undefined) {
-      throw new UsageError(
-        `--${flag} is for the in-process run; with --redis the queue keeps each question's result and the workers cache the calls in Redis.`,
-        "Leave it out: running the same eval --redis command again collects what is finished and runs only what is missing.",
-      );
-    }
-  }
-  const { modes, concurrency, ...read } = withWalk(readOptions("eval", values, env), paths);
-  if (read.judge === "")
-    throw new UsageError("--judge needs a model spec.", "Pass --judge openai:gpt-4o-mini.");
-  if (!generate && redisFlag !== undefined && read.store !== undefined && isPostgresUrl(read.store)) {
-    throw new UsageError(
-      "eval --redis with a PostgreSQL --store: the workers answer the jobs, and a job never names the store.",
-      "Start each worker with --store <the URL>, or run the eval in this process (without --redis).",
-    );
-  }
-  return {
-    ...read,
-    questions,
-    query: "",
-    vision: false,
-    redis: generate ? undefined : redisFlag,
-    modes: modes.length > 0 ? modes : [...DEFAULT_EVAL_MODES],
-    concurrency: concurrency ?? 4,
-    generate,
-  };
+  const question = (flag: string | undefined) => questionFrom(command, flag, questionWords, readStdin);
+  if (command === "plan") return { command, options: planOptions(values, positionals, env, question) };
+  return { command, options: askOptions(values, positionals, env, question, streamFlag(tokens)) };
 }
 
 /** `--stream` or `--no-stream`, whichever came last; undefined when neither was given. */
@@ -332,7 +190,7 @@ function fromParseArgsError(command: CommandName, error: unknown): UsageError {
     const option = /--[\w-]+/.exec(message)?.[0] ?? /-\w/.exec(message)?.[0] ?? "";
     const name = option.replace(/^-+/, "") as keyof typeof OPTIONS;
     const spec = Object.hasOwn(OPTIONS, name) ? OPTIONS[name] : undefined;
-    if (spec?.type === "boolean")
+    if (spec && !("value" in spec))
       return new UsageError(`Option ${option} takes no value.`, `Write ${option} alone.`);
     return new UsageError(
       `Option ${option} needs a value${spec && "value" in spec ? `: ${option} ${spec.value}` : ""}.`,

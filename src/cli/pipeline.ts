@@ -1,5 +1,6 @@
 import { PromptHelper } from "../budget/index.js";
 import type { RagsynthEvent } from "../events/events.js";
+import { type OpenedFolderIndex, openFolderIndex } from "../index-store/folder-index.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
@@ -14,7 +15,7 @@ import {
   OFFLINE_NOTICE,
 } from "./models.js";
 import { attachesImages } from "./notes.js";
-import { type OpenedIndex, openIndex } from "./open-index.js";
+import { folderIndexOptions } from "./open-index.js";
 import { createProgress, type Progress } from "./progress.js";
 import { reportReadCounts } from "./read-report.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
@@ -111,8 +112,10 @@ export async function openRetrieval(
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
-): Promise<{ opened: OpenedIndex; query: IndexQuery; promptHelper: PromptHelper }> {
-  const opened = await openIndex({ ...options, embed: embedChoice }, { io, signal }, progress);
+): Promise<{ opened: OpenedFolderIndex; query: IndexQuery; promptHelper: PromptHelper }> {
+  const opened = await openFolderIndex(
+    await folderIndexOptions({ ...options, embed: embedChoice }, { io, signal }, progress),
+  );
   progress.clear();
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
   // A PostgreSQL store without pgvector: dense search works, but reads every vector (said once, not hidden).

@@ -1,15 +1,14 @@
 import { createEventLog, eventToJSON } from "../events/event-log.js";
 import { retrievalLines } from "../events/step-listing.js";
+import { folderIndexSaved } from "../index-store/folder-index.js";
 import { planModes } from "../plan/plan-modes.js";
-import { type PlanBudget, renderPlan, renderPlanHeading } from "../plan/render-plan.js";
-import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
+import { planBudget, planChunks, renderPlan, renderPlanHeading } from "../plan/render-plan.js";
 import { retrievalEngine } from "../question-run/index-query.js";
-import { sourceName, sourceToJSON } from "../schema/node-source.js";
+import { sourceToJSON } from "../schema/node-source.js";
 import type { PlanOptions } from "./command-options.js";
 import { plural } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { optimizerNotes } from "./notes.js";
-import { indexSaved } from "./open-index.js";
 import { chooseModels, openRetrieval, progressFromEvents, queryCommand } from "./pipeline.js";
 
 import { writePlanReport } from "./trace-page/index.js";
@@ -46,11 +45,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       signal,
     });
     progress.clear();
-    const chunks = nodes.map((node) => ({
-      name: sourceName(node.node),
-      score: node.score,
-      tokens: countNodeTokens(node, promptHelper.tokenizer),
-    }));
+    const chunks = planChunks(nodes, promptHelper.tokenizer);
     if (options.report) {
       await writePlanReport(options.report, {
         redact: io.redact,
@@ -63,17 +58,11 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       });
       io.stderr.write(`ragsynth: wrote the plan page to ${options.report}\n`);
     }
-    const budget: PlanBudget = {
-      model: metadata.model,
-      contextWindow: promptHelper.contextWindow,
-      numOutput: promptHelper.numOutput,
-      tokenizer: promptHelper.tokenizer.name,
-      isChatModel: metadata.isChatModel,
-    };
+    const budget = planBudget(metadata, promptHelper);
 
     if (options.json) {
       // Before the JSON: a failed write makes the error the one JSON document on stdout.
-      await indexSaved(opened, progress);
+      await folderIndexSaved(opened, progress);
       writeJSON(io, {
         command: "plan",
         query: options.query,
@@ -95,7 +84,7 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
       io.stdout.write(`${retrievalLines(log.events).join("\n")}\n\n`);
     }
     io.stdout.write(renderPlan(plans, { numOutput: promptHelper.numOutput, style }));
-    await indexSaved(opened, progress);
+    await folderIndexSaved(opened, progress);
     return EXIT_OK;
   });
 }

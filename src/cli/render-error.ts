@@ -1,4 +1,6 @@
+import { causeChain, systemErrorMessage, withHint } from "../errors/describe-error.js";
 import { RagsynthError, type RagsynthErrorCode } from "../errors/ragsynth-error.js";
+import { isAbortError } from "../util/abort.js";
 import { cliReason } from "./read-report.js";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from "./usage-error.js";
 
@@ -35,58 +37,6 @@ const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: 
 // What the folder opener's "No documents to read" (index-store/folder-index.ts) means on the command line.
 const NO_DOCUMENTS_HINT = "-v lists what was skipped; --no-ignore and --hidden read more.";
 
-/** True for the errors an aborted signal produces (DOMException `AbortError`, or our own wrapping). */
-export function isAbortError(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const name = (error as { name?: unknown }).name;
-  return name === "AbortError" || (error as { code?: unknown }).code === "ABORT_ERR";
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ").trim();
-}
-
-function withHint(message: string, hint: string | undefined): string {
-  const text = oneLine(message);
-  if (!hint || text.includes(hint)) return text;
-  return `${/[.!?]$/.test(text) ? text : `${text}.`} ${hint}`;
-}
-
-/** Node's file-system errors, as a sentence. */
-function systemErrorMessage(error: NodeJS.ErrnoException): string | undefined {
-  const path = error.path ? ` ${error.path}` : "";
-  switch (error.code) {
-    case "ENOENT":
-      return `No such file or folder:${path}. Check the path.`;
-    case "EACCES":
-    case "EPERM":
-      return `Permission denied:${path}. Check the file's permissions.`;
-    case "EISDIR":
-      return `Expected a file but found a folder:${path}.`;
-    case "ENOSPC":
-      return `No space left on the device while writing${path}.`;
-    default:
-      return undefined;
-  }
-}
-
-function causeChain(error: unknown): string[] {
-  const lines: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && depth < 8; depth++) {
-    if (current instanceof Error) {
-      lines.push(
-        depth === 0 ? (current.stack ?? String(current)) : `Caused by: ${current.stack ?? String(current)}`,
-      );
-      current = current.cause;
-    } else {
-      lines.push(`${depth === 0 ? "" : "Caused by: "}${String(current)}`);
-      break;
-    }
-  }
-  return lines;
-}
-
 /**
  * The exit code and the text for an error: one line (`ragsynth: <what happened>. <how to fix it>`),
  * and with `verbose` the stack and cause chain after it.
@@ -122,8 +72,8 @@ export function renderError(
           )
         : cliReason(error.message);
     line = withHint(message, /^No documents to read/.test(message) ? NO_DOCUMENTS_HINT : hint);
-  } else if (error instanceof Error && systemErrorMessage(error as NodeJS.ErrnoException)) {
-    line = systemErrorMessage(error as NodeJS.ErrnoException) as string;
+  } else if (systemErrorMessage(error)) {
+    line = systemErrorMessage(error) as string;
   } else {
     const message = error instanceof Error ? error.message : String(error);
     line = withHint(

@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
-import { checkRedis, openRedis, RedisCallCache, startBatchWorker } from "../batch/index.js";
 import { urlCredentials } from "../errors/scrub-secrets.js";
-import { loadOpenAISdk } from "../openai/load-openai-sdk.js";
+import { startQuestionWorker } from "../question-run/question-worker.js";
 import type { WorkerOptions } from "./command-options.js";
 import type { CommandContext } from "./io.js";
 import { questionProcessors } from "./models.js";
@@ -15,39 +14,32 @@ import { EXIT_INTERRUPTED, EXIT_OK } from "./usage-error.js";
  * indexes under `--index-root` are opened. A Redis that is down or refuses the credentials is one error, at once.
  */
 export async function runWorker(options: WorkerOptions, { io, signal }: CommandContext): Promise<number> {
-  // Loaded before the first job: a first call that waited for the SDK would reach the server late, bunched
-  // with the calls the rate limit had spaced after it.
-  await checkRedis({ redisUrl: options.redis, signal });
-  await loadOpenAISdk();
-  const client = await openRedis(options.redis);
-  const store = new RedisCallCache({ client });
-  const cli = questionProcessors(io, {
-    store,
-    secrets: [...urlCredentials(options.redis), ...urlCredentials(options.store)],
-    trust: {
-      command: "worker",
-      llm: options.llm ?? null,
-      allowLLM: options.allowLLM,
-      embed: options.embed ?? null,
-      indexRoots:
-        options.indexRoots.length > 0 ? options.indexRoots.map((root) => resolve(io.cwd, root)) : [io.cwd],
-      store: options.store,
-    },
-  });
-  const worker = await startBatchWorker({
+  const worker = await startQuestionWorker({
     redisUrl: options.redis,
-    ...(options.queue ? { queueName: options.queue } : {}),
-    processors: cli.processors,
+    queueName: options.queue,
     concurrency: options.concurrency,
-    ...(options.lockDurationMs
-      ? { lockDurationMs: options.lockDurationMs, stalledIntervalMs: options.lockDurationMs }
-      : {}),
-    ...(options.verbose
-      ? {
-          onJob: ({ jobId, ok, error }) =>
-            io.stderr.write(`ragsynth worker: ${jobId} ${ok ? "done" : `failed: ${error}`}\n`),
-        }
-      : {}),
+    lockDurationMs: options.lockDurationMs,
+    processors: (store) =>
+      questionProcessors(io, {
+        store,
+        secrets: [...urlCredentials(options.redis), ...urlCredentials(options.store)],
+        trust: {
+          command: "worker",
+          llm: options.llm ?? null,
+          allowLLM: options.allowLLM,
+          embed: options.embed ?? null,
+          indexRoots:
+            options.indexRoots.length > 0
+              ? options.indexRoots.map((root) => resolve(io.cwd, root))
+              : [io.cwd],
+          store: options.store,
+        },
+      }),
+    onJob: options.verbose
+      ? ({ jobId, ok, error }) =>
+          io.stderr.write(`ragsynth worker: ${jobId} ${ok ? "done" : `failed: ${error}`}\n`)
+      : undefined,
+    signal,
   });
   try {
     await worker.ready;
@@ -61,8 +53,6 @@ export async function runWorker(options: WorkerOptions, { io, signal }: CommandC
     io.stderr.write("ragsynth worker: finishing the jobs in hand…\n");
   } finally {
     await worker.close();
-    await cli.close();
-    client.disconnect();
   }
   // Stopped by Ctrl-C (130) or SIGTERM (143, set by main): the exit code says so, after the jobs in hand finished.
   return signal.aborted ? EXIT_INTERRUPTED : EXIT_OK;

@@ -1,10 +1,11 @@
 import { access, constants, mkdir, stat } from "node:fs/promises";
-import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import { dirname, join, parse, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReader } from "../reader/formats/registry.js";
 import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
+import { displayPath } from "../util/display-path.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
 import { IndexSaveError } from "./index-save-error.js";
@@ -307,11 +308,7 @@ function readersFor(readAs: Record<string, string>): Record<string, DocumentRead
  * by `ask docs`, instead of every file looking new).
  */
 function sourcePath(path: string, cwd: string): string {
-  const absolute = resolve(cwd, path);
-  if (cwd !== process.cwd()) return absolute;
-  const inside = relative(cwd, absolute);
-  if (inside === "") return ".";
-  return inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside) ? absolute : inside;
+  return cwd === process.cwd() ? displayPath(path, cwd) : resolve(cwd, path);
 }
 
 /**

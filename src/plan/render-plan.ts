@@ -1,3 +1,9 @@
+import type { PromptHelper } from "../budget/prompt-helper.js";
+import type { LLMMetadata } from "../llm/types.js";
+import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
+import { sourceName } from "../schema/node-source.js";
+import type { NodeWithScore } from "../schema/text-node.js";
+import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { formatCount, formatUsd, plural } from "../util/format-numbers.js";
 import { textTable } from "../util/text-table.js";
 import type { ModePlan, PlanScenario, Range } from "./plan-modes.js";
@@ -95,6 +101,34 @@ export interface PlanBudget {
   isChatModel: boolean;
 }
 
+/** The budget of a plan for `metadata`'s model, as `promptHelper` counts it. */
+export function planBudget(metadata: LLMMetadata, promptHelper: PromptHelper): PlanBudget {
+  const { contextWindow, numOutput, tokenizer } = promptHelper;
+  return {
+    model: metadata.model,
+    contextWindow,
+    numOutput,
+    tokenizer: tokenizer.name,
+    isChatModel: metadata.isChatModel,
+  };
+}
+
+/** The chunks a plan packs, as its heading lists them: name, score and tokens. */
+export function planChunks(nodes: readonly NodeWithScore[], tokenizer: Tokenizer): PlanChunk[] {
+  return nodes.map((node) => ({
+    name: sourceName(node.node),
+    score: node.score,
+    tokens: countNodeTokens(node, tokenizer),
+  }));
+}
+
+/** One chunk a plan packs. */
+export interface PlanChunk {
+  name: string;
+  score: number | undefined;
+  tokens: number;
+}
+
 const SHOWN_QUERY = 200;
 
 /**
@@ -109,7 +143,7 @@ export function renderPlanHeading({
 }: {
   query: string;
   budget: PlanBudget;
-  chunks: ReadonlyArray<{ name: string; score: number | undefined; tokens: number }>;
+  chunks: readonly PlanChunk[];
   style: PlanStyle;
 }): string {
   const cut = Array.from(query.slice(0, SHOWN_QUERY + 1))

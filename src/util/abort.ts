@@ -8,6 +8,13 @@ export function createAbortError(signal?: AbortSignal): Error {
   return new DOMException("This operation was aborted", "AbortError");
 }
 
+/** True for the errors an aborted signal produces (DOMException `AbortError`, or our own wrapping). */
+export function isAbortError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const name = (error as { name?: unknown }).name;
+  return name === "AbortError" || (error as { code?: unknown }).code === "ABORT_ERR";
+}
+
 /** Waits `ms` milliseconds; rejects with an `AbortError` the moment `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -1,8 +1,11 @@
 import { writeFile } from "node:fs/promises";
+import type { CitationReport } from "../../citations/check-citations.js";
+import { citationSourceRows } from "../../citations/citation-source.js";
+import { supportText } from "../../citations/citation-support.js";
 import type { EventLog } from "../../events/event-log.js";
 import type { ModePlan } from "../../plan/plan-modes.js";
 import { sourceHref, sourceLabel, sourceName } from "../../schema/node-source.js";
-import type { NodeWithScore } from "../../schema/text-node.js";
+import type { SynthesisResponse } from "../../synthesizer/types.js";
 import { errorType } from "../../tracing/start-span.js";
 import type { RetryEvent } from "../../util/retry.js";
 import type { PageCitation } from "./cited-answer.js";
@@ -35,21 +38,25 @@ interface PageHeading {
   numOutput: number;
 }
 
-/** Writes the trace page of one `ask` to `path`. */
+/**
+ * Writes the trace page of one `ask` to `path`. A cited answer's sources are its numbered pieces, in order, so
+ * the page's source N is the answer's [N].
+ */
 export async function writeAskReport(
   path: string,
   page: PageHeading & {
-    /** A cited answer's citations, by source number (`sources` are then the numbered pieces, in order). */
-    citations?: PageCitation[] | undefined;
     log: EventLog;
     waits: readonly PageRetryWait[];
-    sources: readonly NodeWithScore[];
-    answer: string;
+    response: SynthesisResponse & { citations?: CitationReport | undefined };
   },
 ): Promise<void> {
-  const { log, sources, redact = (text) => text, ...shown } = page;
+  const { log, response, redact = (text) => text, ...shown } = page;
+  const { citations } = response;
+  const sources = citations ? citationSourceRows(citations.sources) : response.sourceNodes;
   const data = buildTracePageData({
     ...shown,
+    answer: response.response,
+    citations: citations ? citationsForPage(citations) : undefined,
     events: log.events,
     sources: sources.map((source) => ({
       id: source.node.id,
@@ -61,6 +68,17 @@ export async function writeAskReport(
     })),
   });
   await writeFile(path, redact(renderTracePage(data)), "utf8");
+}
+
+/** The citations as the trace page links them to its sources (the numbered pieces). */
+function citationsForPage(report: CitationReport): PageCitation[] {
+  return report.citations.map((citation) => ({
+    offset: citation.offset,
+    marker: citation.marker,
+    source: citation.sourceNumber,
+    unsupported: !citation.support.supported,
+    score: supportText(citation.support),
+  }));
 }
 
 /** Writes the plan page (every mode side by side as bars) to `path`. */
