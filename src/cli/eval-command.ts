@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type CallCacheStore, countCachedCalls, withCallCache } from "../batch/call-cache.js";
-import { FileCallCache } from "../batch/file-call-cache.js";
+import { CACHE_HMAC_KEY_ENV } from "../batch/call-cache-seal.js";
 import { parseEvalQuestions } from "../eval/eval-questions.js";
 import { resolvePrices } from "../eval/prices.js";
 import { renderEvalPage } from "../eval/render-eval-page.js";
@@ -9,6 +9,7 @@ import { renderEvalTable } from "../eval/render-eval-table.js";
 import { folderIndexSaved, type OpenedFolderIndex } from "../index-store/folder-index.js";
 import type { LLM } from "../llm/types.js";
 import { evalRunConfig } from "../question-run/eval-run-config.js";
+import { openCallCacheFile } from "../question-run/open-call-cache.js";
 import { runEvalQuestions } from "../question-run/run-eval-questions.js";
 import type { EvalOptions } from "./command-options.js";
 import { runEvalGenerate } from "./eval-generate-command.js";
@@ -38,7 +39,9 @@ export async function runEval(options: EvalOptions, context: CommandContext): Pr
       options.callCache ??
       (paid || (judgeChoice && !options.redis) ? `${options.questions}.calls.jsonl` : undefined);
     const store: CallCacheStore | undefined = cachePath
-      ? await FileCallCache.open(resolve(io.cwd, cachePath))
+      ? await openCallCacheFile(resolve(io.cwd, cachePath), io.env[CACHE_HMAC_KEY_ENV], (text) =>
+          io.stderr.write(text),
+        )
       : undefined;
     const cached = (llm: LLM, baseURL: string | undefined) =>
       store ? withCallCache({ llm, store, baseURL }) : llm;

@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
 import { withCallCache } from "../batch/call-cache.js";
-import { FileCallCache } from "../batch/file-call-cache.js";
+import { CACHE_HMAC_KEY_ENV } from "../batch/call-cache-seal.js";
 import { generateQuestions } from "../eval/generate-questions.js";
 import { folderIndexSaved } from "../index-store/folder-index.js";
+import { openCallCacheFile } from "../question-run/open-call-cache.js";
 import type { EvalOptions } from "./command-options.js";
 import { plural } from "./format.js";
 import type { CommandContext } from "./io.js";
@@ -28,7 +29,11 @@ export async function runEvalGenerate(options: EvalOptions, context: CommandCont
     const llm = options.callCache
       ? withCallCache({
           llm: models.llm,
-          store: await FileCallCache.open(resolve(io.cwd, options.callCache)),
+          store: await openCallCacheFile(
+            resolve(io.cwd, options.callCache),
+            io.env[CACHE_HMAC_KEY_ENV],
+            (text) => io.stderr.write(text),
+          ),
           baseURL: models.llmChoice.baseURL,
         })
       : models.llm;

@@ -7,10 +7,10 @@ import {
   createBullMQRunner,
   createEmbeddedRunner,
   decodeBatchInput,
-  FileCallCache,
   parseBatchItems,
 } from "../batch/index.js";
 import { allowedLLM, type BatchTrust, checkQuestionItem } from "./batch-trust.js";
+import { openCallCacheFile } from "./open-call-cache.js";
 
 /**
  * The questions of a batch file (JSONL of `{ id, query, … }`), each checked as untrusted input: its fields, and
@@ -71,15 +71,7 @@ export async function createQuestionRunner({
       ...(redis.tokensPerMinute ? { tokensPerMinute: redis.tokensPerMinute } : {}),
     });
   }
-  const cache = await FileCallCache.open(embedded.callCache, { hmacKey: embedded.hmacKey });
-  const refused = cache.rejected.checksum + cache.rejected.shape;
-  if (refused > 0) {
-    warn(
-      `ragsynth: warning: ignored ${refused} call-cache ${refused === 1 ? "entry" : "entries"} in ${embedded.callCache} ` +
-        `(${cache.rejected.checksum} with a checksum that does not match, ${cache.rejected.shape} unreadable): ` +
-        "edited or written by another key; those calls are paid again.\n",
-    );
-  }
+  const cache = await openCallCacheFile(embedded.callCache, embedded.hmacKey, warn);
   return createEmbeddedRunner({
     processors: embedded.processors(cache),
     out: embedded.out,

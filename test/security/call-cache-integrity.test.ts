@@ -109,6 +109,35 @@ describe("batch: an edited call-cache line is ignored and reported", () => {
   });
 });
 
+describe("eval: the call cache is checked as batch checks it", () => {
+  // Found while moving the CLI's cache handling: eval and eval generate opened their call cache without
+  // RAGSYNTH_CACHE_HMAC_KEY and said nothing of the lines they refused, so with a key set, a line forged with the
+  // plain checksum was replayed by eval (its answer scored as the model's) but refused by batch.
+  it("a line with the plain checksum is refused under RAGSYNTH_CACHE_HMAC_KEY, said once, and paid again", async () => {
+    const questions = await writeQuestions(corpus.dir, "eval-hmac.jsonl", [
+      { id: "q1", query: "What is compact mode?" },
+    ]);
+    const cache = join(corpus.dir, "eval-hmac.calls.jsonl");
+    const args = ["eval", questions, corpus.docs, "--modes", "compact", "--call-cache", cache, "--json"];
+    // Written without a key: each line carries the plain checksum anyone can compute.
+    const first = await runCli(args, { env });
+    expect(first.code, first.stderr).toBe(0);
+    const lines = (await readFile(cache, "utf8")).trim().split("\n");
+    expect(lines.length).toBeGreaterThan(0);
+    expect(JSON.parse(lines[0] as string).sum).not.toMatch(/^hmac-sha256:/);
+
+    const paid = server.requests.length;
+    const keyed = await runCli(args, { env: { ...env, RAGSYNTH_CACHE_HMAC_KEY: "key-one-1234" } });
+    expect(keyed.code, keyed.stderr).toBe(0);
+    expect(keyed.stderr).toMatch(
+      new RegExp(
+        `ignored ${lines.length} call-cache entr(y|ies) .*${lines.length} with a checksum that does not match`,
+      ),
+    );
+    expect(server.requests.length).toBe(paid + lines.length);
+  });
+});
+
 describe("the checks themselves", () => {
   it("FileCallCache counts what it refused", async () => {
     const path = join(corpus.dir, "unit.calls.jsonl");
