@@ -4,7 +4,6 @@ import type { Retriever } from "../query-engine/retriever.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import type { LexicalIndex } from "./lexical-index.js";
 import { lexicalTokens } from "./lexical-tokens.js";
-import { termProximity } from "./term-proximity.js";
 
 /** Options of {@link createLexicalRetriever}. */
 export interface LexicalRetrieverOptions {
@@ -28,16 +27,9 @@ export interface LexicalRetrieverOptions {
    * Weight of the query's words in a node's `file_path`: each candidate gains `pathWeight × Σ idf` of the
    * query terms its path holds (a question naming `dotenv` is most likely about `node_modules/dotenv/README.md`).
    * Words every path shares add the same to all. 0 turns it off.
-   * @default 2
-   */
-  pathWeight?: number | undefined;
-  /**
-   * Weight of the query's wording kept together in a node's text: each candidate gains `proximityWeight ×`
-   * {@link termProximity} (consecutive query terms found in the query's order at most two terms apart, each pair
-   * scored as BM25 scores a term). 0 turns it off.
    * @default 1
    */
-  proximityWeight?: number | undefined;
+  pathWeight?: number | undefined;
 }
 
 /** What {@link createLexicalRetriever} searches: `LexicalIndex`'s `search` and `idf`, answered at once or later. */
@@ -67,15 +59,13 @@ export function createLexicalRetriever({
   similarityTopK = 2,
   sameFileWeight = 0.3,
   pathWeight = 2,
-  proximityWeight = 1,
 }: LexicalRetrieverOptions): Retriever {
-  for (const [parameter, value] of [
-    ["pathWeight", pathWeight],
-    ["proximityWeight", proximityWeight],
-  ] as const) {
-    if (!(typeof value === "number" && value >= 0 && Number.isFinite(value))) {
-      throw new InvalidArgumentError({ parameter, value, expected: "be a finite number ≥ 0" });
-    }
+  if (!(typeof pathWeight === "number" && pathWeight >= 0 && Number.isFinite(pathWeight))) {
+    throw new InvalidArgumentError({
+      parameter: "pathWeight",
+      value: pathWeight,
+      expected: "be a finite number ≥ 0",
+    });
   }
   checkInteger("similarityTopK", similarityTopK, 1);
   if (!(typeof sameFileWeight === "number" && sameFileWeight >= 0 && Number.isFinite(sameFileWeight))) {
@@ -95,7 +85,7 @@ export function createLexicalRetriever({
   return {
     async retrieve({ query, signal }): Promise<NodeWithScore[]> {
       signal?.throwIfAborted();
-      const rerank = sameFileWeight > 0 || pathWeight > 0 || proximityWeight > 0;
+      const rerank = sameFileWeight > 0 || pathWeight > 0;
       const depth = rerank ? Math.max(similarityTopK * 10, FILE_EVIDENCE_DEPTH) : similarityTopK;
       let results: { node: TextNode; score: number }[] = [];
       for (const { id, score } of await index.search(query, { topK: depth })) {
@@ -103,27 +93,10 @@ export function createLexicalRetriever({
         if (node) results.push({ node, score });
       }
       if (!rerank) return results;
-      if (proximityWeight > 0) results = await withProximity(results, index, query, proximityWeight);
       if (pathWeight > 0) results = await withPathEvidence(results, index, query, pathWeight);
       return withFileEvidence(results, sameFileWeight).slice(0, similarityTopK);
     },
   };
-}
-
-/** Adds to each match `weight ×` {@link termProximity} of its text. */
-async function withProximity(
-  results: readonly { node: TextNode; score: number }[],
-  index: Pick<LexicalSearchIndex, "idf">,
-  query: string,
-  weight: number,
-): Promise<{ node: TextNode; score: number }[]> {
-  const terms = lexicalTokens(query);
-  const idf = new Map<string, number>();
-  for (const term of new Set(terms)) idf.set(term, await index.idf(term));
-  return results.map(({ node, score }) => ({
-    node,
-    score: score + weight * termProximity(terms, idf, node.text),
-  }));
 }
 
 /** Adds to each match `weight × Σ idf` of the query terms its `file_path` holds. */
