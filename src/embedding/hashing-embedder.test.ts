@@ -39,18 +39,18 @@ describe("lexicalTerms", () => {
 
 describe("HashingEmbedder", () => {
   it("has a versioned id that names its settings", () => {
-    expect(new HashingEmbedder().id).toBe("hashing-tfidf-v1:1024");
+    expect(new HashingEmbedder().id).toBe("hashing-tfidf-v2:1024");
     expect(new HashingEmbedder({ dimensions: 256, stopWords: false, stemming: false }).id).toBe(
-      "hashing-tfidf-v1:256:nostop:nostem",
+      "hashing-tfidf-v2:256:nostop:nostem",
     );
   });
 
   it("fit returns a new embedder whose id carries the IDF fingerprint; the original is unchanged", () => {
     const base = new HashingEmbedder();
     const fitted = base.fit(["a cat sat", "a dog ran"]);
-    expect(base.id).toBe("hashing-tfidf-v1:1024");
+    expect(base.id).toBe("hashing-tfidf-v2:1024");
     expect(base.documentCount).toBe(0);
-    expect(fitted.id).toMatch(/^hashing-tfidf-v1:1024:idf-[0-9a-f]{8}$/);
+    expect(fitted.id).toMatch(/^hashing-tfidf-v2:1024:idf-[0-9a-f]{8}$/);
     expect(fitted.documentCount).toBe(2);
     expect(base.fit(["a dog ran", "a cat sat"]).id).toBe(fitted.id);
     expect(base.fit(["a cat sat", "a cat ran"]).id).not.toBe(fitted.id);

@@ -4,7 +4,7 @@ import { lexicalTerms } from "./lexical-terms.js";
 import { similarity } from "./similarity.js";
 import type { Embedder, EmbedOptions, SimilarityMode } from "./types.js";
 
-const VERSION = "hashing-tfidf-v1";
+const VERSION = "hashing-tfidf-v2";
 const MAX_DIMENSIONS = 1 << 24;
 
 /** Options of {@link HashingEmbedder}. */
@@ -50,7 +50,7 @@ export interface HashingEmbedderOptions {
  * const [vector] = await embedder.getTextEmbeddings(["Paris is the capital of France."]);
  */
 export class HashingEmbedder implements Embedder {
-  /** `hashing-tfidf-v1:<dimensions>`, plus `:nostop`/`:nostem` and `:idf-<hash>` when fitted. */
+  /** `hashing-tfidf-v2:<dimensions>`, plus `:nostop`/`:nostem` and `:idf-<hash>` when fitted. */
   readonly id: string;
   readonly dimensions: number;
   /** Documents the IDF was fitted on; 0 when not fitted (or not yet, for a lazy corpus). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BIGRAM_PREFIX, lexicalTerms } from "./lexical-terms.js";
+import { BIGRAM_PREFIX, lexicalTerms, stem } from "./lexical-terms.js";
 
 const SEGMENTER = new Intl.Segmenter("en", { granularity: "word" });
 
@@ -30,5 +30,29 @@ describe("lexicalTerms words", () => {
     const unit = "alpha beta gamma delta epsilon ";
     const expected = Array.from({ length: 5000 }, () => segmenterWords(unit)).flat();
     expect(words(unit.repeat(5000))).toEqual(expected);
+  });
+});
+
+describe("stem", () => {
+  it("gives a word ending in -ie and its plural one stem, as it does for -y and -ies", () => {
+    // Failed before: "cookies" stemmed to "cooky" and "cookie" stayed "cookie", so neither found the other.
+    for (const [singular, plural] of [
+      ["cookie", "cookies"],
+      ["movie", "movies"],
+      ["tie", "ties"],
+      ["library", "libraries"],
+      ["query", "queries"],
+    ] as const) {
+      expect(stem(singular), singular).toBe(stem(plural));
+    }
+    expect(stem("cookie's")).toBe(stem("cookies"));
+    // Other words keep Harman's rules.
+    expect(["cases", "status", "class", "is", "die"].map(stem)).toEqual([
+      "case",
+      "status",
+      "class",
+      "is",
+      "dy",
+    ]);
   });
 });

@@ -96,9 +96,15 @@ function pushBigrams(terms: string[], text: string, stopWords: boolean): void {
   }
 }
 
-/** Harman's S-stemmer on a lowercase Latin word (possessive `'s` dropped first); other words pass unchanged. */
+/**
+ * Harman's S-stemmer on a lowercase Latin word (possessive `'s` dropped first); other words pass unchanged. Its
+ * `-ies` → `-y` rule (`libraries` → `library`) would split a word ending in `-ie` from its plural (`cookies` →
+ * `cooky`, `cookie` unchanged), so a singular `-ie` ends in `-y` too (`cookie` → `cooky`).
+ */
 export function stem(word: string): string {
   let result = word.replace(/['’]s$/, "");
+  if (result.length >= 3 && result.endsWith("ie") && LATIN_WORD.test(result))
+    return `${result.slice(0, -2)}y`;
   if (result.length <= 3 || !LATIN_WORD.test(result)) return result;
   if (result.endsWith("ies") && !result.endsWith("eies") && !result.endsWith("aies")) {
     result = `${result.slice(0, -3)}y`;

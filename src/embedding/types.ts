@@ -7,7 +7,7 @@ export interface EmbedOptions {
 
 /** The embedding contract. A structural type: any object with these members is an embedder. */
 export interface Embedder {
-  /** A stable id (`hashing-tfidf-v1:1024`, `openai:text-embedding-3-small`), used as a cache key. */
+  /** A stable id (`hashing-tfidf-v2:1024`, `openai:text-embedding-3-small`), used as a cache key. */
   readonly id: string;
   /** Embeds many texts; implementations batch and bound concurrency. Order is preserved. */
   getTextEmbeddings(texts: string[], options?: EmbedOptions): Promise<number[][]>;

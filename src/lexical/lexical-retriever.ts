@@ -27,7 +27,7 @@ export interface LexicalRetrieverOptions {
    * Weight of the query's words in a node's `file_path`: each candidate gains `pathWeight × Σ idf` of the
    * query terms its path holds (a question naming `dotenv` is most likely about `node_modules/dotenv/README.md`).
    * Words every path shares add the same to all. 0 turns it off.
-   * @default 1
+   * @default 2
    */
   pathWeight?: number | undefined;
 }

@@ -6,9 +6,10 @@ import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
  * The version of the terms a document gives ({@link lexicalDocumentTerms}). A stored BM25 index records the
  * version that built it; one built by another version is rebuilt rather than mixed with new terms. Bump it
  * whenever a change to tokenizing or field weights changes the terms or counts of the same text.
- * 1: words; 2: Markdown heading lines count twice; 3: Korean character bigrams.
+ * 1: words; 2: Markdown heading lines count twice; 3: Korean character bigrams; 4: `-ie` words stemmed as their
+ * `-ies` plurals (`cookie`, `cookies` → `cooky`).
  */
-export const LEXICAL_ANALYZER = 3;
+export const LEXICAL_ANALYZER = 4;
 
 // A Markdown ATX heading line (outside code fences): its words count twice in a document, a light BM25F.
 const HEADING_LINE = /^ {0,3}#{1,6}[ \t]/;

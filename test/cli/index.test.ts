@@ -173,7 +173,7 @@ describe("ragsynth index", () => {
     const { code, stdout, stderr } = await runCli(["index", docs, "--cache-dir", cacheDir]);
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(
-      /^Indexed 6 files: 6 chunks, in [\d.]+ m?s · cache .*cache · hashing-tfidf-v1:1024\n$/,
+      /^Indexed 6 files: 6 chunks, in [\d.]+ m?s · cache .*cache · hashing-tfidf-v2:1024\n$/,
     );
     expect(await readdir(cacheDir)).toEqual(["ragsynth-index.sqlite"]);
     const rebuilt = await indexJSON([docs, "--cache-dir", cacheDir, "--rebuild"]);
