@@ -1,6 +1,6 @@
+import { lexicalTerms } from "../analysis/lexical-terms.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { hashString } from "./fnv1a.js";
-import { lexicalTerms } from "./lexical-terms.js";
 import { similarity } from "./similarity.js";
 import type { Embedder, EmbedOptions, SimilarityMode } from "./types.js";
 

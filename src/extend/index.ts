@@ -21,6 +21,7 @@
  * @packageDocumentation
  */
 
+export { lexicalTokens } from "../analysis/lexical-tokens.js";
 export type { ContentChunk, ContentPacker } from "../budget/content-packer.js";
 export { type GetBiggestPromptOptions, getBiggestPrompt } from "../budget/get-biggest-prompt.js";
 export { contextVariableOf } from "../budget/repack.js";
@@ -40,7 +41,6 @@ export {
   getTopKEmbeddingsMmr,
 } from "../embedding/get-top-k-mmr-embeddings.js";
 export { similarity } from "../embedding/similarity.js";
-export { lexicalTokens } from "../lexical/lexical-tokens.js";
 export { type MessagesToPromptOptions, messagesToPrompt } from "../llm/messages-to-prompt.js";
 export { lookupModelLimits, type ModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_NUM_OUTPUT } from "../llm/types.js";

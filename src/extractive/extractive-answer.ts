@@ -1,6 +1,6 @@
+import { lexicalTerms } from "../analysis/lexical-terms.js";
 import { meanAggregate } from "../embedding/aggregate.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import { lexicalTerms } from "../embedding/lexical-terms.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
 import { LexicalIndex } from "../lexical/lexical-index.js";
