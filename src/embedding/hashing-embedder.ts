@@ -99,6 +99,11 @@ export class HashingEmbedder implements Embedder {
     this.id = id;
   }
 
+  /** Its vectors are hashed words: an index ranks by BM25 by default and stores none of them (see {@link Embedder.lexical}). */
+  get lexical(): true {
+    return true;
+  }
+
   /** Returns a new embedder with IDF fitted on `corpus`; this one is unchanged (its id stays a valid cache key). */
   fit(corpus: readonly string[]): HashingEmbedder {
     return new HashingEmbedder({ ...this.#options, corpus });
