@@ -1,12 +1,15 @@
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { createFusionRetriever } from "../fusion/fusion-retriever.js";
-import { LexicalIndex, RETRIEVAL_BM25 } from "../lexical/lexical-index.js";
-import { createLexicalRetriever } from "../lexical/lexical-retriever.js";
-import { RETRIEVAL_MODES, type RetrievalMode, type Retriever } from "../query-engine/retriever.js";
+import { createFusionRetriever } from "../retrieval/fusion-retriever.js";
+import { LexicalIndex, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
+import { createLexicalRetriever } from "../retrieval/lexical-retriever.js";
+import { RETRIEVAL_MODES, type RetrievalMode, type Retriever } from "../retrieval/retriever.js";
+import {
+  createVectorIndexRetriever,
+  type VectorIndexRetrieverOptions,
+} from "../retrieval/vector-index-retriever.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
-import { createVectorIndexRetriever, type VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 
 /** Options of `VectorStoreIndex.asRetriever`. */
 export interface AsRetrieverOptions extends VectorIndexRetrieverOptions {
