@@ -1,6 +1,6 @@
 import type { CitationReport } from "../citations/check-citations.js";
 import { type CitationsJSON, citationsToJSON } from "../citations/citations-to-json.js";
-import type { QueryOptions } from "../query-engine/retriever.js";
+import type { QueryOptions } from "../retrieval/retriever.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import type { BatchItem, BatchProcessor, BatchProcessorContext, JsonValue } from "./types.js";
 

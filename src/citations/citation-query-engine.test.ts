@@ -1,7 +1,7 @@
 // Ports LlamaIndex's tests/query_engine/test_citation_query_engine.py (text cases); the multimodal cases are
 // documented as a difference in docs/citations.md.
 import { describe, expect, it } from "vitest";
-import type { Retriever } from "../query-engine/retriever.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import { MockLLM } from "../testing/mock-llm.js";

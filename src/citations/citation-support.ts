@@ -1,6 +1,6 @@
+import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
-import { lexicalTokens } from "../lexical/lexical-tokens.js";
 import type { CitationJudge, CitationJudgeUsage } from "./citation-judge.js";
 
 /** How well the source a sentence cites supports it. */

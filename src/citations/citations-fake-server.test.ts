@@ -2,7 +2,7 @@
 // good ones, out-of-range ones and unsupported sentences, in every mode that sends context, streamed and not.
 import { describe, expect, it } from "vitest";
 import { OpenAILike } from "../openai/openai-like.js";
-import type { Retriever } from "../query-engine/retriever.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import { TextNode } from "../schema/text-node.js";
 import { fakeServersClosedAfterEach } from "../testing/fake-servers-closed-after-each.test.util.js";
 import { parseCitationMarkers } from "./citation-markers.js";

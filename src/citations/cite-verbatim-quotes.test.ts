@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ExtractiveLLM } from "../extractive/extractive-llm.js";
-import type { Retriever } from "../query-engine/retriever.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import { TextNode } from "../schema/text-node.js";
 import { parseCitationMarkers } from "./citation-markers.js";
 import { createCitationNodes } from "./citation-nodes.js";

@@ -1,6 +1,6 @@
 import type { CutoffOptions } from "../postprocessor/cutoff-postprocessors.js";
-import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
 import { builtInFormats } from "../reader/formats/registry.js";
+import { RETRIEVAL_MODES, type RetrievalMode } from "../retrieval/retriever.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import { didYouMean } from "../util/did-you-mean.js";
 import { UsageError } from "./usage-error.js";

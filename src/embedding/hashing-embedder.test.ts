@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { BIGRAM_PREFIX, lexicalTerms } from "../analysis/lexical-terms.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { getTopKEmbeddings } from "./get-top-k-embeddings.js";
+import { getTopKEmbeddings } from "../retrieval/get-top-k-embeddings.js";
 import { HashingEmbedder } from "./hashing-embedder.js";
-import { BIGRAM_PREFIX, lexicalTerms } from "./lexical-terms.js";
 
 const norm = (vector: number[]) => Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
 

@@ -1,6 +1,6 @@
+import { lexicalTerms } from "../analysis/lexical-terms.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { hashString } from "./fnv1a.js";
-import { lexicalTerms } from "./lexical-terms.js";
 import { similarity } from "./similarity.js";
 import type { Embedder, EmbedOptions, SimilarityMode } from "./types.js";
 
@@ -97,6 +97,11 @@ export class HashingEmbedder implements Embedder {
       if (applyIdf === "both") id += `:idf-${fingerprint(this.#documentFrequencies, corpus.length)}`;
     }
     this.id = id;
+  }
+
+  /** Its vectors are hashed words: an index ranks by BM25 by default and stores none of them (see {@link Embedder.lexical}). */
+  get lexical(): true {
+    return true;
   }
 
   /** Returns a new embedder with IDF fitted on `corpus`; this one is unchanged (its id stays a valid cache key). */

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { ExtractiveLLM } from "../extractive/extractive-llm.js";
 import { VectorStoreIndex } from "../index-store/vector-store-index.js";
-import type { RetrievalMode } from "../query-engine/retriever.js";
 import { readDocuments } from "../reader/read-documents.js";
+import type { RetrievalMode } from "../retrieval/retriever.js";
 import {
   BENCH_CORPUS,
   type BenchQuestion,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Retriever } from "../query-engine/retriever.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import { MockLLM } from "../testing/mock-llm.js";
 import { twoChunks } from "./eval-chunks.test.util.js";
 import { evaluate } from "./evaluate.js";

@@ -1,6 +1,6 @@
 import type { PromptHelper } from "../budget/prompt-helper.js";
 import type { LLM } from "../llm/types.js";
-import type { Retriever } from "../query-engine/retriever.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseMode } from "../synthesizer/types.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { Retriever } from "../query-engine/retriever.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { MockLLM } from "../testing/mock-llm.js";
 import { twoChunks } from "./eval-chunks.test.util.js";

@@ -1,7 +1,7 @@
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLM } from "../llm/types.js";
-import type { Retriever } from "../query-engine/retriever.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
 import { sha256Hex } from "../util/sha256.js";

@@ -21,6 +21,7 @@
  * @packageDocumentation
  */
 
+export { lexicalTokens } from "../analysis/lexical-tokens.js";
 export type { ContentChunk, ContentPacker } from "../budget/content-packer.js";
 export { type GetBiggestPromptOptions, getBiggestPrompt } from "../budget/get-biggest-prompt.js";
 export { contextVariableOf } from "../budget/repack.js";
@@ -29,18 +30,7 @@ export {
   type GetAggregateQueryEmbeddingOptions,
   getAggregateQueryEmbedding,
 } from "../embedding/aggregate.js";
-export {
-  type EmbeddingId,
-  type GetTopKEmbeddingsOptions,
-  getTopKEmbeddings,
-  type TopKEmbeddingsResult,
-} from "../embedding/get-top-k-embeddings.js";
-export {
-  type GetTopKEmbeddingsMmrOptions,
-  getTopKEmbeddingsMmr,
-} from "../embedding/get-top-k-mmr-embeddings.js";
 export { similarity } from "../embedding/similarity.js";
-export { lexicalTokens } from "../lexical/lexical-tokens.js";
 export { type MessagesToPromptOptions, messagesToPrompt } from "../llm/messages-to-prompt.js";
 export { lookupModelLimits, type ModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_NUM_OUTPUT } from "../llm/types.js";
@@ -71,6 +61,16 @@ export {
   renderPrompt,
 } from "../prompt/render-prompt.js";
 export { builtInReader } from "../reader/formats/registry.js";
+export {
+  type EmbeddingId,
+  type GetTopKEmbeddingsOptions,
+  getTopKEmbeddings,
+  type TopKEmbeddingsResult,
+} from "../retrieval/get-top-k-embeddings.js";
+export {
+  type GetTopKEmbeddingsMmrOptions,
+  getTopKEmbeddingsMmr,
+} from "../retrieval/get-top-k-mmr-embeddings.js";
 export { nodesToBlocks } from "../schema/nodes-to-blocks.js";
 export { type SplitSentencesOptions, splitSentences } from "../splitter/sentences.js";
 export { type SplitFunction, splitBySeparator } from "../splitter/split-functions.js";

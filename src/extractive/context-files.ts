@@ -1,4 +1,4 @@
-import { LexicalIndex } from "../lexical/lexical-index.js";
+import { LexicalIndex } from "../retrieval/lexical-index.js";
 
 // A node's metadata line (`file_path: docs/a.md`), as `getContent(MetadataMode.LLM)` puts it before each node's text.
 export const METADATA_LINE = /^[a-z][a-z0-9]*_[a-z0-9_]*: \S+$/;

@@ -1,9 +1,9 @@
+import { lexicalTerms } from "../analysis/lexical-terms.js";
 import { meanAggregate } from "../embedding/aggregate.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import { lexicalTerms } from "../embedding/lexical-terms.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
-import { LexicalIndex } from "../lexical/lexical-index.js";
+import { LexicalIndex } from "../retrieval/lexical-index.js";
 import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";

@@ -1,4 +1,4 @@
-import { lexicalTokens } from "../lexical/lexical-tokens.js";
+import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import type { Passage } from "./passages.js";
 
 // How a chosen passage grows into the quote that holds its answer, and what that quote costs of `maxSentences`.

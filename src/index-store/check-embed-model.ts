@@ -47,9 +47,9 @@ function embedModelError(embedModel: unknown, renamed: boolean): InvalidArgument
 }
 
 /**
- * Whether an index keeps its embedding model's vectors on disk. HashingEmbedder vectors are not kept: they cost
- * less to compute again (only for a dense search) than to store, read and check.
+ * Whether an index keeps its embedding model's vectors on disk. A `lexical` embedder's (HashingEmbedder's) are not
+ * kept: they cost less to compute again (only for a dense search) than to store, read and check.
  */
 export function storesVectors(embedModel: Embedder): boolean {
-  return !(embedModel instanceof HashingEmbedder);
+  return embedModel.lexical !== true;
 }

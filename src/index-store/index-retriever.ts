@@ -1,13 +1,15 @@
-import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { createFusionRetriever } from "../fusion/fusion-retriever.js";
-import { LexicalIndex, RETRIEVAL_BM25 } from "../lexical/lexical-index.js";
-import { createLexicalRetriever } from "../lexical/lexical-retriever.js";
-import { RETRIEVAL_MODES, type RetrievalMode, type Retriever } from "../query-engine/retriever.js";
+import { createFusionRetriever } from "../retrieval/fusion-retriever.js";
+import { LexicalIndex, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
+import { createLexicalRetriever } from "../retrieval/lexical-retriever.js";
+import { RETRIEVAL_MODES, type RetrievalMode, type Retriever } from "../retrieval/retriever.js";
+import {
+  createVectorIndexRetriever,
+  type VectorIndexRetrieverOptions,
+} from "../retrieval/vector-index-retriever.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import type { IndexEntry } from "./embed-nodes.js";
-import { createVectorIndexRetriever, type VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 
 /** Options of `VectorStoreIndex.asRetriever`. */
 export interface AsRetrieverOptions extends VectorIndexRetrieverOptions {
@@ -16,14 +18,14 @@ export interface AsRetrieverOptions extends VectorIndexRetrieverOptions {
    * rank (`"hybrid"`). Deliberate difference from LlamaIndex, whose `as_retriever` is always dense: the
    * offline HashingEmbedder is lexical and collides words, so BM25 replaces it; a real embedding model is
    * fused with BM25, which catches the exact names, flags and versions that embeddings blur.
-   * @default "lexical" with a HashingEmbedder, else "hybrid"
+   * @default "lexical" with a `lexical` embedder (HashingEmbedder), else "hybrid"
    */
   retrievalMode?: RetrievalMode | undefined;
 }
 
-/** The mode used when none is given: lexical for the offline hashing embedder (HashingEmbedder), hybrid for a real model. */
+/** The mode used when none is given: lexical for a `lexical` embedder (the offline HashingEmbedder), hybrid for a real model. */
 export function defaultRetrievalMode(embedModel: Embedder): RetrievalMode {
-  return embedModel instanceof HashingEmbedder ? "lexical" : "hybrid";
+  return embedModel.lexical === true ? "lexical" : "hybrid";
 }
 
 /**

@@ -11,5 +11,4 @@ export type { AsRetrieverOptions } from "./index-retriever.js";
 export { IndexSaveError } from "./index-save-error.js";
 export type { IndexSource } from "./index-source.js";
 export { isOtherIndexVersion } from "./store-index.js";
-export type { VectorIndexRetrieverOptions } from "./vector-index-retriever.js";
 export { VectorStoreIndex } from "./vector-store-index.js";

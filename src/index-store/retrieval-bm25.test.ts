@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LexicalIndex, RETRIEVAL_BM25 } from "../lexical/lexical-index.js";
+import { LexicalIndex, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
 import { TextNode } from "../schema/text-node.js";
 import { buildLexicalIndex } from "./index-retriever.js";
 

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
-import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
 import { holdsImage } from "../reader/image-references.js";
 import type { TextNode } from "../schema/text-node.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";

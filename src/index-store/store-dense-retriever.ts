@@ -1,10 +1,10 @@
-import { selectTopK } from "../embedding/get-top-k-embeddings.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
-import type { Retriever } from "../query-engine/retriever.js";
+import { selectTopK } from "../retrieval/get-top-k-embeddings.js";
+import type { Retriever } from "../retrieval/retriever.js";
+import { cosineScores } from "../retrieval/vector-index-retriever.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
-import { cosineScores } from "./vector-index-retriever.js";
 
 /** Rows embedded at a time when the store keeps no vectors (an embedder cheap to run again). */
 const EMBED_BATCH = 256;

@@ -1,14 +1,14 @@
 import { existsSync, rmSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { createFusionRetriever } from "../fusion/fusion-retriever.js";
-import { createLexicalRetriever } from "../lexical/lexical-retriever.js";
-import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
-import { RETRIEVAL_MODES, type Retriever } from "../query-engine/retriever.js";
 import { holdsImage } from "../reader/image-references.js";
+import { createFusionRetriever } from "../retrieval/fusion-retriever.js";
+import { createLexicalRetriever } from "../retrieval/lexical-retriever.js";
+import { RETRIEVAL_MODES, type Retriever } from "../retrieval/retriever.js";
 import { asyncIndexStore } from "../store/async-index-store.js";
 import type { IndexStore, SourceEdit, SyncIndexStore } from "../store/index-store.js";
 import { OTHER_INDEX_VERSION, openSqliteStore, SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";

@@ -1,6 +1,6 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { QueryOptions, Retriever } from "../query-engine/retriever.js";
+import type { QueryOptions, Retriever } from "../retrieval/retriever.js";
 import { abortable } from "../util/abort.js";
 import { documentToNode, LANGCHAIN_SCORE_KEYS, type LangChainDocumentLike } from "./document-to-node.js";
 

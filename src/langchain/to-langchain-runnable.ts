@@ -4,7 +4,7 @@ import { Document } from "@langchain/core/documents";
 import { patchConfig, Runnable, type RunnableConfig } from "@langchain/core/runnables";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { QueryOptions } from "../query-engine/retriever.js";
+import type { QueryOptions } from "../retrieval/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type {
   StreamingSynthesisResponse,

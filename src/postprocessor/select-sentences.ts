@@ -1,5 +1,5 @@
-import { getTopKEmbeddings } from "../embedding/get-top-k-embeddings.js";
 import type { SimilarityMode } from "../embedding/types.js";
+import { getTopKEmbeddings } from "../retrieval/get-top-k-embeddings.js";
 
 /** The sentences that pass the optimizer's cutoffs, best first. */
 export function passingSentences({

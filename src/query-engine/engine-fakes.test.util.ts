@@ -1,9 +1,9 @@
 // Shared test fixtures (not shipped: the package excludes `*.test.*`).
 import type { RagsynthEvent } from "../events/events.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import type { ResponseSynthesizer, SynthesisResponse, SynthesizeOptions } from "../synthesizer/types.js";
-import type { Retriever } from "./retriever.js";
 
 /** Test fakes for the engine: every call goes to one log, so tests can assert the order of steps. */
 export function createEngineFakes() {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent } from "../events/events.js";
+import type { Retriever } from "../retrieval/retriever.js";
 import { TextNode } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { MockLLM } from "../testing/mock-llm.js";
-import type { Retriever } from "./retriever.js";
 import { RetrieverQueryEngine } from "./retriever-query-engine.js";
 
 const retriever: Retriever = {

@@ -2,13 +2,13 @@ import type { Tracer } from "@opentelemetry/api";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
+import type { RetrievalMode, Retriever } from "../retrieval/retriever.js";
 import {
   type GetResponseSynthesizerOptions,
   getResponseSynthesizer,
 } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseSynthesizer } from "../synthesizer/types.js";
 import type { TokenizerLike } from "../tokenizer/tokenizer.js";
-import type { RetrievalMode, Retriever } from "./retriever.js";
 
 /** Options every engine takes, however its synthesizer is made. */
 export interface QueryEngineSettings {

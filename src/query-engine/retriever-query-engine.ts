@@ -6,6 +6,7 @@ import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
 import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import type { QueryOptions, Retriever } from "../retrieval/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type {
   ResponseSynthesizer,
@@ -17,7 +18,6 @@ import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { captureContentFromEnv, rootContentAttributes } from "../tracing/gen-ai.js";
 import { type ActiveSpan, defaultTracer, prepareTracer, startSpan } from "../tracing/start-span.js";
 import { type RetrieverQueryEngineOptions, resolveSynthesizer } from "./engine-options.js";
-import type { QueryOptions, Retriever } from "./retriever.js";
 import { runPostprocessors } from "./run-postprocessors.js";
 
 const SYNTHESIZER_PREFIX = "response_synthesizer:";

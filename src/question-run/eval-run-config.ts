@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { JsonValue } from "../batch/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { TokenPrices } from "../eval/prices.js";
-import { RETRIEVAL_MODES, type RetrievalMode } from "../query-engine/retriever.js";
+import { RETRIEVAL_MODES, type RetrievalMode } from "../retrieval/retriever.js";
 import type { ResponseMode } from "../synthesizer/types.js";
 import { checkMode } from "./batch-trust.js";
 

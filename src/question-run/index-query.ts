@@ -3,8 +3,8 @@ import type { VectorStoreIndex } from "../index-store/index.js";
 import { buildPostprocessors, type CutoffOptions } from "../postprocessor/cutoff-postprocessors.js";
 import { type ImageReport, imageStep } from "../postprocessor/image-step.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
-import type { RetrievalMode, Retriever } from "../query-engine/retriever.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import type { RetrievalMode, Retriever } from "../retrieval/retriever.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 
 /** What a query over an index asks of retrieval: how many nodes, which way, the cut-offs, and local images. */

@@ -4,9 +4,9 @@
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite/vector";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { createStoreDenseRetriever } from "../index-store/store-dense-retriever.js";
-import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import type { SourceEdit } from "./index-store.js";
 import { PostgresIndexStore, type PostgresPool } from "./postgres-index-store.js";

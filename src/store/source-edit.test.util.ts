@@ -1,6 +1,6 @@
 // A document's edit for the store tests (SQLite and PostgreSQL): its chunks from its texts, each with a vector
 // derived from the text.
-import { lexicalDocumentTerms } from "../lexical/lexical-tokens.js";
+import { lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import type { SourceEdit } from "./index-store.js";
 

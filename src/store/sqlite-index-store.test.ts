@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
+import { LEXICAL_ANALYZER } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";

@@ -1,7 +1,7 @@
+import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { type LexicalHit, RETRIEVAL_BM25 } from "../lexical/lexical-index.js";
-import { lexicalTokens } from "../lexical/lexical-tokens.js";
+import { type LexicalHit, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "./index-store.js";
 

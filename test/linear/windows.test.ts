@@ -2,7 +2,7 @@
 // documents to an offline answer. Counts only; timings are the bench's business.
 import { ExtractiveLLM, HashingEmbedder, TextNode, VectorStoreIndex } from "ragsynth";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { lexicalTerms } from "../../src/embedding/lexical-terms.js";
+import { lexicalTerms } from "../../src/analysis/lexical-terms.js";
 import { BPE_WINDOW, boundedPieces } from "../../src/tokenizer/bounded-pieces.js";
 import { TEXT_WINDOW } from "../../src/util/text-windows.js";
 

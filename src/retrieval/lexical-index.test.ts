@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { lexicalDocumentTerms, lexicalTokens } from "../analysis/lexical-tokens.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { TEXT_WINDOW } from "../util/text-windows.js";
 import { LexicalIndex } from "./lexical-index.js";
-import { lexicalDocumentTerms, lexicalTokens } from "./lexical-tokens.js";
 
 const ZEBRA = "Zebras are African equines with black-and-white striped coats.";
 const RELEASE = "Release v2.9.1: merge the release branch, tag it, and push the branch to origin.";

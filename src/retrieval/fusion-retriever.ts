@@ -1,8 +1,8 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { Retriever } from "../query-engine/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { RRF_K, reciprocalRankFusion } from "./reciprocal-rank-fusion.js";
+import type { Retriever } from "./retriever.js";
 
 /** Options of {@link createFusionRetriever}. */
 export interface FusionRetrieverOptions {

@@ -1,6 +1,6 @@
+import { lexicalDocumentTerms, lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { lexicalDocumentTerms, lexicalTokens } from "./lexical-tokens.js";
 import {
   lexicalTermOf,
   readLexicalLinesHeader,

@@ -1,9 +1,9 @@
+import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { Retriever } from "../query-engine/retriever.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import type { LexicalIndex } from "./lexical-index.js";
-import { lexicalTokens } from "./lexical-tokens.js";
+import type { Retriever } from "./retriever.js";
 
 /** Options of {@link createLexicalRetriever}. */
 export interface LexicalRetrieverOptions {

@@ -1,6 +1,7 @@
-import { lexicalTerms, STOP_WORDS, stem } from "../embedding/lexical-terms.js";
 import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
 import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
+import { lexicalTerms, STOP_WORDS, stem } from "./lexical-terms.js";
+import { CJK, IDENTIFIER_WORD } from "./words.js";
 
 /**
  * The version of the terms a document gives ({@link lexicalDocumentTerms}). A stored BM25 index records the
@@ -19,13 +20,9 @@ const FENCE_LINE = /^ {0,3}(?:```|~~~)/;
 // runs, in pieces of at most this many characters.
 const CJK_PIECE = 256;
 
-// A word: letters, marks, digits, `_` and apostrophes, joined by `.`, `-` or `/` (`v2.9.1`, `no-color`, `src/a.ts`);
-// `_` joins parts too (`file_path` → `file`, `path`, `file_path`).
-const WORD = /[\p{L}\p{M}\p{N}_'’]+(?:[./-][\p{L}\p{M}\p{N}_'’]+)*/gu;
 const JOINER = /[./_-]/;
 // `v2.9.1` is also found as `2.9.1`, and `v5` as `5`.
 const VERSION = /^v\d/;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const DIGITS = /^\p{N}+$/u;
 // A lowercase letter or digit followed by an uppercase one: the seam of a camelCase identifier.
 const CAMEL_SEAM = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
@@ -59,7 +56,7 @@ export function lexicalTokens(text: string, onWindow?: (window: string) => void)
 }
 
 function pushWindowTerms(terms: string[], window: string, onWindow?: (window: string) => void): void {
-  for (const [cased] of window.matchAll(WORD)) {
+  for (const [cased] of window.matchAll(IDENTIFIER_WORD)) {
     let known = WORD_TERMS.get(cased);
     if (known === undefined) {
       const word = cased.toLowerCase();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Retriever } from "../query-engine/retriever.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import { createFusionRetriever } from "./fusion-retriever.js";
 import { reciprocalRankFusion } from "./reciprocal-rank-fusion.js";
+import type { Retriever } from "./retriever.js";
 
 const node = (id: string) => new TextNode({ id, text: id });
 const fixed = (list: NodeWithScore[]): Retriever => ({ retrieve: async () => list });

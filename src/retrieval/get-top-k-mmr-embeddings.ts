@@ -1,3 +1,4 @@
+import { similarity } from "../embedding/similarity.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import {
   type EmbeddingId,
@@ -6,7 +7,6 @@ import {
   type TopKEmbeddingsResult,
   validateTopK,
 } from "./get-top-k-embeddings.js";
-import { similarity } from "./similarity.js";
 
 /**
  * Options of {@link getTopKEmbeddingsMmr}: those of {@link getTopKEmbeddings} (the query, the candidates,

@@ -1,15 +1,20 @@
-import { selectTopK } from "../embedding/get-top-k-embeddings.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { Retriever } from "../query-engine/retriever.js";
-import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
-import type { IndexEntry } from "./embed-nodes.js";
+import { MetadataMode, type NodeWithScore, type TextNode } from "../schema/text-node.js";
+import { selectTopK } from "./get-top-k-embeddings.js";
+import type { Retriever } from "./retriever.js";
 
 /** Options of `VectorStoreIndex.asRetriever`. */
 export interface VectorIndexRetrieverOptions {
   /** How many nodes to return. @default 2 (LlamaIndex's default) */
   similarityTopK?: number;
+}
+
+/** One node of a dense search and its vector; a search embeds and sets a missing vector. */
+export interface DenseEntry {
+  node: TextNode;
+  embedding?: Float32Array;
 }
 
 /** Rows at a time when entries without vectors are embedded on the first search. */
@@ -22,7 +27,7 @@ interface DenseMatrix {
   norms: Float64Array;
 }
 
-const matrices = new WeakMap<readonly IndexEntry[], Promise<DenseMatrix>>();
+const matrices = new WeakMap<readonly DenseEntry[], Promise<DenseMatrix>>();
 
 /**
  * A retriever over in-memory entries: embeds the query once, scores every entry by cosine similarity in
@@ -30,7 +35,7 @@ const matrices = new WeakMap<readonly IndexEntry[], Promise<DenseMatrix>>();
  * keep LlamaIndex's order. Entries stored without vectors are embedded on the first search.
  */
 export function createVectorIndexRetriever(
-  entries: readonly IndexEntry[],
+  entries: readonly DenseEntry[],
   embedModel: Embedder,
   { similarityTopK = 2 }: VectorIndexRetrieverOptions = {},
 ): Retriever {
@@ -53,7 +58,7 @@ export function createVectorIndexRetriever(
       const scores = cosineScores(await pending, queryEmbedding);
       const { similarities, ids } = selectTopK(scores, similarityTopK);
       return ids.map((id, rank) => ({
-        node: (entries[id] as IndexEntry).node,
+        node: (entries[id] as DenseEntry).node,
         score: similarities[rank] as number,
       }));
     },
@@ -88,7 +93,7 @@ export function cosineScores(
 }
 
 async function denseMatrix(
-  entries: readonly IndexEntry[],
+  entries: readonly DenseEntry[],
   embedModel: Embedder,
   signal: AbortSignal | undefined,
 ): Promise<DenseMatrix> {
@@ -102,7 +107,7 @@ async function denseMatrix(
       entry.embedding = Float32Array.from(vectors[index] as number[]);
     });
   }
-  const dimensions = (entries[0] as IndexEntry).embedding?.length ?? 0;
+  const dimensions = (entries[0] as DenseEntry).embedding?.length ?? 0;
   const data = contiguous(entries, dimensions);
   const norms = new Float64Array(entries.length);
   for (let row = 0, offset = 0; row < entries.length; row++, offset += dimensions) {
@@ -114,8 +119,8 @@ async function denseMatrix(
 }
 
 /** The rows as one Float32Array: the buffer they already share when they are its consecutive rows. */
-function contiguous(entries: readonly IndexEntry[], dimensions: number): Float32Array {
-  const first = (entries[0] as IndexEntry).embedding as Float32Array;
+function contiguous(entries: readonly DenseEntry[], dimensions: number): Float32Array {
+  const first = (entries[0] as DenseEntry).embedding as Float32Array;
   const shared = entries.every(
     (entry, row) =>
       entry.embedding?.buffer === first.buffer &&

@@ -1,6 +1,6 @@
+import { similarity } from "../embedding/similarity.js";
+import type { SimilarityMode } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { similarity } from "./similarity.js";
-import type { SimilarityMode } from "./types.js";
 
 /** An id attached to an embedding: its index by default, or any string or number you pass. */
 export type EmbeddingId = string | number;
