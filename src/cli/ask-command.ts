@@ -9,10 +9,11 @@ import { folderIndexSaved } from "../index-store/folder-index.js";
 import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import { sourceToJSON } from "../schema/node-source.js";
+import { renderSources } from "../schema/render-sources.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import { formatCitationNotes } from "./citations-output.js";
 import type { AskOptions } from "./command-options.js";
-import { formatSources, formatSummary } from "./format.js";
+import { formatSummary } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { chooseJudge } from "./models.js";
 import { imageNotes, optimizerNotes } from "./notes.js";
@@ -140,7 +141,7 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       return EXIT_OK;
     }
     io.stdout.write(
-      `\n${formatSources(citations ? citationSourceRows(citations.sources) : response.sourceNodes, style, io.columns)}`,
+      `\n${renderSources(citations ? citationSourceRows(citations.sources) : response.sourceNodes, style, io.columns)}`,
     );
     if (citations) io.stdout.write(formatCitationNotes(citations, style));
     if (options.trace) io.stdout.write(`\n${renderStepListing(log.events, style)}`);
