@@ -1,3 +1,4 @@
+import { formatCitationNotes } from "../citations/citation-notes.js";
 import type { CitationResponse } from "../citations/citation-query-engine.js";
 import { citationSourceRows } from "../citations/citation-source.js";
 import { citationsToJSON } from "../citations/citations-to-json.js";
@@ -11,7 +12,6 @@ import { ImageNode } from "../schema/image-node.js";
 import { sourceToJSON } from "../schema/node-source.js";
 import { renderSources } from "../schema/render-sources.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { formatCitationNotes } from "./citations-output.js";
 import type { AskOptions } from "./command-options.js";
 import { formatSummary } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
