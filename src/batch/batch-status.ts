@@ -68,3 +68,12 @@ export async function getBatchStatus(options: BatchStatusOptions): Promise<Batch
     await queue.close();
   }
 }
+
+/** The status in one line: `queue q, run r: 2 waiting, 1 active, 0 delayed, 5 done, 0 failed · 2 worker connections`. */
+export function formatBatchStatus(status: BatchQueueStatus): string {
+  return (
+    `queue ${status.queueName}, ${status.runId === null ? "all runs" : `run ${status.runId}`}: ` +
+    `${status.waiting} waiting, ${status.active} active, ${status.delayed} delayed, ` +
+    `${status.completed} done, ${status.failed} failed · ${status.workers} worker connection${status.workers === 1 ? "" : "s"}`
+  );
+}

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { formatCount, formatDuration, formatUsd } from "../util/format-numbers.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { BatchItemError, BatchOutcome, BatchProgress } from "./types.js";
 
@@ -70,4 +71,24 @@ export function summarizeBatch(
       .slice(0, 20)
       .map((result) => ({ id: result.id, error: result.error })),
   };
+}
+
+/** The line a finished run ends with: `2 answered, 0 failed, 1 already done · 901 tokens · $0.0012 · 3.2 s → out.jsonl`. */
+export function formatBatchSummary(summary: BatchSummary, shownOut: string): string {
+  return (
+    `${summary.done} answered, ${summary.failed} failed, ${summary.skipped} already done · ` +
+    `${formatCount(summary.promptTokens + summary.completionTokens)} tokens` +
+    `${summary.costUsd === null ? "" : ` · ${formatUsd(summary.costUsd)}`} · ${formatDuration(summary.elapsedMs)} → ${shownOut}`
+  );
+}
+
+/** A running batch's progress detail: Redis lost (when it is), failures, items in flight, tokens and cost so far. */
+export function batchProgressDetail(snapshot: BatchProgress, prices: BatchPrices): string {
+  const usd = batchCostUsd(snapshot, prices);
+  return (
+    `${snapshot.connectionLost ? "Redis unreachable, waiting to reconnect · " : ""}` +
+    `${snapshot.failed} failed · ${snapshot.inFlight} in flight · ` +
+    `${formatCount(snapshot.promptTokens + snapshot.completionTokens)} tokens` +
+    `${usd === null ? "" : ` · ${formatUsd(usd)}`}`
+  );
 }

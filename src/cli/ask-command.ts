@@ -1,18 +1,18 @@
+import { formatCitationNotes } from "../citations/citation-notes.js";
 import type { CitationResponse } from "../citations/citation-query-engine.js";
 import { citationSourceRows } from "../citations/citation-source.js";
 import { citationsToJSON } from "../citations/citations-to-json.js";
 import { llmCitationJudge } from "../eval/llm-citation-judge.js";
 import { createEventLog, eventToJSON, phaseTimings } from "../events/event-log.js";
 import type { RagsynthEvent } from "../events/events.js";
-import { renderStepListing } from "../events/step-listing.js";
+import { renderStepListing, summaryLine } from "../events/step-listing.js";
 import { folderIndexSaved } from "../index-store/folder-index.js";
 import { questionEngine } from "../question-run/question-engine.js";
 import { ImageNode } from "../schema/image-node.js";
 import { sourceToJSON } from "../schema/node-source.js";
+import { renderSources } from "../schema/render-sources.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
-import { formatCitationNotes } from "./citations-output.js";
 import type { AskOptions } from "./command-options.js";
-import { formatSources, formatSummary } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { chooseJudge } from "./models.js";
 import { imageNotes, optimizerNotes } from "./notes.js";
@@ -140,12 +140,12 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
       return EXIT_OK;
     }
     io.stdout.write(
-      `\n${formatSources(citations ? citationSourceRows(citations.sources) : response.sourceNodes, style, io.columns)}`,
+      `\n${renderSources(citations ? citationSourceRows(citations.sources) : response.sourceNodes, style, io.columns)}`,
     );
     if (citations) io.stdout.write(formatCitationNotes(citations, style));
     if (options.trace) io.stdout.write(`\n${renderStepListing(log.events, style)}`);
     io.stdout.write(
-      `\n${style.dim(formatSummary({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,
+      `\n${style.dim(summaryLine({ mode: options.mode, usage: response.usage, wallMs: totalMs, model: llm.metadata.model }))}\n`,
     );
     await folderIndexSaved(opened, progress);
     return EXIT_OK;

@@ -1,6 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { batchCostUsd, batchEtaMs, defaultRunId, summarizeBatch } from "../batch/batch-summary.js";
+import { formatBatchStatus } from "../batch/batch-status.js";
+import {
+  batchEtaMs,
+  batchProgressDetail,
+  defaultRunId,
+  formatBatchSummary,
+  summarizeBatch,
+} from "../batch/batch-summary.js";
 import { CACHE_HMAC_KEY_ENV } from "../batch/call-cache-seal.js";
 import { type BatchOutcome, type BatchProgress, checkRedis, getBatchStatus } from "../batch/index.js";
 import { writeResultsFile } from "../batch/results-file.js";
@@ -11,7 +18,6 @@ import type { BatchTrust } from "../question-run/batch-trust.js";
 import { createQuestionRunner, readQuestionItems } from "../question-run/question-batch.js";
 import { questionRunConfig } from "../question-run/question-run-config.js";
 import type { BatchOptions } from "./command-options.js";
-import { formatCount, formatDuration, formatUsd } from "./format.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { questionProcessors } from "./models.js";
 import { createProgress } from "./progress.js";
@@ -93,10 +99,13 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
     columns: io.columns,
   });
   progress.start(`Batch (${runner.backend})`, items.length);
-  const onProgress = (snapshot: BatchProgress) =>
-    progress.update(snapshot.done + snapshot.failed + snapshot.skipped, progressDetail(snapshot, options), {
+  const prices = { input: options.priceIn, output: options.priceOut };
+  const onProgress = (snapshot: BatchProgress) => {
+    const detail = batchProgressDetail(snapshot, prices);
+    progress.update(snapshot.done + snapshot.failed + snapshot.skipped, detail, {
       etaMs: batchEtaMs(snapshot),
     });
+  };
   let outcome: BatchOutcome;
   try {
     outcome = await runner.run({ runId, kind: "question", config, items, signal, onProgress });
@@ -113,16 +122,9 @@ export async function runBatch(options: BatchOptions, { io, signal }: CommandCon
   }
   progress.clear();
   if (options.redis) await writeResultsFile(out, outcome.results);
-  const prices = { input: options.priceIn, output: options.priceOut };
   const summary = summarizeBatch(outcome, { backend: runner.backend, runId, out, prices });
   if (options.json) writeJSON(io, { command: "batch", ...summary });
-  else {
-    io.stdout.write(
-      `${summary.done} answered, ${summary.failed} failed, ${summary.skipped} already done · ` +
-        `${formatCount(summary.promptTokens + summary.completionTokens)} tokens` +
-        `${summary.costUsd === null ? "" : ` · ${formatUsd(summary.costUsd)}`} · ${formatDuration(summary.elapsedMs)} → ${options.out}\n`,
-    );
-  }
+  else io.stdout.write(`${formatBatchSummary(summary, options.out as string)}\n`);
   return outcome.progress.failed > 0 ? EXIT_FAILURE : EXIT_OK;
 }
 
@@ -154,16 +156,6 @@ async function checkIndex(dir: string, given: string): Promise<void> {
   }
 }
 
-function progressDetail(snapshot: BatchProgress, options: BatchOptions): string {
-  const usd = batchCostUsd(snapshot, { input: options.priceIn, output: options.priceOut });
-  return (
-    `${snapshot.connectionLost ? "Redis unreachable, waiting to reconnect · " : ""}` +
-    `${snapshot.failed} failed · ${snapshot.inFlight} in flight · ` +
-    `${formatCount(snapshot.promptTokens + snapshot.completionTokens)} tokens` +
-    `${usd === null ? "" : ` · ${formatUsd(usd)}`}`
-  );
-}
-
 /**
  * `batch --status`: one run's jobs (`--run-id`, or the run `--out` names), else every job in the queue. A
  * Redis that is down or refuses the credentials is one error line, at once.
@@ -178,12 +170,6 @@ async function showStatus(options: BatchOptions, { io, signal }: CommandContext)
     ...(runId ? { runId } : {}),
   });
   if (options.json) writeJSON(io, { command: "batch-status", ...status });
-  else {
-    io.stdout.write(
-      `queue ${status.queueName}, ${status.runId === null ? "all runs" : `run ${status.runId}`}: ` +
-        `${status.waiting} waiting, ${status.active} active, ${status.delayed} delayed, ` +
-        `${status.completed} done, ${status.failed} failed · ${status.workers} worker connection${status.workers === 1 ? "" : "s"}\n`,
-    );
-  }
+  else io.stdout.write(`${formatBatchStatus(status)}\n`);
   return EXIT_OK;
 }

@@ -21,14 +21,6 @@ import { reportReadCounts } from "./read-report.js";
 import { refuseOutputOverInput } from "./refuse-output-over-input.js";
 import { UsageError } from "./usage-error.js";
 
-/**
- * The budget for a model, by the library's one output-reserve policy (`reserveOutput`): `--num-output`, else
- * LlamaIndex's 256, capped by the model's maxOutputTokens (never its 16k maximum, which would crowd out context).
- */
-export function createPromptHelper(metadata: LLMMetadata, numOutput: number | undefined): PromptHelper {
-  return PromptHelper.fromLLMMetadata(metadata, { numOutput });
-}
-
 /** Notes the model made about itself: an assumed context window always, others (tokenizer) with `--verbose`. */
 export function assumptionLines(metadata: LLMMetadata, verbose: boolean): string[] {
   return (metadata.assumptions ?? [])
@@ -105,7 +97,8 @@ export function chooseModels(
 
 /**
  * Opens (or builds) the index, reports skipped files, sets up retrieval as the flags ask (`indexQuery`), and the
- * model's budget ({@link createPromptHelper}).
+ * model's budget by the library's one output-reserve policy (`PromptHelper.fromLLMMetadata`): `--num-output`, else
+ * LlamaIndex's 256, capped by the model's maxOutputTokens (never its 16k maximum, which would crowd out context).
  */
 export async function openRetrieval(
   options: QueryCommandOptions,
@@ -123,7 +116,7 @@ export async function openRetrieval(
     io.stderr.write(`ragsynth: note: ${opened.index.storeNotice}\n`);
   // Local files go to a model's server only with --vision: a visible choice.
   const images = { attach: attachesImages(options.vision, metadata), paths: options.paths, cwd: io.cwd };
-  const promptHelper = createPromptHelper(metadata, options.numOutput);
+  const promptHelper = PromptHelper.fromLLMMetadata(metadata, { numOutput: options.numOutput });
   return { opened, query: indexQuery(opened.index, { ...options, images }), promptHelper };
 }
 

@@ -1,5 +1,5 @@
 import { formatCount, formatDuration, plural } from "../util/format-numbers.js";
-import type { LLMCallStep, RagsynthEvent } from "./events.js";
+import type { LLMCallStep, RagsynthEvent, SynthesisUsage } from "./events.js";
 
 /** How the listing marks headings, notes and failures (the CLI's colors, or plain text). */
 export interface StepListingStyle {
@@ -124,12 +124,33 @@ export function renderStepListing(events: readonly RagsynthEvent[], style: StepL
   if (body.length === 0) body.push(style.dim("no LLM calls"));
   lines.push(...body.map((line) => `    ${line}`));
   if (end) {
-    lines.push(
-      `  total       ${plural(end.usage.llmCalls, "LLM call")} · ${formatCount(end.usage.promptTokens)} prompt + ` +
-        `${formatCount(end.usage.completionTokens)} completion tokens · ${formatDuration(end.durationMs)}`,
-    );
+    lines.push(`  total       ${usageText(end.usage)} · ${formatDuration(end.durationMs)}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The one summary line under an answer (`ask`): mode, LLM calls, prompt and completion tokens, retries, wall time, model. */
+export function summaryLine({
+  mode,
+  usage,
+  wallMs,
+  model,
+}: {
+  mode: string;
+  usage: SynthesisUsage;
+  wallMs: number;
+  model: string;
+}): string {
+  const retries = usage.retries > 0 ? ` · ${plural(usage.retries, "retry", "retries")}` : "";
+  return `${mode} · ${usageText(usage)}${retries} · ${formatDuration(wallMs)} · ${model}`;
+}
+
+/** `3 LLM calls · 1,200 prompt + 180 completion tokens`. */
+function usageText(usage: SynthesisUsage): string {
+  return (
+    `${plural(usage.llmCalls, "LLM call")} · ${formatCount(usage.promptTokens)} prompt + ` +
+    `${formatCount(usage.completionTokens)} completion tokens`
+  );
 }
 
 /** Chunks in which no sentence passed the optimizer's cutoffs, so it kept the best one (`onEmpty: "keep_best"`). */

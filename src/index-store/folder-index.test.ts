@@ -5,13 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import {
-  countSkipped,
   defaultCacheDir,
   type FolderIndexOptions,
   folderIndexSaved,
   openFolderIndex,
   refreshFolderIndex,
 } from "./folder-index.js";
+import { countSkipped } from "./folder-index-stats.js";
 
 let dir: string;
 beforeEach(async () => {

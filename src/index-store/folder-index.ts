@@ -8,6 +8,7 @@ import type { TextNode } from "../schema/text-node.js";
 import { displayPath } from "../util/display-path.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
+import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { IndexSaveError } from "./index-save-error.js";
 import type { IndexSource } from "./index-source.js";
 import { isOtherIndexVersion } from "./store-index.js";
@@ -30,28 +31,6 @@ export interface IndexProgress {
   start(label: string, total?: number): void;
   update(done: number): void;
   clear(): void;
-}
-
-/** What opening a folder's index found and cost. */
-export interface FolderIndexStats {
-  /** Absolute path of the cache folder, or the PostgreSQL URL without its password. */
-  cacheDir: string;
-  /** Documents read. */
-  files: number;
-  /** Documents read (or listed unchanged), by format: `{ markdown: 12, text: 3 }`. */
-  formats: Record<string, number>;
-  /** Files and folders passed over, with the reason. */
-  skipped: SkippedPath[];
-  /** `skipped` counted by reason: `{ binary: 2, ignored: 9 }`. */
-  skippedCounts: Record<string, number>;
-  chunks: number;
-  /** Texts sent to the embedding model on this run (0 when everything came from the cache). */
-  embedded: number;
-  /** Chunks whose embedding came from the cache. */
-  reused: number;
-  /** Documents by how they compare with the cached index. */
-  sources: IndexBuildStats["sources"];
-  durationMs: number;
 }
 
 export interface OpenedFolderIndex {
@@ -268,15 +247,6 @@ export async function folderIndexSaved(
   } finally {
     progress.clear();
   }
-}
-
-/** Skips by code: `{ binary: 2, ignored: 9 }`, most first. */
-export function countSkipped(skipped: readonly SkippedPath[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const entry of skipped) counts[entry.code] = (counts[entry.code] ?? 0) + 1;
-  return Object.fromEntries(
-    Object.entries(counts).sort(([a, left], [b, right]) => right - left || (a < b ? -1 : 1)),
-  );
 }
 
 /** The error when nothing was read: what was given and the first few reasons. */

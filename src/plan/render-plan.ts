@@ -2,6 +2,7 @@ import type { PromptHelper } from "../budget/prompt-helper.js";
 import type { LLMMetadata } from "../llm/types.js";
 import { countNodeTokens } from "../postprocessor/count-node-tokens.js";
 import { sourceName } from "../schema/node-source.js";
+import { sourceScore } from "../schema/render-sources.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { formatCount, formatUsd, plural } from "../util/format-numbers.js";
@@ -160,10 +161,10 @@ export function renderPlanHeading({
       `${budget.isChatModel ? " · chat" : ""} · no model was called`,
     "",
     `${style.bold("Retrieved")} ${plural(chunks.length, "chunk")}, ${formatCount(total)} tokens:`,
-    ...chunks.map(({ name, score, tokens }, index) => {
-      const shownScore = score === undefined ? "   -  " : score.toFixed(3).padStart(6);
-      return `  [${index + 1}] ${shownScore}  ${formatCount(tokens).padStart(6)} tokens  ${name}`;
-    }),
+    ...chunks.map(
+      ({ name, score, tokens }, index) =>
+        `  [${index + 1}] ${sourceScore(score)}  ${formatCount(tokens).padStart(6)} tokens  ${name}`,
+    ),
     "",
   ].join("\n");
 }

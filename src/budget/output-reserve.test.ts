@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { PromptHelper } from "../budget/prompt-helper.js";
 import type { LLMMetadata } from "../llm/types.js";
 import { TextNode } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import { MockLLM } from "../testing/mock-llm.js";
-import { createPromptHelper } from "./pipeline.js";
+import { PromptHelper } from "./prompt-helper.js";
 
 /** A MockLLM that describes itself as the given model. */
 function modelLike(metadata: Partial<LLMMetadata>): MockLLM {
@@ -36,10 +35,11 @@ describe("one output-reserve policy for the library and the CLI", () => {
     ["--num-output 1000 on gpt-4o-mini", { model: "gpt-4o-mini", maxOutputTokens: 16_384 }, 1000, 1000],
     ["--num-output 1000 on a 100-token model", { model: "small", maxOutputTokens: 100 }, 1000, 100],
   ] as const)(
-    "%s reserves the same output through both, and sends it as maxTokens",
+    "%s reserves the same output in fromLLMMetadata and the synthesizer, and sends it as maxTokens",
     async (_, metadata, numOutput, expected) => {
-      const cli = createPromptHelper({ ...modelLike(metadata).metadata }, numOutput);
-      expect(cli.numOutput).toBe(expected);
+      // The CLI builds its budget with fromLLMMetadata (cli/pipeline.ts openRetrieval).
+      const helper = PromptHelper.fromLLMMetadata({ ...modelLike(metadata).metadata }, { numOutput });
+      expect(helper.numOutput).toBe(expected);
       expect(await libraryReserve(modelLike(metadata), numOutput)).toBe(expected);
     },
   );

@@ -1,9 +1,15 @@
-import type { CitationReport } from "../citations/check-citations.js";
-import { supportText } from "../citations/citation-support.js";
-import type { Style } from "./io.js";
+import type { CitationReport } from "./check-citations.js";
+import { supportText } from "./citation-support.js";
 
-/** One line per invalid and per unsupported citation (nothing when all are fine). */
-export function formatCitationNotes(report: CitationReport, style: Style): string {
+/** How the notes mark an invalid citation, an unsupported one and a count (the CLI's colors, or plain text). */
+export interface CitationNotesStyle {
+  red(text: string): string;
+  yellow(text: string): string;
+  dim(text: string): string;
+}
+
+/** One line per invalid and per unsupported citation (nothing when all are fine), as `ask --citations` prints them. */
+export function formatCitationNotes(report: CitationReport, style: CitationNotesStyle): string {
   const lines: string[] = [];
   for (const invalid of report.invalid)
     lines.push(
