@@ -7,6 +7,7 @@ import { LexicalIndex } from "../lexical/lexical-index.js";
 import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";
+import { quoteAdmission } from "./quote-admission.js";
 import { neighbourWidener, passagesQuoted } from "./quote-widening.js";
 
 // A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
@@ -57,6 +58,8 @@ interface Candidate extends Passage {
   whole: boolean;
   /** Which retrieved file of the context it comes from, best first (0 for the answer so far). */
   rank: number;
+  /** That file's metadata lines (`file_path: docs/a.md`), or "" for the answer so far or a context without them. */
+  file: string;
   position: number;
   score: number;
 }
@@ -99,7 +102,8 @@ export async function extractAnswer(
       seen.add(key);
       const whole = wholeSections.includes(passage);
       const rank = source === 0 ? 0 : files.rankOf(passage.start);
-      candidates.push({ ...passage, source, whole, rank, position: candidates.length, score: 0 });
+      const file = source === 0 ? "" : (files.labels.get(rank) ?? "");
+      candidates.push({ ...passage, source, whole, rank, file, position: candidates.length, score: 0 });
     }
   });
   const existingCount = candidates.filter((candidate) => candidate.source === 0).length;
@@ -143,12 +147,14 @@ export async function extractAnswer(
   let used = 0;
   const widen =
     query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources, query);
+  const admission = query === "" ? undefined : quoteAdmission(eligible);
   for (const best of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
     if (used >= settings.maxSentences) break;
     // A quote widened into one already chosen is taken as it stands.
     const candidate = [widen(best), best].find((quote) => !chosen.some((other) => overlaps(other, quote)));
-    if (candidate !== undefined) {
+    if (candidate !== undefined && (admission?.admits(candidate) ?? true)) {
       chosen.push(candidate);
+      admission?.quoted(candidate);
       used += passagesQuoted(candidate, candidates);
     }
   }
