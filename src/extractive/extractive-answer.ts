@@ -184,7 +184,16 @@ function rememberedPassages(text: string, quotes: readonly RememberedQuote[]): P
     if (start === -1 || text.slice(position, start).trim() !== "") return undefined;
     position = start + quote.text.length;
     const kind = quote.multiline ? "lines" : "sentence";
-    passages.push({ start, end: position, text: quote.text, kind, heading: "", section: -1, block });
+    passages.push({
+      start,
+      end: position,
+      text: quote.text,
+      kind,
+      heading: "",
+      term: "",
+      section: -1,
+      block,
+    });
   }
   return text.slice(position).trim() === "" && passages.length > 0 ? passages : undefined;
 }
@@ -199,7 +208,13 @@ function sections(text: string, passages: readonly Passage[]): Passage[] {
     if (current !== undefined && current.section === start.section) continue;
     const last = passages[index - 1] as Passage;
     if (start.section >= 0 && index - first >= 2 && last.end - start.start <= MAX_SECTION) {
-      result.push({ ...start, end: last.end, text: text.slice(start.start, last.end), kind: "lines" });
+      result.push({
+        ...start,
+        end: last.end,
+        text: text.slice(start.start, last.end),
+        kind: "lines",
+        term: "",
+      });
     }
     first = index;
   }
@@ -269,7 +284,7 @@ async function score(
     // BM25 over the passages: rare query words weigh most, and a passage's heading counts as its words.
     const index = new LexicalIndex();
     for (const [id, candidate] of candidates.entries())
-      index.add(String(id), `${candidate.heading}\n${candidate.text}`);
+      index.add(String(id), `${candidate.heading}\n${candidate.term}\n${candidate.text}`);
     const scores = new Array<number>(candidates.length).fill(0);
     for (const hit of index.search(query, { topK: candidates.length })) scores[Number(hit.id)] = hit.score;
     return withSectionScores(candidates, scores, query);
