@@ -186,3 +186,25 @@ describe("a quote never starts or ends inside a word", () => {
     }
   });
 });
+
+describe("a quote that runs past a sentence end into the next quote", () => {
+  // Fails on the citer before the sentence seam: `… all IPv4 addresses. The [1] default is …`.
+  it("ends at the sentence end when the next sentence matches as far from there", () => {
+    const piece =
+      "Specifying 0.0.0.0 will listen on all IPv4 addresses. The following table details the values.\n\n" +
+      "Be careful with all interfaces.\n\nThe default is to listen on port 0 and host localhost.";
+    const { sources } = createCitationNodes({
+      nodes: [{ node: new TextNode({ text: piece }) }],
+      splitter: { splitText: (text) => [text] },
+    });
+    const answer =
+      "Specifying 0.0.0.0 will listen on all IPv4 addresses. The default is to listen on port 0 and host localhost.";
+    expect(citeVerbatimQuotes({ answer, sources })).toBe(
+      "Specifying 0.0.0.0 will listen on all IPv4 addresses. [1] The default is to listen on port 0 and host localhost. [1]",
+    );
+    // A quote of several whole sentences is left as it is.
+    expect(citeVerbatimQuotes({ answer: "Be careful with all interfaces. The default is", sources })).toBe(
+      "Be careful with all interfaces. [1] The default is [1]",
+    );
+  });
+});

@@ -90,6 +90,7 @@ export function verbatimQuoteSpans({
         if (next + longestMatch(text, next, sources).best > position + best) best = seam.index;
       }
     }
+    best = atSentenceSeam(text, position, best, sources);
     const quote = wholeTokens(text, position, text.slice(position, position + best)).trimEnd();
     if (bestSource && quote.length >= MIN_QUOTE && CONTENT.test(quote)) {
       spans.push({ text: quote, source: bestSource });
@@ -101,6 +102,33 @@ export function verbatimQuoteSpans({
     }
   }
   return spans;
+}
+
+// A sentence end inside a match, then whitespace and more text: `addresses. The` of `… addresses. The default is …`.
+const SENTENCE_SEAM = /[.!?][)\]"'’”]*(\s+)(?=\S)/gu;
+
+// A match that runs past a sentence end into the first words of the next quote and stops there, mid-sentence
+// (`… addresses. The`, because its piece goes on `addresses. The following table …`), ends at that sentence end instead when the match from the next sentence
+// reaches at least as far: the next sentence is then one quote, and no marker lands after its first word
+// (`The [1] default is …`). `best` is the match's length from `position`; returns the length to use.
+function atSentenceSeam(
+  text: string,
+  position: number,
+  best: number,
+  sources: readonly CitationSource[],
+): number {
+  const end = position + best;
+  // A match that ends a sentence (or the answer) ends a quote where it should.
+  if (end >= text.length || text.slice(end).trim() === "") return best;
+  if (/[.!?][)\]"'’”]*$/u.test(text.slice(position, end).trimEnd())) return best;
+  let seam: { length: number; next: number } | undefined;
+  for (const match of text.slice(position, end).matchAll(SENTENCE_SEAM)) {
+    const space = match[1] as string;
+    const length = (match.index as number) + match[0].length - space.length;
+    seam = { length, next: position + length + space.length };
+  }
+  if (seam === undefined || seam.next >= end) return best;
+  return seam.next + longestMatch(text, seam.next, sources).best >= end ? seam.length : best;
 }
 
 // The source holding the longest stretch of `text` from `position` (the earliest one on a tie), and its length.

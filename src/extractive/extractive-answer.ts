@@ -7,6 +7,7 @@ import { LexicalIndex } from "../retrieval/lexical-index.js";
 import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";
+import { quoteAdmission } from "./quote-admission.js";
 import { neighbourWidener, passagesQuoted } from "./quote-widening.js";
 
 // A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
@@ -57,6 +58,8 @@ interface Candidate extends Passage {
   whole: boolean;
   /** Which retrieved file of the context it comes from, best first (0 for the answer so far). */
   rank: number;
+  /** That file's metadata lines (`file_path: docs/a.md`), or "" for the answer so far or a context without them. */
+  file: string;
   position: number;
   score: number;
 }
@@ -99,7 +102,8 @@ export async function extractAnswer(
       seen.add(key);
       const whole = wholeSections.includes(passage);
       const rank = source === 0 ? 0 : files.rankOf(passage.start);
-      candidates.push({ ...passage, source, whole, rank, position: candidates.length, score: 0 });
+      const file = source === 0 ? "" : (files.labels.get(rank) ?? "");
+      candidates.push({ ...passage, source, whole, rank, file, position: candidates.length, score: 0 });
     }
   });
   const existingCount = candidates.filter((candidate) => candidate.source === 0).length;
@@ -143,12 +147,14 @@ export async function extractAnswer(
   let used = 0;
   const widen =
     query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources, query);
+  const admission = query === "" ? undefined : quoteAdmission(eligible);
   for (const best of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
     if (used >= settings.maxSentences) break;
     // A quote widened into one already chosen is taken as it stands.
     const candidate = [widen(best), best].find((quote) => !chosen.some((other) => overlaps(other, quote)));
-    if (candidate !== undefined) {
+    if (candidate !== undefined && (admission?.admits(candidate) ?? true)) {
       chosen.push(candidate);
+      admission?.quoted(candidate);
       used += passagesQuoted(candidate, candidates);
     }
   }
@@ -178,7 +184,16 @@ function rememberedPassages(text: string, quotes: readonly RememberedQuote[]): P
     if (start === -1 || text.slice(position, start).trim() !== "") return undefined;
     position = start + quote.text.length;
     const kind = quote.multiline ? "lines" : "sentence";
-    passages.push({ start, end: position, text: quote.text, kind, heading: "", section: -1, block });
+    passages.push({
+      start,
+      end: position,
+      text: quote.text,
+      kind,
+      heading: "",
+      term: "",
+      section: -1,
+      block,
+    });
   }
   return text.slice(position).trim() === "" && passages.length > 0 ? passages : undefined;
 }
@@ -193,7 +208,13 @@ function sections(text: string, passages: readonly Passage[]): Passage[] {
     if (current !== undefined && current.section === start.section) continue;
     const last = passages[index - 1] as Passage;
     if (start.section >= 0 && index - first >= 2 && last.end - start.start <= MAX_SECTION) {
-      result.push({ ...start, end: last.end, text: text.slice(start.start, last.end), kind: "lines" });
+      result.push({
+        ...start,
+        end: last.end,
+        text: text.slice(start.start, last.end),
+        kind: "lines",
+        term: "",
+      });
     }
     first = index;
   }
@@ -263,7 +284,7 @@ async function score(
     // BM25 over the passages: rare query words weigh most, and a passage's heading counts as its words.
     const index = new LexicalIndex();
     for (const [id, candidate] of candidates.entries())
-      index.add(String(id), `${candidate.heading}\n${candidate.text}`);
+      index.add(String(id), `${candidate.heading}\n${candidate.term}\n${candidate.text}`);
     const scores = new Array<number>(candidates.length).fill(0);
     for (const hit of index.search(query, { topK: candidates.length })) scores[Number(hit.id)] = hit.score;
     return withSectionScores(candidates, scores, query);

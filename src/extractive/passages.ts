@@ -9,6 +9,12 @@ export interface Passage {
   kind: "sentence" | "lines";
   /** The nearest Markdown heading above it (scored with it, never quoted with it), or "". */
   heading: string;
+  /**
+   * The term its paragraph defines, when the paragraph opens with one (`-n, --line-number`, `gc.pruneExpire`: a man
+   * page's `.TP` item, a definition list read as text), or "": each sentence of the item is scored with it, as with
+   * its heading, and a later sentence of the item is quoted with the one that names it.
+   */
+  term: string;
   /** Which heading's section it is in, counting from 0; -1 before the first heading. */
   section: number;
   /** Which block (paragraph, code block, list item, table row) it is part of, counting from 0. */
@@ -23,6 +29,10 @@ const LONE_FENCE = /^(?:```|~~~)[\w-]*$/;
 const HEADING = /^#{1,6}\s+(.*)$/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
 const TABLE_ROW = /^\s*\|/;
+// A paragraph that opens with options or configuration keys, comma-separated, then its text: `-n, --line-number
+// Prefix …`, `--prune=<date> Prune …`, `-A <num>, --after-context <num> Show …`, `gc.pruneExpire When …`.
+const OPTION_TERM = String.raw`(?:--?(?:\[[\w-]+\])?[\w<][^\s,]*(?: <[^>\s]+>)?|[a-z][\w-]*(?:\.[\w<>*-]+)+)`;
+const TERM = new RegExp(String.raw`^${OPTION_TERM}(?:,\s+${OPTION_TERM})*(?=\s+\S)`);
 // The label citation mode puts on a line of its own before each numbered piece (`Source 3:`): it names the
 // piece, it is no part of any document, so it ends a block and is never quoted.
 const SOURCE_LABEL = /^Source \d+:\s*$/;
@@ -104,7 +114,7 @@ function pushBlock(
   { heading, section, block }: Pick<Passage, "heading" | "section" | "block">,
   split: (paragraph: string) => string[],
 ): void {
-  const push = (from: number, to: number, passageKind: Passage["kind"]) => {
+  const push = (from: number, to: number, passageKind: Passage["kind"], term = "") => {
     // Trim to the visible text, so a quote never starts or ends in whitespace.
     while (from < to && /\s/.test(text[from] as string)) from++;
     while (to > from && /\s/.test(text[to - 1] as string)) to--;
@@ -116,18 +126,20 @@ function pushBlock(
         text: text.slice(from, to),
         kind: passageKind,
         heading,
+        term,
         section,
         block,
       });
   };
   if (kind === "prose") {
     const paragraph = text.slice(start, end);
+    const term = TERM.exec(paragraph.trimStart())?.[0] ?? "";
     let position = 0;
     for (const sentence of split(paragraph)) {
       const trimmed = sentence.trim();
       const at = trimmed === "" ? -1 : paragraph.indexOf(trimmed, position);
       if (at === -1) continue;
-      push(start + at, start + at + trimmed.length, "sentence");
+      push(start + at, start + at + trimmed.length, "sentence", term);
       position = at + trimmed.length;
     }
     return;

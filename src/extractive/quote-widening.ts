@@ -15,9 +15,11 @@ export interface QuotablePassage extends Passage {
 
 /**
  * A passage is quoted together with the nearest passage before and after it in its paragraph that names
- * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example), and with the nearest sentence after
- * it in its paragraph that holds a query word the quote lacks, and what lies between, while the quote stays within
- * {@link MAX_PARAGRAPH} characters: the sentence that names the option and the one that gives its value are often
+ * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example) or opens a definition item with its
+ * term (`gc.pruneExpire When git gc is run, …`, a man page's `.TP` item), and with the nearest sentence after it in
+ * its paragraph that holds a query word the quote lacks, and what lies between, while the quote stays within
+ * {@link MAX_PARAGRAPH} characters (the naming passage before is reached for first, so a later sentence of a long
+ * item keeps its name rather than the sentence after it): the sentence that names the option and the one that gives its value are often
  * neighbours ("Controls the maximum request body size. … Defaults to `'100kb'`.", or in text without code marks
  * "Determines the maximum number of concurrent connections. The default is typically 100 connections."). Plain
  * prose around it stays out.
@@ -53,7 +55,7 @@ export function neighbourWidener<T extends QuotablePassage>(
         const to = Math.max(end, other.end);
         if (to - from > MAX_PARAGRAPH) return;
         const source = sources[candidate.source] as string;
-        const names = namesCode(other.text);
+        const names = namesCode(other.text) || definesTerm(other);
         const completes = step === 1 && addsQueryWord(other.text, source.slice(start, end));
         if (names || completes) {
           start = from;
@@ -62,8 +64,8 @@ export function neighbourWidener<T extends QuotablePassage>(
         }
       }
     };
-    reach(1);
     reach(-1);
+    reach(1);
     if (start === candidate.start && end === candidate.end) return candidate;
     return { ...candidate, start, end, text: (sources[candidate.source] as string).slice(start, end) };
   };
@@ -78,10 +80,16 @@ export function passagesQuoted(quote: QuotablePassage, candidates: readonly Quot
   let count = 0;
   for (const candidate of candidates) {
     if (candidate.whole || candidate.source !== quote.source) continue;
-    if (candidate.start < quote.start || candidate.end > quote.end || namesCode(candidate.text)) continue;
+    if (candidate.start < quote.start || candidate.end > quote.end) continue;
+    if (namesCode(candidate.text) || definesTerm(candidate)) continue;
     count++;
   }
   return Math.max(1, count);
+}
+
+/** The sentence that opens a definition item with its term (`-n, --line-number Prefix …`, a man page's `.TP`). */
+function definesTerm(passage: Passage): boolean {
+  return passage.term !== "" && passage.text.startsWith(passage.term);
 }
 
 /** A passage that names something in code: inline code marks, or a fenced block. */
