@@ -1,4 +1,4 @@
-import { lexicalTerms } from "../embedding/lexical-terms.js";
+import { lexicalTerms } from "../analysis/lexical-terms.js";
 
 // Which of the ranked passages an answer may still take, beyond their order: two rules against quoting (and so
 // citing) text that adds nothing to the answer.
