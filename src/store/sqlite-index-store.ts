@@ -124,8 +124,10 @@ export class SqliteIndexStore implements SyncIndexStore {
         const postings = new PostingsBatch(this.#sql, this.location, this.#blockPostings);
         for (const id of removed) this.#removeSource(id, freed, postings);
         for (const edit of edits) {
-          if (edit.source) this.#removeSource(edit.source.id, freed, postings);
-          this.#insert(edit, postings);
+          const kept = edit.source
+            ? this.#removeSource(edit.source.id, freed, postings, edit.chunks)
+            : undefined;
+          this.#insert(edit, postings, kept);
         }
         postings.flush();
         for (const hash of freed) this.#sql.dropUnusedVector.run(hash, hash);
@@ -228,12 +230,29 @@ export class SqliteIndexStore implements SyncIndexStore {
     return { key: row.key, node: decodeNode(row.node, this.location), contentHash: row.content_hash };
   }
 
-  #removeSource(id: string, freed: Set<string>, postings: PostingsBatch): void {
-    for (const chunk of this.#sql.sourceChunks.all(id) as { key: number; content_hash: string }[]) {
+  /**
+   * Removes a document's rows, except the chunks `replacement` holds again with the same node id and content (an
+   * edit that changed one part of a file): those keep their row and postings (same content, same terms), and are
+   * returned by node id with their keys, for {@link #insert} to rewrite their node (its metadata may have changed).
+   */
+  #removeSource(
+    id: string,
+    freed: Set<string>,
+    postings: PostingsBatch,
+    replacement: readonly ChunkInput[] = [],
+  ): Map<string, number> {
+    const again = new Map(replacement.map((chunk) => [chunk.node.id, chunk.contentHash]));
+    const kept = new Map<string, number>();
+    for (const chunk of this.#sql.sourceChunks.all(id) as SourceChunkRow[]) {
+      if (again.get(chunk.node_id) === chunk.content_hash) {
+        kept.set(chunk.node_id, chunk.key);
+        continue;
+      }
       this.#removeChunk(chunk.key, postings);
       freed.add(chunk.content_hash);
     }
     this.#sql.deleteSource.run(id);
+    return kept;
   }
 
   #removeChunk(key: number, postings: PostingsBatch): void {
@@ -243,7 +262,7 @@ export class SqliteIndexStore implements SyncIndexStore {
     this.#sql.deleteChunk.run(key);
   }
 
-  #insert({ source, chunks }: SourceEdit, postings: PostingsBatch): void {
+  #insert({ source, chunks }: SourceEdit, postings: PostingsBatch, kept?: ReadonlyMap<string, number>): void {
     if (source === null) {
       for (const [position, chunk] of chunks.entries()) this.#insertChunk(null, position, chunk, postings);
       return;
@@ -259,7 +278,11 @@ export class SqliteIndexStore implements SyncIndexStore {
         ? null
         : JSON.stringify(chunks.map(({ node }) => node.id)),
     );
-    for (const [position, chunk] of chunks.entries()) this.#insertChunk(source.id, position, chunk, postings);
+    for (const [position, chunk] of chunks.entries()) {
+      const key = kept?.get(chunk.node.id);
+      if (key === undefined) this.#insertChunk(source.id, position, chunk, postings);
+      else this.#sql.keepChunk.run(position, chunk.holdsImage ? 1 : 0, encodeNode(chunk.node), key);
+    }
   }
 
   #insertChunk(
@@ -301,6 +324,12 @@ interface SourceRow {
   last_modified_at: string | null;
   reader: string | null;
   chunk_count: number;
+}
+
+interface SourceChunkRow {
+  key: number;
+  node_id: string;
+  content_hash: string;
 }
 
 interface ChunkRow {

@@ -11,6 +11,7 @@ export class SqliteStatements {
   readonly setSourceNodeIds: Statement;
   readonly chunkSource: Statement;
   readonly sourceChunks: Statement;
+  readonly keepChunk: Statement;
   readonly deleteSource: Statement;
   readonly insertSource: Statement;
   readonly setPosition: Statement;
@@ -49,7 +50,8 @@ export class SqliteStatements {
     );
     this.setSourceNodeIds = db.prepare("UPDATE sources SET chunk_count = ?, node_ids = ? WHERE id = ?");
     this.chunkSource = db.prepare("SELECT source_id FROM chunks WHERE key = ?");
-    this.sourceChunks = db.prepare("SELECT key, content_hash FROM chunks WHERE source_id = ?");
+    this.sourceChunks = db.prepare("SELECT key, node_id, content_hash FROM chunks WHERE source_id = ?");
+    this.keepChunk = db.prepare("UPDATE chunks SET position = ?, is_image = ?, node = ? WHERE key = ?");
     this.deleteSource = db.prepare("DELETE FROM sources WHERE id = ?");
     this.insertSource = db.prepare(
       `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count, node_ids)

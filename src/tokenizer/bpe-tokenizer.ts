@@ -4,6 +4,7 @@ import { asciiPieceCounter } from "./ascii-piece-count.js";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
 import { rankTableCodeCacheDir, tokenizerCacheDir } from "./cache-dir.js";
 import { savePieceCounts, seedPieceCounts } from "./piece-count-file.js";
+import { PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
 import { MAX_CACHED_PIECE, PIECE_COUNTS, PieceCounts } from "./piece-counts.js";
 import { loadEncodingWithCodeCache } from "./rank-table-code-cache.js";
 import type { Tokenizer, TokenizerName } from "./tokenizer.js";
@@ -25,6 +26,8 @@ const loaded = new Map<TokenizerName, BpeModule>();
 const counts = new Map<TokenizerName, PieceCounts>();
 const countPatterns = new Map<TokenizerName, RegExp>();
 const pieceCounters = new Map<TokenizerName, (text: string) => number>();
+/** Pieces a run must have counted itself before it rewrites the table of all pieces (`PieceCountTable`). */
+const TABLE_SAVE_MIN_COUNTED = 1024;
 let patterns: SplitPatterns | undefined;
 
 // Special-token strings in retrieved text (`<|endoftext|>`) are counted as the plain text an API
@@ -95,6 +98,16 @@ function pieceCounts(name: TokenizerName): PieceCounts {
     // first bounded pieces: those counts are kept in a small memo of their own (at most 2 × 256 pieces of at most
     // a few thousand characters), since gpt-tokenizer's merge cache is off.
     const long = new BoundedCache<string, number>(256);
+    const dir = tokenizerCacheDir();
+    // The table of every piece earlier runs counted, opened on the first piece the memo lacks.
+    let table: PieceCountTable | undefined | null;
+    const known =
+      dir === undefined
+        ? undefined
+        : (piece: string) => {
+            if (table === undefined) table = PieceCountTable.open(dir, name) ?? null;
+            return table?.get(piece);
+          };
     memo = new PieceCounts((piece) => {
       const count = pieceCounter(name);
       let tokens = 0;
@@ -111,10 +124,9 @@ function pieceCounts(name: TokenizerName): PieceCounts {
         tokens += boundedTokens;
       }
       return tokens;
-    });
+    }, known);
     // With a cache folder, the counts earlier runs saved: a run that meets only pieces counted before never loads
     // the rank table (BENCHMARKS.md's import figure times both cases), and counts the same.
-    const dir = tokenizerCacheDir();
     if (dir !== undefined) seedPieceCounts(memo, name, dir);
     counts.set(name, memo);
   }
@@ -128,7 +140,16 @@ function pieceCounts(name: TokenizerName): PieceCounts {
 export function saveTokenizerCache(): void {
   const dir = tokenizerCacheDir();
   if (dir === undefined) return;
-  for (const [name, memo] of counts) if (memo.counted > 0) savePieceCounts(memo, name, dir);
+  for (const [name, memo] of counts) {
+    if (memo.counted === 0) continue;
+    savePieceCounts(memo, name, dir);
+    // A run that counted many new pieces (an index) also adds every piece it holds to the table: sorting and
+    // writing it costs ~0.1 s per 100k pieces, too much for an ask that counted a few.
+    if (memo.counted >= TABLE_SAVE_MIN_COUNTED) {
+      const { pieces, counts: pieceCounts } = memo.recent(Number.POSITIVE_INFINITY);
+      savePieceCountTable(dir, name, pieces, pieceCounts);
+    }
+  }
 }
 
 // The sum of the pre-tokenizer pieces' counts (what gpt-tokenizer sums, each piece memoized) over the bounded

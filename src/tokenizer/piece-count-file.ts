@@ -106,7 +106,7 @@ function isBody(body: unknown, name: TokenizerName): body is Body {
 }
 
 /** A 32-bit hash of `data` (FNV-1a over 32-bit words, mixed), enough to tell a damaged file from a whole one. */
-function checksum(data: Uint8Array): number {
+export function checksum(data: Uint8Array): number {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const words = data.byteLength >>> 2;
   let hash = 0x811c9dc5 ^ data.byteLength;

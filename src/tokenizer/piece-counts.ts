@@ -16,10 +16,17 @@ export const PIECE_COUNTS: unique symbol = Symbol("ragsynth.pieceCounts");
 export class PieceCounts {
   readonly #cache = new BoundedCache<string, number>(CACHE_GENERATION);
   readonly #count: (piece: string) => number;
+  readonly #known: ((piece: string) => number | undefined) | undefined;
   #counted = 0;
 
-  constructor(count: (piece: string) => number) {
+  /**
+   * @param count counts a piece not held
+   * @param known a count known from elsewhere (a table earlier runs saved), asked before `count`; its answers are
+   *   held as seeded ones are, not as {@link counted}
+   */
+  constructor(count: (piece: string) => number, known?: (piece: string) => number | undefined) {
     this.#count = count;
+    this.#known = known;
   }
 
   /** The tokens of `piece` on its own. */
@@ -27,8 +34,11 @@ export class PieceCounts {
     if (piece.length > MAX_CACHED_PIECE) return this.#count(piece);
     let tokens = this.#cache.get(piece);
     if (tokens === undefined) {
-      tokens = this.#count(piece);
-      this.#counted++;
+      tokens = this.#known?.(piece);
+      if (tokens === undefined) {
+        tokens = this.#count(piece);
+        this.#counted++;
+      }
       this.#cache.set(ownCopy(piece), tokens);
     }
     return tokens;

@@ -1,0 +1,116 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runInFreshProcess } from "../util/fresh-process.test.util.js";
+import { MAX_SAVED_PIECES } from "./piece-count-file.js";
+import { PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
+import { PieceCounts } from "./piece-counts.js";
+
+const require = createRequire(import.meta.url);
+const { version } = require("gpt-tokenizer/package.json") as { version: string };
+
+describe("the piece count table", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "ragsynth-piece-table-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("finds every piece saved, with its count, and no other", async () => {
+    // A lone surrogate, an astral character, a long piece, and pieces that share prefixes.
+    const pieces = [" hello", " hell", " help", "\ud800x", "😀", "é".repeat(128), "\n", " "];
+    const counts = pieces.map((_, index) => index + 1);
+    expect(savePieceCountTable(dir, "cl100k_base", pieces, counts)).toBe(true);
+    expect(await readdir(dir)).toEqual([`piece-table-cl100k_base-${version}.bin`]);
+    const table = PieceCountTable.open(dir, "cl100k_base");
+    expect(table?.size).toBe(pieces.length);
+    for (const [index, piece] of pieces.entries()) expect(table?.get(piece)).toBe(counts[index]);
+    for (const other of [" he", " hello!", "\ufffdx", "", "  ", "é".repeat(127)])
+      expect(table?.get(other)).toBeUndefined();
+    expect(PieceCountTable.open(dir, "o200k_base")).toBeUndefined();
+  });
+
+  it("keeps the pieces of the table it replaces", () => {
+    savePieceCountTable(dir, "cl100k_base", [" a", " b"], [1, 2]);
+    savePieceCountTable(dir, "cl100k_base", [" c"], [3]);
+    const table = PieceCountTable.open(dir, "cl100k_base");
+    expect([" a", " b", " c", " d"].map((piece) => table?.get(piece))).toEqual([1, 2, 3, undefined]);
+  });
+
+  it("is passed over when damaged", async () => {
+    savePieceCountTable(dir, "cl100k_base", [" hello", " world"], [1, 1]);
+    const file = join(dir, `piece-table-cl100k_base-${version}.bin`);
+    const bytes = await readFile(file);
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 1, bytes.length - 1);
+    await writeFile(file, bytes);
+    expect(PieceCountTable.open(dir, "cl100k_base")).toBeUndefined();
+    await writeFile(file, bytes.subarray(0, 10));
+    expect(PieceCountTable.open(dir, "cl100k_base")).toBeUndefined();
+  });
+
+  it("answers a memo's misses before its counter, without counting them as counted", () => {
+    const asked: string[] = [];
+    const known = new Map([[" known", 7]]);
+    const counts = new PieceCounts(
+      (piece) => {
+        asked.push(piece);
+        return 1;
+      },
+      (piece) => known.get(piece),
+    );
+    expect(counts.count(" known")).toBe(7);
+    expect(counts.count(" new")).toBe(1);
+    expect(asked).toEqual([" new"]);
+    expect(counts.counted).toBe(1);
+  });
+});
+
+// In fresh processes through the built-in tokenizer with a cache folder: a run that counts more distinct pieces than
+// the recent ones kept (an index of a large folder) saves them all in the table; a later run that meets its first
+// pieces again (an ask right after one of its files was edited) finds them there and loads no rank table.
+describe("the built-in tokenizer with a piece count table", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "ragsynth-piece-table-run-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // Words of letters only (one piece each): ` qa`, ` qb`, … in the order of `index`.
+  const word = (index: number) => {
+    let letters = "";
+    for (let rest = index + 1; rest > 0; rest = Math.floor((rest - 1) / 26))
+      letters = String.fromCharCode(97 + ((rest - 1) % 26)) + letters;
+    return ` q${letters}`;
+  };
+  const words = (count: number) => Array.from({ length: count }, (_, index) => word(index)).join("");
+  const probe = (cacheDir: string, wordCount: number) => `
+const { useTokenizerCache } = await import("./src/tokenizer/cache-dir.ts");
+const { bpeTokenizer, saveTokenizerCache } = await import("./src/tokenizer/bpe-tokenizer.ts");
+const { createRequire } = await import("node:module");
+const require = createRequire(import.meta.url);
+useTokenizerCache(${JSON.stringify(cacheDir)}, { compiledCode: false });
+const word = ${word.toString()};
+const text = Array.from({ length: ${wordCount} }, (_, index) => word(index)).join("");
+const count = bpeTokenizer("cl100k_base").count(text);
+const tableLoaded = Object.keys(require.cache).some((path) => /bpeRanks[\\\\/]cl100k_base/.test(path));
+saveTokenizerCache();
+console.log(JSON.stringify({ count, tableLoaded }));`;
+
+  it("counts pieces the recent ones no longer hold from the table, exactly", () => {
+    const { countTokens } = require("gpt-tokenizer/cjs/encoding/cl100k_base") as {
+      countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+    };
+    const exact = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+    // More distinct pieces than the recent ones a run keeps; the first words were counted first, so the recent
+    // pieces saved no longer hold them.
+    const all = MAX_SAVED_PIECES + 2000;
+    expect(runInFreshProcess(probe(dir, all))).toEqual({ count: exact(words(all)), tableLoaded: true });
+    expect(runInFreshProcess(probe(dir, 200))).toEqual({ count: exact(words(200)), tableLoaded: false });
+  }, 60_000);
+});
