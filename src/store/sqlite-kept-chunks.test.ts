@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
-import { LEXICAL_ANALYZER } from "../lexical/lexical-tokens.js";
+import { LEXICAL_ANALYZER } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { sourceEdit } from "./source-edit.test.util.js";
