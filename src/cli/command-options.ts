@@ -1,7 +1,8 @@
 import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
-import { type CommandName, type CommandValues, type ParsedValues, readOptions } from "./options.js";
+import type { CommandName } from "./options.js";
+import { type CommandValues, type ParsedValues, readOptions } from "./read-options.js";
 import { UsageError } from "./usage-error.js";
 
 // The options each command runs with, built from the option table's checked values (parse-command.ts reads

@@ -10,14 +10,8 @@ import {
   workerOptions,
 } from "./command-options.js";
 import type { CliIO } from "./io.js";
-import {
-  COMMAND_OPTIONS,
-  type CommandName,
-  OPTIONS,
-  type ParsedValues,
-  parseArgsOptions,
-  readOptions,
-} from "./options.js";
+import { COMMAND_OPTIONS, type CommandName, OPTIONS } from "./options.js";
+import { type ParsedValues, parseArgsOptions, readOptions } from "./read-options.js";
 import { UsageError } from "./usage-error.js";
 
 const COMMAND_LIST = Object.keys(COMMAND_OPTIONS).join(", ");
