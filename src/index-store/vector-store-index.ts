@@ -18,6 +18,7 @@ import type {
   FromDocumentsOptions,
   IndexBuildStats,
 } from "./build-index-options.js";
+import { buildCachedStore } from "./cached-build.js";
 import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { EmbeddingCache } from "./embedding-cache.js";
@@ -26,10 +27,8 @@ import { IndexSaveError } from "./index-save-error.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources } from "./index-sources.js";
 import { queryEmbedModel } from "./query-embed-model.js";
-import { updateStore } from "./store-build.js";
 import {
   createStoreRetriever,
-  oldFormatError,
   readEntries,
   readEntriesNow,
   readSources,
@@ -203,27 +202,10 @@ export class VectorStoreIndex {
       });
     }
     const options = withDefaultEmbedModel("documents", documents, given);
-    const server = isPostgresUrl(cacheDir);
-    if (!rebuild && !server) {
-      const old = oldFormatError(cacheDir);
-      if (old) throw old;
-    }
-    let store: IndexStore | undefined;
-    let updated: Awaited<ReturnType<typeof updateStore>>;
-    let hasImages: boolean;
-    try {
-      store = await openStoreAt(cacheDir, { fresh: rebuild });
-      updated = await updateStore(store, documents, { ...options, rebuild });
-      if (updated.wrote && !server) await removeOldFormat(cacheDir);
-      hasImages = await store.hasImages();
-    } catch (error) {
-      if (store) await store.close().catch(() => {});
-      if (options.signal?.aborted || RagsynthError.isInstance(error)) throw error;
-      if (server) throw postgresWriteError(cacheDir, error);
-      const file = path.join(cacheDir, SQLITE_INDEX_FILE);
-      throw new IndexSaveError({ path: file, dir: cacheDir, cause: error });
-    }
-    const { stats, wrote } = updated;
+    const { store, stats, wrote, hasImages } = await buildCachedStore(documents, cacheDir, {
+      ...options,
+      rebuild,
+    });
     const index = new VectorStoreIndex(options.embedModel, { store, hasImages }, stats);
     // Written in place before returning (each document's rows in their own transaction); `saved` names the file.
     index.#saved = Promise.resolve(wrote ? store.location : undefined);
@@ -233,7 +215,7 @@ export class VectorStoreIndex {
   /**
    * What {@link VectorStoreIndex.fromDocumentsCached} would report when the index in `cacheDir` is up to date
    * with `documents` (same embedding model, same files in the same order with the same size and modification time),
-   * found from the index file's first line only: neither the nodes nor the BM25 index are read. `undefined`
+   * found from the store's `sources` rows only: neither the nodes nor the BM25 postings are read. `undefined`
    * when something changed (or there is no index), so building would do work.
    * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version
    */
@@ -251,7 +233,7 @@ export class VectorStoreIndex {
 
   /**
    * The documents (ids, sizes, modification times, hashes) of the index in `cacheDir` that
-   * {@link VectorStoreIndex.fromDocumentsCached} would build on with `embedModel`, from the file's first line only;
+   * {@link VectorStoreIndex.fromDocumentsCached} would build on with `embedModel`, from the store's `sources` rows;
    * `undefined` when there is none, or it was built with another embedding model. A document with the same size and
    * modification time as its stored source is not read again: `readDocuments`' `skipRead` can leave its text out.
    * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version
