@@ -37,7 +37,10 @@ export function quoteAdmission(passages: readonly AdmittedPassage[]): {
   admits(passage: AdmittedPassage): boolean;
   quoted(passage: AdmittedPassage): void;
 } {
-  const floor = RELATIVE_FLOOR * Math.max(0, ...passages.map((passage) => passage.score));
+  // A loop, not Math.max(...scores): a million-token context holds more passages than a call may take arguments.
+  let best = 0;
+  for (const passage of passages) if (passage.score > best) best = passage.score;
+  const floor = RELATIVE_FLOOR * best;
   const files = new Set<string>();
   const sections = new Set<string>();
   const said = new Set<string>();

@@ -182,7 +182,9 @@ function paragraphsOf(lines: readonly PdfLine[], lineGap: number): Paragraph[] {
 }
 
 function codeText(lines: readonly PdfLine[]): string {
-  const left = Math.min(...lines.map((line) => line.x));
+  // A loop, not Math.min(...xs): a page's code block of 200k+ lines would overflow the call stack.
+  let left = Number.POSITIVE_INFINITY;
+  for (const line of lines) left = Math.min(left, line.x);
   return lines
     .map((line) => " ".repeat(Math.max(0, Math.round((line.x - left) / (0.6 * line.fontSize)))) + line.text)
     .join("\n");

@@ -168,3 +168,16 @@ describe("rstReader on hostile input", () => {
     expect(text).toContain("level 1999");
   });
 });
+
+describe("rstReader on a long literal block", () => {
+  // Found reviewing this round's change: the dedent took Math.min(...indents), one argument per line, and a literal
+  // block of 200k+ lines (a log or data dump pasted under `::`) overflowed the call stack, so the file was lost.
+  it("reads a 250,000-line literal block whole", () => {
+    const body = Array.from({ length: 250_000 }, (_, index) => `    row ${index}`);
+    const result = read(`Data\n====\n\nThe dump::\n\n${body.join("\n")}\n`);
+    const text = result.blocks.map((block) => block.text).join("\n");
+    expect(text).toContain("row 0\n");
+    expect(text).toContain("row 249999");
+    expect(text).not.toContain("    row 1\n");
+  });
+});
