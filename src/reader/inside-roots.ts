@@ -1,5 +1,5 @@
-import type { Stats } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { realpathSync, type Stats, statSync } from "node:fs";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 
 /** Why a path was refused by {@link resolveInsideRoots}. */
@@ -26,7 +26,7 @@ export async function resolveInsideRoots(
 ): Promise<InsideRootsResult> {
   let real: string;
   try {
-    real = await realpath(candidate);
+    real = realpathSync.native(candidate);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOOP") {
@@ -52,7 +52,7 @@ export async function resolveInsideRoots(
   }
   let stats: Stats;
   try {
-    stats = await stat(real);
+    stats = statSync(real);
   } catch (error) {
     return {
       ok: false,
