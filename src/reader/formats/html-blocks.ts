@@ -6,6 +6,7 @@ import {
   droppedElements,
   droppedRoles,
   headingDepth,
+  namesFurniture,
   parserDepthCap,
   permalinkMarks,
   rawTextElements,
@@ -179,6 +180,7 @@ export async function htmlToBlocks({
       if (
         droppedElements.has(name) ||
         (role !== undefined && droppedRoles.has(role)) ||
+        namesFurniture(attributes) ||
         attributes.hidden !== undefined ||
         attributes["aria-hidden"] === "true" ||
         (name === "header" && mainAt.length === 0)

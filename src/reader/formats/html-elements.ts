@@ -30,6 +30,31 @@ export const droppedRoles = new Set([
   "menu",
   "menubar",
 ]);
+/**
+ * Class names and ids of page furniture that documentation generators write as plain `<div>`s, dropped like the
+ * elements above: DocBook's Prev/Up/Next bars (`navheader`, `navfooter`: PostgreSQL's and many Debian manuals),
+ * AsciiDoc's `#footer` (git's pages: "Last updated …"), Javadoc's `topNav`/`bottomNav`, and the common navigation
+ * bar and breadcrumb names. Whole names only: `header-anchor` or `navigation-guide` are not furniture.
+ */
+export const droppedClassNames = new Set([
+  "navheader",
+  "navfooter",
+  "navbar",
+  "breadcrumb",
+  "breadcrumbs",
+  "topNav",
+  "bottomNav",
+]);
+export const droppedIds = new Set(["footer", "navbar", "breadcrumbs"]);
+
+/** Whether an element's `class` or `id` names page furniture ({@link droppedClassNames}, {@link droppedIds}). */
+export function namesFurniture(attributes: Record<string, string>): boolean {
+  if (attributes.id !== undefined && droppedIds.has(attributes.id)) return true;
+  const classes = attributes.class;
+  if (classes === undefined) return false;
+  for (const name of classes.split(/\s+/)) if (droppedClassNames.has(name)) return true;
+  return false;
+}
 /** Elements that start and end a block of text. */
 export const blockElements = new Set([
   "address",

@@ -49,6 +49,31 @@ describe("htmlReader", () => {
     expect(texts(await read(html))).toEqual(["The real content."]);
   });
 
+  it("drops the navigation bars and footers documentation generators write as named <div>s", async () => {
+    // DocBook (PostgreSQL's pages): Prev/Up/Next tables in div.navheader and div.navfooter.
+    const docbook = `<body><div class="navheader"><table><tr><th>5.2. Default Values</th></tr>
+      <tr><td><a href="ddl-basics.html">Prev</a></td><td>Up</td><td><a href="ddl-generated-columns.html">Next</a></td></tr>
+      </table></div><div class="sect1"><h2 class="title">5.2. Default Values</h2><p>A column can be assigned a default value.</p></div>
+      <div class="navfooter"><table><tr><td>5.1. Table Basics</td><td>Home</td><td>5.3. Generated Columns</td></tr></table></div></body>`;
+    expect(texts(await read(docbook))).toEqual([
+      "5.2. Default Values",
+      "A column can be assigned a default value.",
+    ]);
+    // AsciiDoc (git's pages): the title and NAME live in #header and are kept; #footer is "Last updated".
+    const asciidoc = `<body><div id="header"><h1>git-add(1) Manual Page</h1><h2>NAME</h2>
+      <p>git-add - Add file contents to the index</p></div><div id="content"><p>Adds content.</p></div>
+      <div id="footer"><div id="footer-text">Last updated 2023-01-01</div></div></body>`;
+    expect(texts(await read(asciidoc))).toEqual([
+      "git-add(1) Manual Page",
+      "NAME",
+      "git-add - Add file contents to the index",
+      "Adds content.",
+    ]);
+    // Whole class names only: a heading anchor or a guide about navigation is content.
+    const named = `<body><h2 class="header-anchor title">Navigation bars</h2><p class="navigation-guide note">Use a navbar.</p></body>`;
+    expect(texts(await read(named))).toEqual(["Navigation bars", "Use a navbar."]);
+  });
+
   it("keeps only <main> or <article> content when the page has it, with the article's own header", async () => {
     const html = `<body><div class="sidebar"><p>Sidebar links</p></div>
       <main><article><header><h1>Release notes</h1></header><p>Version 2 is out.</p></article></main>
