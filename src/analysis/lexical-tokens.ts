@@ -8,9 +8,9 @@ import { CJK, IDENTIFIER_WORD } from "./words.js";
  * version that built it; one built by another version is rebuilt rather than mixed with new terms. Bump it
  * whenever a change to tokenizing or field weights changes the terms or counts of the same text.
  * 1: words; 2: Markdown heading lines count twice; 3: Korean character bigrams; 4: `-ie` words stemmed as their
- * `-ies` plurals (`cookie`, `cookies` → `cooky`).
+ * `-ies` plurals (`cookie`, `cookies` → `cooky`); 5: a word written with a leading dot (`.env`) also whole.
  */
-export const LEXICAL_ANALYZER = 4;
+export const LEXICAL_ANALYZER = 5;
 
 // A Markdown ATX heading line (outside code fences): its words count twice in a document, a light BM25F.
 const HEADING_LINE = /^ {0,3}#{1,6}[ \t]/;
@@ -24,6 +24,10 @@ const JOINER = /[./_-]/;
 // `v2.9.1` is also found as `2.9.1`, and `v5` as `5`.
 const VERSION = /^v\d/;
 const DIGITS = /^\p{N}+$/u;
+const DOT = 0x2e;
+const LEADING_LETTER = /^\p{L}/u;
+// What may not stand before a dotted name's dot: a word character (a joined word's seam) or another dot.
+const BEFORE_DOT_NAME = /[\p{L}\p{M}\p{N}_'’.]/u;
 // A lowercase letter or digit followed by an uppercase one: the seam of a camelCase identifier.
 const CAMEL_SEAM = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u;
 
@@ -35,7 +39,8 @@ const NO_TERMS: readonly string[] = [];
 /**
  * The terms BM25 indexes, in order. Text is NFKC-normalised and lowercased. A word joined by `.`, `-`, `/` or `_`
  * gives its parts and the whole (`options.timeout` → `options`, `timeout`, `options.timeout`; `v2.9.1` →
- * `v2`, `v2.9.1`), so both a bare name and an exact flag or version match; a camelCase word gives its parts
+ * `v2`, `v2.9.1`), so both a bare name and an exact flag or version match, and a dotfile's name keeps its dot too
+ * (`.env` → `env`, `.env`); a camelCase word gives its parts
  * too (`keepAliveTimeout` → `keep`, `alive`, `timeout`, `keepalivetimeout`), and a version also without its
  * `v` (`v5` → `5`). English stop words are dropped and
  * plural `-s` stripped (as in the hashing embedder). Chinese and Japanese runs go through `Intl.Segmenter`
@@ -56,7 +61,9 @@ export function lexicalTokens(text: string, onWindow?: (window: string) => void)
 }
 
 function pushWindowTerms(terms: string[], window: string, onWindow?: (window: string) => void): void {
-  for (const [cased] of window.matchAll(IDENTIFIER_WORD)) {
+  for (const match of window.matchAll(IDENTIFIER_WORD)) {
+    const cased = match[0];
+    if (isDotName(window, match.index, cased)) terms.push(`.${cased.toLowerCase()}`);
     let known = WORD_TERMS.get(cased);
     if (known === undefined) {
       const word = cased.toLowerCase();
@@ -75,6 +82,18 @@ function pushWindowTerms(terms: string[], window: string, onWindow?: (window: st
     }
     for (const term of known) terms.push(term);
   }
+}
+
+/**
+ * Whether the word at `index` is written with a leading dot, as a dotfile or extension is named (`.env`,
+ * `.gitignore`, `.npmrc`, `*.mjs`): one `.` right before a word that starts with a letter, and no letter, digit
+ * or dot before that (so `process.env`, `e.g.` and `...and` are not). The dotted name is a term of its own beside
+ * the bare word, as `options.timeout` is beside `timeout`: a question about the `.env` file then prefers the text
+ * that names the file over text that only says `env`.
+ */
+function isDotName(window: string, index: number, word: string): boolean {
+  if (index === 0 || window.charCodeAt(index - 1) !== DOT || !LEADING_LETTER.test(word)) return false;
+  return index === 1 || !BEFORE_DOT_NAME.test(window.charAt(index - 2));
 }
 
 /** The terms of one non-CJK word (`cased` as written, `word` lowercased). */

@@ -269,6 +269,43 @@ describe("lexicalTokens", () => {
     expect(lexicalTokens("file_path v5")).toEqual(["file", "path", "file_path", "5", "v5"]);
   });
 
+  it("keeps a name written with a leading dot (a dotfile) whole beside the bare word, not a joined word's part", () => {
+    expect(lexicalTokens("Never commit the .env file (or a/.npmrc, `.env.local`)")).toEqual([
+      "never",
+      "commit",
+      ".env",
+      "env",
+      "file",
+      ".npmrc",
+      "npmrc",
+      ".env.local",
+      "env",
+      "local",
+      "env.local",
+    ]);
+    // A dot inside a joined word, after another dot, or before a digit names no file.
+    expect(lexicalTokens("process.env e.g. ...and .5")).toEqual([
+      "process",
+      "env",
+      "process.env",
+      "e",
+      "g",
+      "e.g",
+      "5",
+    ]);
+    // So a question about the `.env` file ranks the text that names the file above text that only reads `env`.
+    const index = new LexicalIndex();
+    index.add(
+      "process-env",
+      "Read process.env.PORT: env vars from the shell win over the file, and env is read once per file.",
+    );
+    index.add("dotfile", "Keep secrets in a .env file, and never commit it.");
+    expect(index.search("should the .env file be committed?").map((hit) => hit.id)).toEqual([
+      "dotfile",
+      "process-env",
+    ]);
+  });
+
   it("hands the segmenter no more than one window, however long the text", () => {
     const sizes: number[] = [];
     const prose = "Zebras graze on the savanna in large herds. ".repeat(5_000);
