@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sourceLabel } from "../schema/node-source.js";
 import { TextNode } from "../schema/text-node.js";
 import { citationSourceRows } from "./citation-source.js";
 
@@ -18,5 +19,23 @@ describe("citationSourceRows", () => {
       ["Second part.", "a.md", undefined],
     ]);
     expect("score" in (rows[1] ?? {})).toBe(false);
+  });
+
+  it("numbers the pieces of a node cut in several, so their labels differ; a node in one piece keeps its label", () => {
+    const location = { file: "guide.md", headingPath: ["Setup"], lines: { start: 12, end: 60 } };
+    const long = {
+      node: new TextNode({ id: "n1", text: "One. Two.", metadata: { file_path: "guide.md", location } }),
+    };
+    const short = { node: new TextNode({ id: "n2", text: "Three.", metadata: { file_path: "notes.md" } }) };
+    const rows = citationSourceRows([
+      { number: 1, text: "One.", node: long, location: { filePath: "guide.md" } },
+      { number: 2, text: "Three.", node: short, location: { filePath: "notes.md" } },
+      { number: 3, text: "Two.", node: long, location: { filePath: "guide.md" } },
+    ]);
+    expect(rows.map((row) => sourceLabel(row.node))).toEqual([
+      "guide.md:12–60 › Setup · part 1 of 2",
+      "notes.md",
+      "guide.md:12–60 › Setup · part 2 of 2",
+    ]);
   });
 });

@@ -50,11 +50,21 @@ export function formatSource(source: CitationSource): string {
 
 /**
  * The numbered pieces as retrieved rows: row N is `Source N`, its text without the label, its node's metadata and
- * score (so a list of sources, on a terminal or a page, numbers them as the answer's `[N]` does).
+ * score (so a list of sources, on a terminal or a page, numbers them as the answer's `[N]` does). A node cut into
+ * several pieces gives each row `metadata.source_part` (`"1 of 2"`), so their labels differ where the node's place
+ * alone would print twice.
  */
 export function citationSourceRows(sources: readonly CitationSource[]): NodeWithScore[] {
+  const pieces = new Map<NodeWithScore, number>();
+  for (const source of sources) pieces.set(source.node, (pieces.get(source.node) ?? 0) + 1);
+  const seen = new Map<NodeWithScore, number>();
   return sources.map((source) => {
-    const node = source.node.node.with({ text: source.text });
+    const count = pieces.get(source.node) ?? 1;
+    const part = (seen.get(source.node) ?? 0) + 1;
+    seen.set(source.node, part);
+    const metadata =
+      count > 1 ? { ...source.node.node.metadata, source_part: `${part} of ${count}` } : undefined;
+    const node = source.node.node.with(metadata ? { text: source.text, metadata } : { text: source.text });
     return source.node.score === undefined ? { node } : { node, score: source.node.score };
   });
 }

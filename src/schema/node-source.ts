@@ -22,9 +22,12 @@ export function sourceName(node: NodeWithScore["node"]): string {
  */
 export function sourceLabel(node: NodeWithScore["node"]): string {
   const location = getNodeLocation(node);
-  return location
+  const label = location
     ? formatNodeLocation(location, sourceName(node))
     : `${sourceName(node)}${sourceLocation(node)}`;
+  // One of several pieces a node was cut into (citation sources): `guide.md:12–30 › Setup · part 1 of 2`.
+  const part = node.metadata.source_part;
+  return typeof part === "string" && part !== "" ? `${label} · part ${part}` : label;
 }
 
 /** Where in the file the node starts, when a reader recorded it as a line number. */
