@@ -23,6 +23,23 @@ describe("contextFiles", () => {
     expect([...labels.values()]).toEqual(["file_path: docs/a.md\n", "file_path: docs/b.md\n"]);
   });
 
+  it("reads a later chunk's metadata lines as one label, its file's (a PDF chunk's `page_count` under its path)", () => {
+    // Failed before: each metadata line after the first started a chunk of its own, so the text of every chunk but
+    // the first was labelled `page_count: 3` alone (the file lost, two PDFs of as many pages one file).
+    const context = [
+      "file_path: docs/a.pdf\npage_count: 3\n\nAlpha one.",
+      "file_path: docs/b.pdf\npage_count: 3\n\nBeta.",
+      "file_path: docs/a.pdf\npage_count: 3\n\nAlpha two.",
+    ].join("\n\n");
+    const { rankOf, labels } = contextFiles(context, 0);
+    const rank = (text: string) => rankOf(context.indexOf(text));
+    expect([rank("Alpha one."), rank("Beta."), rank("Alpha two.")]).toEqual([0, 1, 0]);
+    expect([...labels.values()]).toEqual([
+      "file_path: docs/a.pdf\npage_count: 3\n",
+      "file_path: docs/b.pdf\npage_count: 3\n",
+    ]);
+  });
+
   it("finds each chunk's metadata header, up to the blank line before its text", () => {
     const context = [
       "file_path: docs/a.md\ntitle: Alpha guide\n\nAlpha one.",

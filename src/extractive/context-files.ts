@@ -43,7 +43,9 @@ export function contextFiles(text: string, first: number): ContextFiles {
   for (const line of text.split("\n")) {
     const trimmed = line.trim();
     const metadata = METADATA_LINE.test(trimmed);
-    if (metadata && blankBefore && textBefore) starts.push({ offset, label: "" });
+    // A chunk starts at the first of its metadata lines; the ones after it (`page_count: 3` under `file_path: …`)
+    // belong to the same header.
+    if (metadata && blankBefore && textBefore && !inMetadata) starts.push({ offset, label: "" });
     if (header === undefined && metadata && (!textBefore || blankBefore))
       header = { start: offset, end: offset };
     if (header !== undefined) {

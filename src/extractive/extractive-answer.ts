@@ -62,6 +62,8 @@ interface Candidate extends Passage {
   file: string;
   position: number;
   score: number;
+  /** How much the query concerns its file, from `fileWeights` (1 for the answer so far, or without a query). */
+  fileWeight: number;
 }
 
 /**
@@ -103,7 +105,16 @@ export async function extractAnswer(
       const whole = wholeSections.includes(passage);
       const rank = source === 0 ? 0 : files.rankOf(passage.start);
       const file = source === 0 ? "" : (files.labels.get(rank) ?? "");
-      candidates.push({ ...passage, source, whole, rank, file, position: candidates.length, score: 0 });
+      candidates.push({
+        ...passage,
+        source,
+        whole,
+        rank,
+        file,
+        position: candidates.length,
+        score: 0,
+        fileWeight: 1,
+      });
     }
   });
   const existingCount = candidates.filter((candidate) => candidate.source === 0).length;
@@ -122,11 +133,12 @@ export async function extractAnswer(
   );
   candidates.forEach((candidate, index) => {
     const own = scores[index] as number;
+    candidate.fileWeight = fileWeight(candidate);
     candidate.score =
-      own > 0 && query !== "" ? (own * fileWeight(candidate)) / (1 + RANK_DECAY * candidate.rank) : own;
+      own > 0 && query !== "" ? (own * candidate.fileWeight) / (1 + RANK_DECAY * candidate.rank) : own;
   });
   const eligible =
-    query === "" ? candidates : candidates.filter((c) => c.score > settings.minScore && fileWeight(c) > 0);
+    query === "" ? candidates : candidates.filter((c) => c.score > settings.minScore && c.fileWeight > 0);
   if (request.existingAnswer !== undefined && !eligible.some((c) => c.position >= existingCount)) {
     const unchanged = request.existingAnswer.trim();
     return {
@@ -147,7 +159,7 @@ export async function extractAnswer(
   let used = 0;
   const widen =
     query === "" ? (candidate: Candidate) => candidate : neighbourWidener(candidates, sources, query);
-  const admission = query === "" ? undefined : quoteAdmission(eligible);
+  const admission = query === "" ? undefined : quoteAdmission(eligible, query);
   for (const best of [...eligible].sort((a, b) => b.score - a.score || a.position - b.position)) {
     if (used >= settings.maxSentences) break;
     // A quote widened into one already chosen is taken as it stands.

@@ -43,7 +43,9 @@ export interface ExtractiveLLMOptions {
  * The offline default answerer. It is **extractive, not generative**: it quotes the passages of the
  * context most relevant to the query — prose sentences, and whole code blocks, list items and table rows,
  * where developer docs keep option names, defaults and examples — ranked by BM25 with each passage's
- * heading (or by an embedModel), keeps the best `maxSentences` and returns them in document order. Every
+ * heading (or by an embedModel), keeps the best `maxSentences` of one retrieved file (the top-ranked one, or the one
+ * holding the passage that covers most of the query's terms when the query concerns it as much; a context without
+ * metadata lines is one file) and returns them in document order. Every
  * quote is a verbatim slice of the context (passages next to each other become one slice); it never
  * writes new text. Quotes are joined by a space, or a blank line around code, lists and tables.
  *
