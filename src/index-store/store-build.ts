@@ -17,10 +17,13 @@ import { sameStat } from "./index-sources.js";
 const GROUP_CHUNKS = 256;
 /**
  * Chunks per transaction when no vectors are stored (the offline hashing embedder): a kill then loses only a group's
- * splitting (about a second), and fewer, larger transactions write each term's postings once per group and the
- * tables' pages once per commit (2,048: 28% less time in the store's writes of a first index than 256).
+ * splitting, and fewer, larger transactions write each term's postings once per group and the tables' pages once
+ * per commit (2,048 took 28% less time in the store's writes of a first index than 256). A group's chunks, terms and
+ * postings are most of what a build holds besides the tokenizer's caches, and V8 lets the heap grow to a few times
+ * what it holds: on the bench's large corpus 512 kept the first index's peak memory steady and well below 2,048's
+ * (which swung by a quarter from run to run), for the same CPU time.
  */
-export const GROUP_CHUNKS_UNEMBEDDED = 2048;
+export const GROUP_CHUNKS_UNEMBEDDED = 512;
 /** Documents read ahead of the one being split (`readDocument`), so a file's read overlaps the splitting before it. */
 const READ_AHEAD = 4;
 
