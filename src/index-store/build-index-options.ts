@@ -56,6 +56,14 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
    * does not wait for the file); await `index.saved` before the process ends. @default "await" (return once written)
    */
   persist?: "await" | "background";
+  /**
+   * Reads a document given with its metadata only (an empty `text`, as a listing of files gives it) when its group
+   * of chunks is built, so building holds a group's texts at a time rather than every document's. Returns
+   * `undefined` when the document could not be read: it is then left out of the index (and its stored rows
+   * removed). Documents the index holds unchanged (same size, modification time and reader) are never read.
+   * @default documents are indexed as given
+   */
+  readDocument?: (document: TextNode) => Promise<TextNode | undefined>;
 }
 
 /** What building an index cost, and how the documents compare with the stored index. */

@@ -1,13 +1,12 @@
 import path from "node:path";
-import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
-import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
+import type { IndexBuildStats } from "./build-index-options.js";
 import { IndexSaveError } from "./index-save-error.js";
-import { updateStore } from "./store-build.js";
+import { type UpdateStoreOptions, updateStore } from "./store-build.js";
 import { oldFormatError, removeOldFormat } from "./store-index.js";
 import { openStoreAt, postgresWriteError } from "./store-location.js";
 
@@ -28,7 +27,7 @@ export interface CachedStore {
 export async function buildCachedStore(
   documents: readonly TextNode[],
   cacheDir: string,
-  options: FromDocumentsOptions & { embedModel: Embedder; rebuild: boolean },
+  options: UpdateStoreOptions & { rebuild: boolean },
 ): Promise<CachedStore> {
   const server = isPostgresUrl(cacheDir);
   if (!options.rebuild && !server) {

@@ -3,7 +3,7 @@ import { dirname, join, parse, resolve, sep } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReader } from "../reader/formats/registry.js";
-import { type DocumentReader, readDocuments, type SkippedPath } from "../reader/index.js";
+import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
 import { displayPath } from "../util/display-path.js";
 import { sha256Hex } from "../util/sha256.js";
@@ -65,17 +65,24 @@ export interface FolderIndexOptions {
   onNotice?: ((notice: { kind: "read-only" | "other-version"; message: string }) => void) | undefined;
 }
 
-/** The documents read for an index, with what building it needs. */
+/** The documents listed for an index, with what building it needs. */
 export interface FolderRead {
   /** The cache folder, or the PostgreSQL URL (printed only through `storeLabel`). */
   folder: string;
   embedModel: Embedder;
   embedLabel: string;
-  /** Documents read, and those listed unread because the stored index holds them unchanged (empty text). */
+  /**
+   * Every file to index, by its metadata only (empty text): `readDocument` reads one when the build reaches it, so
+   * the texts of a group are held at a time, not the folder's. Those the stored index holds unchanged are never read.
+   */
   documents: TextNode[];
+  readDocument(document: TextNode): Promise<TextNode | undefined>;
   /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
   rebuild: boolean;
+  /** The counts of what was read and skipped (complete once the build is done), with the build's. */
   stats(build: IndexBuildStats): FolderIndexStats;
+  /** The error to throw when every file listed turned out unreadable, so nothing was indexed. */
+  nothingRead(): RagsynthError;
 }
 
 const CACHE_DIR_NAME = ".ragsynth";
@@ -100,8 +107,8 @@ export async function defaultCacheDir(paths: readonly string[], cwd: string): Pr
 }
 
 /**
- * Picks the cache folder and reads the documents, listing (not reading) the files the stored index holds with
- * the same size, modification time and reader.
+ * Picks the cache folder and lists the documents to index (walked and examined, none read yet); the build reads
+ * each when it reaches it, except the files the stored index holds with the same size, modification time and reader.
  * @throws RagsynthError `document_read` when there is nothing to read
  */
 export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
@@ -123,7 +130,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
   );
   const { readAs, ...walkOptions } = walk;
-  const read = await readDocuments(given, {
+  const listing = await listDocuments(given, {
     ...walkOptions,
     readers: readersFor(readAs),
     signal,
@@ -134,22 +141,43 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     },
   });
   // Our own cache folder is no news.
-  const skipped = read.skipped.filter((entry) => resolve(cwd, entry.path) !== folder);
-  const documents = read.documents;
-  if (documents.length === 0) throw noDocuments(paths, skipped);
-  const stats = (build: IndexBuildStats) => ({
-    cacheDir: storeLabel(folder),
-    files: documents.length,
-    formats: read.formats,
-    skipped,
-    skippedCounts: countSkipped(skipped),
-    chunks: build.chunks,
-    embedded: build.embedded,
-    reused: build.reused,
-    sources: build.sources,
-    durationMs: performance.now() - started,
-  });
-  return { folder, embedModel, embedLabel: options.embedLabel, documents, rebuild, stats };
+  const report = () => {
+    const { skipped, formats } = listing.report();
+    return { skipped: skipped.filter((entry) => resolve(cwd, entry.path) !== folder), formats };
+  };
+  const documents = listing.documents;
+  if (documents.length === 0) throw noDocuments(paths, report().skipped);
+  const unreadable = new Set<string>();
+  const readDocument = async (document: TextNode) => {
+    const read = await listing.read(document);
+    if (read === undefined) unreadable.add(document.id);
+    return read;
+  };
+  const stats = (build: IndexBuildStats) => {
+    const { skipped, formats } = report();
+    return {
+      cacheDir: storeLabel(folder),
+      files: documents.length - unreadable.size,
+      formats,
+      skipped,
+      skippedCounts: countSkipped(skipped),
+      chunks: build.chunks,
+      embedded: build.embedded,
+      reused: build.reused,
+      sources: build.sources,
+      durationMs: performance.now() - started,
+    };
+  };
+  return {
+    folder,
+    embedModel,
+    embedLabel: options.embedLabel,
+    documents,
+    readDocument,
+    rebuild,
+    stats,
+    nothingRead: () => noDocuments(paths, report().skipped),
+  };
 }
 
 /**
@@ -159,7 +187,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
  * once it is written.
  */
 export async function buildFolderIndex(
-  { folder, embedModel, embedLabel, documents, rebuild, stats }: FolderRead,
+  { folder, embedModel, embedLabel, documents, readDocument, rebuild, stats, nothingRead }: FolderRead,
   {
     persist,
     signal,
@@ -182,13 +210,27 @@ export async function buildFolderIndex(
       ...buildOptions,
       cacheDir: folder,
       rebuild,
+      readDocument,
     });
   } catch (error) {
     if (persist !== "background" || !IndexSaveError.isInstance(error)) throw error;
-    index = await VectorStoreIndex.fromDocuments(documents, buildOptions);
+    // An index in memory holds every text anyway: read them all (again, those the failed build had read).
+    const read: TextNode[] = [];
+    for (const document of documents) {
+      signal.throwIfAborted();
+      const whole = await readDocument(document);
+      if (whole) read.push(whole);
+    }
+    if (read.length === 0) throw nothingRead();
+    index = await VectorStoreIndex.fromDocuments(read, buildOptions);
     return { index, embedModel, stats: stats(index.buildStats), saveError: error };
   }
-  return { index, embedModel, stats: stats(index.buildStats) };
+  const built = stats(index.buildStats);
+  if (built.files === 0) {
+    await index.close();
+    throw nothingRead();
+  }
+  return { index, embedModel, stats: built };
 }
 
 /**

@@ -17,10 +17,28 @@ import { sameStat } from "./index-sources.js";
 const GROUP_CHUNKS = 256;
 /**
  * Chunks per transaction when no vectors are stored (the offline hashing embedder): a kill then loses only a group's
- * splitting (about a second), and fewer, larger transactions write each term's postings once per group and the
- * tables' pages once per commit (2,048: 28% less time in the store's writes of a first index than 256).
+ * splitting, and fewer, larger transactions write each term's postings once per group and the tables' pages once
+ * per commit (2,048 took 28% less time in the store's writes of a first index than 256). A group's chunks, terms and
+ * postings are most of what a build holds besides the tokenizer's caches, and V8 lets the heap grow to a few times
+ * what it holds: on the bench's large corpus 512 kept the first index's peak memory steady and well below 2,048's
+ * (which swung by a quarter from run to run), for the same CPU time.
  */
-const GROUP_CHUNKS_UNEMBEDDED = 2048;
+export const GROUP_CHUNKS_UNEMBEDDED = 512;
+/** Documents read ahead of the one being split (`readDocument`), so a file's read overlaps the splitting before it. */
+const READ_AHEAD = 4;
+
+/** Options of {@link updateStore}. */
+export type UpdateStoreOptions = FromDocumentsOptions & {
+  embedModel: Embedder;
+  rebuild?: boolean | undefined;
+  /**
+   * Reads a document given by its metadata only (empty text) when its group is built, so the build holds one
+   * group's texts, not the corpus'; `undefined` when it could not be read (it is then left out of the index, and
+   * its stored rows removed). Documents found unchanged are never read.
+   * @default documents are used as given
+   */
+  readDocument?: ((document: TextNode) => Promise<TextNode | undefined>) | undefined;
+};
 
 /** The meta a store must have for `embedModel`; a store with other meta is emptied first. */
 export function storeMetaFor(embedModel: Embedder): StoreMeta {
@@ -47,7 +65,7 @@ export function sameMeta(stored: StoreMeta | undefined, meta: StoreMeta): boolea
 export async function updateStore(
   store: IndexStore,
   documents: readonly TextNode[],
-  options: FromDocumentsOptions & { embedModel: Embedder; rebuild?: boolean },
+  options: UpdateStoreOptions,
 ): Promise<{ stats: IndexBuildStats; wrote: boolean }> {
   // Replacing a stored index (another embedding model, a rebuild) is one transaction: an ask running meanwhile in
   // another process reads the old index whole, never an emptied or half-written one. A first build commits each
@@ -63,7 +81,7 @@ export async function updateStore(
 async function updateInPlace(
   store: IndexStore,
   documents: readonly TextNode[],
-  options: FromDocumentsOptions & { embedModel: Embedder; rebuild?: boolean },
+  options: UpdateStoreOptions,
 ): Promise<{ stats: IndexBuildStats; wrote: boolean }> {
   const { embedModel } = options;
   const meta = storeMetaFor(embedModel);
@@ -93,7 +111,9 @@ async function updateInPlace(
   }
   const counts = await writeDocuments(store, pending, before, sources, options);
   if (pending.length > 0) wrote = true;
-  const order = documents.map((document) => document.id);
+  // Documents that could not be read are not in the index (a stored one's rows went with its group).
+  const unreadable = new Set(counts.unreadable);
+  const order = documents.map((document) => document.id).filter((id) => !unreadable.has(id));
   const storedOrder = wrote ? (await store.sources()).map((source) => source.id) : order;
   if (storedOrder.some((id, index) => id !== order[index])) await store.setOrder(order);
   const chunks = (await store.statistics()).documents;
@@ -112,8 +132,8 @@ async function writeDocuments(
   pending: readonly TextNode[],
   before: ReadonlyMap<string, StoredSource>,
   sources: IndexBuildStats["sources"],
-  options: FromDocumentsOptions & { embedModel: Embedder },
-): Promise<{ embedded: number; embeddedChunks: number }> {
+  options: UpdateStoreOptions,
+): Promise<{ embedded: number; embeddedChunks: number; unreadable: string[] }> {
   const { embedModel, signal, embedBatchSize = 256 } = options;
   checkInteger("embedBatchSize", embedBatchSize, 1);
   const splitter = options.splitter ?? new BlockSplitter();
@@ -123,25 +143,24 @@ async function writeDocuments(
   let dimensions: number | undefined;
   let done = 0;
   const totalEmbedded = { value: 0 };
-  let group: { document: TextNode; nodes: TextNode[] }[] = [];
+  // A group holds each document's row and its chunks analyzed, not the document: its text and blocks go once split.
+  let group: { source: NonNullable<SourceEdit["source"]>; chunks: AnalyzedChunk[] }[] = [];
   let groupChunks = 0;
+  const unreadable: string[] = [];
+  // Stored documents that could not be read this time: their rows are removed in the next group's transaction.
+  let groupRemoved: string[] = [];
+  let groupUnreadable = 0;
   const flush = async () => {
-    if (group.length === 0) return;
+    if (group.length === 0 && groupUnreadable === 0) return;
     const edits: SourceEdit[] = [];
-    const chunkLists = group.map(({ nodes }) =>
-      nodes.map((node) => {
-        const content = lexicalContent(node);
-        return { node, contentHash: contentHash(content), terms: lexicalDocumentTerms(content), content };
-      }),
-    );
     let vectors = new Map<string, Float32Array>();
     if (keepVectors) {
-      const all = chunkLists.flat();
+      const all = group.flatMap(({ chunks }) => chunks);
       vectors = await store.vectors([...new Set(all.map((chunk) => chunk.contentHash))]);
       const missing = new Map<string, string>();
       for (const chunk of all) {
         if (!vectors.has(chunk.contentHash)) {
-          missing.set(chunk.contentHash, chunk.content);
+          missing.set(chunk.contentHash, chunk.content ?? "");
           embeddedChunks++;
         }
       }
@@ -165,34 +184,26 @@ async function writeDocuments(
       }
     }
     signal?.throwIfAborted();
-    group.forEach(({ document }, index) => {
-      const chunks: ChunkInput[] = (chunkLists[index] ?? []).map(({ node, contentHash: hash, terms }) => ({
+    for (const { source, chunks: analyzed } of group) {
+      const chunks: ChunkInput[] = analyzed.map(({ node, contentHash: hash, terms }) => ({
         node,
         contentHash: hash,
         terms,
         embedding: vectors.get(hash),
         holdsImage: holdsImage(node),
       }));
-      const { file_size: size, last_modified_at: lastModifiedAt, reader } = document.metadata;
-      const hash = contentHash(document.text);
-      const previous = before.get(document.id);
-      if (!previous) sources.added.push(document.id);
-      else (previous.contentHash === hash ? sources.unchanged : sources.changed).push(document.id);
-      edits.push({
-        source: {
-          id: document.id,
-          contentHash: hash,
-          ...(typeof size === "number" ? { size } : {}),
-          ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
-          ...(typeof reader === "string" ? { reader } : {}),
-        },
-        chunks,
-      });
-    });
-    await store.write(edits);
-    done += group.length;
+      const previous = before.get(source.id);
+      if (!previous) sources.added.push(source.id);
+      else
+        (previous.contentHash === source.contentHash ? sources.unchanged : sources.changed).push(source.id);
+      edits.push({ source, chunks });
+    }
+    if (edits.length > 0 || groupRemoved.length > 0) await store.write(edits, groupRemoved);
+    done += group.length + groupUnreadable;
     options.onLexicalProgress?.({ added: done, total: pending.length });
     group = [];
+    groupRemoved = [];
+    groupUnreadable = 0;
     groupChunks = 0;
     await nextTurn();
     signal?.throwIfAborted();
@@ -206,19 +217,35 @@ async function writeDocuments(
     signal?.throwIfAborted();
     sliceStart = performance.now();
   };
-  for (const [index, document] of pending.entries()) {
+  const reading = readingAhead(pending, options.readDocument);
+  for (const [index, listed] of pending.entries()) {
     await takeTurn(index);
     signal?.throwIfAborted();
-    let nodes: TextNode[];
+    const document = await reading.next(index);
+    signal?.throwIfAborted();
+    if (!document) {
+      unreadable.push(listed.id);
+      groupUnreadable++;
+      if (before.has(listed.id)) {
+        sources.removed.push(listed.id);
+        groupRemoved.push(listed.id);
+      }
+      continue;
+    }
+    const chunks: AnalyzedChunk[] = [];
     if (splitter.iterateNodes) {
-      nodes = [];
       for (const node of splitter.iterateNodes(document)) {
-        nodes.push(node);
+        chunks.push(analyzeChunk(node, keepVectors));
         await takeTurn(index);
       }
-    } else nodes = splitter.getNodesFromDocuments([document]);
-    group.push({ document, nodes });
-    groupChunks += nodes.length;
+    } else {
+      for (const node of splitter.getNodesFromDocuments([document])) {
+        chunks.push(analyzeChunk(node, keepVectors));
+        await takeTurn(index);
+      }
+    }
+    group.push({ source: sourceRow(document), chunks });
+    groupChunks += chunks.length;
     if (groupChunks >= (keepVectors ? GROUP_CHUNKS : GROUP_CHUNKS_UNEMBEDDED)) {
       await flush();
       options.onSplitProgress?.({ split: index + 1, total: pending.length });
@@ -226,5 +253,57 @@ async function writeDocuments(
   }
   await flush();
   options.onSplitProgress?.({ split: pending.length, total: pending.length });
-  return { embedded, embeddedChunks };
+  return { embedded, embeddedChunks, unreadable };
+}
+
+/** A chunk as a group holds it: its BM25 terms, and its content only while it may still need embedding. */
+interface AnalyzedChunk {
+  node: TextNode;
+  contentHash: string;
+  terms: string[];
+  content?: string;
+}
+
+function analyzeChunk(node: TextNode, keepVectors: boolean): AnalyzedChunk {
+  const content = lexicalContent(node);
+  const analyzed = { node, contentHash: contentHash(content), terms: lexicalDocumentTerms(content) };
+  return keepVectors ? { ...analyzed, content } : analyzed;
+}
+
+/** A document's `sources` row: its id, content hash, and the size, modification time and reader it was read with. */
+function sourceRow(document: TextNode): NonNullable<SourceEdit["source"]> {
+  const { file_size: size, last_modified_at: lastModifiedAt, reader } = document.metadata;
+  return {
+    id: document.id,
+    contentHash: contentHash(document.text),
+    ...(typeof size === "number" ? { size } : {}),
+    ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
+    ...(typeof reader === "string" ? { reader } : {}),
+  };
+}
+
+/**
+ * The documents to split, in order, each read by `readDocument` (when given) at most {@link READ_AHEAD} ahead of
+ * the one asked for: the reads already started for documents not yet asked for are all that is held beside the
+ * group. A read left behind by an abort is settled quietly (the abort is what the build reports).
+ */
+function readingAhead(
+  pending: readonly TextNode[],
+  readDocument: UpdateStoreOptions["readDocument"],
+): { next(index: number): Promise<TextNode | undefined> } {
+  if (!readDocument) return { next: async (index) => pending[index] };
+  const started = new Map<number, Promise<TextNode | undefined>>();
+  let ahead = 0;
+  return {
+    next(index) {
+      for (; ahead < pending.length && ahead <= index + READ_AHEAD; ahead++) {
+        const read = readDocument(pending[ahead] as TextNode);
+        read.catch(() => {});
+        started.set(ahead, read);
+      }
+      const read = started.get(index) as Promise<TextNode | undefined>;
+      started.delete(index);
+      return read;
+    },
+  };
 }

@@ -33,6 +33,19 @@ export type FileOutcome =
   | { skipped: SkippedPath; realPath?: string };
 
 /**
+ * A file examined but not read yet: `stub` is its document with the file's metadata and an empty text;
+ * {@link readExaminedFile} reads it.
+ */
+export interface ExaminedFile {
+  stub: TextNode;
+  realPath: string;
+  displayPath: string;
+  chosen: ChosenReader;
+  /** Whether a reader is registered for its ending (the fallback's files are sniffed for NUL bytes first). */
+  registered: boolean;
+}
+
+/**
  * Reads one walked file: checks it lies inside the roots (`resolveInsideRoots`), picks its reader by ending (the
  * fallback reads unknown endings when they are text), and makes its document: the blocks' texts joined by blank
  * lines, the blocks kept beside it (`getDocumentBlocks`), metadata `format` and `reader`. A reader's
@@ -43,6 +56,19 @@ export async function readWalkedFile(
   displayPath: string,
   context: ReadFileContext,
 ): Promise<FileOutcome> {
+  const examined = await examineWalkedFile(absolute, displayPath, context);
+  return "examined" in examined ? readExaminedFile(examined.examined, context) : examined;
+}
+
+/**
+ * The first half of {@link readWalkedFile}, which reads no content: the file's place, size, reader, and its
+ * document when nothing needs reading (an image, a `skipRead` file), else an {@link ExaminedFile} to read later.
+ */
+export async function examineWalkedFile(
+  absolute: string,
+  displayPath: string,
+  context: ReadFileContext,
+): Promise<FileOutcome | { examined: ExaminedFile; realPath: string }> {
   const skip = (code: SkipCode, reason: string, realPath?: string): FileOutcome => ({
     skipped: { path: displayPath, code, reason },
     ...(realPath ? { realPath } : {}),
@@ -73,7 +99,11 @@ export async function readWalkedFile(
   }
   const registered = context.registry.readerFor(path.basename(displayPath));
   const chosen: ChosenReader = registered ?? context.registry.fallback;
-  const fields = fileFields(absolute, displayPath, stats, chosen);
+  const stub = new TextNode({
+    id: displayPath,
+    text: "",
+    ...fileFields(absolute, displayPath, stats, chosen),
+  });
   if (
     context.skipRead?.({
       path: displayPath,
@@ -82,26 +112,37 @@ export async function readWalkedFile(
       reader: chosen.id,
     })
   ) {
-    return {
-      document: new TextNode({ id: displayPath, text: "", ...fields }),
-      realPath,
-      format: chosen.reader.format,
-    };
+    return { document: stub, realPath, format: chosen.reader.format };
   }
+  return {
+    examined: { stub, realPath, displayPath, chosen, registered: registered !== undefined },
+    realPath,
+  };
+}
+
+/** The second half of {@link readWalkedFile}: reads an examined file's bytes and makes its document. */
+export async function readExaminedFile(
+  { stub, realPath, displayPath, chosen, registered }: ExaminedFile,
+  context: ReadFileContext,
+): Promise<FileOutcome> {
+  const skip = (code: SkipCode, reason: string): FileOutcome => ({
+    skipped: { path: displayPath, code, reason },
+    realPath,
+  });
+  const maxFileBytes = context.limits.maxFileBytes;
   let bytes: Uint8Array;
   try {
-    const read = await readBounded(realPath, maxFileBytes, registered === undefined, context.signal);
-    if (read === "binary") return skip("binary", "binary file (contains NUL bytes)", realPath);
+    const read = await readBounded(realPath, maxFileBytes, !registered, context.signal);
+    if (read === "binary") return skip("binary", "binary file (contains NUL bytes)");
     if (typeof read === "number") {
       const reason = `${read} bytes is over maxFileBytes (${maxFileBytes}); raise maxFileBytes to read it`;
-      return skip("too_large", reason, realPath);
+      return skip("too_large", reason);
     }
-    if (read === "not_a_file")
-      return skip("not_a_file", "not a regular file (a device, FIFO or socket)", realPath);
+    if (read === "not_a_file") return skip("not_a_file", "not a regular file (a device, FIFO or socket)");
     bytes = read;
   } catch (error) {
     context.signal?.throwIfAborted();
-    return skip("unreadable", `file could not be read (${errorCode(error)})`, realPath);
+    return skip("unreadable", `file could not be read (${errorCode(error)})`);
   }
   let blocks: DocumentBlock[];
   let metadata: Record<string, string | number> = {};
@@ -119,18 +160,19 @@ export async function readWalkedFile(
     // A skip entry already names its path: a reader's message that starts with it says it once.
     const own = (message: string) =>
       message.startsWith(`${displayPath}: `) ? message.slice(displayPath.length + 2) : message;
-    if (ReaderSkipError.isInstance(error)) return skip(error.code, own(error.message), realPath);
+    if (ReaderSkipError.isInstance(error)) return skip(error.code, own(error.message));
     const message = own(error instanceof Error ? error.message : String(error));
-    return skip("corrupt", `the ${chosen.reader.format} reader failed: ${message}`, realPath);
+    return skip("corrupt", `the ${chosen.reader.format} reader failed: ${message}`);
   }
   const text = blocks.map((block) => block.text).join("\n\n");
-  if (text.trim() === "") return skip("empty", "empty file (no text besides whitespace)", realPath);
+  if (text.trim() === "") return skip("empty", "empty file (no text besides whitespace)");
   const document = new TextNode({
     id: displayPath,
     text,
-    ...fields,
+    excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
+    excludedLlmMetadataKeys: [...HIDDEN_KEYS],
     // The file's own fields first and never overwritten by the reader's.
-    metadata: { ...fields.metadata, ...withoutKeys(metadata, fields.metadata) },
+    metadata: { ...stub.metadata, ...withoutKeys(metadata, stub.metadata) },
   });
   setDocumentBlocks(document, blocks);
   return { document, realPath, format: chosen.reader.format };

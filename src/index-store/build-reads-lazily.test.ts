@@ -1,0 +1,125 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TextNode } from "../schema/text-node.js";
+import { BlockSplitter } from "../splitter/block-splitter.js";
+import { GROUP_CHUNKS_UNEMBEDDED } from "./store-build.js";
+import { VectorStoreIndex } from "./vector-store-index.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ragsynth-build-reads-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const DOCUMENTS = 40;
+// Small chunks, so each document gives a few hundred and a group closes every few documents.
+const HIDDEN = ["file_path", "file_size", "last_modified_at"];
+const splitter = () => new BlockSplitter({ chunkSize: 24, chunkOverlap: 0 });
+
+function fullDocument(index: number): TextNode {
+  const paragraphs = Array.from(
+    { length: 120 },
+    (_, paragraph) =>
+      `Document ${index} paragraph ${paragraph}: the retry policy of queue ${index} waits ${paragraph} seconds, and term${index}x${paragraph} names it.`,
+  );
+  return new TextNode({
+    id: `doc-${String(index).padStart(2, "0")}.txt`,
+    text: paragraphs.join("\n\n"),
+    metadata: {
+      file_path: `doc-${index}.txt`,
+      file_size: 1000 + index,
+      last_modified_at: "2026-01-01T00:00:00.000Z",
+    },
+    // Hidden, so the small chunks have room for text.
+    excludedEmbedMetadataKeys: [...HIDDEN],
+    excludedLlmMetadataKeys: [...HIDDEN],
+  });
+}
+
+/** The document as a listing gives it: its id and metadata, no text. */
+function listed(document: TextNode): TextNode {
+  return new TextNode({ id: document.id, text: "", metadata: { ...document.metadata } });
+}
+
+describe("fromDocumentsCached with readDocument", () => {
+  it("reads each document when its group is built, holding a few groups' worth at most, not every document", async () => {
+    const full = Array.from({ length: DOCUMENTS }, (_, index) => fullDocument(index));
+    const byId = new Map(full.map((document) => [document.id, document]));
+    let reads = 0;
+    let written = 0;
+    let mostHeld = 0;
+    const index = await VectorStoreIndex.fromDocumentsCached(full.map(listed), {
+      cacheDir: join(dir, "lazy"),
+      splitter: splitter(),
+      readDocument: async (document) => {
+        reads++;
+        // Read but not yet written: what the build holds (the group being filled, and the reads ahead of it).
+        mostHeld = Math.max(mostHeld, reads - written);
+        return byId.get(document.id);
+      },
+      onLexicalProgress: ({ added }) => {
+        written = added;
+      },
+    });
+    expect(reads).toBe(DOCUMENTS);
+    expect(written).toBe(DOCUMENTS);
+    // Several groups were written, and no read ran more than a group (and a few reads ahead) before its write.
+    const perDocument = splitter().getNodesFromDocuments([fullDocument(0)]).length;
+    const documentsPerGroup = Math.ceil(GROUP_CHUNKS_UNEMBEDDED / perDocument);
+    expect(documentsPerGroup * 3).toBeLessThan(DOCUMENTS);
+    expect(mostHeld).toBeLessThanOrEqual(documentsPerGroup + 5);
+
+    // The same index as from the documents read up front.
+    const eager = await VectorStoreIndex.fromDocumentsCached(full, {
+      cacheDir: join(dir, "eager"),
+      splitter: splitter(),
+    });
+    expect(index.buildStats.chunks).toBe(eager.buildStats.chunks);
+    expect(index.buildStats.sources).toEqual(eager.buildStats.sources);
+    const query = { query: "retry policy of queue 17 term17x42" };
+    const ids = async (built: VectorStoreIndex) =>
+      (await built.asRetriever({ similarityTopK: 4 }).retrieve(query)).map((hit) => hit.node.text);
+    expect(await ids(index)).toEqual(await ids(eager));
+    await index.close();
+    await eager.close();
+  });
+
+  it("leaves out a document that cannot be read, and removes its stored rows", async () => {
+    const full = Array.from({ length: 3 }, (_, index) => fullDocument(index));
+    const cacheDir = join(dir, "index");
+    const first = await VectorStoreIndex.fromDocumentsCached(full, { cacheDir });
+    const stored = first.buildStats.chunks;
+    await first.close();
+    // doc-01 changed on disk (another size) and became unreadable; doc-02 is new and unreadable.
+    const changed = full.map((document, index) =>
+      index === 1
+        ? new TextNode({ id: document.id, text: "", metadata: { ...document.metadata, file_size: 1 } })
+        : listed(document),
+    );
+    changed.push(listed(fullDocument(3)));
+    const reads: string[] = [];
+    const second = await VectorStoreIndex.fromDocumentsCached(changed, {
+      cacheDir,
+      readDocument: async (document) => {
+        reads.push(document.id);
+        return undefined;
+      },
+    });
+    expect(reads).toEqual(["doc-01.txt", "doc-03.txt"]);
+    expect(second.buildStats.sources).toMatchObject({
+      unchanged: ["doc-00.txt", "doc-02.txt"],
+      added: [],
+      removed: ["doc-01.txt"],
+    });
+    expect(second.buildStats.chunks).toBeLessThan(stored);
+    expect((await VectorStoreIndex.storedSources(cacheDir, {}))?.map((source) => source.id)).toEqual([
+      "doc-00.txt",
+      "doc-02.txt",
+    ]);
+    await second.close();
+  });
+});
