@@ -64,8 +64,24 @@ export function askOptions(
 
 /** A command's values with the walk flags gathered as the folder opener takes them, and its paths. */
 export function withWalk<V extends CommandValues<"index">>(values: V, paths: string[]) {
-  const { include, exclude, readAs, noIgnore, hidden, followSymlinks, help: _help, ...rest } = values;
-  return { ...rest, paths, walk: { include, exclude, readAs, noIgnore, hidden, followSymlinks } };
+  const {
+    include,
+    exclude,
+    readAs,
+    noIgnore,
+    hidden,
+    followSymlinks,
+    chunkSize,
+    chunkOverlap,
+    help: _help,
+    ...rest
+  } = values;
+  return {
+    ...rest,
+    paths,
+    walk: { include, exclude, readAs, noIgnore, hidden, followSymlinks },
+    chunking: { chunkSize, chunkOverlap },
+  };
 }
 
 const BATCH_EXAMPLE = "Example: ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl";

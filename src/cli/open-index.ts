@@ -1,6 +1,8 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { FolderIndexOptions, FolderWalk } from "../index-store/folder-index.js";
+import { BlockSplitter } from "../splitter/block-splitter.js";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../splitter/sentence-splitter.js";
 import { userCacheDir } from "../util/user-cache-dir.js";
 import type { CommandContext } from "./io.js";
 import type { EmbedChoice } from "./models.js";
@@ -17,6 +19,8 @@ export interface IndexFlags {
   store: string | undefined;
   embed: EmbedChoice;
   rebuild: boolean;
+  /** `--chunk-size`, `--chunk-overlap`: the splitter's settings (BlockSplitter's defaults when not given). */
+  chunking?: { chunkSize: number | undefined; chunkOverlap: number | undefined } | undefined;
 }
 
 /**
@@ -25,11 +29,12 @@ export interface IndexFlags {
  * mistake on the command line, exit 2), notices and progress on stderr, the user's cache folder as fallback.
  */
 export async function folderIndexOptions(
-  { paths, walk, embed, rebuild, ...place }: IndexFlags,
+  { paths, walk, embed, rebuild, chunking, ...place }: IndexFlags,
   { io, signal }: CommandContext,
   progress: Progress,
 ): Promise<FolderIndexOptions> {
   await checkPaths(paths, io.cwd);
+  const splitter = chunkSplitter(chunking);
   const { url, cacheDir } = storeFlag(place.store, place.cacheDir);
   return {
     paths,
@@ -37,6 +42,7 @@ export async function folderIndexOptions(
     cacheDir,
     store: url,
     embedModel: embed.create(),
+    ...(splitter ? { splitter } : {}),
     embedLabel: embed.label,
     rebuild,
     cwd: io.cwd,
@@ -50,6 +56,25 @@ export async function folderIndexOptions(
           : `ragsynth: ${message}\n`,
       ),
   };
+}
+
+/**
+ * The splitter `--chunk-size`/`--chunk-overlap` ask for (undefined for the default one). An overlap the size cannot
+ * hold is a mistake on the command line (exit 2), said with both numbers.
+ */
+function chunkSplitter(chunking: IndexFlags["chunking"]): BlockSplitter | undefined {
+  const { chunkSize, chunkOverlap } = chunking ?? {};
+  if (chunkSize === undefined && chunkOverlap === undefined) return undefined;
+  const size = chunkSize ?? DEFAULT_CHUNK_SIZE;
+  // A smaller chunk without its own overlap gets LlamaIndex's default, or what the size holds.
+  const overlap = chunkOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(size / 5));
+  if (overlap >= size) {
+    throw new UsageError(
+      `--chunk-overlap (${overlap}) must be less than --chunk-size (${size}).`,
+      `Example: --chunk-size ${size} --chunk-overlap ${Math.floor(size / 5)}`,
+    );
+  }
+  return new BlockSplitter({ chunkSize: size, chunkOverlap: overlap });
 }
 
 /** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */

@@ -64,6 +64,16 @@ export function positiveInteger(raw: string | undefined, flag: string): number |
   return value;
 }
 
+/** A whole number of at least 0 (`--chunk-overlap 0`), or undefined when not given. @throws UsageError */
+export function nonNegativeInteger(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value)) {
+    throw new UsageError(`Expected ${flag} to be a whole number of at least 0, got "${raw}".`);
+  }
+  return value;
+}
+
 const OPTIMIZER_KEYS = ["percentile", "threshold"];
 
 /** `percentile=0.5`, `threshold=0.7`, or both, comma-separated. */

@@ -2,6 +2,7 @@ import {
   finiteNumber,
   globs,
   list,
+  nonNegativeInteger,
   nonNegativeNumber,
   optimizerSpec,
   positiveInteger,
@@ -148,6 +149,17 @@ export const OPTIONS = {
     read: readStore,
   },
   rebuild: { description: "Ignore the cached index and build it again" },
+  "chunk-size": {
+    value: "<n>",
+    description: "Tokens per chunk (default 1024); an index built with another size is built again",
+    read: positiveInteger,
+  },
+  "chunk-overlap": {
+    value: "<n>",
+    description:
+      "Tokens shared by neighbouring chunks of a long section (default 200; less than --chunk-size)",
+    read: nonNegativeInteger,
+  },
   include: {
     value: "<glob>",
     description: "Read only files matching this glob below the folders given (repeatable; **/*.md, guide/**)",
@@ -272,6 +284,8 @@ const INDEX = [
   "cache-dir",
   "store",
   "rebuild",
+  "chunk-size",
+  "chunk-overlap",
   "include",
   "exclude",
   "read-as",

@@ -7,6 +7,13 @@ import type { EmbeddingCache } from "./embedding-cache.js";
 export interface NodeParser {
   getNodesFromDocuments(documents: readonly TextNode[]): TextNode[];
   /**
+   * What the nodes depend on besides the document (`block:1024/200:o200k_base`): a cached index built with another
+   * id is built again (`fromDocumentsCached`), so a changed chunk size does not leave old chunks of unchanged
+   * files. The built-in splitters have one; a splitter without one is `custom` (changing it goes unnoticed: pass
+   * `rebuild`).
+   */
+  readonly id?: string;
+  /**
    * One document's nodes one at a time (optional; `BlockSplitter` has it): index building then yields to the event
    * loop between them, so Ctrl-C and progress get their turn inside a very large document too.
    */

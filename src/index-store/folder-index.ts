@@ -7,7 +7,7 @@ import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/
 import type { TextNode } from "../schema/text-node.js";
 import { displayPath } from "../util/display-path.js";
 import { sha256Hex } from "../util/sha256.js";
-import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
+import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { IndexSaveError } from "./index-save-error.js";
 import type { IndexSource } from "./index-source.js";
@@ -51,6 +51,8 @@ export interface FolderIndexOptions {
   /** A PostgreSQL URL (`postgres://…`) the index is kept in instead of a folder; `cacheDir` is then not used. */
   store?: string | undefined;
   embedModel: Embedder;
+  /** How documents become chunks. @default new BlockSplitter() (1,024 tokens, 200 overlap) */
+  splitter?: NodeParser | undefined;
   /** The embedder's name on the progress line (`hashing`, a model spec). */
   embedLabel: string;
   /** Build anew instead of on the stored index. */
@@ -70,6 +72,7 @@ export interface FolderRead {
   /** The cache folder, or the PostgreSQL URL (printed only through `storeLabel`). */
   folder: string;
   embedModel: Embedder;
+  splitter: NodeParser | undefined;
   embedLabel: string;
   /**
    * Every file to index, by its metadata only (empty text): `readDocument` reads one when the build reaches it, so
@@ -171,6 +174,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   return {
     folder,
     embedModel,
+    splitter: options.splitter,
     embedLabel: options.embedLabel,
     documents,
     readDocument,
@@ -187,7 +191,17 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
  * once it is written.
  */
 export async function buildFolderIndex(
-  { folder, embedModel, embedLabel, documents, readDocument, rebuild, stats, nothingRead }: FolderRead,
+  {
+    folder,
+    embedModel,
+    splitter,
+    embedLabel,
+    documents,
+    readDocument,
+    rebuild,
+    stats,
+    nothingRead,
+  }: FolderRead,
   {
     persist,
     signal,
@@ -197,6 +211,7 @@ export async function buildFolderIndex(
   progress.start("Splitting into chunks", documents.length);
   const buildOptions: FromDocumentsOptions = {
     embedModel,
+    ...(splitter ? { splitter } : {}),
     signal,
     onSplitProgress: ({ split }) => progress.update(split),
     onProgress: ({ embedded, total }) => {
@@ -255,8 +270,13 @@ export async function refreshFolderIndex(
   const read = await readFolderDocuments(options);
   const { signal, progress } = options;
   if (!read.rebuild) {
-    const { documents, folder, embedModel } = read;
-    const current = await VectorStoreIndex.cachedStats(documents, { cacheDir: folder, embedModel, signal });
+    const { documents, folder, embedModel, splitter } = read;
+    const current = await VectorStoreIndex.cachedStats(documents, {
+      cacheDir: folder,
+      embedModel,
+      ...(splitter ? { splitter } : {}),
+      signal,
+    });
     if (current) return { embedModel, stats: read.stats(current) };
   }
   return buildFolderIndex(read, { persist: "await", signal, progress });
@@ -329,10 +349,14 @@ function sourcePath(path: string, cwd: string): string {
  */
 async function storedSources(
   folder: string,
-  { embedModel, signal, onNotice }: FolderIndexOptions,
+  { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
 ): Promise<IndexSource[] | undefined | "other-version"> {
   try {
-    return await VectorStoreIndex.storedSources(folder, { embedModel, signal });
+    return await VectorStoreIndex.storedSources(folder, {
+      embedModel,
+      ...(splitter ? { splitter } : {}),
+      signal,
+    });
   } catch (error) {
     if (!isOtherIndexVersion(error)) throw error;
     onNotice?.({

@@ -6,7 +6,7 @@ import { holdsImage } from "../reader/image-references.js";
 import type { TextNode } from "../schema/text-node.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
 import type { ChunkInput, IndexStore, SourceEdit, StoredSource, StoreMeta } from "../store/index-store.js";
-import type { FromDocumentsOptions, IndexBuildStats } from "./build-index-options.js";
+import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { storesVectors } from "./check-embed-model.js";
 import { checkEmbeddings } from "./embed-nodes.js";
 import { contentHash } from "./embedding-cache.js";
@@ -40,18 +40,41 @@ export type UpdateStoreOptions = FromDocumentsOptions & {
   readDocument?: ((document: TextNode) => Promise<TextNode | undefined>) | undefined;
 };
 
-/** The meta a store must have for `embedModel`; a store with other meta is emptied first. */
-export function storeMetaFor(embedModel: Embedder): StoreMeta {
-  return { embedderId: embedModel.id, storeVectors: storesVectors(embedModel), analyzer: LEXICAL_ANALYZER };
+let defaultSplitterId: string | undefined;
+
+/**
+ * The `splitter` a store records for the chunks `splitter` makes: its `id`, `custom` for one without, and the default
+ * `BlockSplitter`'s when none is given (what the build then splits with).
+ */
+export function splitterIdOf(splitter: NodeParser | undefined): string {
+  if (splitter === undefined) {
+    defaultSplitterId ??= new BlockSplitter().id;
+    return defaultSplitterId;
+  }
+  return typeof splitter.id === "string" && splitter.id !== "" ? splitter.id : "custom";
 }
 
-/** Whether the store was built for `meta` (same embedding model, vectors and analyzer). */
+/**
+ * The meta a store must have for `embedModel` and the chunks of `splitter` (its id, {@link splitterIdOf}); a store
+ * with other meta is emptied first (its vectors kept by content when the embedding model is the same).
+ */
+export function storeMetaFor(embedModel: Embedder, splitter: string): StoreMeta {
+  return {
+    embedderId: embedModel.id,
+    storeVectors: storesVectors(embedModel),
+    analyzer: LEXICAL_ANALYZER,
+    splitter,
+  };
+}
+
+/** Whether the store was built for `meta` (same embedding model, vectors, analyzer and splitter). */
 export function sameMeta(stored: StoreMeta | undefined, meta: StoreMeta): boolean {
   return (
     stored !== undefined &&
     stored.embedderId === meta.embedderId &&
     stored.storeVectors === meta.storeVectors &&
-    stored.analyzer === meta.analyzer
+    stored.analyzer === meta.analyzer &&
+    stored.splitter === meta.splitter
   );
 }
 
@@ -72,7 +95,9 @@ export async function updateStore(
   // group of documents, so a killed run keeps them and the next one goes on.
   const stored = await store.meta();
   const replacing =
-    stored !== undefined && (options.rebuild === true || !sameMeta(stored, storeMetaFor(options.embedModel)));
+    stored !== undefined &&
+    (options.rebuild === true ||
+      !sameMeta(stored, storeMetaFor(options.embedModel, splitterIdOf(options.splitter))));
   return replacing
     ? store.replacing(() => updateInPlace(store, documents, options))
     : updateInPlace(store, documents, options);
@@ -84,7 +109,7 @@ async function updateInPlace(
   options: UpdateStoreOptions,
 ): Promise<{ stats: IndexBuildStats; wrote: boolean }> {
   const { embedModel } = options;
-  const meta = storeMetaFor(embedModel);
+  const meta = storeMetaFor(embedModel, splitterIdOf(options.splitter));
   const stored = await store.meta();
   let previousEmbedModelId: string | undefined;
   let wrote = false;

@@ -110,8 +110,9 @@ export async function writeEntries(
   embedModel: Embedder,
   entries: readonly IndexEntry[],
   sources: readonly IndexSource[],
+  splitter: string,
 ): Promise<void> {
-  const meta = storeMetaFor(embedModel);
+  const meta = storeMetaFor(embedModel, splitter);
   await store.reset(meta);
   const byId = new Map(entries.map((entry) => [entry.node.id, entry]));
   const chunk = (entry: IndexEntry) => ({

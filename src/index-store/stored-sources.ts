@@ -1,11 +1,11 @@
 import type { Embedder } from "../embedding/types.js";
 import type { TextNode } from "../schema/text-node.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
-import type { IndexBuildStats } from "./build-index-options.js";
+import type { IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources, sameStat } from "./index-sources.js";
-import { sameMeta, storeMetaFor } from "./store-build.js";
+import { sameMeta, splitterIdOf, storeMetaFor } from "./store-build.js";
 import { readSources } from "./store-index.js";
 import { hasStoreAt, openStoreAt } from "./store-location.js";
 
@@ -17,7 +17,15 @@ import { hasStoreAt, openStoreAt } from "./store-location.js";
  */
 export async function readStoredSources(
   cacheDir: string,
-  { embedModel, signal }: { embedModel?: Embedder | undefined; signal?: AbortSignal | undefined },
+  {
+    embedModel,
+    splitter,
+    signal,
+  }: {
+    embedModel?: Embedder | undefined;
+    splitter?: NodeParser | undefined;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<IndexSource[] | undefined> {
   signal?.throwIfAborted();
   const options = withDefaultEmbedModel("documents", [], { embedModel });
@@ -25,7 +33,7 @@ export async function readStoredSources(
   if (!isPostgresUrl(cacheDir) && !(await hasStoreAt(cacheDir))) return undefined;
   const store = await openStoreAt(cacheDir);
   try {
-    return sameMeta(await store.meta(), storeMetaFor(options.embedModel))
+    return sameMeta(await store.meta(), storeMetaFor(options.embedModel, splitterIdOf(splitter)))
       ? await readSources(store)
       : undefined;
   } finally {
@@ -42,12 +50,19 @@ export async function readCachedStats(
   {
     cacheDir,
     embedModel,
+    splitter,
     signal,
-  }: { cacheDir: string; embedModel?: Embedder | undefined; signal?: AbortSignal | undefined },
+  }: {
+    cacheDir: string;
+    embedModel?: Embedder | undefined;
+    splitter?: NodeParser | undefined;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<IndexBuildStats | undefined> {
   const options = withDefaultEmbedModel("documents", documents, { embedModel });
   const sources = await readStoredSources(cacheDir, {
     ...options,
+    splitter,
     ...(signal ? { signal } : {}),
   });
   if (

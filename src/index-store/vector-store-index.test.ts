@@ -212,6 +212,25 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
     expect(reused.buildStats.sources.unchanged).toEqual(["a.md", "b.md"]);
   });
 
+  it("splits unchanged files again when the splitter's settings changed, keeping vectors of unchanged chunks", async () => {
+    const documents = [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")];
+    const small = await build(documents, new MockEmbedding());
+    const embedModel = new MockEmbedding();
+    const larger = await VectorStoreIndex.fromDocumentsCached(documents, {
+      embedModel,
+      cacheDir: dir,
+      splitter: new SentenceSplitter({ chunkSize: 1024, chunkOverlap: 0 }),
+    });
+    // Not "unchanged": a file's chunks follow the splitter, and every file was split again with the new one.
+    expect(larger.buildStats.sources.unchanged).toEqual([]);
+    expect(larger.buildStats.chunks).toBeLessThan(small.buildStats.chunks);
+    // b.md's one chunk is the same text: its vector is reused, only a.md's new chunk is embedded.
+    expect(embeddedTexts(embedModel)).toHaveLength(1);
+    const back = await build(documents, new MockEmbedding());
+    expect(back.buildStats.chunks).toBe(small.buildStats.chunks);
+    expect(back.buildStats.sources.unchanged).toEqual([]);
+  });
+
   it("re-embeds only the changed chunks of a changed file, and reports added and removed files", async () => {
     await build(
       [document("a.md", PARAGRAPHS.join(" ")), document("b.md", "Birds sing at dawn.")],

@@ -17,6 +17,7 @@ import type {
   FromDocumentsCachedOptions,
   FromDocumentsOptions,
   IndexBuildStats,
+  NodeParser,
 } from "./build-index-options.js";
 import { buildCachedStore } from "./cached-build.js";
 import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
@@ -27,6 +28,7 @@ import { IndexSaveError } from "./index-save-error.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources } from "./index-sources.js";
 import { queryEmbedModel } from "./query-embed-model.js";
+import { splitterIdOf } from "./store-build.js";
 import {
   createStoreRetriever,
   readEntries,
@@ -66,6 +68,8 @@ export class VectorStoreIndex {
   #lexical: LexicalIndex | undefined;
   #queryEmbedModel: Embedder | undefined;
   #saved: Promise<string | undefined> = Promise.resolve(undefined);
+  /** The splitter that made its nodes (`splitterIdOf`), recorded by `persist`; "" when not known (`fromNodes`, a loaded store). */
+  #splitterId = "";
 
   private constructor(
     embedModel: Embedder,
@@ -153,7 +157,11 @@ export class VectorStoreIndex {
     options: FromDocumentsOptions = {},
   ): Promise<VectorStoreIndex> {
     const resolved = withDefaultEmbedModel("documents", documents, options);
-    return VectorStoreIndex.#build(documents, resolved, { cache: resolved.cache ?? new EmbeddingCache() });
+    const index = await VectorStoreIndex.#build(documents, resolved, {
+      cache: resolved.cache ?? new EmbeddingCache(),
+    });
+    index.#splitterId = splitterIdOf(options.splitter);
+    return index;
   }
 
   /** Embeds nodes as they are, without splitting. */
@@ -214,7 +222,7 @@ export class VectorStoreIndex {
 
   /**
    * What {@link VectorStoreIndex.fromDocumentsCached} would report when the index in `cacheDir` is up to date
-   * with `documents` (same embedding model, same files in the same order with the same size and modification time),
+   * with `documents` (same embedding model and splitter, same files in the same order with the same size and modification time),
    * found from the store's `sources` rows only: neither the nodes nor the BM25 postings are read. `undefined`
    * when something changed (or there is no index), so building would do work.
    * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version
@@ -225,24 +233,37 @@ export class VectorStoreIndex {
       cacheDir,
       store,
       embedModel,
+      splitter,
       signal,
-    }: { cacheDir?: string; store?: string; embedModel?: Embedder; signal?: AbortSignal },
+    }: {
+      cacheDir?: string;
+      store?: string;
+      embedModel?: Embedder;
+      splitter?: NodeParser;
+      signal?: AbortSignal;
+    },
   ): Promise<IndexBuildStats | undefined> {
-    return readCachedStats(documents, { cacheDir: storeLocation(store, cacheDir), embedModel, signal });
+    return readCachedStats(documents, {
+      cacheDir: storeLocation(store, cacheDir),
+      embedModel,
+      splitter,
+      signal,
+    });
   }
 
   /**
    * The documents (ids, sizes, modification times, hashes) of the index in `cacheDir` that
    * {@link VectorStoreIndex.fromDocumentsCached} would build on with `embedModel`, from the store's `sources` rows;
-   * `undefined` when there is none, or it was built with another embedding model. A document with the same size and
+   * `undefined` when there is none, or it was built with another embedding model or splitter (`splitter`: the one
+   * the build will use, default `BlockSplitter`'s). A document with the same size and
    * modification time as its stored source is not read again: `readDocuments`' `skipRead` can leave its text out.
    * @throws RagsynthError `index_load` when the stored file is corrupt or of another format version
    */
   static async storedSources(
     cacheDir: string,
-    { embedModel, signal }: { embedModel?: Embedder; signal?: AbortSignal },
+    { embedModel, splitter, signal }: { embedModel?: Embedder; splitter?: NodeParser; signal?: AbortSignal },
   ): Promise<IndexSource[] | undefined> {
-    return readStoredSources(storeLocation(undefined, cacheDir), { embedModel, signal });
+    return readStoredSources(storeLocation(undefined, cacheDir), { embedModel, splitter, signal });
   }
 
   /**
@@ -310,7 +331,8 @@ export class VectorStoreIndex {
       throw new IndexSaveError({ path: target, dir, cause: error });
     }
     try {
-      await writeEntries(store, this.embedModel, entries, sources);
+      const splitter = this.#splitterId || ((await this.#store?.meta())?.splitter ?? "");
+      await writeEntries(store, this.embedModel, entries, sources, splitter);
     } catch (error) {
       if (server) throw postgresWriteError(dir, error);
       throw new IndexSaveError({ path: target, dir, cause: error });

@@ -63,6 +63,11 @@ export class BlockSplitter {
     this.#fit = new BlockFit(this.tokenizer);
   }
 
+  /** Its settings as a cached index records them: `block:<chunkSize>/<chunkOverlap>:<tokenizer>`. */
+  get id(): string {
+    return `block:${this.chunkSize}/${this.chunkOverlap}:${this.tokenizer.name}${this.includeMetadata ? "" : ":no-metadata"}`;
+  }
+
   /** Splits documents into nodes with ids `<document id>#<chunk number>`, each with its `metadata.location`. */
   getNodesFromDocuments(documents: readonly TextNode[]): TextNode[] {
     const nodes: TextNode[] = [];

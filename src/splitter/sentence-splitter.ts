@@ -34,6 +34,11 @@ interface Split {
   tokens: number;
 }
 
+/** LlamaIndex's default chunk size, in tokens. */
+export const DEFAULT_CHUNK_SIZE = 1024;
+/** LlamaIndex's default overlap between neighbouring chunks, in tokens. */
+export const DEFAULT_CHUNK_OVERLAP = 200;
+
 /**
  * Splits text into chunks of at most `chunkSize` tokens, keeping paragraphs, then sentences, then
  * clauses together where they fit, with up to `chunkOverlap` tokens repeated between chunks.
@@ -63,8 +68,8 @@ export class SentenceSplitter {
 
   /** @throws InvalidArgumentError for a non-positive `chunkSize`, an overlap above it, or an invalid regex. */
   constructor({
-    chunkSize = 1024,
-    chunkOverlap = 200,
+    chunkSize = DEFAULT_CHUNK_SIZE,
+    chunkOverlap = DEFAULT_CHUNK_OVERLAP,
     separator = " ",
     paragraphSeparator = "\n\n\n",
     secondaryChunkingRegex = "[^,.;。？！]+[,.;。？！]?|[,.;。？！]",
@@ -154,6 +159,12 @@ export class SentenceSplitter {
       });
     }
     return texts.flatMap((text, index) => this.splitTextMetadataAware(text, metadataStrs[index] as string));
+  }
+
+  /** Its settings as a cached index records them: `sentence:<chunkSize>/<chunkOverlap>:<tokenizer>` and its separators. */
+  get id(): string {
+    const separators = JSON.stringify([this.separator, this.paragraphSeparator, this.secondaryChunkingRegex]);
+    return `sentence:${this.chunkSize}/${this.chunkOverlap}:${this.tokenizer.name}${this.includeMetadata ? "" : ":no-metadata"}:${separators}`;
   }
 
   /**

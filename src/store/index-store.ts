@@ -8,6 +8,8 @@ export interface StoreMeta {
   storeVectors: boolean;
   /** The version of the analyzer that made the postings (`LEXICAL_ANALYZER`). */
   analyzer: number;
+  /** The splitter that made the chunks (`NodeParser.id`: `block:1024/200:o200k_base`); "" for a store from before it was kept. */
+  splitter: string;
 }
 
 /** One document as the store knows it: its fingerprint (to skip unchanged files) and its chunk count. */

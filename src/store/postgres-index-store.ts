@@ -152,8 +152,8 @@ export class PostgresIndexStore implements IndexStore {
         `INSERT INTO ${this.#t}.meta (key, value) SELECT * FROM unnest($1::text[], $2::text[])
          ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
         [
-          ["embedderId", "storeVectors", "analyzer"],
-          [meta.embedderId, meta.storeVectors ? "1" : "0", String(meta.analyzer)],
+          ["embedderId", "storeVectors", "analyzer", "splitter"],
+          [meta.embedderId, meta.storeVectors ? "1" : "0", String(meta.analyzer), meta.splitter],
         ],
       );
     });

@@ -90,7 +90,12 @@ describe("dense search on PostgreSQL", () => {
     const scan = await pgliteStore(without, "dense");
     expect(sql.pgvector).toEqual({ available: true });
     expect(scan.pgvector.available).toBe(false);
-    const meta = { embedderId: embedder.id, storeVectors: true, analyzer: LEXICAL_ANALYZER };
+    const meta = {
+      embedderId: embedder.id,
+      storeVectors: true,
+      analyzer: LEXICAL_ANALYZER,
+      splitter: "test",
+    };
     for (const store of [sql, scan]) {
       await store.reset(meta);
       await store.write(await edits());

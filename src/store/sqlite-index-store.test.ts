@@ -10,7 +10,7 @@ import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";
 import { sourceEdit } from "./source-edit.test.util.js";
 
-const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER };
+const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" };
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });

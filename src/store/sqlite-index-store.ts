@@ -88,6 +88,7 @@ export class SqliteIndexStore implements SyncIndexStore {
         this.#sql.setMeta.run("embedderId", meta.embedderId);
         this.#sql.setMeta.run("storeVectors", meta.storeVectors ? "1" : "0");
         this.#sql.setMeta.run("analyzer", String(meta.analyzer));
+        this.#sql.setMeta.run("splitter", meta.splitter);
       })
       .immediate();
   }

@@ -17,7 +17,7 @@ it("keeps the rows and postings of an edited file's chunks that did not change, 
   const dir = mkdtempSync(path.join(tmpdir(), "ragsynth-kept-"));
   dirs.push(dir);
   const store = openSqliteStore(dir);
-  store.reset({ embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER });
+  store.reset({ embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" });
   store.write([sourceEdit("a.md", ["zebra stripe", "retry queue", "the end"])]);
   const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
   const keys = () => db.prepare("SELECT node_id, key FROM chunks ORDER BY position").raw().all();

@@ -8,5 +8,6 @@ export function storeMetaOf(values: ReadonlyMap<string, string>): StoreMeta | un
     embedderId,
     storeVectors: values.get("storeVectors") === "1",
     analyzer: Number(values.get("analyzer")),
+    splitter: values.get("splitter") ?? "",
   };
 }

@@ -56,6 +56,33 @@ describe("ragsynth index", () => {
     expect(JSON.parse(asked.stdout).index.sources.unchanged).toHaveLength(6);
   }, 90_000); // five CLI runs
 
+  it("--chunk-size makes smaller chunks; an index built with another size is built again, the same size reused", async () => {
+    const first = await indexJSON([docs]);
+    const small = await indexJSON([docs, "--chunk-size", "64"]);
+    // Every file is split again (none kept from the 1,024-token build), into more chunks.
+    expect(small.sources.unchanged).toEqual([]);
+    expect(small.chunks).toBeGreaterThan(first.chunks);
+    const again = await indexJSON([docs, "--chunk-size", "64"]);
+    expect(again.sources.unchanged).toHaveLength(6);
+    expect(again.chunks).toBe(small.chunks);
+    const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");
+    const stored = sql(file, (db) => db.prepare("SELECT value FROM meta WHERE key = 'splitter'").get()) as {
+      value: string;
+    };
+    expect(stored.value).toMatch(/^block:64\/12:/);
+    // Back to the default: built again, as many chunks as the first time.
+    const back = await indexJSON([docs]);
+    expect(back.sources.unchanged).toEqual([]);
+    expect(back.chunks).toBe(first.chunks);
+
+    const bad = await runCli(["index", docs, "--chunk-size", "64", "--chunk-overlap", "64"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--chunk-overlap \(64\) must be less than --chunk-size \(64\)/);
+    const zero = await runCli(["ask", docs, "-q", "modes?", "--chunk-size", "0"]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/Expected --chunk-size to be a whole number of at least 1, got "0"/);
+  }, 90_000); // six CLI runs
+
   it("re-indexes unchanged files from the sources table, reading no chunk and no BM25 posting", async () => {
     await indexJSON([docs]);
     const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");

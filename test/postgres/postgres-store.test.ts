@@ -269,7 +269,7 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
 });
 
 const WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"];
-const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER };
+const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" };
 
 /** What BM25 reads, by node id and term (keys differ between stores, content must not). */
 async function contentOf(store: IndexStore) {
