@@ -5,14 +5,15 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReader } from "../reader/formats/registry.js";
 import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
+import type { StoredSource } from "../store/index-store.js";
 import { displayPath } from "../util/display-path.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { IndexSaveError } from "./index-save-error.js";
-import type { IndexSource } from "./index-source.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
+import { readStoredFiles } from "./stored-sources.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
@@ -344,19 +345,16 @@ function sourcePath(path: string, cwd: string): string {
 }
 
 /**
- * The stored index's sources, or `"other-version"` (with a notice) when the cache was written in another index
+ * The stored index's files (fingerprints and chunk counts), or `"other-version"` (with a notice) when the cache was written in another index
  * format: a cache is rebuilt then, not refused. A damaged file of this format still stops the run.
  */
 async function storedSources(
   folder: string,
   { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
-): Promise<IndexSource[] | undefined | "other-version"> {
+): Promise<StoredSource[] | undefined | "other-version"> {
   try {
-    return await VectorStoreIndex.storedSources(folder, {
-      embedModel,
-      ...(splitter ? { splitter } : {}),
-      signal,
-    });
+    // Fingerprints only: the node ids of 10^6 chunks are not what a freshness check needs.
+    return await readStoredFiles(folder, { embedModel, splitter, signal });
   } catch (error) {
     if (!isOtherIndexVersion(error)) throw error;
     onNotice?.({

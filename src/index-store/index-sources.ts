@@ -61,8 +61,8 @@ export function describeSource(
 
 /** Document ids by how `current` compares with `previous`: added, changed, unchanged (by content hash) and removed. */
 export function diffSources(
-  previous: readonly IndexSource[],
-  current: readonly IndexSource[],
+  previous: readonly Pick<IndexSource, "id" | "contentHash">[],
+  current: readonly Pick<IndexSource, "id" | "contentHash">[],
 ): IndexBuildStats["sources"] {
   const before = new Map(previous.map((source) => [source.id, source.contentHash]));
   const now = new Set(current.map((source) => source.id));
