@@ -17,15 +17,39 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { BIN, cli } from "../lib/cli-run.mjs";
 import { ensureCorpus } from "../lib/corpus.mjs";
-import { NOT_BUILT } from "../lib/libs.mjs";
+import { DIST_INDEX, NOT_BUILT } from "../lib/libs.mjs";
 import { fmt, fmtRatio, target } from "../lib/report.mjs";
 
 const QUESTION = "How do I validate a request body against a JSON schema?";
 const MILLION_CHUNK_SIZE = 100;
 const MILLION = `large10 at --chunk-size ${MILLION_CHUNK_SIZE}`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * BM25 alone over the store, as the library runs it: a fresh process loads the index in `cache` and retrieves the
+ * question's top 4 lexically, once (the first query: page cache warm from the asks, code cold) and then `runs`
+ * times (median). No token counting, reading of files or answering: the query itself.
+ */
+function bm25Query(cache, runs) {
+  const script = `
+    const lib = await import(${JSON.stringify(pathToFileURL(DIST_INDEX).href)});
+    const index = await lib.VectorStoreIndex.load(${JSON.stringify(cache)}, { embedModel: new lib.HashingEmbedder() });
+    const retriever = index.asRetriever({ similarityTopK: 4, retrievalMode: "lexical" });
+    const times = [];
+    for (let run = 0; run <= ${runs}; run++) {
+      const started = performance.now();
+      await retriever.retrieve({ query: ${JSON.stringify(QUESTION)} });
+      times.push(performance.now() - started);
+    }
+    console.log(JSON.stringify(times));`;
+  const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  if (out.status !== 0) throw new Error(`the BM25 query script failed: ${out.stderr.slice(-400)}`);
+  const [first, ...warm] = JSON.parse(out.stdout);
+  return { firstMs: first, warmMs: median(warm) };
+}
 
 function dirBytes(dir) {
   return Number(spawnSync("du", ["-sb", dir], { encoding: "utf8" }).stdout.split("\t")[0]);
@@ -89,6 +113,7 @@ function measure(corpus, runs, flags = []) {
       edited.push(ask());
     }
     const ms = (list, key = "ms") => median(list.map((run) => run[key]));
+    const bm25 = bm25Query(cache, runs);
     return {
       textBytes: corpus.bytes,
       files: corpus.files.length,
@@ -99,6 +124,8 @@ function measure(corpus, runs, flags = []) {
       unchangedMs: ms(unchanged),
       editedMs: ms(edited),
       retrieveMs: ms(unchanged, "retrieveMs"),
+      bm25FirstMs: bm25.firstMs,
+      bm25WarmMs: bm25.warmMs,
       askRss: Math.max(...unchanged.map((run) => run.rss), ...edited.map((run) => run.rss)),
     };
   } finally {
@@ -118,6 +145,7 @@ export async function scaleFigure({ quick, runs }) {
     "ask unchanged",
     "ask after an edit",
     "retrieval in the ask",
+    "BM25 query, first / warm",
     "ask peak RSS",
   ];
   if (!existsSync(BIN)) return { id: "scale", title, headers, rows: [["all", NOT_BUILT]], notes: [] };
@@ -149,6 +177,7 @@ export async function scaleFigure({ quick, runs }) {
     `${fmt(r.unchangedMs / 1000, 2)} s`,
     `${fmt(r.editedMs / 1000, 2)} s`,
     `${fmt(r.retrieveMs)} ms`,
+    `${fmt(r.bm25FirstMs)} / ${fmt(r.bm25WarmMs)} ms`,
     `${fmt(r.askRss)} MB`,
   ]);
   const sizes = Object.values(results);
@@ -196,10 +225,10 @@ export async function scaleFigure({ quick, runs }) {
         biggest <= 1.5,
       ),
       target(
-        "scale: retrieval (BM25 over the store) at the largest",
+        "scale: a BM25 query over the store at the largest (first query)",
         "≤ 50 ms",
-        `${fmt(largest.retrieveMs)} ms`,
-        largest.retrieveMs <= 50,
+        `${fmt(largest.bm25FirstMs)} ms (warm ${fmt(largest.bm25WarmMs)} ms)`,
+        largest.bm25FirstMs <= 50,
       ),
     );
   }
@@ -210,7 +239,7 @@ export async function scaleFigure({ quick, runs }) {
     rows,
     targets,
     notes: [
-      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks). large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix; "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
+      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in a fresh process on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`): the first query, then the median of ${runs} more. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix; "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
     ],
     json: results,
   };
