@@ -108,9 +108,10 @@ export function imageOverflow(
   tokens: number,
   maxTokens: number,
   limits: { contextWindow: number; numOutput: number },
+  beside?: string,
 ): ContextOverflowError {
   return ContextOverflowError.forPiece({
-    what: `The ${describeImage(image)}, ${tokens} tokens,`,
+    what: `The ${describeImage(image)}, ${tokens} tokens,${beside ? ` ${beside}` : ""}`,
     tokens,
     room: maxTokens,
     ...limits,

@@ -66,8 +66,11 @@ export interface ContentLane {
   size(template: BasePromptTemplate, budget: BudgetOptions, variable: string): number;
   /** Packs everything against one prompt into as few pieces as fit (tree level 0, accumulate). */
   repack(template: BasePromptTemplate, budget: BudgetOptions, perNode: boolean): PackedContent[];
-  /** @throws ContextOverflowError naming the first image that does not fit `room` on its own */
-  checkImages(room: number): void;
+  /**
+   * @throws ContextOverflowError naming the first image (of those not in `except`) that does not fit `room` on its
+   * own; `beside` names the prompt the room is beside when it is not the plain one.
+   */
+  checkImages(room: number, options?: { except?: ReadonlySet<ContentBlock>; beside?: string }): void;
   /** The variables and call options that put `piece` where `variable` is. */
   place(
     piece: PackedContent,
@@ -218,11 +221,11 @@ function imageLane(context: SynthesizerContext, template: ContentLane["template"
         helper.repackContent(prompt, blocks, budget).map((chunk) => toContent(chunk, offset)),
       );
     },
-    checkImages(room) {
+    checkImages(room, { except, beside } = {}) {
       for (const block of context.blocks) {
-        if (block.type !== "image") continue;
+        if (block.type !== "image" || except?.has(block)) continue;
         const tokens = helper.countImage(block);
-        if (tokens > room) throw imageOverflow(block, tokens, room, limits());
+        if (tokens > room) throw imageOverflow(block, tokens, room, limits(), beside);
       }
     },
     place(piece, variable) {

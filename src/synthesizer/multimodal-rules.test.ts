@@ -45,6 +45,56 @@ describe("the text side's rules hold for images", () => {
     expect(imageCalls(llm)).toHaveLength(1);
   });
 
+  // Found by the multimodal budget property (seed 2038460640): the image fit beside the QA prompt and beside the
+  // refine prompt with a short answer, but not beside an answer of numOutput tokens, which the model then wrote.
+  const wideStrip = () => [
+    { node: new TextNode({ id: "before", text: "alpha" }) },
+    {
+      node: new ImageNode({ id: "strip", image: pngOfSize(1537, 16, { headerOnly: true }), detail: "high" }),
+    },
+    { node: new TextNode({ id: "after", text: "alpha" }) },
+  ];
+  const answerOf = (tokens: number) => () => Array.from({ length: tokens }, () => "text").join(" ");
+
+  it("refuses before the first call an image a refine step may not have room for beside an answer of numOutput tokens", async () => {
+    for (const reply of [answerOf(163), answerOf(1)]) {
+      const llm = new MockLLM({
+        contextWindow: 1200,
+        isChatModel: true,
+        imageInput: "pixels",
+        response: reply,
+      });
+      const error = await getResponseSynthesizer({
+        llm,
+        responseMode: "refine",
+        promptHelper: new PromptHelper({ contextWindow: 1200, numOutput: 163 }),
+      })
+        .synthesize({ query: "What do the figures show?", nodes: wideStrip() })
+        .catch((caught: unknown) => caught);
+      expect(ContextOverflowError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/node strip\), 765 tokens, in a refine step/);
+      expect((error as Error).message).toMatch(/up to numOutput 163 tokens/);
+      expect(llm.calls).toHaveLength(0);
+    }
+  });
+
+  it("does not hold the first step's images to the refine step's room", async () => {
+    // compact packs all three nodes into the QA step: no refine step, so the same image is sent.
+    const llm = new MockLLM({
+      contextWindow: 1200,
+      isChatModel: true,
+      imageInput: "pixels",
+      response: answerOf(163),
+    });
+    await getResponseSynthesizer({
+      llm,
+      responseMode: "compact",
+      promptHelper: new PromptHelper({ contextWindow: 1200, numOutput: 163 }),
+    }).synthesize({ query: "What do the figures show?", nodes: wideStrip() });
+    expect(llm.calls).toHaveLength(1);
+    expect(imageCalls(llm)).toHaveLength(1);
+  });
+
   it("warns before the first call when numOutput is over half the window", async () => {
     const llm = vision({ response: "A picture." });
     const { events, onEvent } = recordEvents();

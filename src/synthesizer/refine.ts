@@ -58,17 +58,52 @@ function roomForStep(
 }
 
 /**
- * Images cannot be cut: one that does not fit beside the QA prompt fits no step, so it is named before any call.
- * The refine steps' room is checked with the real answer so far, step by step, as for text: a worst-case answer
- * of `numOutput` tokens would refuse runs whose real answers are short (the large-`numOutput` warning says so).
+ * Images cannot be cut, so every image is checked before the first call: those the first (QA) step takes beside the
+ * QA prompt, and every later one beside the refine prompt with an answer of `numOutput` tokens, the longest the model
+ * may write. Checked with the real answer instead, a run could stop after calls were paid for because the model
+ * wrote an answer it was allowed to write. Text is still packed step by step beside the real answer (text can be
+ * cut, so short answers leave more room and no run is refused for a long answer that never came).
+ * Which images the first step takes is found by packing it on fresh takers, as the run will.
  */
 function checkImagesFit(
   context: SynthesizerContext,
   lane: ContentLane,
+  perNode: boolean,
   budgetFor: (variables: TemplateVariables) => BudgetOptions,
 ): void {
-  const budget = budgetFor({ query_str: context.query });
-  lane.checkImages(lane.room(lane.template("qa"), budget, "context_str").available);
+  const qa = lane.room(lane.template("qa"), budgetFor({ query_str: context.query }), "context_str").available;
+  lane.checkImages(qa);
+  const takers = lane.takers(perNode).filter((taker) => !taker.done);
+  const first = takers[0]?.next(qa);
+  if (!takers.some((taker) => !taker.done)) return;
+  const { numOutput } = context.promptHelper;
+  let room = 0;
+  try {
+    room = lane.room(
+      lane.template("refine"),
+      budgetFor({ query_str: context.query, existing_answer: answerOfTokens(context, numOutput) }),
+      "context_msg",
+    ).available;
+  } catch (error) {
+    // The refine prompt with such an answer leaves no room: any image in a later step is refused below.
+    if (!ContextOverflowError.isInstance(error)) throw error;
+  }
+  lane.checkImages(room, {
+    except: new Set(first?.blocks ?? []),
+    beside: `in a refine step (beside the answer so far, up to numOutput ${numOutput} tokens),`,
+  });
+}
+
+/** A stand-in answer of at least `tokens` tokens by the run's tokenizer (" x" is one token in the GPT encodings). */
+function answerOfTokens(context: SynthesizerContext, tokens: number): string {
+  const { tokenizer } = context.promptHelper;
+  let answer = " x".repeat(tokens).trimStart();
+  // A tokenizer that merges the repeats gets more of them, a few rounds at most.
+  for (let round = 0, counted = tokenizer.count(answer); counted < tokens && round < 8; round++) {
+    answer += " x".repeat(tokens - counted);
+    counted = tokenizer.count(answer);
+  }
+  return answer;
 }
 
 /**
@@ -137,8 +172,9 @@ async function runRefine<T>(
   const budgetFor = (variables: TemplateVariables) =>
     context.budget({ variables, ...(responseFormat ? { responseFormat } : {}) });
 
-  const takers = lane.takers(context.mode !== "compact").filter((taker) => !taker.done);
-  if (lane.images) checkImagesFit(context, lane, budgetFor);
+  const perNode = context.mode !== "compact";
+  const takers = lane.takers(perNode).filter((taker) => !taker.done);
+  if (lane.images) checkImagesFit(context, lane, perNode, budgetFor);
   warnLargeNumOutput(context);
 
   const state: RefineState<T> = { answer: undefined, answerCallId: undefined, object: undefined, step: 0 };
