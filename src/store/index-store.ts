@@ -60,8 +60,8 @@ export interface LexicalStatistics {
 /** A term's postings: chunk keys ascending, with the term's frequency and the chunk's length. */
 export interface TermPostings {
   keys: Int32Array | number[];
-  frequencies: number[];
-  lengths: number[];
+  frequencies: Int32Array | number[];
+  lengths: Int32Array | number[];
 }
 
 /** Chunk keys with their scores, best first: what a store that ranks in its engine returns. */

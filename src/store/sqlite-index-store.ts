@@ -11,7 +11,7 @@ import type {
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
-import { PostingsBatch, readPostings } from "./sqlite-postings.js";
+import { PostingsBatch, type PostingsBlockRow, readPostings } from "./sqlite-postings.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import { storeMetaOf } from "./store-meta.js";
 
@@ -159,7 +159,7 @@ export class SqliteIndexStore implements SyncIndexStore {
   }
 
   postings(term: string): TermPostings | undefined {
-    return readPostings(this.#sql.postingBlocks.pluck().all(term) as Buffer[], this.location);
+    return readPostings(this.#sql.postingBlocks.all(term) as PostingsBlockRow[], this.location);
   }
 
   chunks(keys: readonly number[]): StoredChunk[] {

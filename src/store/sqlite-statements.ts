@@ -63,7 +63,7 @@ export class SqliteStatements {
       "UPDATE stats SET documents = documents + ?, total_length = total_length + ? WHERE id = 0",
     );
     this.termFrequency = db.prepare("SELECT sum(count) FROM postings WHERE term = ?");
-    this.postingBlocks = db.prepare("SELECT block FROM postings WHERE term = ? ORDER BY first_key");
+    this.postingBlocks = db.prepare("SELECT count, block FROM postings WHERE term = ? ORDER BY first_key");
     this.lastBlock = db.prepare(
       "SELECT first_key, count, block FROM postings WHERE term = ? ORDER BY first_key DESC LIMIT 1",
     );

@@ -3,6 +3,7 @@ import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { type LexicalHit, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
 import type { TextNode } from "../schema/text-node.js";
+import { bm25TopKeys } from "./bm25-top-keys.js";
 import type { IndexStore } from "./index-store.js";
 
 /** BM25 over a store, as `LexicalIndex` scores it; hits carry node ids, whose nodes `getNode` then gives. */
@@ -64,31 +65,12 @@ export function createStoreLexicalSearch(
     if (documents === 0) return [];
     const averageLength = totalLength / documents || 1;
     const lists = [];
-    let maxKey = -1;
     for (const term of terms) {
       const postings = await store.postings(term);
-      if (!postings || postings.keys.length === 0) continue;
-      lists.push(postings);
-      // A term's keys ascend: its last is its largest.
-      maxKey = Math.max(maxKey, postings.keys[postings.keys.length - 1] as number);
+      if (postings && postings.keys.length > 0) lists.push(postings);
     }
-    // Scores summed in an array indexed by chunk key, not a Map: at 10^6 chunks a common query term has 10^5
-    // postings, and a Map's get/set per posting was most of the search. Every addend is positive (the IDF is
-    // log(1 + …) and tf ≥ 1), so a zero marks a chunk not yet touched; the sums are made in the same order as before.
-    const scores = new Float64Array(maxKey + 1);
-    const touched: number[] = [];
-    for (const { keys, frequencies, lengths } of lists) {
-      const idf = idfOf(keys.length, documents);
-      for (let index = 0; index < keys.length; index++) {
-        const key = keys[index] as number;
-        const tf = frequencies[index] as number;
-        const norm = k1 * (1 - b + (b * (lengths[index] as number)) / averageLength);
-        if (scores[key] === 0) touched.push(key);
-        scores[key] = (scores[key] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
-      }
-    }
-    const best = topKeys(touched, scores, topK);
-    return hitsOf(best, new Map(best.map((key) => [key, scores[key] as number])));
+    const best = bm25TopKeys(lists, { documents, averageLength, topK, k1, b });
+    return hitsOf(best.keys, best.scores);
   }
 
   async function hitsOf(best: number[], scores: ReadonlyMap<number, number>): Promise<LexicalHit[]> {
@@ -99,24 +81,4 @@ export function createStoreLexicalSearch(
     }
     return hits;
   }
-}
-
-/** Of the `keys` scored in `scores` (by key), the `k` with the highest positive score, best first, ties by key. */
-function topKeys(keys: readonly number[], scores: Float64Array, k: number): number[] {
-  const better = (left: number, right: number) => {
-    const a = scores[left] as number;
-    const b = scores[right] as number;
-    return a > b || (a === b && left < right);
-  };
-  const best: number[] = [];
-  for (const key of keys) {
-    const score = scores[key] as number;
-    if (!(score > 0)) continue;
-    if (best.length === k && !better(key, best[k - 1] as number)) continue;
-    let index = best.length;
-    while (index > 0 && better(key, best[index - 1] as number)) index--;
-    best.splice(index, 0, key);
-    if (best.length > k) best.pop();
-  }
-  return best;
 }

@@ -1,0 +1,103 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { bm25TopKeys } from "./bm25-top-keys.js";
+import type { TermPostings } from "./index-store.js";
+
+const K1 = 1.2;
+const B = 0.6;
+
+/** Every posting of every list scored, summed in list order: what the pruned ranking must equal exactly. */
+function fullScoring(lists: TermPostings[], documents: number, averageLength: number, topK: number) {
+  const scores = new Map<number, number>();
+  for (const { keys, frequencies, lengths } of lists) {
+    const idf = Math.log(1 + (documents - keys.length + 0.5) / (keys.length + 0.5));
+    for (let at = 0; at < keys.length; at++) {
+      const tf = frequencies[at] as number;
+      const norm = K1 * (1 - B + (B * (lengths[at] as number)) / averageLength);
+      const key = keys[at] as number;
+      scores.set(key, (scores.get(key) ?? 0) + (idf * tf * (K1 + 1)) / (tf + norm));
+    }
+  }
+  return [...scores]
+    .sort(([leftKey, left], [rightKey, right]) => right - left || leftKey - rightKey)
+    .slice(0, topK);
+}
+
+/** A corpus of `documents` chunks, each holding each term with the term's probability, as postings lists. */
+function corpus(documents: number, chances: number[], seed: number) {
+  let state = seed >>> 0 || 1;
+  const random = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+  const lists: TermPostings[] = chances.map(() => ({ keys: [], frequencies: [], lengths: [] }));
+  let totalLength = 0;
+  for (let key = 0; key < documents; key++) {
+    const length = 5 + Math.floor(random() * 60);
+    totalLength += length;
+    for (const [term, chance] of chances.entries()) {
+      if (random() >= chance) continue;
+      const list = lists[term] as { keys: number[]; frequencies: number[]; lengths: number[] };
+      list.keys.push(key);
+      list.frequencies.push(1 + Math.floor(random() * random() * 6));
+      list.lengths.push(length);
+    }
+  }
+  return { lists: lists.filter((list) => list.keys.length > 0), averageLength: totalLength / documents };
+}
+
+describe("bm25TopKeys", () => {
+  it("ranks exactly as scoring every posting: the same keys, ties by key, and bit-identical scores", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 400 }),
+        fc.array(fc.oneof(fc.double({ min: 0.001, max: 0.08 }), fc.double({ min: 0.1, max: 1 })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer(),
+        (documents, chances, topK, seed) => {
+          const { lists, averageLength } = corpus(documents, chances, seed);
+          const got = bm25TopKeys(lists, { documents, averageLength, topK, k1: K1, b: B });
+          const expected = fullScoring(lists, documents, averageLength, topK);
+          expect(got.keys).toEqual(expected.map(([key]) => key));
+          for (const [key, score] of expected) expect(Object.is(got.scores.get(key), score)).toBe(true);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("skips a common term's postings in chunks no rarer term found, when they cannot reach the top k", () => {
+    // 20,000 chunks: "common" in about 30% of them, two rare terms in about 1% each.
+    const { lists, averageLength } = corpus(20_000, [0.01, 0.3, 0.01], 7);
+    const total = lists.reduce((sum, list) => sum + list.keys.length, 0);
+    const got = bm25TopKeys(lists, { documents: 20_000, averageLength, topK: 4, k1: K1, b: B });
+    const expected = fullScoring(lists, 20_000, averageLength, 4);
+    expect(got.keys).toEqual(expected.map(([key]) => key));
+    const rare = (lists[0]?.keys.length ?? 0) + (lists[2]?.keys.length ?? 0);
+    // The rare postings, and the common term's only where a rare term is: far fewer than all.
+    expect(got.scored).toBeLessThanOrEqual(2 * rare);
+    expect(got.scored).toBeLessThan(total / 2);
+  });
+
+  it("scores the common terms everywhere when a chunk only they reach could still be among the best", () => {
+    // Two common terms that together outscore the one rare term's chunk: the best chunks hold only them.
+    const documents = 1_000;
+    const common = (every: number): TermPostings => {
+      const keys = [];
+      for (let key = 0; key < documents; key += every) keys.push(key);
+      return { keys, frequencies: keys.map(() => 5), lengths: keys.map(() => 3) };
+    };
+    const rare: TermPostings = { keys: [501], frequencies: [1], lengths: [200] };
+    const lists = [common(3), rare, common(4)];
+    const got = bm25TopKeys(lists, { documents, averageLength: 20, topK: 3, k1: K1, b: B });
+    const expected = fullScoring(lists, documents, 20, 3);
+    expect(got.keys).toEqual(expected.map(([key]) => key));
+    expect(got.keys).toEqual([0, 12, 24]);
+    expect(got.scored).toBe(lists.reduce((sum, list) => sum + list.keys.length, 0));
+  });
+});
