@@ -79,4 +79,27 @@ describe("resolveInsideRoots", () => {
       code: "missing",
     });
   });
+
+  it("takes a walk's real path when lstat finds a regular file there, and resolves in full when it does not", async () => {
+    const walked = await resolveInsideRoots(join(docs, "a.md"), roots, join(docs, "a.md"));
+    expect(walked).toMatchObject({ ok: true, realPath: join(docs, "a.md") });
+    expect(walked.ok && walked.stats.isFile()).toBe(true);
+    // The walk saw a regular file, a link out stands there now: resolved in full, and refused.
+    expect(await resolveInsideRoots(join(docs, "leak.md"), roots, join(docs, "leak.md"))).toMatchObject({
+      ok: false,
+      code: "outside_roots",
+    });
+    // A walked path is held to the roots and the system folders as a resolved one is.
+    expect(
+      await resolveInsideRoots(join(outside, "secret.txt"), roots, join(outside, "secret.txt")),
+    ).toMatchObject({ ok: false, code: "outside_roots" });
+    expect(await resolveInsideRoots("/proc/self/status", ["/"], "/proc/self/status")).toMatchObject({
+      ok: false,
+      code: "not_a_file",
+    });
+    expect(await resolveInsideRoots(join(docs, "gone.md"), roots, join(docs, "gone.md"))).toMatchObject({
+      ok: false,
+      code: "missing",
+    });
+  });
 });

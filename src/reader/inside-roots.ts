@@ -1,4 +1,4 @@
-import { realpathSync, type Stats, statSync } from "node:fs";
+import { lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 
@@ -19,11 +19,27 @@ const SYSTEM_FOLDERS = process.platform === "win32" ? [] : ["/proc", "/sys", "/d
  * link followed) and must then lie inside one of `realRoots` (themselves real paths, from {@link realRoots}) and be a
  * regular file. So a symlink that leads out of the documents folder, `/proc/self/environ`, a device, a FIFO or a
  * socket is refused, whatever the name it is reached by. Files under `/proc`, `/sys` and `/dev` are refused always.
+ *
+ * `walkedRealPath` is the real path a folder walk saw for the file (its folder's real path and the name the folder
+ * listed as a regular file). When `lstat` still finds a regular file there (not a link), that path is checked as
+ * the resolved one, one system call instead of `realpath`'s call per path component plus a `stat`: at 6,000 files
+ * that was a sixth of an unchanged ask. Anything else there (a link now, gone) is resolved in full as above. A folder
+ * on the way swapped for a link after the walk is the race `realpath` then `open` has too.
  */
 export async function resolveInsideRoots(
   candidate: string,
   roots: readonly string[],
+  walkedRealPath?: string,
 ): Promise<InsideRootsResult> {
+  const seen = walkedRealPath === undefined ? undefined : regularFileAt(walkedRealPath);
+  if (seen)
+    return (
+      placeOf(walkedRealPath as string, roots) ?? {
+        ok: true,
+        realPath: walkedRealPath as string,
+        stats: seen,
+      }
+    );
   let real: string;
   try {
     real = realpathSync.native(candidate);
@@ -40,16 +56,8 @@ export async function resolveInsideRoots(
       ? { ok: false, code: "missing", reason: "no such file" }
       : { ok: false, code: "unreadable", reason: `could not be resolved (${code ?? "error"})` };
   }
-  if (SYSTEM_FOLDERS.some((folder) => isInside(real, folder))) {
-    return { ok: false, code: "not_a_file", reason: `a system file (${real}), never read` };
-  }
-  if (!roots.some((root) => isInside(real, root))) {
-    return {
-      ok: false,
-      code: "outside_roots",
-      reason: "leads outside the folders given (a symbolic link out, or ../)",
-    };
-  }
+  const refused = placeOf(real, roots);
+  if (refused) return refused;
   let stats: Stats;
   try {
     stats = statSync(real);
@@ -64,6 +72,31 @@ export async function resolveInsideRoots(
     return { ok: false, code: "not_a_file", reason: "not a regular file (a device, FIFO, socket or folder)" };
   }
   return { ok: true, realPath: real, stats };
+}
+
+/** Why a real path may not be read for where it lies (a system folder, outside the roots), or undefined. */
+function placeOf(real: string, roots: readonly string[]): InsideRootsResult | undefined {
+  if (SYSTEM_FOLDERS.some((folder) => isInside(real, folder))) {
+    return { ok: false, code: "not_a_file", reason: `a system file (${real}), never read` };
+  }
+  if (!roots.some((root) => isInside(real, root))) {
+    return {
+      ok: false,
+      code: "outside_roots",
+      reason: "leads outside the folders given (a symbolic link out, or ../)",
+    };
+  }
+  return undefined;
+}
+
+/** The `lstat` of `real` when it is a regular file (a link is not), else undefined. */
+function regularFileAt(real: string): Stats | undefined {
+  try {
+    const stats = lstatSync(real);
+    return stats.isFile() ? stats : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The real paths of the roots the user gave (a file root stands for itself). Missing roots are left out. */

@@ -144,7 +144,7 @@ export async function listDocuments(
     walked.files,
     EXAMINE_CONCURRENCY,
     signal ?? new AbortController().signal,
-    (file) => examineWalkedFile(file.absolute, file.displayPath, context(file)),
+    (file) => examineWalkedFile(file.absolute, file.displayPath, context(file), file.realPath),
   );
   const documents: TextNode[] = [];
   const formats: Record<string, number> = {};

@@ -68,12 +68,13 @@ export async function examineWalkedFile(
   absolute: string,
   displayPath: string,
   context: ReadFileContext,
+  walkedRealPath?: string,
 ): Promise<FileOutcome | { examined: ExaminedFile; realPath: string }> {
   const skip = (code: SkipCode, reason: string, realPath?: string): FileOutcome => ({
     skipped: { path: displayPath, code, reason },
     ...(realPath ? { realPath } : {}),
   });
-  const inside = await resolveInsideRoots(absolute, context.allowedRoots);
+  const inside = await resolveInsideRoots(absolute, context.allowedRoots, walkedRealPath);
   if (!inside.ok) {
     if (inside.code === "missing") return skip("unreadable", "vanished while being read (no such file)");
     return skip(inside.code, inside.reason);

@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { readDocuments } from "./read-documents.js";
+import { walkFiles } from "./walk-files.js";
 
 let root: string;
 
@@ -195,5 +196,27 @@ describe("overlapping paths given", () => {
     ]);
     expect(ids(documents)).toEqual(["docs/a.md", "docs/sub/b.md"]);
     expect(skips(skipped)).toEqual([["docs/.hidden.md", "ignored"]]);
+  });
+});
+
+describe("walkFiles", () => {
+  it("gives each regular file the real path it saw (its folder's, joined), and none to a file reached by a link", async () => {
+    await write("sub/a.md");
+    await symlink(path.join(root, "sub", "a.md"), path.join(root, "alias.md"));
+    const real = await realpath(root);
+    const { files } = await walkFiles([{ absolute: root, displayPath: root, stats: await stat(root) }], {
+      recursive: true,
+      hidden: false,
+      noIgnore: false,
+      followSymlinks: false,
+      include: undefined,
+      exclude: undefined,
+      extensions: undefined,
+      signal: undefined,
+    });
+    expect(files.map((file) => [path.relative(root, file.displayPath), file.realPath])).toEqual([
+      ["alias.md", undefined],
+      ["sub/a.md", path.join(real, "sub", "a.md")],
+    ]);
   });
 });

@@ -40,6 +40,11 @@ export interface WalkedFile {
   /** The path as walked (through links, not resolved). */
   absolute: string;
   displayPath: string;
+  /**
+   * The real path the walk saw, for an entry its folder listed as a regular file (not a link): the folder's real
+   * path joined with the name. The read checks it with one `lstat` instead of resolving the path again.
+   */
+  realPath?: string;
 }
 
 /** What {@link walkFiles} found. */
@@ -137,7 +142,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
         else if (!options.recursive) leave("not_recursive", "subfolder (recursive is false)");
         else await walk(absolute, real, entryDisplay, relative, rules, inner);
       } else if (isFile) {
-        files.push({ absolute, displayPath: entryDisplay });
+        files.push({ absolute, displayPath: entryDisplay, ...(target ? {} : { realPath: real }) });
       } else {
         leave("not_a_file", "not a regular file (a device, FIFO or socket)");
       }
