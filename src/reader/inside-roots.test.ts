@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import path, { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isInside, realRoots, resolveInsideRoots } from "./inside-roots.js";
 
@@ -101,5 +102,31 @@ describe("resolveInsideRoots", () => {
       ok: false,
       code: "missing",
     });
+  });
+});
+
+describe("isInside's prefix test", () => {
+  it("answers as path.relative does, for any POSIX paths (dots, empty segments, trailing slashes)", () => {
+    /** The rule as `path.relative` gives it, the one the prefix test stands in for. */
+    const byRelative = (real: string, root: string) => {
+      if (real === root) return true;
+      const relative = path.relative(root, real);
+      return (
+        relative !== "" && relative !== ".." && !relative.startsWith("../") && !path.isAbsolute(relative)
+      );
+    };
+    const segment = fc.constantFrom("a", "b", "ab", "..", ".", "", "..x", "x..", ".a", "a.b");
+    const posix = fc
+      .array(segment, { maxLength: 5 })
+      .chain((segments) => fc.constantFrom(`/${segments.join("/")}`, `/${segments.join("/")}/`));
+    fc.assert(
+      fc.property(posix, posix, (real, root) => {
+        expect(isInside(real, root), `${real} in ${root}`).toBe(byRelative(real, root));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(isInside("/docs/..hidden.md", "/docs")).toBe(true);
+    expect(isInside("/docs-sibling/a", "/docs")).toBe(false);
+    expect(isInside("/docs/a", "/")).toBe(true);
   });
 });

@@ -107,9 +107,23 @@ export async function realRoots(paths: readonly string[]): Promise<string[]> {
   return resolved.filter((root): root is string => root !== undefined);
 }
 
+/** A POSIX path `path.relative` would normalize first: a `.` or `..` segment, an empty one, a trailing slash. */
+const NOT_NORMAL = /\/\/|(^|\/)\.\.?(\/|$)|.\/$/;
+
 /** True when `real` is `root` or lies below it (both real, absolute paths). */
 export function isInside(real: string, root: string): boolean {
   if (real === root) return true;
+  // Two normal absolute POSIX paths: inside exactly when `real` starts with `root` and a separator. A prefix test,
+  // where `path.relative` resolves both paths: it runs a few times per file read, 6,000 files a walk.
+  if (
+    path.sep === "/" &&
+    real.startsWith("/") &&
+    root.startsWith("/") &&
+    !NOT_NORMAL.test(real) &&
+    !NOT_NORMAL.test(root)
+  ) {
+    return real.startsWith(root === "/" ? root : `${root}/`);
+  }
   const relative = path.relative(root, real);
   // `..hidden.png` lies inside; only `..` as a whole first segment leads out.
   return (

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
 import { decodeText, paragraphBlocks } from "./plain-text.js";
@@ -35,6 +36,28 @@ describe("createReaderRegistry", () => {
     expect(registry.readerFor("README.md.gz")?.reader.format).toBe("md-gzip");
     expect(registry.readerFor("changelog.Debian.gz")?.reader.format).toBe("gzip");
     expect(registry.readerFor("a.txt")?.reader.format).toBe("text");
+  });
+
+  it("takes the longest ending a name has after at least one character, for any name", () => {
+    const registry = createReaderRegistry({ readers: { ".tar.md": BUILT_IN_READERS[0] as DocumentReader } });
+    const endings = registry.endings.map((entry) => entry.ending);
+    /** The rule: of the endings the name ends with, and is longer than, the longest. */
+    const longest = (name: string) =>
+      endings
+        .filter((ending) => name.toLowerCase().endsWith(ending) && name.length > ending.length)
+        .sort((left, right) => right.length - left.length)[0];
+    const part = fc.constantFrom(...endings, ".", "..", "a", "README", ".TAR", "x.y", "");
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 4 }), (parts) => {
+        const name = parts.join("");
+        const expected = longest(name);
+        const chosen = registry.readerFor(name);
+        expect(chosen?.id, name).toBe(
+          expected === undefined ? undefined : registry.readerFor(`x${expected}`)?.id,
+        );
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it("rejects a malformed reader or ending with a typed error", () => {

@@ -90,11 +90,17 @@ export function createReaderRegistry({
   for (const [ending, reader] of Object.entries(checkOverrides(readers))) {
     table.set(normalizeEnding(ending), { reader, id: `${reader.format}@custom` });
   }
-  const byLength = [...table.keys()].sort((left, right) => right.length - left.length);
+  /**
+   * The reader of the longest ending the name has after at least one character: every ending starts with a dot, so
+   * the name's suffixes from each of its dots (but a first one) are looked up, longest first.
+   */
   function readerFor(fileName: string): ChosenReader | undefined {
     const name = fileName.toLowerCase();
-    const ending = byLength.find((candidate) => name.endsWith(candidate) && name.length > candidate.length);
-    return ending === undefined ? undefined : table.get(ending);
+    for (let dot = name.indexOf(".", 1); dot !== -1; dot = name.indexOf(".", dot + 1)) {
+      const chosen = table.get(name.slice(dot));
+      if (chosen) return chosen;
+    }
+    return undefined;
   }
   return {
     readerFor,
