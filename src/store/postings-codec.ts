@@ -35,25 +35,6 @@ class VarintWriter {
   }
 }
 
-/** Calls `each` with every varint of `bytes` in order; false when the bytes end inside a varint. */
-function readVarints(bytes: Uint8Array, each: (value: number) => void): boolean {
-  let value = 0;
-  let scale = 1;
-  for (let index = 0; index < bytes.length; index++) {
-    const byte = bytes[index] as number;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) {
-      each(value);
-      value = 0;
-      scale = 1;
-    } else {
-      scale *= 0x80;
-      if (scale > 2 ** 49) return false;
-    }
-  }
-  return scale === 1;
-}
-
 /** The block of these postings (keys ascending). */
 export function encodePostings(
   { keys, frequencies, lengths }: PostingsList,
@@ -72,17 +53,70 @@ export function encodePostings(
   return writer.bytes();
 }
 
-/** Appends the postings of `block` to `into`; false when the bytes are not a block (a damaged row). */
-export function decodePostings(block: Uint8Array, into: PostingsList): boolean {
-  let field = 0;
+/** Postings decoded into typed arrays (a term's blocks, one after another). */
+export interface PostingsArrays {
+  keys: Int32Array;
+  frequencies: Int32Array;
+  lengths: Int32Array;
+}
+
+/**
+ * Decodes the `count` postings of `block` into `into` from index `at`, in one pass and with no call per value: at
+ * 10^6 chunks a common term has 3 × 10^5 postings, read on every query that names it. Returns why the bytes are not
+ * such a block (they hold more postings, fewer, end inside one, or a key past 2^31 − 1), or undefined when they are.
+ */
+export function decodePostingsInto(
+  block: Uint8Array,
+  count: number,
+  into: PostingsArrays,
+  at: number,
+): "more postings than its count" | "not readable" | undefined {
+  const { keys, frequencies, lengths } = into;
+  const end = at + count;
+  let next = at;
   let key = 0;
-  const read = readVarints(block, (value) => {
+  let field = 0;
+  let value = 0;
+  let scale = 1;
+  for (let index = 0; index < block.length; index++) {
+    const byte = block[index] as number;
+    value += (byte & 0x7f) * scale;
+    if (byte >= 0x80) {
+      scale *= 0x80;
+      if (scale > 2 ** 28) return "not readable";
+      continue;
+    }
+    if (next === end) return "more postings than its count";
     if (field === 0) {
       key += value;
-      into.keys.push(key);
-    } else if (field === 1) into.frequencies.push(value);
-    else into.lengths.push(value);
-    field = (field + 1) % 3;
-  });
-  return read && field === 0;
+      if (key > 0x7fffffff) return "not readable";
+      keys[next] = key;
+    } else if (field === 1) frequencies[next] = value;
+    else lengths[next++] = value;
+    field = field === 2 ? 0 : field + 1;
+    value = 0;
+    scale = 1;
+  }
+  return next === end && field === 0 && scale === 1 ? undefined : "not readable";
+}
+
+/** Appends the postings of `block` to `into`; false when the bytes are not a block (a damaged row). */
+export function decodePostings(block: Uint8Array, into: PostingsList): boolean {
+  // A posting is three varints, each ending on a byte below 0x80.
+  let ends = 0;
+  for (const byte of block) if (byte < 0x80) ends++;
+  if (ends % 3 !== 0) return false;
+  const count = ends / 3;
+  const arrays = {
+    keys: new Int32Array(count),
+    frequencies: new Int32Array(count),
+    lengths: new Int32Array(count),
+  };
+  if (decodePostingsInto(block, count, arrays, 0) !== undefined) return false;
+  for (let index = 0; index < count; index++) {
+    into.keys.push(arrays.keys[index] as number);
+    into.frequencies.push(arrays.frequencies[index] as number);
+    into.lengths.push(arrays.lengths[index] as number);
+  }
+  return true;
 }

@@ -1,6 +1,6 @@
 import type { TermPostings } from "./index-store.js";
 import { damaged } from "./node-row.js";
-import { decodePostings, encodePostings, type PostingsList } from "./postings-codec.js";
+import { decodePostings, decodePostingsInto, encodePostings, type PostingsList } from "./postings-codec.js";
 import type { SqliteStatements } from "./sqlite-statements.js";
 
 /** A term's new postings join its last block while that holds fewer than this many, else start a new block. */
@@ -164,45 +164,27 @@ export interface PostingsBlockRow {
 }
 
 /**
- * The postings of one term from its blocks (in key order), or undefined when it has none. Decoded straight into
- * typed arrays sized by the blocks' counts: at 10^6 chunks a common term has 3 × 10^5 postings, and a push per value
- * through a callback was a third of a BM25 query. A block that does not hold exactly its `count` postings is damage.
+ * The postings of one term from its blocks (in key order), or undefined when it has none: decoded straight into
+ * typed arrays sized by the blocks' counts. A block that does not hold exactly its `count` postings is damage.
  */
 export function readPostings(blocks: readonly PostingsBlockRow[], where: string): TermPostings | undefined {
   if (blocks.length === 0) return undefined;
   let total = 0;
   for (const { count } of blocks) total += count;
-  const keys = new Int32Array(total);
-  const frequencies = new Int32Array(total);
-  const lengths = new Int32Array(total);
+  const arrays = {
+    keys: new Int32Array(total),
+    frequencies: new Int32Array(total),
+    lengths: new Int32Array(total),
+  };
   let at = 0;
   for (const { count, block } of blocks) {
-    const end = at + count;
-    let key = 0;
-    let field = 0;
-    let value = 0;
-    let scale = 1;
-    for (let index = 0; index < block.length; index++) {
-      const byte = block[index] as number;
-      value += (byte & 0x7f) * scale;
-      if (byte >= 0x80) {
-        scale *= 0x80;
-        if (scale > 2 ** 28) throw damaged(where, "a postings block that is not readable");
-        continue;
-      }
-      if (at === end) throw damaged(where, "a postings block that holds more postings than its count");
-      if (field === 0) {
-        key += value;
-        if (key > 0x7fffffff) throw damaged(where, "a postings block that is not readable");
-        keys[at] = key;
-      } else if (field === 1) frequencies[at] = value;
-      else lengths[at++] = value;
-      field = field === 2 ? 0 : field + 1;
-      value = 0;
-      scale = 1;
-    }
-    if (at !== end || field !== 0 || scale !== 1)
-      throw damaged(where, "a postings block that is not readable");
+    const wrong = decodePostingsInto(block, count, arrays, at);
+    if (wrong)
+      throw damaged(
+        where,
+        `a postings block that ${wrong === "not readable" ? "is not readable" : `holds ${wrong}`}`,
+      );
+    at += count;
   }
-  return { keys, frequencies, lengths };
+  return arrays;
 }
