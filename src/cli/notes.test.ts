@@ -65,6 +65,38 @@ describe("imageStep", () => {
   });
 });
 
+describe("notes on skipped images", () => {
+  const badges = ["npm/v", "npm/dm", "node/v"].map((badge) => ({
+    src: `https://img.shields.io/${badge}/raw-body.svg`,
+    nodeId: "docs/raw-body.md#0",
+    code: "remote" as const,
+    reason: "a remote image (not fetched, and not sent unless remote is set)",
+  }));
+  const outside = {
+    src: "../secret.png",
+    nodeId: "docs/a.md#0",
+    code: "outside_roots" as const,
+    reason: "leads outside the folders given (a symbolic link out, or ../)",
+  };
+  const report = { attach: true, attached: 0, withheld: 0, skipped: [...badges, outside] };
+
+  it("are one line per reason, the first image named, a single one named alone", () => {
+    expect(imageNotes(report, vision, false)).toEqual([
+      "ragsynth: note: 3 images skipped: a remote image (the CLI neither fetches nor sends remote images) (the first: https://img.shields.io/npm/v/raw-body.svg in docs/raw-body.md#0; -v lists them).",
+      "ragsynth: note: image ../secret.png (in docs/a.md#0) skipped: leads outside the folders given (a symbolic link out, or ../).",
+      "ragsynth: note: the answer comes from the text of those chunks.",
+    ]);
+  });
+
+  it("name every image with -v", () => {
+    const notes = imageNotes(report, vision, true);
+    expect(notes.filter((note) => note.startsWith("ragsynth: note: image "))).toHaveLength(4);
+    expect(notes[0]).toBe(
+      "ragsynth: note: image https://img.shields.io/npm/v/raw-body.svg (in docs/raw-body.md#0) skipped: a remote image (the CLI neither fetches nor sends remote images).",
+    );
+  });
+});
+
 describe("optimizer fallbacks", () => {
   it("are noted once on stderr", () => {
     expect(optimizerNotes([OPTIMIZER_FALLBACK_EVENT])).toEqual([

@@ -2,6 +2,7 @@ import type { RagsynthEvent } from "../events/events.js";
 import { fallbackCount } from "../events/step-listing.js";
 import type { LLMMetadata } from "../llm/types.js";
 import type { ImageReport } from "../postprocessor/image-step.js";
+import type { SkippedImage } from "../reader/image-guard.js";
 import { plural } from "../util/format-numbers.js";
 
 // The notes ask and plan print on stderr about what the run did with images and the optimizer's cutoffs.
@@ -11,17 +12,26 @@ export function attachesImages(vision: boolean, metadata: LLMMetadata): boolean 
   return vision || metadata.imageInput === "captions";
 }
 
-/** The notes `ask` prints about images: each one skipped (five unless verbose), how many went, how many did not. */
+/**
+ * The notes `ask` prints about images: the images skipped, one line per reason (a single image named, several counted
+ * with the first named; `-v` names each), then how many went and how many did not. READMEs carry a row of badges,
+ * so one line per image would bury the answer under notes.
+ */
 export function imageNotes(report: ImageReport, metadata: LLMMetadata, verbose: boolean): string[] {
   const notes: string[] = [];
-  const shown = verbose ? report.skipped : report.skipped.slice(0, 5);
-  for (const skipped of shown) {
-    notes.push(`ragsynth: note: image ${skipped.src} (in ${skipped.nodeId}) skipped: ${skipped.reason}.`);
-  }
-  if (shown.length < report.skipped.length) {
-    notes.push(
-      `ragsynth: note: ${report.skipped.length - shown.length} more images skipped (-v lists them).`,
-    );
+  if (verbose) {
+    for (const skipped of report.skipped) notes.push(skippedNote(skipped));
+  } else {
+    for (const group of groupBy(report.skipped, (skipped) => skipped.code)) {
+      const [first] = group as [SkippedImage, ...SkippedImage[]];
+      if (group.length === 1) {
+        notes.push(skippedNote(first));
+        continue;
+      }
+      notes.push(
+        `ragsynth: note: ${group.length} images skipped: ${cliReason(first)} (the first: ${first.src} in ${first.nodeId}; -v lists them).`,
+      );
+    }
   }
   if (report.skipped.length > 0)
     notes.push("ragsynth: note: the answer comes from the text of those chunks.");
@@ -37,6 +47,27 @@ export function imageNotes(report: ImageReport, metadata: LLMMetadata, verbose: 
     );
   }
   return notes;
+}
+
+function skippedNote(skipped: SkippedImage): string {
+  return `ragsynth: note: image ${skipped.src} (in ${skipped.nodeId}) skipped: ${cliReason(skipped)}.`;
+}
+
+// The guard's reason for a remote image names the library's `remote` option, which the CLI does not offer.
+function cliReason(skipped: SkippedImage): string {
+  return skipped.code === "remote"
+    ? "a remote image (the CLI neither fetches nor sends remote images)"
+    : skipped.reason;
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): T[][] {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return [...groups.values()];
 }
 
 /** A stderr note when the optimizer's threshold let nothing through in some chunks. */
