@@ -142,13 +142,15 @@ export function saveTokenizerCache(): void {
   if (dir === undefined) return;
   for (const [name, memo] of counts) {
     if (memo.counted === 0) continue;
-    savePieceCounts(memo, name, dir);
-    // A run that counted many new pieces (an index) also adds every piece it holds to the table: sorting and
-    // writing it costs ~0.1 s per 100k pieces, too much for an ask that counted a few.
+    // A run that counted many new pieces (an index) adds every piece it holds to the table: sorting and writing
+    // it costs ~0.1 s per 100k pieces, too much for an ask that counted a few.
+    let tabled = false;
     if (memo.counted >= TABLE_SAVE_MIN_COUNTED) {
       const { pieces, counts: pieceCounts } = memo.recent(Number.POSITIVE_INFINITY);
-      savePieceCountTable(dir, name, pieces, pieceCounts);
+      tabled = savePieceCountTable(dir, name, pieces, pieceCounts);
     }
+    // The recent file keeps what the table lacks, so no run loads into its memo pieces the table holds.
+    savePieceCounts(memo, name, dir, tabled ? "none" : "not-in-table");
   }
 }
 

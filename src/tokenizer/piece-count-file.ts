@@ -8,17 +8,19 @@ import type { TokenizerName } from "./tokenizer.js";
 const require = createRequire(import.meta.url);
 
 /**
- * The most pieces a file keeps: the most recently used. Loading costs a v8.deserialize and a map insert per piece,
- * so the cap keeps a full file well below the cost of loading a rank table (BENCHMARKS.md's import figure times an
- * ask with a full file, and one that loads the table). Real documentation has ~40k distinct pieces per million
- * tokens: a folder of docs fits.
+ * The most pieces a file keeps: the most recently used. Loading costs a v8.deserialize and a map insert per piece
+ * (~30 ms for a full file), so the file keeps only what the table of all pieces (piece-count-table.ts, looked up in
+ * place, nothing loaded per piece) lacks: the pieces counted since an index last wrote the table. Without a table
+ * (no index yet) it is the only store, and the cap keeps a full file below the cost of loading a rank table
+ * (BENCHMARKS.md's import figure times an ask with a full file, and one that loads the table).
  */
 export const MAX_SAVED_PIECES = 65_536;
 
 // "RSPC", then a checksum of the rest, then V8's serialization of the body below.
 const MAGIC = 0x43505352;
 const HEADER_BYTES = 8;
-const FORMAT = 1;
+// 2: the file holds only pieces the table lacks (1 held the 65,536 most recent, seeded into every run).
+const FORMAT = 2;
 
 interface Body {
   format: number;
@@ -36,7 +38,9 @@ interface Body {
 function fileOf(dir: string, name: TokenizerName): { file: string; prefix: string; suffix: string } {
   const prefix = `piece-counts-${name}-`;
   const suffix = ".v8";
-  return { file: join(dir, `${prefix}${tokenizerVersion()}${suffix}`), prefix, suffix };
+  // The format in the name too: a file of another format is never read (a full format-1 file cost a read and a
+  // deserialize before its body was found foreign), and the first write of this one removes it.
+  return { file: join(dir, `${prefix}${tokenizerVersion()}-f${FORMAT}${suffix}`), prefix, suffix };
 }
 
 function tokenizerVersion(): string {
@@ -75,10 +79,20 @@ export function seedPieceCounts(memo: PieceCounts, name: TokenizerName, dir: str
 
 /**
  * Writes `memo`'s most recent pieces (at most {@link MAX_SAVED_PIECES}) to `dir` for `name`, replacing the file
- * whole, and removes the file of another gpt-tokenizer version. Returns false when it could not be written.
+ * whole, and removes the file of another gpt-tokenizer version. `which`: every piece held, those the table did not
+ * answer (it holds the others), or none (the run has just written every piece it holds into the table). Returns
+ * false when it could not be written.
  */
-export function savePieceCounts(memo: PieceCounts, name: TokenizerName, dir: string): boolean {
-  const { pieces, counts } = memo.recent(MAX_SAVED_PIECES);
+export function savePieceCounts(
+  memo: PieceCounts,
+  name: TokenizerName,
+  dir: string,
+  which: "all" | "not-in-table" | "none" = "all",
+): boolean {
+  const { pieces, counts } =
+    which === "none"
+      ? { pieces: [], counts: [] }
+      : memo.recent(MAX_SAVED_PIECES, { exceptKnown: which === "not-in-table" });
   const body: Body = {
     format: FORMAT,
     encoding: name,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runInFreshProcess } from "../util/fresh-process.test.util.js";
-import { MAX_SAVED_PIECES } from "./piece-count-file.js";
+import { MAX_SAVED_PIECES, seedPieceCounts } from "./piece-count-file.js";
 import { PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
 import { PieceCounts } from "./piece-counts.js";
 
@@ -66,6 +66,10 @@ describe("the piece count table", () => {
     expect(counts.count(" new")).toBe(1);
     expect(asked).toEqual([" new"]);
     expect(counts.counted).toBe(1);
+    // What the table answered is left out of the pieces saved beside it, with every count unchanged.
+    expect(counts.recent(10)).toEqual({ pieces: [" new", " known"], counts: [1, 7] });
+    expect(counts.recent(10, { exceptKnown: true })).toEqual({ pieces: [" new"], counts: [1] });
+    expect(counts.count(" known")).toBe(7);
   });
 });
 
@@ -112,5 +116,22 @@ console.log(JSON.stringify({ count, tableLoaded }));`;
     const all = MAX_SAVED_PIECES + 2000;
     expect(runInFreshProcess(probe(dir, all))).toEqual({ count: exact(words(all)), tableLoaded: true });
     expect(runInFreshProcess(probe(dir, 200))).toEqual({ count: exact(words(200)), tableLoaded: false });
+  }, 60_000);
+
+  it("keeps in the recent pieces only what the table lacks, so a run loads no piece the table holds", () => {
+    const { countTokens } = require("gpt-tokenizer/cjs/encoding/cl100k_base") as {
+      countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+    };
+    const exact = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+    const recentSaved = () => seedPieceCounts(new PieceCounts(() => 1), "cl100k_base", dir);
+    // An index-sized run writes every piece into the table, and none into the recent file.
+    expect(runInFreshProcess(probe(dir, 3000))).toEqual({ count: exact(words(3000)), tableLoaded: true });
+    expect(recentSaved()).toBe(0);
+    // An ask-sized run meeting five new pieces counts them (loading the rank table) and keeps only those.
+    expect(runInFreshProcess(probe(dir, 3005))).toEqual({ count: exact(words(3005)), tableLoaded: true });
+    expect(recentSaved()).toBe(5);
+    // The next run finds the five in the recent file and the rest in the table: no rank table, the same count.
+    expect(runInFreshProcess(probe(dir, 3005))).toEqual({ count: exact(words(3005)), tableLoaded: false });
+    expect(recentSaved()).toBe(5);
   }, 60_000);
 });

@@ -9,6 +9,11 @@ export const MAX_CACHED_PIECE = 128;
 // one); this one holds it without growing with the input.
 const CACHE_GENERATION = 200_000;
 
+// A held count that `known` answered carries this flag (a piece of at most MAX_CACHED_PIECE characters has far fewer
+// tokens than it), so the saved recent pieces can leave out what the table of all pieces already holds.
+const FROM_KNOWN = 0x1_0000;
+const COUNT_MASK = 0xffff;
+
 /** Private to the tokenizer folder: a built-in tokenizer's own piece counts, shared with every TokenIndex. */
 export const PIECE_COUNTS: unique symbol = Symbol("ragsynth.pieceCounts");
 
@@ -32,16 +37,18 @@ export class PieceCounts {
   /** The tokens of `piece` on its own. */
   count(piece: string): number {
     if (piece.length > MAX_CACHED_PIECE) return this.#count(piece);
-    let tokens = this.#cache.get(piece);
-    if (tokens === undefined) {
-      tokens = this.#known?.(piece);
-      if (tokens === undefined) {
-        tokens = this.#count(piece);
+    let held = this.#cache.get(piece);
+    if (held === undefined) {
+      const known = this.#known?.(piece);
+      if (known === undefined) {
+        held = this.#count(piece);
         this.#counted++;
+      } else {
+        held = known | FROM_KNOWN;
       }
-      this.#cache.set(ownCopy(piece), tokens);
+      this.#cache.set(ownCopy(piece), held);
     }
-    return tokens;
+    return held & COUNT_MASK;
   }
 
   /**
@@ -57,13 +64,18 @@ export class PieceCounts {
     }
   }
 
-  /** Up to `limit` pieces held with their counts, the most recently used first. */
-  recent(limit: number): { pieces: string[]; counts: number[] } {
+  /**
+   * Up to `limit` pieces held with their counts, the most recently used first; with `exceptKnown`, only those that
+   * `known` did not answer (it holds the others already).
+   */
+  recent(limit: number, { exceptKnown = false } = {}): { pieces: string[]; counts: number[] } {
     const pieces: string[] = [];
     const counts: number[] = [];
-    for (const [piece, tokens] of this.#cache.recent(limit)) {
+    for (const [piece, held] of this.#cache.recent(exceptKnown ? Number.POSITIVE_INFINITY : limit)) {
+      if (pieces.length >= limit) break;
+      if (exceptKnown && held & FROM_KNOWN) continue;
       pieces.push(piece);
-      counts.push(tokens);
+      counts.push(held & COUNT_MASK);
     }
     return { pieces, counts };
   }
