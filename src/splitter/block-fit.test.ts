@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { setDocumentBlocks } from "../reader/document-blocks.js";
 import { markdownBlocks } from "../reader/formats/markdown.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
@@ -169,6 +169,36 @@ describe("BlockFit", () => {
       expect(fit.tokens(block)).toBe(tokenizer.count(renderBlock(block)));
     // Three answers from the BlockFit, plus the three counts this test took itself to check them.
     expect(counted.filter((text) => text === renderBlock(block))).toHaveLength(4);
+  });
+});
+
+describe("BlockFit on a block that cannot fit", () => {
+  it("counts it only until it passes the budget, and not again for a smaller one", () => {
+    const tokenizer = resolveTokenizer("cl100k_base");
+    const long: DocumentBlock = { kind: "paragraph", text: "word ".repeat(20_000).trim() };
+    const short: DocumentBlock = { kind: "paragraph", text: "A short paragraph." };
+    const whole = vi.spyOn(tokenizer, "count");
+    const upTo = vi.spyOn(tokenizer, "countUpTo");
+    try {
+      const fit = new BlockFit(tokenizer);
+      expect(fit.fits([long], 100)).toBe(false);
+      expect(fit.fits([short, long], 100)).toBe(false);
+      expect(fit.fits([long], 50)).toBe(false);
+      // The long block counted once, up to 100 tokens (not its 20,000), and the short one once; nothing whole.
+      expect(whole).not.toHaveBeenCalled();
+      expect(upTo.mock.calls.map(([text, limit]) => [text.length, limit])).toEqual([
+        [renderBlock(long).length, 100],
+        [renderBlock(short).length + 2, 100],
+      ]);
+      expect(upTo.mock.results[0]?.value).toBeGreaterThan(100);
+      expect(upTo.mock.results[0]?.value).toBeLessThan(20_000);
+      // Its own count, when asked for, is still exact.
+      whole.mockClear();
+      expect(fit.tokens(long)).toBe(tokenizer.count(renderBlock(long)));
+    } finally {
+      whole.mockRestore();
+      upTo.mockRestore();
+    }
   });
 });
 

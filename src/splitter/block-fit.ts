@@ -9,6 +9,8 @@ import { blockJoiner, renderBlock, renderBlocks } from "./block-sections.js";
 interface Counted {
   text: string;
   counts: Array<number | undefined | null>;
+  /** Per joiner, a count known only to pass this (counting stopped there): the text did not fit a smaller budget. */
+  floors: Array<number | undefined>;
   /** The tokenizer's count of `text` alone, once asked for ({@link BlockFit.tokens}). */
   tokens?: number;
 }
@@ -67,7 +69,7 @@ export class BlockFit {
       if (next && !cut.allows(counted.text, this.#block(next).text)) return undefined;
       length += counted.text.length + after.length;
       if (over) continue;
-      const count = this.#count(counted, cut.side === "after" ? after : before, cut.side);
+      const count = this.#count(counted, cut.side === "after" ? after : before, cut.side, budget - sum);
       if (count === undefined) return undefined;
       sum += count;
       // Counts are never negative: past the budget, the rest only has to be checked for exact cuts.
@@ -80,20 +82,29 @@ export class BlockFit {
   #block(block: DocumentBlock): Counted {
     let counted = this.#counted.get(block);
     if (!counted) {
-      counted = { text: renderBlock(block), counts: [] };
+      counted = { text: renderBlock(block), counts: [], floors: [] };
       this.#counted.set(block, counted);
     }
     return counted;
   }
 
-  #count(counted: Counted, joiner: string, side: "before" | "after"): number | undefined {
+  // The count of the block's text with `joiner` on `side`: exact when at most `limit`, else a number over `limit`
+  // (counting stops there: a block that cannot fit is not counted to its end, and a long one was counted whole up
+  // to three times, once per joiner, only to be turned down). Undefined when the parts' counts may not add up.
+  #count(counted: Counted, joiner: string, side: "before" | "after", limit: number): number | undefined {
     const slot = JOINERS.indexOf(joiner as (typeof JOINERS)[number]);
-    let count = counted.counts[slot];
-    if (count === undefined) {
-      const text = side === "after" ? counted.text + joiner : joiner + counted.text;
-      count = cutsOnlyAtPieceStarts(text) ? this.#tokenizer.count(text) : null;
-      counted.counts[slot] = count;
+    const count = counted.counts[slot];
+    if (count !== undefined) return count ?? undefined;
+    const floor = counted.floors[slot];
+    if (floor !== undefined && floor > limit) return floor;
+    const text = side === "after" ? counted.text + joiner : joiner + counted.text;
+    if (!cutsOnlyAtPieceStarts(text)) {
+      counted.counts[slot] = null;
+      return undefined;
     }
-    return count ?? undefined;
+    const tokens = countUpTo(this.#tokenizer, text, Math.max(0, limit));
+    if (tokens > limit) counted.floors[slot] = tokens;
+    else counted.counts[slot] = tokens;
+    return tokens;
   }
 }
