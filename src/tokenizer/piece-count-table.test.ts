@@ -1,7 +1,9 @@
+import { rmSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runInFreshProcess } from "../util/fresh-process.test.util.js";
 import { MAX_SAVED_PIECES, seedPieceCounts } from "./piece-count-file.js";
@@ -39,6 +41,59 @@ describe("the piece count table", () => {
     savePieceCountTable(dir, "cl100k_base", [" c"], [3]);
     const table = PieceCountTable.open(dir, "cl100k_base");
     expect([" a", " b", " c", " d"].map((piece) => table?.get(piece))).toEqual([1, 2, 3, undefined]);
+  });
+
+  it("merges a run's pieces into the table as a merge of both, sorted, would (the run's count winning)", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(" a", " b", " ab", "\ud800", "\ud800x", "😀", "\n", " "),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 6 }),
+    );
+    const entries = fc.uniqueArray(fc.tuple(piece, fc.integer({ min: 1, max: 9 })), {
+      selector: ([text]) => text,
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(entries, entries, fc.integer({ min: 0, max: 50 }), (before, run, keep) => {
+        rmSync(join(dir, `piece-table-cl100k_base-${version}.bin`), { force: true });
+        const old = savePieceCountTable(
+          dir,
+          "cl100k_base",
+          before.map(([text]) => text),
+          before.map(([, n]) => n),
+        );
+        expect(old).toBe(true);
+        const table = PieceCountTable.open(dir, "cl100k_base") as PieceCountTable;
+        // The reference: the run's pieces, then the table's others in its order up to `keep`, sorted.
+        const fresh = new Map(run);
+        const expected = new Map(fresh);
+        let kept = 0;
+        const { pieces, counts } = table.entries();
+        pieces.forEach((text, index) => {
+          if (fresh.has(text) || kept >= keep) return;
+          kept++;
+          expected.set(text, counts[index] as number);
+        });
+        const sorted = [...fresh.keys()].sort();
+        const merged = table.mergedWith(sorted, fresh, keep);
+        const got = [...merged.counts].map((count, index) => [
+          String.fromCharCode(...merged.text.subarray(merged.offsets[index], merged.offsets[index + 1])),
+          count,
+        ]);
+        expect(got).toEqual([...expected.keys()].sort().map((text) => [text, expected.get(text)]));
+        // And through the file, with no cap in reach.
+        savePieceCountTable(
+          dir,
+          "cl100k_base",
+          run.map(([text]) => text),
+          run.map(([, n]) => n),
+        );
+        const written = PieceCountTable.open(dir, "cl100k_base") as PieceCountTable;
+        const all = new Map([...before, ...run]);
+        expect(written.entries().pieces).toEqual([...all.keys()].sort());
+        for (const [text, count] of all) expect(written.get(text)).toBe(count);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("is passed over when damaged", async () => {

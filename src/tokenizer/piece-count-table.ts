@@ -61,6 +61,11 @@ export class PieceCountTable {
     return new PieceCountTable(offsets, counts, text);
   }
 
+  /** A table of no pieces. */
+  static empty(): PieceCountTable {
+    return new PieceCountTable(new Uint32Array(1), new Uint16Array(0), new Uint16Array(0));
+  }
+
   /** Pieces held. */
   get size(): number {
     return this.#counts.length;
@@ -91,12 +96,71 @@ export class PieceCountTable {
     return { pieces, counts };
   }
 
+  /**
+   * The table's pieces merged with `sorted` (distinct pieces in code unit order, with `counts`): a piece of both
+   * takes `counts`', and of this table's others the first `keep` in its order stay. The two sorted runs are merged
+   * as UTF-16 code units, so no string is made of a piece of this table (a table of ~500k pieces made as strings
+   * took ~1.6 s and ~200 MB at the end of every index run that wrote it).
+   */
+  mergedWith(
+    sorted: readonly string[],
+    counts: ReadonlyMap<string, number>,
+    keep: number,
+  ): { offsets: Uint32Array; counts: Uint16Array; text: Uint16Array } {
+    let freshChars = 0;
+    for (const piece of sorted) freshChars += piece.length;
+    const capacity = sorted.length + Math.min(keep, this.size);
+    const outOffsets = new Uint32Array(capacity + 1);
+    const outCounts = new Uint16Array(capacity);
+    const outText = new Uint16Array(freshChars + this.#text.length);
+    let size = 0;
+    let chars = 0;
+    const emitFresh = (piece: string) => {
+      outOffsets[size] = chars;
+      outCounts[size] = counts.get(piece) as number;
+      for (let at = 0; at < piece.length; at++) outText[chars + at] = piece.charCodeAt(at);
+      chars += piece.length;
+      size++;
+    };
+    let kept = 0;
+    const emitOld = (index: number) => {
+      if (kept >= keep) return;
+      kept++;
+      const start = this.#offsets[index] as number;
+      const end = this.#offsets[index + 1] as number;
+      outOffsets[size] = chars;
+      outCounts[size] = this.#counts[index] as number;
+      outText.set(this.#text.subarray(start, end), chars);
+      chars += end - start;
+      size++;
+    };
+    let next = 0;
+    let index = 0;
+    while (next < sorted.length || index < this.size) {
+      if (index >= this.size) emitFresh(sorted[next++] as string);
+      else if (next >= sorted.length) emitOld(index++);
+      else {
+        const order = this.#compare(sorted[next] as string, index);
+        if (order < 0) emitFresh(sorted[next++] as string);
+        else if (order > 0) emitOld(index++);
+        else {
+          emitFresh(sorted[next++] as string);
+          index++;
+        }
+      }
+    }
+    outOffsets[size] = chars;
+    return {
+      offsets: outOffsets.subarray(0, size + 1),
+      counts: outCounts.subarray(0, size),
+      text: outText.subarray(0, chars),
+    };
+  }
+
   #piece(index: number): string {
-    const start = this.#offsets[index] as number;
-    const end = this.#offsets[index + 1] as number;
-    let piece = "";
-    for (let at = start; at < end; at++) piece += String.fromCharCode(this.#text[at] as number);
-    return piece;
+    return String.fromCharCode(
+      ...this.#text.subarray(this.#offsets[index] as number, this.#offsets[index + 1] as number),
+    );
   }
 
   // Code unit order, as Array.prototype.sort orders strings.
@@ -122,34 +186,31 @@ export function savePieceCountTable(
   pieces: readonly string[],
   counts: ArrayLike<number>,
 ): boolean {
-  const merged = new Map<string, number>();
-  for (let index = 0; index < pieces.length && merged.size < MAX_TABLE_PIECES; index++)
-    merged.set(pieces[index] as string, counts[index] as number);
-  const old = PieceCountTable.open(dir, name)?.entries();
-  if (old) {
-    for (let index = 0; index < old.pieces.length && merged.size < MAX_TABLE_PIECES; index++) {
-      const piece = old.pieces[index] as string;
-      if (!merged.has(piece)) merged.set(piece, old.counts[index] as number);
-    }
+  const fresh = new Map<string, number>();
+  for (let index = 0; index < pieces.length && fresh.size < MAX_TABLE_PIECES; index++) {
+    const piece = pieces[index] as string;
+    if (!fresh.has(piece)) fresh.set(piece, counts[index] as number);
   }
-  const sorted = [...merged.keys()].sort();
-  const size = sorted.length;
-  let chars = 0;
-  for (const piece of sorted) chars += piece.length;
+  const sorted = [...fresh.keys()].sort();
+  const merged = (PieceCountTable.open(dir, name) ?? PieceCountTable.empty()).mergedWith(
+    sorted,
+    fresh,
+    MAX_TABLE_PIECES - sorted.length,
+  );
+  const size = merged.counts.length;
   const offsetsBytes = 4 * (size + 1);
   const countsBytes = padded(2 * size);
-  const data = Buffer.alloc(HEADER_BYTES + offsetsBytes + countsBytes + 2 * chars);
+  const data = Buffer.alloc(HEADER_BYTES + offsetsBytes + countsBytes + 2 * merged.text.length);
   data.writeUInt32LE(MAGIC, 0);
   data.writeUInt32LE(size, 8);
-  let offset = 0;
-  for (const [index, piece] of sorted.entries()) {
-    data.writeUInt32LE(offset, HEADER_BYTES + 4 * index);
-    data.writeUInt16LE(merged.get(piece) as number, HEADER_BYTES + offsetsBytes + 2 * index);
-    const textStart = HEADER_BYTES + offsetsBytes + countsBytes + 2 * offset;
-    for (let at = 0; at < piece.length; at++) data.writeUInt16LE(piece.charCodeAt(at), textStart + 2 * at);
-    offset += piece.length;
-  }
-  data.writeUInt32LE(offset, HEADER_BYTES + 4 * size);
+  // Written through typed arrays, as the reader reads them (in the machine's byte order).
+  new Uint32Array(data.buffer, data.byteOffset + HEADER_BYTES, size + 1).set(merged.offsets);
+  new Uint16Array(data.buffer, data.byteOffset + HEADER_BYTES + offsetsBytes, size).set(merged.counts);
+  new Uint16Array(
+    data.buffer,
+    data.byteOffset + HEADER_BYTES + offsetsBytes + countsBytes,
+    merged.text.length,
+  ).set(merged.text);
   data.writeUInt32LE(checksum(data.subarray(8)), 4);
   const { file, prefix, suffix } = fileOf(dir, name);
   return writeCache(file, [prefix, suffix], data);
