@@ -88,6 +88,40 @@ describe("fromDocumentsCached with readDocument", () => {
     await eager.close();
   });
 
+  it("reads fewer documents ahead when their files are large (a few MB of files at most)", async () => {
+    // The most reads running at once, each read settling a few milliseconds after it starts.
+    const mostAtOnce = async (fileSize: number, name: string) => {
+      const full = Array.from({ length: 12 }, (_, index) => {
+        const document = fullDocument(index);
+        document.metadata.file_size = fileSize;
+        return document;
+      });
+      const byId = new Map(full.map((document) => [document.id, document]));
+      let running = 0;
+      let most = 0;
+      const index = await VectorStoreIndex.fromDocumentsCached(full.map(listed), {
+        cacheDir: join(dir, name),
+        splitter: splitter(),
+        readDocument: async (document) => {
+          running++;
+          most = Math.max(most, running);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          running--;
+          return byId.get(document.id);
+        },
+      });
+      expect(index.buildStats.sources.added).toHaveLength(12);
+      await index.close();
+      return most;
+    };
+    // Small files: the one being split waits on its read with four more ahead of it.
+    expect(await mostAtOnce(10_000, "small")).toBe(5);
+    // 3 MB PDFs: one ahead at most (two would pass 4 MB).
+    expect(await mostAtOnce(3_000_000, "large")).toBe(2);
+    // 5 MB: none ahead, only the one asked for.
+    expect(await mostAtOnce(5_000_000, "larger")).toBe(1);
+  });
+
   it("leaves out a document that cannot be read, and removes its stored rows", async () => {
     const full = Array.from({ length: 3 }, (_, index) => fullDocument(index));
     const cacheDir = join(dir, "index");

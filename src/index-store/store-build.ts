@@ -26,6 +26,12 @@ const GROUP_CHUNKS = 256;
 export const GROUP_CHUNKS_UNEMBEDDED = 512;
 /** Documents read ahead of the one being split (`readDocument`), so a file's read overlaps the splitting before it. */
 const READ_AHEAD = 4;
+/**
+ * Bytes of files (their size on disk) read ahead at most: the document asked for is always read, the ones after it
+ * only while the reads started ahead of it stay under this. Reading a PDF holds a few tens of times its size (PDF.js's objects), and
+ * four large PDFs in flight took a first index of Debian's TeX Live docs (308 PDFs) to ~800 MB.
+ */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link updateStore}. */
 export type UpdateStoreOptions = FromDocumentsOptions & {
@@ -318,10 +324,24 @@ function readingAhead(
 ): { next(index: number): Promise<TextNode | undefined> } {
   if (!readDocument) return { next: async (index) => pending[index] };
   const started = new Map<number, Promise<TextNode | undefined>>();
+  const sizeOf = (index: number) => {
+    const size = (pending[index] as TextNode).metadata.file_size;
+    return typeof size === "number" && size > 0 ? size : 0;
+  };
   let ahead = 0;
+  // The sizes of the reads started ahead of the document asked for, not yet asked for themselves.
+  const aheadSizes = new Map<number, number>();
+  let aheadBytes = 0;
   return {
     next(index) {
+      aheadBytes -= aheadSizes.get(index) ?? 0;
+      aheadSizes.delete(index);
       for (; ahead < pending.length && ahead <= index + READ_AHEAD; ahead++) {
+        if (ahead > index) {
+          if (aheadBytes + sizeOf(ahead) > READ_AHEAD_BYTES) break;
+          aheadSizes.set(ahead, sizeOf(ahead));
+          aheadBytes += sizeOf(ahead);
+        }
         const read = readDocument(pending[ahead] as TextNode);
         read.catch(() => {});
         started.set(ahead, read);
