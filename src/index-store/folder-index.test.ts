@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
@@ -12,6 +12,7 @@ import {
   refreshFolderIndex,
 } from "./folder-index.js";
 import { countSkipped } from "./folder-index-stats.js";
+import { SKIPPED_READS_FILE } from "./skipped-reads.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -71,6 +72,41 @@ describe("openFolderIndex", () => {
     const rebuilt = await refreshFolderIndex(options(["docs"]));
     expect(rebuilt.index).toBeDefined();
     expect(rebuilt.stats.sources.changed).toHaveLength(1);
+  });
+
+  it("reports files it read and skipped before without reading them again, while they keep size, time and reader", async () => {
+    const folder = await docs();
+    const blob = join(folder, "blob.bin");
+    const latin = join(folder, "latin1.txt");
+    await writeFile(blob, Buffer.from([0, 1, 2, 0, 0, 255]));
+    await writeFile(latin, Buffer.from("caf\xe9 cr\xe8me", "latin1"));
+    // Another working folder than the process's: files go by their absolute paths.
+    const skips = (stats: { skipped: { path: string; code: string }[] }) =>
+      stats.skipped.map(({ path, code }) => `${code} ${relative(dir, path)}`);
+    const first = await openFolderIndex(options(["docs"]));
+    await folderIndexSaved(first);
+    expect(skips(first.stats)).toEqual(["binary docs/blob.bin", "invalid_utf8 docs/latin1.txt"]);
+    const kept = () => readFile(join(folder, ".ragsynth", SKIPPED_READS_FILE), "utf8").then(JSON.parse);
+    expect(Object.keys((await kept()).files)).toEqual([blob, latin]);
+
+    // Text now, but the same size and modification time: the index trusts both, as it does for its own files, so
+    // the file is reported as before, which shows it was not read.
+    const { mtime } = await stat(blob);
+    await writeFile(blob, "hello!");
+    await utimes(blob, mtime, mtime);
+    const again = await refreshFolderIndex(options(["docs"]));
+    expect(again.index).toBeUndefined();
+    expect(skips(again.stats)).toEqual(["binary docs/blob.bin", "invalid_utf8 docs/latin1.txt"]);
+    expect(again.stats.skipped[0]?.reason).toBe("binary file (contains NUL bytes)");
+
+    // Changed: read again, and indexed now that it is UTF-8; removed: forgotten.
+    await writeFile(latin, "café crème, now in UTF-8");
+    await rm(blob);
+    const changed = await refreshFolderIndex(options(["docs"]));
+    expect(changed.stats.sources.added).toEqual([latin]);
+    expect(changed.stats.skipped).toEqual([]);
+    await changed.index?.close();
+    await expect(kept()).rejects.toThrow(/ENOENT/);
   });
 
   it("refuses a folder with nothing to read, saying what was skipped", async () => {

@@ -11,6 +11,7 @@ import { sha256Hex } from "../util/sha256.js";
 import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { IndexSaveError } from "./index-save-error.js";
+import { loadSkippedReads, remembersSkip, type SkippedRead, saveSkippedReads } from "./skipped-reads.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
 import { readStoredFiles } from "./stored-sources.js";
@@ -87,6 +88,8 @@ export interface FolderRead {
   stats(build: IndexBuildStats): FolderIndexStats;
   /** The error to throw when every file listed turned out unreadable, so nothing was indexed. */
   nothingRead(): RagsynthError;
+  /** Keeps the files this run read and skipped beside the index (once it is written), so the next run does not. */
+  keepSkippedReads(): void;
 }
 
 const CACHE_DIR_NAME = ".ragsynth";
@@ -133,6 +136,11 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   const known = new Map(
     (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
   );
+  // Files earlier runs read and skipped (binary, not UTF-8…), kept beside a cache folder's index: reported again
+  // unread while they keep their size, time and reader. The skips of this run are kept for the next.
+  const skippedBefore =
+    options.store === undefined && !rebuild ? loadSkippedReads(folder) : new Map<string, SkippedRead>();
+  const skippedNow = new Map<string, SkippedRead>();
   const { readAs, ...walkOptions } = walk;
   const listing = await listDocuments(given, {
     ...walkOptions,
@@ -141,7 +149,13 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
     skipRead: ({ path, size, lastModifiedAt, reader }) => {
       const source = known.get(path);
-      return source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader;
+      if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
+        return true;
+      const before = skippedBefore.get(path);
+      if (before?.size !== size || before.lastModifiedAt !== lastModifiedAt || before.reader !== reader)
+        return false;
+      skippedNow.set(path, before);
+      return { code: before.code, reason: before.reason };
     },
   });
   // Our own cache folder is no news.
@@ -154,7 +168,19 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   const unreadable = new Set<string>();
   const readDocument = async (document: TextNode) => {
     const read = await listing.read(document);
-    if (read === undefined) unreadable.add(document.id);
+    if (read === undefined) {
+      unreadable.add(document.id);
+      const why = listing.whySkipped(document);
+      const { file_size: size, last_modified_at: lastModifiedAt, reader } = document.metadata;
+      if (
+        why &&
+        remembersSkip(why.code) &&
+        typeof size === "number" &&
+        typeof lastModifiedAt === "string" &&
+        typeof reader === "string"
+      )
+        skippedNow.set(document.id, { size, lastModifiedAt, reader, code: why.code, reason: why.reason });
+    }
     return read;
   };
   const stats = (build: IndexBuildStats) => {
@@ -182,6 +208,9 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     rebuild,
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
+    keepSkippedReads: () => {
+      if (options.store === undefined) saveSkippedReads(folder, skippedNow, skippedBefore);
+    },
   };
 }
 
@@ -202,6 +231,7 @@ export async function buildFolderIndex(
     rebuild,
     stats,
     nothingRead,
+    keepSkippedReads,
   }: FolderRead,
   {
     persist,
@@ -242,6 +272,7 @@ export async function buildFolderIndex(
     return { index, embedModel, stats: stats(index.buildStats), saveError: error };
   }
   const built = stats(index.buildStats);
+  keepSkippedReads();
   if (built.files === 0) {
     await index.close();
     throw nothingRead();
@@ -278,7 +309,10 @@ export async function refreshFolderIndex(
       ...(splitter ? { splitter } : {}),
       signal,
     });
-    if (current) return { embedModel, stats: read.stats(current) };
+    if (current) {
+      read.keepSkippedReads();
+      return { embedModel, stats: read.stats(current) };
+    }
   }
   return buildFolderIndex(read, { persist: "await", signal, progress });
 }

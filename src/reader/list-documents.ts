@@ -6,7 +6,13 @@ import type { TextNode } from "../schema/text-node.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
 import { createReaderRegistry, normalizeEnding, type ReaderOverrides } from "./formats/registry.js";
 import { DEFAULT_READER_LIMITS } from "./formats/types.js";
-import { type ExaminedFile, examineWalkedFile, type ReadFileContext, readExaminedFile } from "./read-file.js";
+import {
+  type ExaminedFile,
+  examineWalkedFile,
+  type ReadFileContext,
+  readExaminedFile,
+  type SkipRead,
+} from "./read-file.js";
 import type { SkippedPath } from "./skipped-path.js";
 import { type WalkRoot, walkFiles } from "./walk-files.js";
 import { globTest } from "./walk-rules.js";
@@ -55,12 +61,12 @@ export interface ReadDocumentsOptions {
    * Files to list without reading: called with the file's `file_path`, size, modification time (ISO) and the id
    * of the reader that would read it (`markdown@1`); when it returns true, the file's document carries its metadata
    * but an empty `text`. For a caller that already holds the content, such as an index that knows the file by its
-   * size, modification time and reader (compare all three: another reader makes another text).
+   * size, modification time and reader (compare all three: another reader makes another text). When it returns a
+   * skip (`{ code: "binary", reason }`: what reading the same file with the same reader gave before), the file is
+   * reported skipped with it, unread.
    * @default every file is read
    */
-  skipRead?:
-    | ((file: { path: string; size: number; lastModifiedAt: string; reader: string }) => boolean)
-    | undefined;
+  skipRead?: SkipRead | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -87,6 +93,8 @@ export interface DocumentListing {
    * (and counted once).
    */
   read(document: TextNode): Promise<TextNode | undefined>;
+  /** Why {@link DocumentListing.read} returned `undefined` for this document, once it has. */
+  whySkipped(document: TextNode): SkippedPath | undefined;
 }
 
 /**
@@ -150,6 +158,7 @@ export async function listDocuments(
   const formats: Record<string, number> = {};
   const unread = new Map<TextNode, ExaminedFile>();
   const reported = new Set<TextNode>();
+  const whySkipped = new Map<TextNode, SkippedPath>();
   const seen = new Map<string, string>();
   for (const [position, result] of results.entries()) {
     const first = result.realPath === undefined ? undefined : seen.get(result.realPath);
@@ -186,11 +195,13 @@ export async function listDocuments(
       reported.add(document);
       if ("skipped" in outcome) {
         if (first) skipped.push(outcome.skipped);
+        whySkipped.set(document, outcome.skipped);
         return undefined;
       }
       if (first) formats[outcome.format] = (formats[outcome.format] ?? 0) + 1;
       return outcome.document;
     },
+    whySkipped: (document) => whySkipped.get(document),
   };
 }
 

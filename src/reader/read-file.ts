@@ -6,7 +6,12 @@ import { TextNode } from "../schema/text-node.js";
 import { setDocumentBlocks } from "./document-blocks.js";
 import { looksBinary, SNIFF_LENGTH } from "./formats/looks-binary.js";
 import type { ChosenReader, ReaderRegistry } from "./formats/registry.js";
-import { type DocumentBlock, type ReaderLimits, ReaderSkipError } from "./formats/types.js";
+import {
+  type DocumentBlock,
+  type ReaderLimits,
+  type ReaderSkipCode,
+  ReaderSkipError,
+} from "./formats/types.js";
 import { resolveInsideRoots } from "./inside-roots.js";
 import type { SkipCode, SkippedPath } from "./skipped-path.js";
 
@@ -21,11 +26,20 @@ export interface ReadFileContext {
   allowedRoots: readonly string[];
   /** Image endings (without dot) read as image documents. */
   imageEndings: ReadonlySet<string>;
-  skipRead:
-    | ((file: { path: string; size: number; lastModifiedAt: string; reader: string }) => boolean)
-    | undefined;
+  skipRead: SkipRead | undefined;
   signal: AbortSignal | undefined;
 }
+
+/**
+ * A caller's say on a file before it is read, from its path, size, modification time and reader id: `true` to list
+ * it unread (the caller holds its content), a skip to report it unread (what reading it gave before), else `false`.
+ */
+export type SkipRead = (file: {
+  path: string;
+  size: number;
+  lastModifiedAt: string;
+  reader: string;
+}) => boolean | { code: ReaderSkipCode; reason: string };
 
 /** A file read: its document, or why not, and its real path (to read each file once). */
 export type FileOutcome =
@@ -105,16 +119,14 @@ export async function examineWalkedFile(
     text: "",
     ...fileFields(absolute, displayPath, stats, chosen),
   });
-  if (
-    context.skipRead?.({
-      path: displayPath,
-      size: stats.size,
-      lastModifiedAt: stats.mtime.toISOString(),
-      reader: chosen.id,
-    })
-  ) {
-    return { document: stub, realPath, format: chosen.reader.format };
-  }
+  const known = context.skipRead?.({
+    path: displayPath,
+    size: stats.size,
+    lastModifiedAt: stats.mtime.toISOString(),
+    reader: chosen.id,
+  });
+  if (known === true) return { document: stub, realPath, format: chosen.reader.format };
+  if (known) return skip(known.code, known.reason, realPath);
   return {
     examined: { stub, realPath, displayPath, chosen, registered: registered !== undefined },
     realPath,
