@@ -80,12 +80,19 @@ describe("notes on skipped images", () => {
   };
   const report = { attach: true, attached: 0, withheld: 0, skipped: [...badges, outside] };
 
-  it("are one line per reason, the first image named, a single one named alone", () => {
+  it("count remote images on one line, the first named, and name each other one", () => {
     expect(imageNotes(report, vision, false)).toEqual([
-      "ragsynth: note: 3 images skipped: a remote image (the CLI neither fetches nor sends remote images) (the first: https://img.shields.io/npm/v/raw-body.svg in docs/raw-body.md#0; -v lists them).",
       "ragsynth: note: image ../secret.png (in docs/a.md#0) skipped: leads outside the folders given (a symbolic link out, or ../).",
+      "ragsynth: note: 3 images skipped: a remote image (the CLI neither fetches nor sends remote images) (the first: https://img.shields.io/npm/v/raw-body.svg in docs/raw-body.md#0; -v lists them).",
       "ragsynth: note: the answer comes from the text of those chunks.",
     ]);
+    const many = {
+      ...report,
+      skipped: Array.from({ length: 7 }, (_, index) => ({ ...outside, src: `../${index}.png` })),
+    };
+    const notes = imageNotes(many, vision, false);
+    expect(notes.filter((note) => note.includes("leads outside"))).toHaveLength(5);
+    expect(notes).toContain("ragsynth: note: 2 more images skipped (-v lists them).");
   });
 
   it("name every image with -v", () => {

@@ -13,25 +13,26 @@ export function attachesImages(vision: boolean, metadata: LLMMetadata): boolean 
 }
 
 /**
- * The notes `ask` prints about images: the images skipped, one line per reason (a single image named, several counted
- * with the first named; `-v` names each), then how many went and how many did not. READMEs carry a row of badges,
- * so one line per image would bury the answer under notes.
+ * The notes `ask` prints about images: each image skipped (five unless verbose, then a count), except remote ones,
+ * which are counted on one line with the first named (READMEs carry a row of badges, and a line each buried the
+ * answer); then how many went and how many did not. A skip for any other reason points at something to look at in
+ * the documents (a link out of the folder, a missing file), so those keep a line each.
  */
 export function imageNotes(report: ImageReport, metadata: LLMMetadata, verbose: boolean): string[] {
   const notes: string[] = [];
-  if (verbose) {
-    for (const skipped of report.skipped) notes.push(skippedNote(skipped));
-  } else {
-    for (const group of groupBy(report.skipped, (skipped) => skipped.code)) {
-      const [first] = group as [SkippedImage, ...SkippedImage[]];
-      if (group.length === 1) {
-        notes.push(skippedNote(first));
-        continue;
-      }
-      notes.push(
-        `ragsynth: note: ${group.length} images skipped: ${cliReason(first)} (the first: ${first.src} in ${first.nodeId}; -v lists them).`,
-      );
-    }
+  const remote = report.skipped.filter((skipped) => skipped.code === "remote");
+  const others = verbose ? report.skipped : report.skipped.filter((skipped) => skipped.code !== "remote");
+  const shown = verbose ? others : others.slice(0, 5);
+  for (const skipped of shown) notes.push(skippedNote(skipped));
+  if (shown.length < others.length) {
+    notes.push(`ragsynth: note: ${others.length - shown.length} more images skipped (-v lists them).`);
+  }
+  const [first] = remote;
+  if (!verbose && first && remote.length === 1) notes.push(skippedNote(first));
+  if (!verbose && first && remote.length > 1) {
+    notes.push(
+      `ragsynth: note: ${remote.length} images skipped: ${cliReason(first)} (the first: ${first.src} in ${first.nodeId}; -v lists them).`,
+    );
   }
   if (report.skipped.length > 0)
     notes.push("ragsynth: note: the answer comes from the text of those chunks.");
@@ -58,16 +59,6 @@ function cliReason(skipped: SkippedImage): string {
   return skipped.code === "remote"
     ? "a remote image (the CLI neither fetches nor sends remote images)"
     : skipped.reason;
-}
-
-function groupBy<T, K>(items: readonly T[], key: (item: T) => K): T[][] {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return [...groups.values()];
 }
 
 /** A stderr note when the optimizer's threshold let nothing through in some chunks. */
