@@ -6,7 +6,7 @@ import { lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import { SqliteIndexStore } from "./sqlite-index-store.js";
-import { SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
+import { IMAGES_INDEX, SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
 
 // Opening the SQLite index file: its place in the folder, WAL, the layout check, and the errors of a file that is
 // not ours. The store itself (reads and writes on an open connection) is sqlite-index-store.ts.
@@ -125,6 +125,16 @@ function prepareLayout(db: BetterSqlite3.Database, replaceOtherLayout: boolean):
       db.exec(SCHEMA);
       db.pragma(`user_version = ${SQLITE_STORE_VERSION}`);
     }).immediate();
+  } else if (
+    !db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'chunks_images'").get()
+  ) {
+    // A file of this layout written before the index of images: added once (one scan of the chunks). Should it fail
+    // (the file cannot be written now), the question is answered by scanning, as before.
+    try {
+      db.exec(IMAGES_INDEX);
+    } catch {
+      // Left for a later open.
+    }
   }
   return undefined;
 }

@@ -138,6 +138,42 @@ describe("SqliteIndexStore", () => {
     );
   }, 120_000); // 80 SQLite files written and compared
 
+  it("answers whether any chunk holds an image from an index of images, added to a file written before it", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write([sourceEdit("a.md", ["zebra stripe", "retry timeout"])]);
+    expect(store.hasImages()).toBe(false);
+    const image = sourceEdit("b.md", ["a chart"]);
+    (image.chunks[0] as { holdsImage: boolean }).holdsImage = true;
+    store.write([image]);
+    expect(store.hasImages()).toBe(true);
+    store.close();
+    const plan = () => {
+      const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+      try {
+        return (
+          db.prepare("EXPLAIN QUERY PLAN SELECT 1 FROM chunks WHERE is_image = 1 LIMIT 1").all() as {
+            detail: string;
+          }[]
+        ).map((row) => row.detail);
+      } finally {
+        db.close();
+      }
+    };
+    // Not a scan of the chunks.
+    expect(plan()).toEqual([expect.stringMatching(/USING (COVERING )?INDEX chunks_images/)]);
+    // A file of this layout written before the index: opening it adds the index, with the same answer.
+    const db = new Database(path.join(dir, SQLITE_INDEX_FILE));
+    db.exec("DROP INDEX chunks_images");
+    db.close();
+    expect(plan()).toEqual(["SCAN chunks"]);
+    const reopened = openSqliteStore(dir);
+    expect(reopened.hasImages()).toBe(true);
+    reopened.close();
+    expect(plan()).toEqual([expect.stringMatching(/USING (COVERING )?INDEX chunks_images/)]);
+  });
+
   it("reads back what it wrote: sources in order, chunks by key and node id, vectors, postings", () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);
