@@ -4,8 +4,8 @@ import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { defaultCacheDir } from "./folder-cache-dir.js";
 import {
-  defaultCacheDir,
   type FolderIndexOptions,
   folderIndexSaved,
   openFolderIndex,

@@ -1,5 +1,4 @@
-import { access, constants, mkdir, stat } from "node:fs/promises";
-import { dirname, join, parse, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReader } from "../reader/formats/registry.js";
@@ -7,17 +6,18 @@ import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/
 import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
 import { displayPath } from "../util/display-path.js";
-import { sha256Hex } from "../util/sha256.js";
 import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
+import { defaultCacheDir, writableCacheDir } from "./folder-cache-dir.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { IndexSaveError } from "./index-save-error.js";
-import { loadSkippedReads, remembersSkip, type SkippedRead, saveSkippedReads } from "./skipped-reads.js";
+import { SkippedReadsMemory } from "./skipped-reads.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
 import { readStoredFiles } from "./stored-sources.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
+
 export interface FolderWalk {
   include: string[];
   exclude: string[];
@@ -92,26 +92,7 @@ export interface FolderRead {
   keepSkippedReads(): void;
 }
 
-const CACHE_DIR_NAME = ".ragsynth";
 const silent: IndexProgress = { start() {}, update() {}, clear() {} };
-
-/**
- * The default cache folder: `.ragsynth/` inside the folder given (beside the documents; the reader skips
- * hidden folders), beside the file given, or in the nearest folder that holds all the paths given.
- */
-export async function defaultCacheDir(paths: readonly string[], cwd: string): Promise<string> {
-  const folders: string[] = [];
-  for (const path of paths) {
-    const absolute = resolve(cwd, path);
-    folders.push((await stat(absolute)).isDirectory() ? absolute : dirname(absolute));
-  }
-  let common = folders[0] ?? cwd;
-  for (const folder of folders.slice(1)) {
-    while (common !== parse(common).root && folder !== common && !folder.startsWith(common + sep))
-      common = dirname(common);
-  }
-  return join(common, CACHE_DIR_NAME);
-}
 
 /**
  * Picks the cache folder and lists the documents to index (walked and examined, none read yet); the build reads
@@ -138,9 +119,9 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   );
   // Files earlier runs read and skipped (binary, not UTF-8…), kept beside a cache folder's index: reported again
   // unread while they keep their size, time and reader. The skips of this run are kept for the next.
-  const skippedBefore =
-    options.store === undefined && !rebuild ? loadSkippedReads(folder) : new Map<string, SkippedRead>();
-  const skippedNow = new Map<string, SkippedRead>();
+  const skippedReads = new SkippedReadsMemory(options.store === undefined ? folder : undefined, {
+    forget: rebuild,
+  });
   const { readAs, ...walkOptions } = walk;
   const listing = await listDocuments(given, {
     ...walkOptions,
@@ -151,11 +132,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
       const source = known.get(path);
       if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
         return true;
-      const before = skippedBefore.get(path);
-      if (before?.size !== size || before.lastModifiedAt !== lastModifiedAt || before.reader !== reader)
-        return false;
-      skippedNow.set(path, before);
-      return { code: before.code, reason: before.reason };
+      return skippedReads.answer({ path, size, lastModifiedAt, reader }) ?? false;
     },
   });
   // Our own cache folder is no news.
@@ -170,16 +147,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     const read = await listing.read(document);
     if (read === undefined) {
       unreadable.add(document.id);
-      const why = listing.whySkipped(document);
-      const { file_size: size, last_modified_at: lastModifiedAt, reader } = document.metadata;
-      if (
-        why &&
-        remembersSkip(why.code) &&
-        typeof size === "number" &&
-        typeof lastModifiedAt === "string" &&
-        typeof reader === "string"
-      )
-        skippedNow.set(document.id, { size, lastModifiedAt, reader, code: why.code, reason: why.reason });
+      skippedReads.noteSkipped(document, listing.whySkipped(document));
     }
     return read;
   };
@@ -208,9 +176,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     rebuild,
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
-    keepSkippedReads: () => {
-      if (options.store === undefined) saveSkippedReads(folder, skippedNow, skippedBefore);
-    },
+    keepSkippedReads: () => skippedReads.save(),
   };
 }
 
@@ -397,28 +363,4 @@ async function storedSources(
     });
     return "other-version";
   }
-}
-
-/**
- * The default cache folder if it can be written, else one in the user's cache directory (`<userCacheDir>/<hash
- * of the folder>`), with a notice: a read-only documents folder is still answered.
- */
-async function writableCacheDir(
-  folder: string,
-  { userCacheDir, onNotice }: FolderIndexOptions,
-): Promise<string> {
-  try {
-    await mkdir(folder, { recursive: true });
-    await access(folder, constants.W_OK);
-    return folder;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return folder;
-  }
-  const fallback = join(userCacheDir, sha256Hex(folder).slice(0, 16));
-  onNotice?.({
-    kind: "read-only",
-    message: `${dirname(folder)} is read-only, so the index is kept in ${fallback}`,
-  });
-  return fallback;
 }

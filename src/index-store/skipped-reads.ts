@@ -1,6 +1,8 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ReaderSkipCode } from "../reader/formats/types.js";
+import type { SkippedPath } from "../reader/index.js";
+import type { TextNode } from "../schema/text-node.js";
 
 /**
  * Files a folder's index read and had to skip (binary, not UTF-8, a PDF without text…), each with the size,
@@ -113,4 +115,56 @@ function isSkippedRead(entry: unknown): entry is SkippedRead {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
     !/[\u0000-\u001f\u007f-\u009f]/.test(reason)
   );
+}
+
+/**
+ * One run's use of the skipped reads kept in a cache folder (`folder` undefined: none kept, as for a PostgreSQL
+ * store or a rebuild's first read): {@link answer} says a file's earlier skip when the file is as it was then,
+ * {@link noteSkipped} takes this run's, and {@link save} keeps what this run met for the next one.
+ */
+export class SkippedReadsMemory {
+  readonly #folder: string | undefined;
+  readonly #before: Map<string, SkippedRead>;
+  readonly #now = new Map<string, SkippedRead>();
+
+  constructor(folder: string | undefined, { forget = false } = {}) {
+    this.#folder = folder;
+    this.#before = folder === undefined || forget ? new Map() : loadSkippedReads(folder);
+  }
+
+  /** The skip reading this file gave before, when it has the same size, time and reader; else undefined. */
+  answer(file: {
+    path: string;
+    size: number;
+    lastModifiedAt: string;
+    reader: string;
+  }): { code: ReaderSkipCode; reason: string } | undefined {
+    const before = this.#before.get(file.path);
+    if (
+      before?.size !== file.size ||
+      before.lastModifiedAt !== file.lastModifiedAt ||
+      before.reader !== file.reader
+    )
+      return undefined;
+    this.#now.set(file.path, before);
+    return { code: before.code, reason: before.reason };
+  }
+
+  /** A listed document whose read gave nothing, and why (kept when its bytes decided it). */
+  noteSkipped(document: TextNode, why: SkippedPath | undefined): void {
+    const { file_size: size, last_modified_at: lastModifiedAt, reader } = document.metadata;
+    if (
+      why &&
+      remembersSkip(why.code) &&
+      typeof size === "number" &&
+      typeof lastModifiedAt === "string" &&
+      typeof reader === "string"
+    )
+      this.#now.set(document.id, { size, lastModifiedAt, reader, code: why.code, reason: why.reason });
+  }
+
+  /** Writes this run's skipped reads beside the index, when they changed. */
+  save(): void {
+    if (this.#folder !== undefined) saveSkippedReads(this.#folder, this.#now, this.#before);
+  }
 }
