@@ -109,7 +109,7 @@ async function checkImage(
   remote: boolean,
 ): Promise<Checked> {
   if (node.imagePath !== undefined) {
-    const inside = await resolveInsideRoots(node.imagePath, roots);
+    const inside = resolveInsideRoots(node.imagePath, roots);
     if (!inside.ok) return inside;
     if (inside.stats.size > maxBytes) {
       return {

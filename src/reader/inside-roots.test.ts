@@ -40,65 +40,65 @@ describe("realRoots", () => {
 describe("resolveInsideRoots", () => {
   const roots = [docs];
 
-  it("accepts a regular file inside, also through a symlink that stays inside", async () => {
-    const direct = await resolveInsideRoots(join(docs, "a.md"), roots);
+  it("accepts a regular file inside, also through a symlink that stays inside", () => {
+    const direct = resolveInsideRoots(join(docs, "a.md"), roots);
     expect(direct).toMatchObject({ ok: true, realPath: join(docs, "a.md") });
-    expect(await resolveInsideRoots(join(docs, "sub", "alias.md"), roots)).toMatchObject({
+    expect(resolveInsideRoots(join(docs, "sub", "alias.md"), roots)).toMatchObject({
       ok: true,
       realPath: join(docs, "a.md"),
     });
-    expect(await resolveInsideRoots(join(docs, "..hidden.md"), roots)).toMatchObject({ ok: true });
+    expect(resolveInsideRoots(join(docs, "..hidden.md"), roots)).toMatchObject({ ok: true });
   });
 
-  it("refuses symlinks leading out, chains of them, ../ and sibling folders sharing the root's prefix", async () => {
+  it("refuses symlinks leading out, chains of them, ../ and sibling folders sharing the root's prefix", () => {
     for (const candidate of [
       join(docs, "leak.md"),
       join(docs, "chain.md"),
       join(docs, "..", "outside", "secret.txt"),
       join(base, "docs-sibling.md"),
     ]) {
-      expect(await resolveInsideRoots(candidate, roots), candidate).toMatchObject({
+      expect(resolveInsideRoots(candidate, roots), candidate).toMatchObject({
         ok: false,
         code: "outside_roots",
       });
     }
   });
 
-  it("refuses /proc files even when a root contains them, and devices, folders and missing files", async () => {
-    expect(await resolveInsideRoots(join(docs, "env.png"), ["/"])).toMatchObject({
+  it("refuses /proc files even when a root contains them, and devices, folders and missing files", () => {
+    expect(resolveInsideRoots(join(docs, "env.png"), ["/"])).toMatchObject({
       ok: false,
       code: "not_a_file",
     });
-    expect(await resolveInsideRoots("/proc/self/environ", ["/proc"])).toMatchObject({ ok: false });
-    expect(await resolveInsideRoots("/dev/null", ["/"])).toMatchObject({ ok: false, code: "not_a_file" });
-    expect(await resolveInsideRoots(join(docs, "sub"), roots)).toMatchObject({
+    expect(resolveInsideRoots("/proc/self/environ", ["/proc"])).toMatchObject({ ok: false });
+    expect(resolveInsideRoots("/dev/null", ["/"])).toMatchObject({ ok: false, code: "not_a_file" });
+    expect(resolveInsideRoots(join(docs, "sub"), roots)).toMatchObject({
       ok: false,
       code: "not_a_file",
     });
-    expect(await resolveInsideRoots(join(docs, "dangling.md"), roots)).toMatchObject({
+    expect(resolveInsideRoots(join(docs, "dangling.md"), roots)).toMatchObject({
       ok: false,
       code: "missing",
     });
   });
 
-  it("takes a walk's real path when lstat finds a regular file there, and resolves in full when it does not", async () => {
-    const walked = await resolveInsideRoots(join(docs, "a.md"), roots, join(docs, "a.md"));
+  it("takes a walk's real path when lstat finds a regular file there, and resolves in full when it does not", () => {
+    const walked = resolveInsideRoots(join(docs, "a.md"), roots, join(docs, "a.md"));
     expect(walked).toMatchObject({ ok: true, realPath: join(docs, "a.md") });
     expect(walked.ok && walked.stats.isFile()).toBe(true);
     // The walk saw a regular file, a link out stands there now: resolved in full, and refused.
-    expect(await resolveInsideRoots(join(docs, "leak.md"), roots, join(docs, "leak.md"))).toMatchObject({
+    expect(resolveInsideRoots(join(docs, "leak.md"), roots, join(docs, "leak.md"))).toMatchObject({
       ok: false,
       code: "outside_roots",
     });
     // A walked path is held to the roots and the system folders as a resolved one is.
-    expect(
-      await resolveInsideRoots(join(outside, "secret.txt"), roots, join(outside, "secret.txt")),
-    ).toMatchObject({ ok: false, code: "outside_roots" });
-    expect(await resolveInsideRoots("/proc/self/status", ["/"], "/proc/self/status")).toMatchObject({
+    expect(resolveInsideRoots(join(outside, "secret.txt"), roots, join(outside, "secret.txt"))).toMatchObject(
+      { ok: false, code: "outside_roots" },
+    );
+    expect(resolveInsideRoots("/proc/self/status", ["/"], "/proc/self/status")).toMatchObject({
       ok: false,
       code: "not_a_file",
     });
-    expect(await resolveInsideRoots(join(docs, "gone.md"), roots, join(docs, "gone.md"))).toMatchObject({
+    expect(resolveInsideRoots(join(docs, "gone.md"), roots, join(docs, "gone.md"))).toMatchObject({
       ok: false,
       code: "missing",
     });

@@ -26,11 +26,11 @@ const SYSTEM_FOLDERS = process.platform === "win32" ? [] : ["/proc", "/sys", "/d
  * that was a sixth of an unchanged ask. Anything else there (a link now, gone) is resolved in full as above. A folder
  * on the way swapped for a link after the walk is the race `realpath` then `open` has too.
  */
-export async function resolveInsideRoots(
+export function resolveInsideRoots(
   candidate: string,
   roots: readonly string[],
   walkedRealPath?: string,
-): Promise<InsideRootsResult> {
+): InsideRootsResult {
   const seen = walkedRealPath === undefined ? undefined : regularFileAt(walkedRealPath);
   if (seen)
     return (
@@ -76,10 +76,11 @@ export async function resolveInsideRoots(
 
 /** Why a real path may not be read for where it lies (a system folder, outside the roots), or undefined. */
 function placeOf(real: string, roots: readonly string[]): InsideRootsResult | undefined {
-  if (SYSTEM_FOLDERS.some((folder) => isInside(real, folder))) {
+  const normal = isNormalAbsolute(real);
+  if (SYSTEM_FOLDERS.some((folder) => inside(real, normal, folder))) {
     return { ok: false, code: "not_a_file", reason: `a system file (${real}), never read` };
   }
-  if (!roots.some((root) => isInside(real, root))) {
+  if (!roots.some((root) => inside(real, normal, root))) {
     return {
       ok: false,
       code: "outside_roots",
@@ -112,17 +113,33 @@ const NOT_NORMAL = /\/\/|(^|\/)\.\.?(\/|$)|.\/$/;
 
 /** True when `real` is `root` or lies below it (both real, absolute paths). */
 export function isInside(real: string, root: string): boolean {
+  return inside(real, isNormalAbsolute(real), root);
+}
+
+/** A normal absolute POSIX path: `path.relative` would change nothing in it. */
+function isNormalAbsolute(candidate: string): boolean {
+  return path.sep === "/" && candidate.startsWith("/") && !NOT_NORMAL.test(candidate);
+}
+
+// The roots' answers of isNormalAbsolute: a walk asks about the same few roots for every file.
+const normalRoots = new Map<string, boolean>();
+
+function isNormalRoot(root: string): boolean {
+  let normal = normalRoots.get(root);
+  if (normal === undefined) {
+    normal = isNormalAbsolute(root);
+    if (normalRoots.size < 1024) normalRoots.set(root, normal);
+  }
+  return normal;
+}
+
+/** {@link isInside}, told whether `real` is a normal absolute path. */
+function inside(real: string, realIsNormal: boolean, root: string): boolean {
   if (real === root) return true;
   // Two normal absolute POSIX paths: inside exactly when `real` starts with `root` and a separator. A prefix test,
   // where `path.relative` resolves both paths: it runs a few times per file read, 6,000 files a walk.
-  if (
-    path.sep === "/" &&
-    real.startsWith("/") &&
-    root.startsWith("/") &&
-    !NOT_NORMAL.test(real) &&
-    !NOT_NORMAL.test(root)
-  ) {
-    return real.startsWith(root === "/" ? root : `${root}/`);
+  if (realIsNormal && isNormalRoot(root)) {
+    return root === "/" || (real.startsWith(root) && real[root.length] === "/");
   }
   const relative = path.relative(root, real);
   // `..hidden.png` lies inside; only `..` as a whole first segment leads out.

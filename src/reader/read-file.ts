@@ -70,7 +70,7 @@ export async function readWalkedFile(
   displayPath: string,
   context: ReadFileContext,
 ): Promise<FileOutcome> {
-  const examined = await examineWalkedFile(absolute, displayPath, context);
+  const examined = examineWalkedFile(absolute, displayPath, context);
   return "examined" in examined ? readExaminedFile(examined.examined, context) : examined;
 }
 
@@ -78,17 +78,17 @@ export async function readWalkedFile(
  * The first half of {@link readWalkedFile}, which reads no content: the file's place, size, reader, and its
  * document when nothing needs reading (an image, a `skipRead` file), else an {@link ExaminedFile} to read later.
  */
-export async function examineWalkedFile(
+export function examineWalkedFile(
   absolute: string,
   displayPath: string,
   context: ReadFileContext,
   walkedRealPath?: string,
-): Promise<FileOutcome | { examined: ExaminedFile; realPath: string }> {
+): FileOutcome | { examined: ExaminedFile; realPath: string } {
   const skip = (code: SkipCode, reason: string, realPath?: string): FileOutcome => ({
     skipped: { path: displayPath, code, reason },
     ...(realPath ? { realPath } : {}),
   });
-  const inside = await resolveInsideRoots(absolute, context.allowedRoots, walkedRealPath);
+  const inside = resolveInsideRoots(absolute, context.allowedRoots, walkedRealPath);
   if (!inside.ok) {
     if (inside.code === "missing") return skip("unreadable", "vanished while being read (no such file)");
     return skip(inside.code, inside.reason);
@@ -122,7 +122,7 @@ export async function examineWalkedFile(
   const known = context.skipRead?.({
     path: displayPath,
     size: stats.size,
-    lastModifiedAt: stats.mtime.toISOString(),
+    lastModifiedAt: stub.metadata.last_modified_at as string,
     reader: chosen.id,
   });
   if (known === true) return { document: stub, realPath, format: chosen.reader.format };

@@ -219,4 +219,40 @@ describe("walkFiles", () => {
       ["sub/a.md", path.join(real, "sub", "a.md")],
     ]);
   });
+
+  it("names each file as path.join would, however the folder given is spelled", async () => {
+    await write("docs/a.md");
+    await write("docs/sub/deeper/b.md");
+    const docs = path.join(root, "docs");
+    const spellings = [
+      ".",
+      "",
+      "docs/",
+      "./docs//",
+      "../up/../docs",
+      "/",
+      docs,
+      `${docs}/`,
+      `${docs}/./sub/..`,
+    ];
+    for (const displayPath of spellings) {
+      const { files } = await walkFiles([{ absolute: docs, displayPath, stats: await stat(docs) }], {
+        recursive: true,
+        hidden: false,
+        noIgnore: false,
+        followSymlinks: false,
+        include: undefined,
+        exclude: undefined,
+        extensions: undefined,
+        signal: undefined,
+      });
+      expect(
+        files.map((file) => [file.displayPath, file.absolute]),
+        displayPath,
+      ).toEqual([
+        [path.posix.join(displayPath, "a.md"), path.join(docs, "a.md")],
+        [path.posix.join(displayPath, "sub", "deeper", "b.md"), path.join(docs, "sub", "deeper", "b.md")],
+      ]);
+    }
+  });
 });

@@ -100,10 +100,15 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
     const own = options.noIgnore ? undefined : await loadIgnoreLevel(folder, display, names);
     const rules = own ? [...levels, own] : levels;
     const inner = new Set([...ancestors, realFolder]);
+    // An entry's paths are its folder's joined with its name: the folder's part normalized once here, not per entry
+    // (a listed name never holds a separator, `.` or `..`), as `path.join` would give them.
+    const absoluteBase = childBase(folder, path.join);
+    const displayBase = childBase(display, path.posix.join);
+    const realBase = childBase(realFolder, path.join);
 
     for (const entry of entries) {
-      const absolute = path.join(folder, entry.name);
-      const entryDisplay = path.posix.join(display, entry.name);
+      const absolute = absoluteBase + entry.name;
+      const entryDisplay = displayBase + entry.name;
       const relative = relativeBase === "" ? entry.name : `${relativeBase}/${entry.name}`;
       const leave = (code: SkipCode, reason: string) => skip(entryDisplay, code, reason);
 
@@ -119,7 +124,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
         leave("ignored", ruled);
         continue;
       }
-      const real = target?.real ?? path.join(realFolder, entry.name);
+      const real = target?.real ?? realBase + entry.name;
       if (target && !allowedRoots.some((root) => isInside(real, root))) {
         if (!options.followSymlinks) {
           leave(
@@ -142,7 +147,11 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
         else if (!options.recursive) leave("not_recursive", "subfolder (recursive is false)");
         else await walk(absolute, real, entryDisplay, relative, rules, inner);
       } else if (isFile) {
-        files.push({ absolute, displayPath: entryDisplay, ...(target ? {} : { realPath: real }) });
+        files.push(
+          target
+            ? { absolute, displayPath: entryDisplay }
+            : { absolute, displayPath: entryDisplay, realPath: real },
+        );
       } else {
         leave("not_a_file", "not a regular file (a device, FIFO or socket)");
       }
@@ -169,6 +178,11 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
     }
   }
   return { files, skipped, allowedRoots };
+}
+
+/** What `join(folder, name)` puts before `name`, for any name a folder listing holds. */
+function childBase(folder: string, join: (...parts: string[]) => string): string {
+  return join(folder, "x").slice(0, -1);
 }
 
 /** Why the walk's rules leave an entry out (a sentence), or undefined when they take it. */

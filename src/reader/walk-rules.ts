@@ -102,7 +102,7 @@ export async function ancestorIgnoreLevels(root: string): Promise<IgnoreLevel[]>
 }
 
 /**
- * Which ignore file ignores `absolute` (a folder when `isFolder`), as git decides: the deepest folder whose rules
+ * Which ignore file ignores `absolute` (a normalized absolute path; a folder when `isFolder`), as git decides: the deepest folder whose rules
  * match it wins, and a `!pattern` there takes it back. Undefined when none does.
  */
 export function ignoredBy(
@@ -112,7 +112,12 @@ export function ignoredBy(
 ): string | undefined {
   for (let depth = levels.length - 1; depth >= 0; depth--) {
     const level = levels[depth] as IgnoreLevel;
-    const relative = path.relative(level.folder, absolute).split(path.sep).join("/");
+    // A walked path lies below the folder of its rules: the rest of it is the relative path (path.relative resolves
+    // both paths, per rule level and walked file).
+    const below = absolute.startsWith(level.folder) && absolute[level.folder.length] === path.sep;
+    const relative = (below ? absolute.slice(level.folder.length + 1) : path.relative(level.folder, absolute))
+      .split(path.sep)
+      .join("/");
     if (relative === "" || relative.startsWith("..")) continue;
     const result = level.matcher.test(isFolder ? `${relative}/` : relative);
     if (result.unignored) return undefined;
