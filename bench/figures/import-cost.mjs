@@ -176,10 +176,16 @@ export async function importFigure({ quick, runs }) {
       askEntrant("ask", () => ({ home: warm })),
       // The same with a full piece-count file to load.
       askEntrant("ask-full-pieces", () => ({ home: full })),
-      // The same with one word no run has counted: the rank table loads (from its compiled code) to count it.
+      // The same with one word of ASCII letters no run has counted: counted over the ASCII rank file the warm-up
+      // left (no rank table loads).
       askEntrant("ask-new-word", () => ({
         home: warm,
         query: `What is the default response mode, ${newWord()}?`,
+      })),
+      // The same with a new word holding a non-ASCII letter: the rank table loads (from its compiled code).
+      askEntrant("ask-new-word-accented", () => ({
+        home: warm,
+        query: `What is the default response mode, ${newWord()}é?`,
       })),
       // The very first run: an empty cache folder, so every module and the rank table compile from source, and
       // the caches are written before the process ends.
@@ -233,8 +239,12 @@ export async function importFigure({ quick, runs }) {
       ["`ragsynth ask examples/docs` offline (extractive), ms (whole process)", "ask"],
       ["the same with the piece-count file full (65,536 pieces to load), ms", "ask-full-pieces"],
       [
-        "the same, with a word in the question that no run has counted (the rank table loads), ms",
+        "the same, with a word of ASCII letters in the question that no run has counted (counted over the ASCII rank file), ms",
         "ask-new-word",
+      ],
+      [
+        "the same, with a new word holding a non-ASCII letter (the rank table loads), ms",
+        "ask-new-word-accented",
       ],
       [
         "the same as the very first run (an empty cache folder: no compiled code, no piece counts), ms",

@@ -22,15 +22,32 @@ export function asciiPieceCounter(
   pattern: RegExp,
   countTokens: (text: string) => number,
 ): ((text: string) => number | undefined) | undefined {
+  const ranks = rankMapOf(module);
+  if (ranks === undefined) return undefined;
+  const counter = asciiCounter(mapRanks(ranks), pattern);
+  return agreesOnProbes(counter, countTokens) ? counter : undefined;
+}
+
+/** The encoding's map from token text to rank in a gpt-tokenizer encoding module or object, if found there. */
+export function rankMapOf(module: unknown): Map<string, number> | undefined {
   const holder = module as RankTableHolder | undefined;
   const ranks =
     holder?.bytePairEncodingCoreProcessor?.bytePairStringRankEncoder ??
     holder?.default?.bytePairEncodingCoreProcessor?.bytePairStringRankEncoder;
-  if (!(ranks instanceof Map)) return undefined;
-  const table = { ranks: ranks as Map<string, number>, pairs: pairRanks(ranks as Map<string, number>) };
-  const counter = (text: string) => countAscii(text, pattern, table);
-  for (const probe of PROBES) if (counter(probe) !== countTokens(probe)) return undefined;
-  return counter;
+  return ranks instanceof Map ? (ranks as Map<string, number>) : undefined;
+}
+
+/** A counter of ASCII text over `ranks` with split pattern `pattern` (global); undefined for non-ASCII text. */
+export function asciiCounter(ranks: AsciiRanks, pattern: RegExp): (text: string) => number | undefined {
+  return (text) => countAscii(text, pattern, ranks);
+}
+
+/** Whether `counter` gives `countTokens`' counts on texts that exercise merges, ties, digits and whitespace. */
+export function agreesOnProbes(
+  counter: (text: string) => number | undefined,
+  countTokens: (text: string) => number,
+): boolean {
+  return PROBES.every((probe) => counter(probe) === countTokens(probe));
 }
 
 // Texts whose counts must agree before the counter is trusted: merges, a tie, rare words, digits, whitespace runs.
@@ -44,15 +61,17 @@ const PROBES = [
   "https://example.org/a_b-c.d?e=f",
 ];
 
-/** The rank table, and the ranks of its two-character ASCII tokens by `first * 128 + second` (-1: none). */
-interface Ranks {
-  ranks: Map<string, number>;
-  pairs: Int32Array;
+/**
+ * The ranks the merges read: of a slice of an ASCII piece (Infinity: not a token), and of every two-character
+ * ASCII token by `first * 128 + second` (-1: none), a third of the look-ups, read from an array.
+ */
+export interface AsciiRanks {
+  rank(piece: string, start: number, end: number): number;
+  readonly pairs: Int32Array;
 }
 
-// Every merge starts from the pairs of neighbouring characters: a third of the rank look-ups, read from an array
-// instead of the table's map of ~100,000 strings.
-function pairRanks(ranks: Map<string, number>): Int32Array {
+/** {@link AsciiRanks} over the encoding's own map. */
+function mapRanks(ranks: Map<string, number>): AsciiRanks {
   const pairs = new Int32Array(128 * 128).fill(-1);
   for (let first = 0; first < 128; first++) {
     for (let second = 0; second < 128; second++) {
@@ -60,16 +79,24 @@ function pairRanks(ranks: Map<string, number>): Int32Array {
       if (rank !== undefined) pairs[first * 128 + second] = rank;
     }
   }
-  return pairs;
+  return {
+    pairs,
+    rank: (piece, start, end) =>
+      ranks.get(start === 0 && end === piece.length ? piece : piece.slice(start, end)) ??
+      Number.POSITIVE_INFINITY,
+  };
 }
 
-function countAscii(text: string, pattern: RegExp, table: Ranks): number | undefined {
+function countAscii(text: string, pattern: RegExp, table: AsciiRanks): number | undefined {
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 127) return undefined;
   let tokens = 0;
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const piece = match[0];
-    tokens += piece.length === 1 || table.ranks.has(piece) ? 1 : mergedTokens(piece, table);
+    tokens +=
+      piece.length === 1 || table.rank(piece, 0, piece.length) !== Number.POSITIVE_INFINITY
+        ? 1
+        : mergedTokens(piece, table);
   }
   return tokens;
 }
@@ -78,7 +105,7 @@ function countAscii(text: string, pattern: RegExp, table: Ranks): number | undef
  * The number of tokens byte-pair merging leaves of `piece` (ASCII, so one character is one byte): the adjacent
  * pair of parts with the lowest rank is merged, the leftmost on a tie, until no pair is in the table.
  */
-function mergedTokens(piece: string, table: Ranks): number {
+function mergedTokens(piece: string, table: AsciiRanks): number {
   // starts[i]: where part i begins; rank[i]: the rank of parts i and i + 1 merged (Infinity: not a token).
   const starts: number[] = [];
   const rank: number[] = [];
@@ -103,22 +130,13 @@ function mergedTokens(piece: string, table: Ranks): number {
     if (at === -1) break;
     starts.splice(at + 1, 1);
     rank.splice(at, 1);
-    rank[at] = pairRank(piece, starts, at, table.ranks);
-    if (at > 0) rank[at - 1] = pairRank(piece, starts, at - 1, table.ranks);
+    rank[at] = pairRank(piece, starts, at, table);
+    if (at > 0) rank[at - 1] = pairRank(piece, starts, at - 1, table);
   }
   return starts.length - 1;
 }
 
-function pairRank(
-  piece: string,
-  starts: readonly number[],
-  index: number,
-  ranks: Map<string, number>,
-): number {
+function pairRank(piece: string, starts: readonly number[], index: number, table: AsciiRanks): number {
   const end = starts[index + 2];
-  return end === undefined ? Number.POSITIVE_INFINITY : rankOf(piece, starts[index] as number, end, ranks);
-}
-
-function rankOf(piece: string, start: number, end: number, ranks: Map<string, number>): number {
-  return ranks.get(piece.slice(start, end)) ?? Number.POSITIVE_INFINITY;
+  return end === undefined ? Number.POSITIVE_INFINITY : table.rank(piece, starts[index] as number, end);
 }

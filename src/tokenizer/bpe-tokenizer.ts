@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
-import { asciiPieceCounter } from "./ascii-piece-count.js";
+import { asciiCounter, asciiPieceCounter, rankMapOf } from "./ascii-piece-count.js";
+import { AsciiRankFile } from "./ascii-rank-file.js";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
 import { rankTableCodeCacheDir, tokenizerCacheDir } from "./cache-dir.js";
 import { savePieceCounts, seedPieceCounts } from "./piece-count-file.js";
@@ -26,6 +27,7 @@ const loaded = new Map<TokenizerName, BpeModule>();
 const counts = new Map<TokenizerName, PieceCounts>();
 const countPatterns = new Map<TokenizerName, RegExp>();
 const pieceCounters = new Map<TokenizerName, (text: string) => number>();
+const tableCounters = new Map<TokenizerName, (text: string) => number>();
 /** Pieces a run must have counted itself before it rewrites the table of all pieces (`PieceCountTable`). */
 const TABLE_SAVE_MIN_COUNTED = 1024;
 let patterns: SplitPatterns | undefined;
@@ -74,17 +76,49 @@ function splitPattern(name: TokenizerName): RegExp {
 }
 
 /**
- * The encoding's count of a piece not seen before: ASCII text through {@link asciiPieceCounter} (the same merges
- * over the same rank table, on strings), anything else through gpt-tokenizer's own count.
+ * The encoding's count of a piece not seen before. With the encoding's {@link AsciiRankFile} in the tokenizer cache,
+ * ASCII pieces are merged over it and the rank table loads only for another piece, or once the file has counted
+ * {@link FILE_COUNTED_MAX} pieces (a binary search per rank: an index run counting many is faster on the table).
  */
 function pieceCounter(name: TokenizerName): (text: string) => number {
   let counter = pieceCounters.get(name);
+  if (!counter) {
+    const dir = tokenizerCacheDir();
+    const file = dir === undefined || loaded.has(name) ? undefined : AsciiRankFile.open(dir, name);
+    if (file === undefined) {
+      counter = tableCounter(name);
+    } else {
+      const ascii = asciiCounter(file, splitPattern(name));
+      let fileCounted = 0;
+      counter = (text) => {
+        const table = tableCounters.get(name);
+        if (table !== undefined || fileCounted >= FILE_COUNTED_MAX)
+          return (table ?? tableCounter(name))(text);
+        const tokens = ascii(text);
+        if (tokens === undefined) return tableCounter(name)(text);
+        fileCounted++;
+        return tokens;
+      };
+    }
+    pieceCounters.set(name, counter);
+  }
+  return counter;
+}
+
+const FILE_COUNTED_MAX = 4096;
+
+/**
+ * The count over the loaded rank table: ASCII text through {@link asciiPieceCounter} (the same merges over the same
+ * rank table, on strings), anything else through gpt-tokenizer's own count.
+ */
+function tableCounter(name: TokenizerName): (text: string) => number {
+  let counter = tableCounters.get(name);
   if (!counter) {
     const module = load(name);
     const gptCount = (text: string) => module.countTokens(text, plainText);
     const ascii = asciiPieceCounter(module, splitPattern(name), gptCount);
     counter = ascii ? (text) => ascii(text) ?? gptCount(text) : gptCount;
-    pieceCounters.set(name, counter);
+    tableCounters.set(name, counter);
   }
   return counter;
 }
@@ -135,11 +169,18 @@ function pieceCounts(name: TokenizerName): PieceCounts {
 
 /**
  * Saves, into the folder given to useTokenizerCache, the piece counts of every built-in encoding that counted a
- * piece it had not seen (so a run that loaded no rank table writes nothing). Called by the CLI as a command ends.
+ * piece it had not seen (so a run that counted nothing new writes nothing), and the {@link AsciiRankFile} of each
+ * rank table the run loaded, when there is none yet. Called by the CLI as a command ends.
  */
 export function saveTokenizerCache(): void {
   const dir = tokenizerCacheDir();
   if (dir === undefined) return;
+  // A run that loaded a rank table leaves its ASCII tokens for the next runs (once per encoding and version).
+  for (const [name, module] of loaded) {
+    const ranks = rankMapOf(module);
+    if (ranks === undefined || AsciiRankFile.exists(dir, name)) continue;
+    AsciiRankFile.save(dir, name, ranks, splitPattern(name), (text) => module.countTokens(text, plainText));
+  }
   for (const [name, memo] of counts) {
     if (memo.counted === 0) continue;
     // A run that counted many new pieces (an index) adds every piece it holds to the table: sorting and writing

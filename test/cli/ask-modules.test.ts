@@ -84,6 +84,7 @@ describe("what the CLI loads", () => {
     const v8 = join(cacheHome, "ragsynth", "v8");
     const files = (await readdir(v8)).sort();
     expect(files).toEqual([
+      expect.stringMatching(/^ascii-ranks-cl100k_base-.*\.bin$/),
       expect.stringMatching(/^gpt-tokenizer-cl100k_base-.*\.v8cache$/),
       expect.stringMatching(/^piece-counts-cl100k_base-.*\.v8$/),
     ]);
@@ -100,8 +101,13 @@ describe("what the CLI loads", () => {
       written,
     );
 
-    // A word no run has counted loads the table again, and is saved for the next run.
-    const other = [...ask.slice(0, 3), "What is the default response mode of zxqvbnm?", "--no-stream"];
+    // A word of ASCII letters no run has counted is counted over the ASCII rank file the first ask left; one with
+    // another letter loads the table again. Both are saved for the next run.
+    const ascii = [...ask.slice(0, 3), "What is the default response mode of zxqvbnm?", "--no-stream"];
+    expect(loadsRankTable((await loaded("unseen-ascii", ascii, { XDG_CACHE_HOME: cacheHome })).files)).toBe(
+      false,
+    );
+    const other = [...ask.slice(0, 3), "What is the default response mode of zxqvbnmé?", "--no-stream"];
     expect(loadsRankTable((await loaded("unseen", other, { XDG_CACHE_HOME: cacheHome })).files)).toBe(true);
     expect(loadsRankTable((await loaded("seen", other, { XDG_CACHE_HOME: cacheHome })).files)).toBe(false);
 
@@ -110,7 +116,9 @@ describe("what the CLI loads", () => {
     expect(off.stdout.replace(/ · [\d.]+ m?s · /, " · ")).toBe(
       first.stdout.replace(/ · [\d.]+ m?s · /, " · "),
     );
-    expect(await readdir(join(offHome, "ragsynth", "v8"))).toEqual([
+    // Data, not compiled code: the piece counts and the ASCII ranks.
+    expect((await readdir(join(offHome, "ragsynth", "v8"))).sort()).toEqual([
+      expect.stringMatching(/^ascii-ranks-cl100k_base-.*\.bin$/),
       expect.stringMatching(/^piece-counts-cl100k_base-.*\.v8$/),
     ]);
   });
