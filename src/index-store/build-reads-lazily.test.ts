@@ -122,6 +122,31 @@ describe("fromDocumentsCached with readDocument", () => {
     expect(await mostAtOnce(5_000_000, "larger")).toBe(1);
   });
 
+  it("keeps the stored documents in the documents' order through edits, additions and removals", async () => {
+    const cacheDir = join(dir, "index");
+    const small = (index: number, size = 1000 + index) => {
+      const document = fullDocument(index);
+      return new TextNode({
+        id: document.id,
+        text: document.text.slice(0, 400 + size - 1000),
+        metadata: { ...document.metadata, file_size: size },
+      });
+    };
+    const order = async () =>
+      (await VectorStoreIndex.storedSources(cacheDir, {}))?.map((source) => source.id);
+    const build = async (documents: TextNode[]) =>
+      (await VectorStoreIndex.fromDocumentsCached(documents, { cacheDir })).close();
+    await build([small(1), small(2), small(3)]);
+    // doc-02 edited, doc-00 added before the rest, doc-03 removed.
+    await build([small(0), small(1), small(2, 1200)]);
+    expect(await order()).toEqual(["doc-00.txt", "doc-01.txt", "doc-02.txt"]);
+    // An edit alone moves nothing.
+    await build([small(0), small(1, 1300), small(2, 1200)]);
+    expect(await order()).toEqual(["doc-00.txt", "doc-01.txt", "doc-02.txt"]);
+    await build([small(0), small(1, 1300), small(2, 1200), small(4)]);
+    expect(await order()).toEqual(["doc-00.txt", "doc-01.txt", "doc-02.txt", "doc-04.txt"]);
+  });
+
   it("leaves out a document that cannot be read, and removes its stored rows", async () => {
     const full = Array.from({ length: 3 }, (_, index) => fullDocument(index));
     const cacheDir = join(dir, "index");

@@ -119,7 +119,8 @@ async function updateInPlace(
   const stored = await store.meta();
   let previousEmbedModelId: string | undefined;
   let wrote = false;
-  if (options.rebuild || !sameMeta(stored, meta)) {
+  const reset = options.rebuild || !sameMeta(stored, meta);
+  if (reset) {
     if (stored && stored.embedderId !== meta.embedderId) previousEmbedModelId = stored.embedderId;
     await store.reset(meta, {
       keepVectors: !options.rebuild && stored?.embedderId === meta.embedderId && meta.storeVectors,
@@ -145,7 +146,10 @@ async function updateInPlace(
   // Documents that could not be read are not in the index (a stored one's rows went with its group).
   const unreadable = new Set(counts.unreadable);
   const order = documents.map((document) => document.id).filter((id) => !unreadable.has(id));
-  const storedOrder = wrote ? (await store.sources()).map((source) => source.id) : order;
+  // A replaced document keeps its position and a removed one leaves the others in order: only a store written anew
+  // or a document added (after the last) can leave the stored order unlike the documents'.
+  const mayBeOutOfOrder = reset || sources.added.length > 0;
+  const storedOrder = mayBeOutOfOrder ? (await store.sources()).map((source) => source.id) : order;
   if (storedOrder.some((id, index) => id !== order[index])) await store.setOrder(order);
   const chunks = (await store.statistics()).documents;
   const stats: IndexBuildStats = {

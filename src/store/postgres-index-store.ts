@@ -200,6 +200,8 @@ export class PostgresIndexStore implements IndexStore {
     await this.#writing(async (client) => {
       const freed = new Set<string>();
       const ids = [...removed, ...edits.flatMap((edit) => (edit.source ? [edit.source.id] : []))];
+      // A replaced document keeps its position, so an edit moves no other document.
+      const positions = new Map<string, number>();
       if (ids.length > 0) {
         const rows = await client.query(
           `SELECT key, content_hash FROM ${this.#t}.chunks WHERE source_id = ANY($1::text[])`,
@@ -211,10 +213,17 @@ export class PostgresIndexStore implements IndexStore {
           this.#t,
           rows.rows.map((row) => row.key as number),
         );
-        await client.query(`DELETE FROM ${this.#t}.sources WHERE id = ANY($1::text[])`, [ids]);
+        const gone = await client.query(
+          `DELETE FROM ${this.#t}.sources WHERE id = ANY($1::text[]) RETURNING id, position`,
+          [ids],
+        );
+        for (const row of gone.rows) positions.set(row.id as string, row.position as number);
       }
       const pending = pendingPostings();
-      for (const edit of edits) await insertEdit(client, this.#t, edit, this.#pgvector.available, pending);
+      for (const edit of edits) {
+        const position = edit.source ? positions.get(edit.source.id) : undefined;
+        await insertEdit(client, this.#t, edit, this.#pgvector.available, pending, position);
+      }
       await flushPostings(client, this.#t, pending);
       if (freed.size > 0) {
         await client.query(

@@ -54,6 +54,8 @@ export async function insertEdit(
   { source, chunks: given }: SourceEdit,
   pgvector: boolean,
   pending: PendingPostings,
+  /** Where the document goes among the sources (a replaced one's own); after the last when undefined. */
+  position?: number,
 ): Promise<void> {
   // A node id is one chunk: a later chunk with the same id replaces an earlier one, and one that another
   // document held (not expected: ids are `<file>#<n>`) moves here.
@@ -64,7 +66,7 @@ export async function insertEdit(
   if (source !== null) {
     await client.query(
       `INSERT INTO ${t}.sources (id, position, content_hash, size, last_modified_at, reader, chunk_count)
-       VALUES ($1, (SELECT coalesce(max(position), -1) + 1 FROM ${t}.sources), $2, $3, $4, $5, $6)`,
+       VALUES ($1, coalesce($7::int, (SELECT coalesce(max(position), -1) + 1 FROM ${t}.sources)), $2, $3, $4, $5, $6)`,
       [
         source.id,
         source.contentHash,
@@ -72,6 +74,7 @@ export async function insertEdit(
         source.lastModifiedAt ?? null,
         source.reader ?? null,
         given.length,
+        position ?? null,
       ],
     );
   }

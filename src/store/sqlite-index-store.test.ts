@@ -174,6 +174,28 @@ describe("SqliteIndexStore", () => {
     expect(plan()).toEqual([expect.stringMatching(/USING (COVERING )?INDEX chunks_images/)]);
   });
 
+  it("gives an edited document its old position: no other source row is written", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write(["a.md", "b.md", "c.md"].map((id) => sourceEdit(id, [`zebra ${id}`])));
+    const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+    const rows = () => db.prepare("SELECT id, position FROM sources ORDER BY id").all();
+    const before = rows();
+    store.write([sourceEdit("a.md", ["zebra a.md, edited", "a second chunk"])]);
+    expect(rows()).toEqual(before);
+    expect(store.sources().map((source) => [source.id, source.chunkCount])).toEqual([
+      ["a.md", 2],
+      ["b.md", 1],
+      ["c.md", 1],
+    ]);
+    // A new document goes after the last; a removed one leaves the others where they were.
+    store.write([sourceEdit("0.md", ["zebra new"])], ["b.md"]);
+    expect(store.sources().map((source) => source.id)).toEqual(["a.md", "c.md", "0.md"]);
+    db.close();
+    store.close();
+  });
+
   it("reads back what it wrote: sources in order, chunks by key and node id, vectors, postings", () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);

@@ -125,10 +125,10 @@ export class SqliteIndexStore implements SyncIndexStore {
         const postings = new PostingsBatch(this.#sql, this.location, this.#blockPostings);
         for (const id of removed) this.#removeSource(id, freed, postings);
         for (const edit of edits) {
-          const kept = edit.source
+          const replaced = edit.source
             ? this.#removeSource(edit.source.id, freed, postings, edit.chunks)
             : undefined;
-          this.#insert(edit, postings, kept);
+          this.#insert(edit, postings, replaced);
         }
         postings.flush();
         for (const hash of freed) this.#sql.dropUnusedVector.run(hash, hash);
@@ -234,14 +234,15 @@ export class SqliteIndexStore implements SyncIndexStore {
   /**
    * Removes a document's rows, except the chunks `replacement` holds again with the same node id and content (an
    * edit that changed one part of a file): those keep their row and postings (same content, same terms), and are
-   * returned by node id with their keys, for {@link #insert} to rewrite their node (its metadata may have changed).
+   * returned by node id with their keys, for {@link #insert} to rewrite their node (its metadata may have changed),
+   * with the document's position, which its replacement takes (so an edit moves no other document).
    */
   #removeSource(
     id: string,
     freed: Set<string>,
     postings: PostingsBatch,
     replacement: readonly ChunkInput[] = [],
-  ): Map<string, number> {
+  ): Replaced {
     const again = new Map(replacement.map((chunk) => [chunk.node.id, chunk.contentHash]));
     const kept = new Map<string, number>();
     for (const chunk of this.#sql.sourceChunks.all(id) as SourceChunkRow[]) {
@@ -252,8 +253,8 @@ export class SqliteIndexStore implements SyncIndexStore {
       this.#removeChunk(chunk.key, postings);
       freed.add(chunk.content_hash);
     }
-    this.#sql.deleteSource.run(id);
-    return kept;
+    const row = this.#sql.deleteSource.get(id) as { position: number } | undefined;
+    return { kept, position: row?.position };
   }
 
   #removeChunk(key: number, postings: PostingsBatch): void {
@@ -263,13 +264,14 @@ export class SqliteIndexStore implements SyncIndexStore {
     this.#sql.deleteChunk.run(key);
   }
 
-  #insert({ source, chunks }: SourceEdit, postings: PostingsBatch, kept?: ReadonlyMap<string, number>): void {
+  #insert({ source, chunks }: SourceEdit, postings: PostingsBatch, replaced?: Replaced): void {
     if (source === null) {
       for (const [position, chunk] of chunks.entries()) this.#insertChunk(null, position, chunk, postings);
       return;
     }
     this.#sql.insertSource.run(
       source.id,
+      replaced?.position ?? null,
       source.contentHash,
       source.size ?? null,
       source.lastModifiedAt ?? null,
@@ -280,7 +282,7 @@ export class SqliteIndexStore implements SyncIndexStore {
         : JSON.stringify(chunks.map(({ node }) => node.id)),
     );
     for (const [position, chunk] of chunks.entries()) {
-      const key = kept?.get(chunk.node.id);
+      const key = replaced?.kept.get(chunk.node.id);
       if (key === undefined) this.#insertChunk(source.id, position, chunk, postings);
       else this.#sql.keepChunk.run(position, chunk.holdsImage ? 1 : 0, encodeNode(chunk.node), key);
     }
@@ -316,6 +318,12 @@ export class SqliteIndexStore implements SyncIndexStore {
     postings.add(key, terms);
     if (embedding) this.#sql.insertVector.run(contentHash, toBlob(embedding));
   }
+}
+
+/** What removing a document for its replacement leaves: the chunks kept by node id (their keys), its position. */
+interface Replaced {
+  kept: Map<string, number>;
+  position: number | undefined;
 }
 
 interface SourceRow {

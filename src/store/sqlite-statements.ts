@@ -52,10 +52,11 @@ export class SqliteStatements {
     this.chunkSource = db.prepare("SELECT source_id FROM chunks WHERE key = ?");
     this.sourceChunks = db.prepare("SELECT key, node_id, content_hash FROM chunks WHERE source_id = ?");
     this.keepChunk = db.prepare("UPDATE chunks SET position = ?, is_image = ?, node = ? WHERE key = ?");
-    this.deleteSource = db.prepare("DELETE FROM sources WHERE id = ?");
+    this.deleteSource = db.prepare("DELETE FROM sources WHERE id = ? RETURNING position");
+    // At the position given (a replaced document keeps its place), else after the last.
     this.insertSource = db.prepare(
       `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count, node_ids)
-       VALUES (?, (SELECT coalesce(max(position), -1) + 1 FROM sources), ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, coalesce(?, (SELECT coalesce(max(position), -1) + 1 FROM sources)), ?, ?, ?, ?, ?, ?)`,
     );
     this.setPosition = db.prepare("UPDATE sources SET position = ? WHERE id = ?");
     this.stats = db.prepare("SELECT documents, total_length FROM stats WHERE id = 0");

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../../src/analysis/lexical-tokens.js";
 import { BENCH_CORPUS } from "../../src/eval/bench-questions.test.util.js";
@@ -167,6 +168,32 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       await rebuilt.close();
     }
   }, 120_000);
+
+  it("gives an edited document its old position: no other source row is written", async () => {
+    const { url, schema } = schemaUrl("positions");
+    const store = await openPostgresStore(url);
+    const client = new pg.Client({ connectionString: base as string });
+    await client.connect();
+    const rows = async () =>
+      (await client.query(`SELECT id, position FROM "${schema}".sources ORDER BY id`)).rows;
+    try {
+      await store.reset(META);
+      await store.write(["a.md", "b.md", "c.md"].map((id) => sourceEdit(id, [`zebra ${id}`])));
+      const before = await rows();
+      await store.write([sourceEdit("a.md", ["zebra a.md, edited", "a second chunk"])]);
+      expect(await rows()).toEqual(before);
+      expect((await store.sources()).map((source) => [source.id, source.chunkCount])).toEqual([
+        ["a.md", 2],
+        ["b.md", 1],
+        ["c.md", 1],
+      ]);
+      await store.write([sourceEdit("0.md", ["zebra new"])], ["b.md"]);
+      expect((await store.sources()).map((source) => source.id)).toEqual(["a.md", "c.md", "0.md"]);
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
 
   it("moves a node id another document of the same write held, keeping the statistics exact", async () => {
     const moved = await openPostgresStore(schemaUrl("moved").url);
