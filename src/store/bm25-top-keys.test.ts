@@ -84,6 +84,20 @@ describe("bm25TopKeys", () => {
     expect(got.scored).toBeLessThan(total / 2);
   });
 
+  it("ranks chunks whose keys are near 2^31 exactly (its arrays follow the postings, not the key range)", () => {
+    const high = 2 ** 31 - 10;
+    const lists: TermPostings[] = [
+      { keys: Int32Array.from([7, high, high + 5]), frequencies: [1, 3, 1], lengths: [10, 10, 40] },
+      { keys: Int32Array.from([high]), frequencies: [2], lengths: [10] },
+    ];
+    const ranking = { documents: 2 ** 31, averageLength: 20, topK: 2, k1: K1, b: B };
+    const got = bm25TopKeys(lists, ranking);
+    const expected = fullScoring(lists, ranking.documents, 20, 2);
+    expect(got.keys).toEqual([high, 7]);
+    expect(got.keys).toEqual(expected.map(([key]) => key));
+    for (const [key, score] of expected) expect(Object.is(got.scores.get(key), score)).toBe(true);
+  });
+
   it("scores the common terms everywhere when a chunk only they reach could still be among the best", () => {
     // Two common terms that together outscore the one rare term's chunk: the best chunks hold only them.
     const documents = 1_000;

@@ -36,92 +36,128 @@ const COMMON_SHARE = 0.1;
 export function bm25TopKeys(lists: readonly TermPostings[], ranking: Bm25Ranking): Bm25TopKeys {
   const { documents, averageLength, topK, k1, b } = ranking;
   const idfOf = (frequency: number) => Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
-  let maxKey = -1;
-  for (const { keys } of lists) {
-    // A term's keys ascend: its last is its largest.
-    if (keys.length > 0) maxKey = Math.max(maxKey, keys[keys.length - 1] as number);
-  }
   const common = lists.map((list) => list.keys.length > documents * COMMON_SHARE);
   if (common.every(Boolean)) common.fill(false);
-  // Scores summed in an array indexed by chunk key, not a Map (a Map's get/set per posting was most of a query at
-  // 10^6 chunks). Every addend is positive (the IDF is log(1 + …) and tf ≥ 1), so a zero marks a chunk not yet
-  // touched.
-  const scores = new Float64Array(maxKey + 1);
-  const found = new Uint8Array(maxKey + 1);
-  const touched: number[] = [];
-  for (const [index, { keys }] of lists.entries()) {
-    if (common[index]) continue;
-    for (let at = 0; at < keys.length; at++) {
-      const key = keys[at] as number;
-      if (found[key] === 0) {
-        found[key] = 1;
-        touched.push(key);
-      }
-    }
-  }
+  // The chunks the rarer terms found, ascending, each once, with their scores in an array beside them. An array
+  // indexed by chunk key (as before) spans every key of the index: at 2.6M keys its first write to each of its
+  // 5,000 pages cost a query ~15 ms of page faults, whatever the query.
+  const found = unionOf(lists.filter((_, index) => !common[index]).map((list) => list.keys));
+  const scores = new Float64Array(found.length);
   let scored = 0;
   // Every list in query order, so each chunk's addends are summed in the order the full scoring sums them.
-  for (const [index, list] of lists.entries()) {
-    scored += addScores(list, idfOf(list.keys.length), common[index] ? found : undefined);
-  }
-  let best = topKeys(touched, scores, topK);
+  for (const list of lists) scored += addScores(list, idfOf(list.keys.length), found, scores);
+  let best = topKeys(found, scores, topK);
   const bound = lists.reduce(
     (sum, list, index) => (common[index] ? sum + idfOf(list.keys.length) * (k1 + 1) : sum),
     0,
   );
-  const kth = best.length === topK ? (scores[best[topK - 1] as number] as number) : 0;
+  const kth = best.length === topK ? (best[topK - 1] as Scored).score : 0;
   // The bound is compared with a margin for rounding in the addends; a chunk scoring exactly the k-th score could
   // still enter on its key, hence strictly below.
   if (bound > 0 && !(bound * (1 + 1e-9) < kth)) {
-    const only: number[] = [];
+    const commonKeys = unionOf(lists.filter((_, index) => common[index]).map((list) => list.keys));
+    const only = differenceOf(commonKeys, found);
+    const onlyScores = new Float64Array(only.length);
     for (const [index, list] of lists.entries()) {
-      if (!common[index]) continue;
-      const { keys } = list;
-      for (let at = 0; at < keys.length; at++) {
-        const key = keys[at] as number;
-        if (found[key] === 0) {
-          found[key] = 2;
-          only.push(key);
-        }
-      }
-      scored += addScores(list, idfOf(keys.length), found, 2);
+      if (common[index]) scored += addScores(list, idfOf(list.keys.length), only, onlyScores);
     }
-    best = topKeys([...best, ...only], scores, topK);
+    best = topKeys(only, onlyScores, topK, best);
   }
-  return { keys: best, scores: new Map(best.map((key) => [key, scores[key] as number])), scored };
+  return {
+    keys: best.map((hit) => hit.key),
+    scores: new Map(best.map((hit) => [hit.key, hit.score])),
+    scored,
+  };
 
-  /** Adds the term's score to each of its chunks (only those `only` marks `mark`, when given); how many it scored. */
-  function addScores(list: TermPostings, idf: number, only?: Uint8Array, mark = 1): number {
+  /**
+   * Adds the term's score to each of its chunks that `targets` (ascending keys) holds, into `into` beside it: the
+   * list and the targets walked together. Returns how many postings it scored.
+   */
+  function addScores(list: TermPostings, idf: number, targets: Float64Array, into: Float64Array): number {
     const { keys, frequencies, lengths } = list;
     let count = 0;
-    for (let at = 0; at < keys.length; at++) {
+    let target = 0;
+    for (let at = 0; at < keys.length && target < targets.length; at++) {
       const key = keys[at] as number;
-      if (only && only[key] !== mark) continue;
+      while (target < targets.length && (targets[target] as number) < key) target++;
+      if (targets[target] !== key) continue;
       const tf = frequencies[at] as number;
       const norm = k1 * (1 - b + (b * (lengths[at] as number)) / averageLength);
-      scores[key] = (scores[key] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
+      into[target] = (into[target] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
       count++;
     }
     return count;
   }
 }
 
-/** Of the `keys` scored in `scores` (by key), the `k` with the highest positive score, best first, ties by key. */
-function topKeys(keys: readonly number[], scores: Float64Array, k: number): number[] {
-  const better = (left: number, right: number) => {
-    const a = scores[left] as number;
-    const b = scores[right] as number;
-    return a > b || (a === b && left < right);
-  };
-  const best: number[] = [];
+interface Scored {
+  key: number;
+  score: number;
+}
+
+/** The keys of all `lists` (each ascending, each key once), ascending, each once. */
+function unionOf(lists: readonly ArrayLike<number>[]): Float64Array {
+  let merged = new Float64Array(0);
+  for (const list of lists) {
+    const out = new Float64Array(merged.length + list.length);
+    let size = 0;
+    let left = 0;
+    let right = 0;
+    while (left < merged.length || right < list.length) {
+      const a = left < merged.length ? (merged[left] as number) : Number.POSITIVE_INFINITY;
+      const b = right < list.length ? (list[right] as number) : Number.POSITIVE_INFINITY;
+      if (a <= b) left++;
+      if (b <= a) right++;
+      out[size++] = Math.min(a, b);
+    }
+    merged = out.subarray(0, size);
+  }
+  return merged;
+}
+
+/** The keys of `keys` (ascending) that `without` (ascending) does not hold. */
+function differenceOf(keys: Float64Array, without: Float64Array): Float64Array {
+  const out = new Float64Array(keys.length);
+  let size = 0;
+  let other = 0;
   for (const key of keys) {
-    const score = scores[key] as number;
-    if (!(score > 0)) continue;
-    if (best.length === k && !better(key, best[k - 1] as number)) continue;
+    while (other < without.length && (without[other] as number) < key) other++;
+    if (without[other] !== key) out[size++] = key;
+  }
+  return out.subarray(0, size);
+}
+
+/**
+ * Of the chunks `keys` with `scores` beside them (and `also`, chunks already ranked), the `k` with the highest
+ * positive score, best first, ties by key.
+ */
+function topKeys(
+  keys: Float64Array,
+  scores: Float64Array,
+  k: number,
+  also: readonly Scored[] = [],
+): Scored[] {
+  const better = (left: Scored, right: Scored) =>
+    left.score > right.score || (left.score === right.score && left.key < right.key);
+  const best: Scored[] = [];
+  const offer = (hit: Scored) => {
+    if (!(hit.score > 0)) return;
+    if (best.length === k && !better(hit, best[k - 1] as Scored)) return;
     let index = best.length;
-    while (index > 0 && better(key, best[index - 1] as number)) index--;
-    best.splice(index, 0, key);
+    while (index > 0 && better(hit, best[index - 1] as Scored)) index--;
+    best.splice(index, 0, hit);
     if (best.length > k) best.pop();
+  };
+  for (const hit of also) offer(hit);
+  for (let index = 0; index < keys.length; index++) {
+    const score = scores[index] as number;
+    // Most chunks are below the k-th: compared before an object is made for them.
+    if (
+      best.length === k &&
+      !(score > (best[k - 1] as Scored).score || score === (best[k - 1] as Scored).score)
+    )
+      continue;
+    offer({ key: keys[index] as number, score });
   }
   return best;
 }
