@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -115,6 +115,29 @@ describe("openFolderIndex", () => {
     const failure = await openFolderIndex(options(["empty"])).catch((error: unknown) => error);
     expect(RagsynthError.isInstance(failure) && failure.code).toBe("document_read");
     expect((failure as Error).message).toMatch(/^No documents to read in empty \(1 skipped: .*blob\.bin/);
+    // The folder is left as it was found: no .ragsynth/ of an index of nothing.
+    await expect(stat(join(dir, "empty", ".ragsynth"))).rejects.toThrow(/ENOENT/);
+    // A cache folder given that was there stays, without an index file this run made.
+    await mkdir(join(dir, "given-cache"));
+    const again = await openFolderIndex(options(["empty"], { cacheDir: "given-cache" })).catch(
+      (error) => error,
+    );
+    expect(RagsynthError.isInstance(again) && again.code).toBe("document_read");
+    expect(await readdir(join(dir, "given-cache"))).toEqual([]);
+  });
+
+  it("keeps an index it did not make when every file of it turned unreadable", async () => {
+    const folder = await docs();
+    const first = await openFolderIndex(options(["docs"]));
+    await folderIndexSaved(first);
+    await first.index.close();
+    for (const name of ["modes.md", "tree.md"])
+      await writeFile(join(folder, name), Buffer.from([0, 1, 0, 2]));
+    const failure = await openFolderIndex(options(["docs"])).catch((error: unknown) => error);
+    expect(RagsynthError.isInstance(failure) && failure.code).toBe("document_read");
+    expect((await readdir(join(folder, ".ragsynth"))).filter((name) => name.endsWith(".sqlite"))).toEqual([
+      "ragsynth-index.sqlite",
+    ]);
   });
 
   it("keeps the index in the user cache folder, with a notice, when the default folder cannot be written", async () => {

@@ -1,10 +1,13 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReader } from "../reader/formats/registry.js";
 import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
+import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { displayPath } from "../util/display-path.js";
 import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { defaultCacheDir, writableCacheDir } from "./folder-cache-dir.js";
@@ -90,6 +93,11 @@ export interface FolderRead {
   nothingRead(): RagsynthError;
   /** Keeps the files this run read and skipped beside the index (once it is written), so the next run does not. */
   keepSkippedReads(): void;
+  /**
+   * Removes what this run made when it indexed nothing: the cache folder when it made it, else the index file when
+   * it made that (an index that was there stays, emptied, as the documents now are). A PostgreSQL store is kept.
+   */
+  forgetOwnIndex(): Promise<void>;
 }
 
 const silent: IndexProgress = { start() {}, update() {}, clear() {} };
@@ -106,11 +114,18 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
   // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
   const given = paths.map((path) => sourcePath(path, cwd));
+  const defaultFolder =
+    options.store === undefined && cacheDir === undefined ? await defaultCacheDir(paths, cwd) : undefined;
+  const hadDefaultFolder = defaultFolder !== undefined && existsSync(defaultFolder);
   const folder =
     options.store ??
-    (cacheDir === undefined
-      ? await writableCacheDir(await defaultCacheDir(paths, cwd), options)
-      : resolve(cwd, cacheDir));
+    (defaultFolder !== undefined
+      ? await writableCacheDir(defaultFolder, options)
+      : resolve(cwd, cacheDir as string));
+  // What this run finds in a cache folder, so a run that indexes nothing leaves no folder or index of its own.
+  const madeFolder =
+    options.store === undefined && (folder === defaultFolder ? !hadDefaultFolder : !existsSync(folder));
+  const hadIndex = options.store !== undefined || existsSync(join(folder, SQLITE_INDEX_FILE));
   // Files the stored index holds with the same size and modification time are listed, not read.
   const stored = options.rebuild ? undefined : await storedSources(folder, options);
   const rebuild = options.rebuild || stored === "other-version";
@@ -177,6 +192,13 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
     keepSkippedReads: () => skippedReads.save(),
+    forgetOwnIndex: async () => {
+      if (madeFolder) await rm(folder, { recursive: true, force: true });
+      else if (!hadIndex) {
+        for (const suffix of ["", "-wal", "-shm"])
+          await rm(join(folder, `${SQLITE_INDEX_FILE}${suffix}`), { force: true });
+      }
+    },
   };
 }
 
@@ -198,6 +220,7 @@ export async function buildFolderIndex(
     stats,
     nothingRead,
     keepSkippedReads,
+    forgetOwnIndex,
   }: FolderRead,
   {
     persist,
@@ -238,11 +261,13 @@ export async function buildFolderIndex(
     return { index, embedModel, stats: stats(index.buildStats), saveError: error };
   }
   const built = stats(index.buildStats);
-  keepSkippedReads();
   if (built.files === 0) {
+    // A folder pointed at by mistake (nothing in it can be read) is left as it was found.
     await index.close();
+    await forgetOwnIndex();
     throw nothingRead();
   }
+  keepSkippedReads();
   return { index, embedModel, stats: built };
 }
 
