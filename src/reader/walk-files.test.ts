@@ -199,21 +199,27 @@ describe("overlapping paths given", () => {
   });
 });
 
+/** The walk's options at their defaults. */
+const DEFAULT_WALK = {
+  recursive: true,
+  hidden: false,
+  noIgnore: false,
+  followSymlinks: false,
+  include: undefined,
+  exclude: undefined,
+  extensions: undefined,
+  signal: undefined,
+};
+
 describe("walkFiles", () => {
   it("gives each regular file the real path it saw (its folder's, joined), and none to a file reached by a link", async () => {
     await write("sub/a.md");
     await symlink(path.join(root, "sub", "a.md"), path.join(root, "alias.md"));
     const real = await realpath(root);
-    const { files } = await walkFiles([{ absolute: root, displayPath: root, stats: await stat(root) }], {
-      recursive: true,
-      hidden: false,
-      noIgnore: false,
-      followSymlinks: false,
-      include: undefined,
-      exclude: undefined,
-      extensions: undefined,
-      signal: undefined,
-    });
+    const { files } = await walkFiles(
+      [{ absolute: root, displayPath: root, stats: await stat(root) }],
+      DEFAULT_WALK,
+    );
     expect(files.map((file) => [path.relative(root, file.displayPath), file.realPath])).toEqual([
       ["alias.md", undefined],
       ["sub/a.md", path.join(real, "sub", "a.md")],
@@ -236,16 +242,10 @@ describe("walkFiles", () => {
       `${docs}/./sub/..`,
     ];
     for (const displayPath of spellings) {
-      const { files } = await walkFiles([{ absolute: docs, displayPath, stats: await stat(docs) }], {
-        recursive: true,
-        hidden: false,
-        noIgnore: false,
-        followSymlinks: false,
-        include: undefined,
-        exclude: undefined,
-        extensions: undefined,
-        signal: undefined,
-      });
+      const { files } = await walkFiles(
+        [{ absolute: docs, displayPath, stats: await stat(docs) }],
+        DEFAULT_WALK,
+      );
       expect(
         files.map((file) => [file.displayPath, file.absolute]),
         displayPath,
