@@ -22,7 +22,7 @@ import {
   flushPostings,
   insertEdit,
   pendingPostings,
-  removeChunks,
+  removeSources,
   vectorLiteral,
 } from "./postgres-writes.js";
 import { storeMetaOf } from "./store-meta.js";
@@ -198,27 +198,8 @@ export class PostgresIndexStore implements IndexStore {
 
   async write(edits: readonly SourceEdit[], removed: readonly string[] = []): Promise<void> {
     await this.#writing(async (client) => {
-      const freed = new Set<string>();
       const ids = [...removed, ...edits.flatMap((edit) => (edit.source ? [edit.source.id] : []))];
-      // A replaced document keeps its position, so an edit moves no other document.
-      const positions = new Map<string, number>();
-      if (ids.length > 0) {
-        const rows = await client.query(
-          `SELECT key, content_hash FROM ${this.#t}.chunks WHERE source_id = ANY($1::text[])`,
-          [ids],
-        );
-        for (const row of rows.rows) freed.add(row.content_hash as string);
-        await removeChunks(
-          client,
-          this.#t,
-          rows.rows.map((row) => row.key as number),
-        );
-        const gone = await client.query(
-          `DELETE FROM ${this.#t}.sources WHERE id = ANY($1::text[]) RETURNING id, position`,
-          [ids],
-        );
-        for (const row of gone.rows) positions.set(row.id as string, row.position as number);
-      }
+      const { freed, positions } = await removeSources(client, this.#t, ids);
       const pending = pendingPostings();
       for (const edit of edits) {
         const position = edit.source ? positions.get(edit.source.id) : undefined;

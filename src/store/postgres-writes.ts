@@ -48,6 +48,37 @@ export function pendingPostings(): PendingPostings {
   return { terms: [], keys: [], frequencies: [], lengths: [], documents: 0, totalLength: 0 };
 }
 
+/**
+ * Removes documents `ids` (their chunks, postings and sources rows) and returns the content hashes their chunks
+ * held (vectors that may now be unused) and each document's position, which its replacement takes: an edit moves
+ * no other document.
+ */
+export async function removeSources(
+  client: PostgresClient,
+  t: string,
+  ids: readonly string[],
+): Promise<{ freed: Set<string>; positions: Map<string, number> }> {
+  const freed = new Set<string>();
+  const positions = new Map<string, number>();
+  if (ids.length === 0) return { freed, positions };
+  const rows = await client.query(
+    `SELECT key, content_hash FROM ${t}.chunks WHERE source_id = ANY($1::text[])`,
+    [ids],
+  );
+  for (const row of rows.rows) freed.add(row.content_hash as string);
+  await removeChunks(
+    client,
+    t,
+    rows.rows.map((row) => row.key as number),
+  );
+  const gone = await client.query(
+    `DELETE FROM ${t}.sources WHERE id = ANY($1::text[]) RETURNING id, position`,
+    [ids],
+  );
+  for (const row of gone.rows) positions.set(row.id as string, row.position as number);
+  return { freed, positions };
+}
+
 export async function insertEdit(
   client: PostgresClient,
   t: string,
