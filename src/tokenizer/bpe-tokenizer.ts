@@ -90,12 +90,16 @@ function pieceCounter(name: TokenizerName): (text: string) => number {
     } else {
       const ascii = asciiCounter(file, splitPattern(name));
       let fileCounted = 0;
+      // Once the table is loaded, it counts everything: the next calls go to it directly.
+      const onTable = (text: string) => {
+        const table = tableCounter(name);
+        pieceCounters.set(name, table);
+        return table(text);
+      };
       counter = (text) => {
-        const table = tableCounters.get(name);
-        if (table !== undefined || fileCounted >= FILE_COUNTED_MAX)
-          return (table ?? tableCounter(name))(text);
+        if (fileCounted >= FILE_COUNTED_MAX) return onTable(text);
         const tokens = ascii(text);
-        if (tokens === undefined) return tableCounter(name)(text);
+        if (tokens === undefined) return onTable(text);
         fileCounted++;
         return tokens;
       };
