@@ -10,10 +10,11 @@ import type { IndexStore } from "../store/index-store.js";
 const EMBED_BATCH = 256;
 
 /**
- * Dense search over a store: exact cosine of the query with every stored vector, read in batches (a scan of the
- * vectors, not of the chunks' text), then the nodes of the `similarityTopK` best. A store without vectors (the
- * offline HashingEmbedder) embeds every chunk's text on each search: dense search there reads the whole index.
- * A store that searches vectors in its engine (`denseTopK`: PostgreSQL with pgvector) answers the top k itself.
+ * Dense search over a store: the nodes of the `similarityTopK` chunks whose vectors are most cosine-similar to the
+ * query. A store that searches its vectors itself (`denseTopK`: SQLite through its vectors' sign codes, PostgreSQL
+ * with pgvector) answers the top k; otherwise every stored vector is read in batches and scored exactly (a scan of
+ * the vectors, not of the chunks' text). A store without vectors (the offline HashingEmbedder) embeds every chunk's
+ * text on each search: dense search there reads the whole index.
  */
 export function createStoreDenseRetriever(
   store: IndexStore,

@@ -74,6 +74,9 @@ export function asyncIndexStore(store: SyncIndexStore): IndexStore {
     async *allVectors(batchSize) {
       yield* store.allVectors(batchSize);
     },
+    ...(store.denseTopK && {
+      denseTopK: async (query: Float32Array, topK: number) => store.denseTopK?.(query, topK),
+    }),
     hasImages: async () => store.hasImages(),
     close: async () => store.close(),
   };

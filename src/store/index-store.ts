@@ -126,8 +126,9 @@ export interface IndexStore {
   /** Every chunk key with its vector, in batches (exact dense search). */
   allVectors(batchSize?: number): AsyncIterable<{ keys: number[]; vectors: Float32Array[] }>;
   /**
-   * Optional: the `topK` chunks whose vectors are most cosine-similar to `query`, computed by the engine (pgvector);
-   * `undefined` when the engine cannot (no extension), and the caller scans {@link IndexStore.allVectors}.
+   * Optional: the `topK` chunks whose vectors are most cosine-similar to `query`, searched by the store (pgvector
+   * on PostgreSQL; sign codes narrowing to candidates scored exactly on SQLite); `undefined` when the store cannot
+   * (no extension, no codes), and the caller scans {@link IndexStore.allVectors}.
    */
   denseTopK?(query: Float32Array, topK: number): Promise<ScoredKey[] | undefined>;
   /** Whether any chunk is or references an image. */
@@ -183,6 +184,8 @@ export interface SyncIndexStore {
   vectors(contentHashes: readonly string[]): Map<string, Float32Array>;
   /** Every chunk key with its vector, in batches (exact dense search). */
   allVectors(batchSize?: number): Iterable<{ keys: number[]; vectors: Float32Array[] }>;
+  /** Optional: {@link IndexStore.denseTopK}. */
+  denseTopK?(query: Float32Array, topK: number): ScoredKey[] | undefined;
   /** Whether any chunk is or references an image. */
   hasImages(): boolean;
   close(): void;

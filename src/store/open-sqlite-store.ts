@@ -7,6 +7,10 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import { SqliteIndexStore } from "./sqlite-index-store.js";
 import { IMAGES_INDEX, SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
+import { fillVectorCodes, VECTOR_CODES_TABLE, VectorCodeStatements } from "./sqlite-vector-codes.js";
+
+/** The layout a file is migrated from when opened, rather than rebuilt: it lacks only the vector codes. */
+const MIGRATED_VERSION = 3;
 
 // Opening the SQLite index file: its place in the folder, WAL, the layout check, and the errors of a file that is
 // not ours. The store itself (reads and writes on an open connection) is sqlite-index-store.ts.
@@ -65,7 +69,7 @@ export function openSqliteStore(
     db = new Database(file, { timeout: busyTimeoutMs });
     useWal(db, busyTimeoutMs);
     db.pragma("synchronous = NORMAL");
-    const other = prepareLayout(db, replaceOtherLayout);
+    const other = prepareLayout(db, file, replaceOtherLayout);
     if (other !== undefined) {
       db.close();
       throw Object.assign(
@@ -110,9 +114,28 @@ function useWal(db: BetterSqlite3.Database, busyTimeoutMs: number): void {
   }
 }
 
-/** Creates the tables of a new file; the layout version of a file of another one that is kept (not replaced). */
-function prepareLayout(db: BetterSqlite3.Database, replaceOtherLayout: boolean): number | undefined {
+/**
+ * Creates the tables of a new file, or migrates a file of `MIGRATED_VERSION`; the layout version of a file of
+ * another one that is kept (not replaced).
+ */
+function prepareLayout(
+  db: BetterSqlite3.Database,
+  file: string,
+  replaceOtherLayout: boolean,
+): number | undefined {
   const version = db.pragma("user_version", { simple: true }) as number;
+  if (version === MIGRATED_VERSION) {
+    // One transaction: another process opening the file meanwhile waits, then finds it migrated.
+    db.transaction(() => {
+      if (db.pragma("user_version", { simple: true }) !== MIGRATED_VERSION) return;
+      db.exec(VECTOR_CODES_TABLE);
+      const keepsVectors =
+        db.prepare("SELECT value FROM meta WHERE key = 'storeVectors'").pluck().get() === "1";
+      if (keepsVectors) fillVectorCodes(new VectorCodeStatements(db), file);
+      db.pragma(`user_version = ${SQLITE_STORE_VERSION}`);
+    }).immediate();
+    return prepareLayout(db, file, replaceOtherLayout);
+  }
   if (version !== 0 && version !== SQLITE_STORE_VERSION && !replaceOtherLayout) return version;
   if (version !== SQLITE_STORE_VERSION) {
     db.transaction(() => {

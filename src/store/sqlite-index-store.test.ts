@@ -8,6 +8,7 @@ import { LEXICAL_ANALYZER } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";
+import { CODE_PAGE_KEYS } from "./sign-codes.js";
 import { sourceEdit } from "./source-edit.test.util.js";
 
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" };
@@ -35,11 +36,63 @@ function snapshot(dir: string) {
         .prepare("SELECT count(*) AS documents, coalesce(sum(length), 0) AS total_length FROM chunks")
         .get(),
       vectors: db.prepare("SELECT content_hash FROM vectors ORDER BY content_hash").pluck().all(),
+      codes: codesByNodeId(db),
       sources: db.prepare("SELECT id, chunk_count FROM sources ORDER BY id").all(),
     };
   } finally {
     db.close();
   }
+}
+
+/**
+ * Each chunk's vector code (its page row's bits at its key) by node id, checked on the way: a chunk's code is present
+ * exactly when its content has a vector, and holds that vector's signs; no key without a chunk has a code.
+ */
+function codesByNodeId(db: Database.Database) {
+  const pages = new Map(
+    (db.prepare("SELECT page, words, present, codes FROM vector_codes").all() as CodesRow[]).map((row) => [
+      row.page,
+      row,
+    ]),
+  );
+  const chunks = db
+    .prepare(
+      "SELECT c.key, c.node_id, v.embedding FROM chunks c LEFT JOIN vectors v ON v.content_hash = c.content_hash",
+    )
+    .all() as { key: number; node_id: string; embedding: Buffer | null }[];
+  let present = 0;
+  for (const page of pages.values()) for (const byte of page.present) present += popcount(byte);
+  expect(present).toBe(chunks.filter((chunk) => chunk.embedding !== null).length);
+  return chunks
+    .map(({ key, node_id, embedding }) => {
+      const page = pages.get(Math.floor(key / CODE_PAGE_KEYS));
+      const slot = key % CODE_PAGE_KEYS;
+      const has = page !== undefined && ((page.present[slot >>> 3] as number) & (1 << (slot & 7))) !== 0;
+      expect(has).toBe(embedding !== null);
+      if (!page || !embedding) return { node_id, code: null };
+      const vector = new Float32Array(new Uint8Array(embedding).buffer);
+      const words = new Uint32Array(new Uint8Array(page.codes).buffer).slice(
+        slot * page.words,
+        (slot + 1) * page.words,
+      );
+      for (let d = 0; d < page.words * 32; d++)
+        expect(((words[d >>> 5] as number) >>> (d & 31)) & 1).toBe((vector[d] ?? 0) > 0 ? 1 : 0);
+      return { node_id, code: [...words] };
+    })
+    .sort((left, right) => left.node_id.localeCompare(right.node_id));
+}
+
+interface CodesRow {
+  page: number;
+  words: number;
+  present: Buffer;
+  codes: Buffer;
+}
+
+function popcount(byte: number): number {
+  let count = 0;
+  for (let bits = byte; bits !== 0; bits >>>= 1) count += bits & 1;
+  return count;
 }
 
 /** Every posting decoded from the blocks, by term and node id; a block's count must be its postings'. */
@@ -101,7 +154,7 @@ const operation = fc.oneof(
 );
 
 describe("SqliteIndexStore", () => {
-  it("keeps the statistics, document frequencies, postings and vectors exact after any sequence of edits (against a rebuild)", () => {
+  it("keeps the statistics, document frequencies, postings, vectors and their codes exact after any sequence of edits (against a rebuild)", () => {
     fc.assert(
       fc.property(
         fc.array(fc.array(operation, { minLength: 1, maxLength: 3 }), { maxLength: 12 }),

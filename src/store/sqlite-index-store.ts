@@ -1,8 +1,11 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { selectTopK } from "../retrieval/get-top-k-embeddings.js";
+import { cosineScores } from "../retrieval/vector-index-retriever.js";
 import type { TextNode } from "../schema/text-node.js";
 import type {
   ChunkInput,
   LexicalStatistics,
+  ScoredKey,
   SourceEdit,
   StoredChunk,
   StoredSource,
@@ -11,15 +14,30 @@ import type {
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
+import { type CodePage, signCodeCandidates } from "./sign-codes.js";
 import { PostingsBatch, type PostingsBlockRow, readPostings } from "./sqlite-postings.js";
 import { SqliteStatements } from "./sqlite-statements.js";
+import { readCodePages, toFloat32, VectorCodeStatements, VectorCodesBatch } from "./sqlite-vector-codes.js";
 import { storeMetaOf } from "./store-meta.js";
+
+/**
+ * Dense search scores exactly (cosine over the stored float32 vectors) at least this many candidates, or
+ * `DENSE_RESCORE_PER_RESULT` per result asked when more; with no more vectors than that, every one of them.
+ */
+const DENSE_RESCORE = 500;
+const DENSE_RESCORE_PER_RESULT = 50;
+/** Candidates kept by the first (Hamming) pass over the sign codes, per candidate scored exactly. */
+const DENSE_WIDE_PER_RESCORE = 40;
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
 export class SqliteIndexStore implements SyncIndexStore {
   readonly location: string;
   readonly #db: BetterSqlite3.Database;
   readonly #sql: SqliteStatements;
+  readonly #codeSql: VectorCodeStatements;
+  /** The codes read by the last dense search, and the `data_version` and own write count they were read at. */
+  #codes: { version: string; pages: CodePage[]; words: number } | undefined;
+  #writes = 0;
   readonly #blockPostings: number | undefined;
   readonly #analyze: (node: TextNode) => readonly string[];
   /** What the current `read` snapshot has read (and may read again): nothing outlives the snapshot. */
@@ -35,6 +53,7 @@ export class SqliteIndexStore implements SyncIndexStore {
     this.#analyze = analyze;
     this.location = file;
     this.#sql = new SqliteStatements(db);
+    this.#codeSql = new VectorCodeStatements(db);
     this.#blockPostings = blockPostings;
   }
 
@@ -82,7 +101,9 @@ export class SqliteIndexStore implements SyncIndexStore {
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {
     this.#db
       .transaction(() => {
-        for (const table of ["sources", "chunks", "postings", "meta"]) this.#db.exec(`DELETE FROM ${table}`);
+        this.#writes++;
+        for (const table of ["sources", "chunks", "postings", "meta", "vector_codes"])
+          this.#db.exec(`DELETE FROM ${table}`);
         if (!keepVectors) this.#db.exec("DELETE FROM vectors");
         this.#db.exec("UPDATE stats SET documents = 0, total_length = 0");
         this.#sql.setMeta.run("embedderId", meta.embedderId);
@@ -121,16 +142,22 @@ export class SqliteIndexStore implements SyncIndexStore {
   write(edits: readonly SourceEdit[], removed: readonly string[] = []): void {
     this.#db
       .transaction(() => {
+        this.#writes++;
         const freed = new Set<string>();
-        const postings = new PostingsBatch(this.#sql, this.location, this.#blockPostings);
-        for (const id of removed) this.#removeSource(id, freed, postings);
+        const batch: WriteBatch = {
+          postings: new PostingsBatch(this.#sql, this.location, this.#blockPostings),
+          codes: new VectorCodesBatch(this.#codeSql, this.location),
+          keepsVectors: this.meta()?.storeVectors === true,
+        };
+        for (const id of removed) this.#removeSource(id, freed, batch);
         for (const edit of edits) {
           const replaced = edit.source
-            ? this.#removeSource(edit.source.id, freed, postings, edit.chunks)
+            ? this.#removeSource(edit.source.id, freed, batch, edit.chunks)
             : undefined;
-          this.#insert(edit, postings, replaced);
+          this.#insert(edit, batch, replaced);
         }
-        postings.flush();
+        batch.postings.flush();
+        batch.codes.flush();
         for (const hash of freed) this.#sql.dropUnusedVector.run(hash, hash);
       })
       .immediate();
@@ -190,7 +217,7 @@ export class SqliteIndexStore implements SyncIndexStore {
     const found = new Map<string, Float32Array>();
     for (const hash of contentHashes) {
       const blob = this.#sql.vector.pluck().get(hash) as Buffer | undefined;
-      if (blob) found.set(hash, toFloat32(blob));
+      if (blob) found.set(hash, toFloat32(blob, this.location));
     }
     return found;
   }
@@ -201,8 +228,54 @@ export class SqliteIndexStore implements SyncIndexStore {
       const rows = this.#sql.vectorsAfter.raw().all(after, batchSize) as [number, Buffer][];
       if (rows.length === 0) return;
       after = (rows.at(-1) as [number, Buffer])[0];
-      yield { keys: rows.map((row) => row[0]), vectors: rows.map((row) => toFloat32(row[1])) };
+      yield { keys: rows.map((row) => row[0]), vectors: rows.map((row) => toFloat32(row[1], this.location)) };
     }
+  }
+
+  /**
+   * The `topK` chunks whose vectors are most cosine-similar to `query`: the vectors' sign codes pick the
+   * candidates (`sign-codes.ts`), whose stored vectors are then scored exactly, with the scores and tie order of an
+   * exact scan. With at most `max(500, 50 · topK)` vectors, every one is scored: the result is exact. `undefined`
+   * when no code is stored, or none of the query's length (the caller scans every vector).
+   */
+  denseTopK(query: Float32Array, topK: number): ScoredKey[] | undefined {
+    const version = `${this.#db.pragma("data_version", { simple: true })}:${this.#writes}`;
+    if (this.#codes?.version !== version)
+      this.#codes = { version, ...readCodePages(this.#codeSql, this.location) };
+    const { pages, words } = this.#codes;
+    if (pages.length === 0 || words !== Math.ceil(query.length / 32)) return undefined;
+    const keep = Math.max(DENSE_RESCORE, DENSE_RESCORE_PER_RESULT * topK);
+    const candidates = signCodeCandidates(pages, query, words, { wide: keep * DENSE_WIDE_PER_RESCORE, keep });
+    // The candidates' content hashes (keys ascending: in the chunks table's order), then their vectors in the order
+    // of the vectors table (by hash), so both B-trees are walked forward rather than at random.
+    const hashOf = new Map<number, string>();
+    for (const key of candidates) {
+      const hash = this.#codeSql.contentHashOfKey.pluck().get(key) as string | undefined;
+      if (hash !== undefined) hashOf.set(key, hash);
+    }
+    const vectors = new Map<string, Float32Array>();
+    for (const hash of [...new Set(hashOf.values())].sort()) {
+      const blob = this.#codeSql.vectorOfHash.pluck().get(hash) as Buffer | undefined;
+      if (blob) vectors.set(hash, toFloat32(blob, this.location));
+    }
+    const dimensions = query.length;
+    const keys: number[] = [];
+    const data = new Float32Array(candidates.length * dimensions);
+    const norms: number[] = [];
+    for (const key of candidates) {
+      const vector = vectors.get(hashOf.get(key) as string);
+      if (!vector) continue;
+      if (vector.length !== dimensions) continue;
+      data.set(vector, keys.length * dimensions);
+      let sum = 0;
+      for (const value of vector) sum += value * value;
+      norms.push(Math.sqrt(sum));
+      keys.push(key);
+    }
+    if (keys.length === 0) return [];
+    const scores = cosineScores({ dimensions, data, norms: Float64Array.from(norms) }, Array.from(query));
+    const { similarities, ids } = selectTopK(Array.from(scores), topK);
+    return ids.map((id, rank) => ({ key: keys[id] as number, score: similarities[rank] as number }));
   }
 
   hasImages(): boolean {
@@ -240,7 +313,7 @@ export class SqliteIndexStore implements SyncIndexStore {
   #removeSource(
     id: string,
     freed: Set<string>,
-    postings: PostingsBatch,
+    batch: WriteBatch,
     replacement: readonly ChunkInput[] = [],
   ): Replaced {
     const again = new Map(replacement.map((chunk) => [chunk.node.id, chunk.contentHash]));
@@ -250,23 +323,24 @@ export class SqliteIndexStore implements SyncIndexStore {
         kept.set(chunk.node_id, chunk.key);
         continue;
       }
-      this.#removeChunk(chunk.key, postings);
+      this.#removeChunk(chunk.key, batch);
       freed.add(chunk.content_hash);
     }
     const row = this.#sql.deleteSource.get(id) as { position: number } | undefined;
     return { kept, position: row?.position };
   }
 
-  #removeChunk(key: number, postings: PostingsBatch): void {
+  #removeChunk(key: number, batch: WriteBatch): void {
     const row = this.#sql.chunkRemoval.get(key) as { length: number; node: Buffer | string } | undefined;
     if (row === undefined) return;
-    postings.remove(key, row.length, () => this.#analyze(decodeNode(row.node, this.location)));
+    batch.postings.remove(key, row.length, () => this.#analyze(decodeNode(row.node, this.location)));
+    if (batch.keepsVectors) batch.codes.clear(key);
     this.#sql.deleteChunk.run(key);
   }
 
-  #insert({ source, chunks }: SourceEdit, postings: PostingsBatch, replaced?: Replaced): void {
+  #insert({ source, chunks }: SourceEdit, batch: WriteBatch, replaced?: Replaced): void {
     if (source === null) {
-      for (const [position, chunk] of chunks.entries()) this.#insertChunk(null, position, chunk, postings);
+      for (const [position, chunk] of chunks.entries()) this.#insertChunk(null, position, chunk, batch);
       return;
     }
     this.#sql.insertSource.run(
@@ -283,7 +357,7 @@ export class SqliteIndexStore implements SyncIndexStore {
     );
     for (const [position, chunk] of chunks.entries()) {
       const key = replaced?.kept.get(chunk.node.id);
-      if (key === undefined) this.#insertChunk(source.id, position, chunk, postings);
+      if (key === undefined) this.#insertChunk(source.id, position, chunk, batch);
       else this.#sql.keepChunk.run(position, chunk.holdsImage ? 1 : 0, encodeNode(chunk.node), key);
     }
   }
@@ -292,13 +366,13 @@ export class SqliteIndexStore implements SyncIndexStore {
     sourceId: string | null,
     position: number,
     { node, contentHash, terms, embedding, holdsImage }: ChunkInput,
-    postings: PostingsBatch,
+    batch: WriteBatch,
   ): void {
     // A node id is one chunk: one that another document held (not expected: ids are `<file>#<n>`) moves here.
     const existing = this.#sql.chunkKeyByNodeId.pluck().get(node.id) as number | undefined;
     if (existing !== undefined) {
       const from = this.#sql.chunkSource.pluck().get(existing) as string | null;
-      this.#removeChunk(existing, postings);
+      this.#removeChunk(existing, batch);
       if (from !== null && from !== sourceId) {
         const ids = this.#sql.chunkNodeIdsOfSource.pluck().all(from) as string[];
         this.#sql.setSourceNodeIds.run(ids.length, JSON.stringify(ids), from);
@@ -315,9 +389,21 @@ export class SqliteIndexStore implements SyncIndexStore {
         encodeNode(node),
       ).lastInsertRowid,
     );
-    postings.add(key, terms);
+    batch.postings.add(key, terms);
     if (embedding) this.#sql.insertVector.run(contentHash, toBlob(embedding));
+    if (!batch.keepsVectors) return;
+    // A chunk written without its vector takes the one its content already has (the vectors are keyed by content).
+    const vector = embedding ?? this.vectors([contentHash]).get(contentHash);
+    if (vector) batch.codes.set(key, vector);
   }
+}
+
+/** The changes one write gathers before writing them: postings blocks and pages of vector codes. */
+interface WriteBatch {
+  postings: PostingsBatch;
+  codes: VectorCodesBatch;
+  /** Whether the store keeps vectors (else it keeps no codes either). */
+  keepsVectors: boolean;
 }
 
 /** What removing a document for its replacement leaves: the chunks kept by node id (their keys), its position. */
@@ -349,11 +435,4 @@ interface ChunkRow {
 
 function toBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-function toFloat32(blob: Buffer): Float32Array {
-  if (blob.byteLength % 4 !== 0)
-    throw damaged("store", "a vector whose size is not a whole number of floats");
-  // A copy: the blob's bytes need not be 4-byte aligned.
-  return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 }

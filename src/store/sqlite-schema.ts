@@ -1,8 +1,11 @@
+import { VECTOR_CODES_TABLE } from "./sqlite-vector-codes.js";
+
 /**
- * The layout version of the SQLite index; a file with another one is rebuilt.
- * 2: a row per posting; 3: postings in blocks per term, node ids on the sources rows.
+ * The layout version of the SQLite index; a file with another one is rebuilt, except a version 3 file, which is
+ * migrated when opened (its vectors' codes written).
+ * 2: a row per posting; 3: postings in blocks per term, node ids on the sources rows; 4: vector codes.
  */
-export const SQLITE_STORE_VERSION = 3;
+export const SQLITE_STORE_VERSION = 4;
 
 /**
  * The chunks that are or reference images, so "any image?" (asked by every query) reads no chunk row when there is
@@ -22,7 +25,7 @@ export const IMAGES_INDEX = "CREATE INDEX IF NOT EXISTS chunks_images ON chunks 
  * A document's chunk node ids are on its `sources` row (`node_ids`, a JSON array; NULL for the usual `<id>#0` …
  * `<id>#<chunk_count - 1>`), so listing the documents with their chunks reads no chunk row.
  * Vectors are keyed by content hash: they double as the embedding cache (an edited file re-embeds only its changed
- * chunks).
+ * chunks). Their sign codes are kept by chunk key, in pages (`sqlite-vector-codes.ts`), for dense search.
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,6 +60,7 @@ CREATE TABLE IF NOT EXISTS postings (
   PRIMARY KEY (term, first_key)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vectors (content_hash TEXT PRIMARY KEY, embedding BLOB NOT NULL) WITHOUT ROWID;
+${VECTOR_CODES_TABLE}
 CREATE TABLE IF NOT EXISTS stats (id INTEGER PRIMARY KEY CHECK (id = 0), documents INTEGER NOT NULL, total_length INTEGER NOT NULL);
 INSERT OR IGNORE INTO stats (id, documents, total_length) VALUES (0, 0, 0);
 `;
