@@ -20,7 +20,8 @@ export async function denseFigure({ quick, runs }) {
     "vectors",
     "first index",
     "recall@10 vs exact",
-    "dense top-10, first / warm",
+    "dense top-10 search, first / warm",
+    "with embedding the query, first / warm",
     "peak RSS of the queries",
   ];
   if (!existsSync(DIST_INDEX)) return { id: "dense", title, headers, rows: [["all", NOT_BUILT]], notes: [] };
@@ -49,6 +50,7 @@ export async function denseFigure({ quick, runs }) {
     `${fmt(r.vectors)} × ${r.dimensions}`,
     `${fmt(r.buildMs / 1000, 1)} s`,
     `${fmt(r.recall, 3)} (${r.questions} questions)`,
+    `${fmt(r.searchFirstMs)} / ${fmt(r.searchWarmMs)} ms`,
     `${fmt(r.firstMs)} / ${fmt(r.warmMs)} ms`,
     `${fmt(r.rss)} MB`,
   ]);
@@ -57,10 +59,10 @@ export async function denseFigure({ quick, runs }) {
     ? []
     : [
         target(
-          `dense: top-10 over ${fmt(largest.vectors)} × ${largest.dimensions} (first query)`,
+          `dense: top-10 search over ${fmt(largest.vectors)} × ${largest.dimensions} (first query)`,
           "≤ 100 ms",
-          `${fmt(largest.firstMs)} ms (warm ${fmt(largest.warmMs)} ms)`,
-          largest.vectors >= 1_000_000 && largest.firstMs <= 100,
+          `${fmt(largest.searchFirstMs)} ms (warm ${fmt(largest.searchWarmMs)} ms; with embedding the query ${fmt(largest.firstMs)} / ${fmt(largest.warmMs)} ms)`,
+          largest.vectors >= 1_000_000 && largest.searchFirstMs <= 100,
         ),
         target(
           "dense: recall@10 against exact search, every size",
@@ -76,7 +78,7 @@ export async function denseFigure({ quick, runs }) {
     rows,
     targets,
     notes: [
-      `Each size: that many distinct chunks of real text (the large corpus's text again and again, every 50th word of each later copy given the copy's suffix as in the scale figure's large10, cut at spaces into pieces of ~300 characters), indexed through the library (\`VectorStoreIndex.fromDocumentsCached\` into a fresh SQLite index, a splitter that keeps each piece whole), every chunk's vector stored. The vectors stand in for a neural embedding model (none runs on this machine): each chunk's hashed TF-IDF (4,096 slots) through one fixed Gaussian random projection to 384 dimensions, dense and of mixed signs, cosine approximating the TF-IDF cosine (\`bench/lib/projected-embedder.mjs\`); they measure search over vectors, not retrieval quality. "First index" includes embedding. "Dense top-10" is the library's dense retriever (\`VectorStoreIndex.load\`, \`asRetriever({ similarityTopK: 10, retrievalMode: "dense" })\`, embedding the query included) in a fresh process, after another process ran the same query once (so the index's pages are in the page cache, the code cold): the first query, then the median of ${runs} more. The store reads its vectors' sign codes (one bit per dimension), keeps 20,000 by Hamming distance, 500 of those by the query's dot product with their ±1 codes, and scores those 500 exactly by cosine. Recall@10 is the share of the exact top 10 (cosine over every vector, in the build process; ties with the tenth count) that the retriever returns, over the bench's ${results[0]?.questions ?? 0} quality questions (both sets).`,
+      `Each size: that many distinct chunks of real text (the large corpus's text again and again, every 50th word of each later copy given the copy's suffix as in the scale figure's large10, cut at spaces into pieces of ~300 characters), indexed through the library (\`VectorStoreIndex.fromDocumentsCached\` into a fresh SQLite index, a splitter that keeps each piece whole), every chunk's vector stored. The vectors stand in for a neural embedding model (none runs on this machine): each chunk's hashed TF-IDF (4,096 slots) through one fixed Gaussian random projection to 384 dimensions, dense and of mixed signs, cosine approximating the TF-IDF cosine (\`bench/lib/projected-embedder.mjs\`); they measure search over vectors, not retrieval quality. "First index" includes embedding. The queries are the library's dense retriever (\`VectorStoreIndex.load\`, \`asRetriever({ similarityTopK: 10, retrievalMode: "dense" })\`) in a fresh process, after another process ran the same query once (so the index's pages are in the page cache, the code cold): the first query, then the median of ${runs} more. "With embedding the query" is the whole \`retrieve\` call; "search" is that less the time inside the embedder's \`getQueryEmbedding\` (the stand-in's, ${fmt(results.at(-1)?.embedFirstMs ?? Number.NaN)} ms on the first query; a real model's is its own, over the network): the index's part, which the goal is about. The store reads its vectors' sign codes (one bit per dimension), keeps 20,000 by Hamming distance, 500 of those by the query's dot product with their ±1 codes, and scores those 500 exactly by cosine. Recall@10 is the share of the exact top 10 (cosine over every vector, in the build process; ties with the tenth count) that the retriever returns, over the bench's ${results[0]?.questions ?? 0} quality questions (both sets).`,
     ],
     json: results,
   };

@@ -6,10 +6,13 @@ import { lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import { SqliteIndexStore } from "./sqlite-index-store.js";
-import { IMAGES_INDEX, SCHEMA, SQLITE_STORE_VERSION } from "./sqlite-schema.js";
+import { IMAGES_INDEX, SCHEMA, SQLITE_STORE_VERSION, VECTORS_TABLE } from "./sqlite-schema.js";
 import { fillVectorCodes, VECTOR_CODES_TABLE, VectorCodeStatements } from "./sqlite-vector-codes.js";
 
-/** The layout a file is migrated from when opened, rather than rebuilt: it lacks only the vector codes. */
+/**
+ * The layout a file is migrated from when opened, rather than rebuilt: its vectors table is copied into the new
+ * one (with rowids), and their codes are written.
+ */
 const MIGRATED_VERSION = 3;
 
 // Opening the SQLite index file: its place in the folder, WAL, the layout check, and the errors of a file that is
@@ -128,7 +131,11 @@ function prepareLayout(
     // One transaction: another process opening the file meanwhile waits, then finds it migrated.
     db.transaction(() => {
       if (db.pragma("user_version", { simple: true }) !== MIGRATED_VERSION) return;
-      db.exec(VECTOR_CODES_TABLE);
+      db.exec(`ALTER TABLE vectors RENAME TO vectors_layout_3;
+        ${VECTORS_TABLE}
+        INSERT INTO vectors (content_hash, embedding) SELECT content_hash, embedding FROM vectors_layout_3;
+        DROP TABLE vectors_layout_3;
+        ${VECTOR_CODES_TABLE}`);
       const keepsVectors =
         db.prepare("SELECT value FROM meta WHERE key = 'storeVectors'").pluck().get() === "1";
       if (keepsVectors) fillVectorCodes(new VectorCodeStatements(db), file);

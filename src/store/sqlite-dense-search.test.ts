@@ -137,7 +137,7 @@ describe("SQLite dense search over vector codes", () => {
     store.close();
   });
 
-  it(`migrates a layout 3 file when opened: its vectors' codes written, the layout ${SQLITE_STORE_VERSION}`, () => {
+  it(`migrates a layout 3 file when opened: its vectors copied to a table with rowids, their codes written, the layout ${SQLITE_STORE_VERSION}`, () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);
     store.reset(META);
@@ -145,10 +145,15 @@ describe("SQLite dense search over vector codes", () => {
     const query = vectorNear(5);
     const before = denseTopK(store, query, 4);
     store.close();
-    // What a layout 3 file is: no codes table.
+    // What a layout 3 file is: no codes table, vectors WITHOUT ROWID.
     const db = new Database(path.join(dir, SQLITE_INDEX_FILE));
-    db.exec("DROP TABLE vector_codes");
+    db.exec(`DROP TABLE vector_codes;
+      ALTER TABLE vectors RENAME TO old_vectors;
+      CREATE TABLE vectors (content_hash TEXT PRIMARY KEY, embedding BLOB NOT NULL) WITHOUT ROWID;
+      INSERT INTO vectors SELECT content_hash, embedding FROM old_vectors;
+      DROP TABLE old_vectors;`);
     db.pragma("user_version = 3");
+    const vectors = db.prepare("SELECT content_hash, embedding FROM vectors ORDER BY content_hash").all();
     db.close();
 
     const reopened = openSqliteStore(dir);
@@ -157,6 +162,12 @@ describe("SQLite dense search over vector codes", () => {
     const check = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
     expect(check.pragma("user_version", { simple: true })).toBe(SQLITE_STORE_VERSION);
     expect(check.prepare("SELECT count(*) FROM vector_codes").pluck().get()).toBe(1);
+    expect(check.prepare("SELECT content_hash, embedding FROM vectors ORDER BY content_hash").all()).toEqual(
+      vectors,
+    );
+    expect(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'vectors'").pluck().get()).not.toMatch(
+      /WITHOUT ROWID/,
+    );
     check.close();
   });
 });
