@@ -1,6 +1,4 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { selectTopK } from "../retrieval/get-top-k-embeddings.js";
-import { cosineScores } from "../retrieval/vector-index-retriever.js";
 import type { TextNode } from "../schema/text-node.js";
 import type {
   ChunkInput,
@@ -14,20 +12,17 @@ import type {
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
-import { type CodePage, signCodeCandidates } from "./sign-codes.js";
+import type { CodePage } from "./sign-codes.js";
 import { PostingsBatch, type PostingsBlockRow, readPostings } from "./sqlite-postings.js";
 import { SqliteStatements } from "./sqlite-statements.js";
-import { readCodePages, toFloat32, VectorCodeStatements, VectorCodesBatch } from "./sqlite-vector-codes.js";
+import {
+  readCodePages,
+  searchCodes,
+  toFloat32,
+  VectorCodeStatements,
+  VectorCodesBatch,
+} from "./sqlite-vector-codes.js";
 import { storeMetaOf } from "./store-meta.js";
-
-/**
- * Dense search scores exactly (cosine over the stored float32 vectors) at least this many candidates, or
- * `DENSE_RESCORE_PER_RESULT` per result asked when more; with no more vectors than that, every one of them.
- */
-const DENSE_RESCORE = 500;
-const DENSE_RESCORE_PER_RESULT = 50;
-/** Candidates kept by the first (Hamming) pass over the sign codes, per candidate scored exactly. */
-const DENSE_WIDE_PER_RESCORE = 40;
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
 export class SqliteIndexStore implements SyncIndexStore {
@@ -233,49 +228,15 @@ export class SqliteIndexStore implements SyncIndexStore {
   }
 
   /**
-   * The `topK` chunks whose vectors are most cosine-similar to `query`: the vectors' sign codes pick the
-   * candidates (`sign-codes.ts`), whose stored vectors are then scored exactly, with the scores and tie order of an
-   * exact scan. With at most `max(500, 50 · topK)` vectors, every one is scored: the result is exact. `undefined`
-   * when no code is stored, or none of the query's length (the caller scans every vector).
+   * The `topK` chunks whose vectors are most cosine-similar to `query`, searched through the vectors' sign codes
+   * ({@link searchCodes}: exact with at most 500 vectors); the codes stay read in this connection until another one
+   * commits (`data_version`) or this one writes.
    */
   denseTopK(query: Float32Array, topK: number): ScoredKey[] | undefined {
     const version = `${this.#db.pragma("data_version", { simple: true })}:${this.#writes}`;
     if (this.#codes?.version !== version)
       this.#codes = { version, ...readCodePages(this.#codeSql, this.location) };
-    const { pages, words } = this.#codes;
-    if (pages.length === 0 || words !== Math.ceil(query.length / 32)) return undefined;
-    const keep = Math.max(DENSE_RESCORE, DENSE_RESCORE_PER_RESULT * topK);
-    const candidates = signCodeCandidates(pages, query, words, { wide: keep * DENSE_WIDE_PER_RESCORE, keep });
-    // The candidates' content hashes (keys ascending: in the chunks table's order), then their vectors in the order
-    // of the vectors table (by hash), so both B-trees are walked forward rather than at random.
-    const hashOf = new Map<number, string>();
-    for (const key of candidates) {
-      const hash = this.#codeSql.contentHashOfKey.pluck().get(key) as string | undefined;
-      if (hash !== undefined) hashOf.set(key, hash);
-    }
-    const vectors = new Map<string, Float32Array>();
-    for (const hash of [...new Set(hashOf.values())].sort()) {
-      const blob = this.#codeSql.vectorOfHash.pluck().get(hash) as Buffer | undefined;
-      if (blob) vectors.set(hash, toFloat32(blob, this.location));
-    }
-    const dimensions = query.length;
-    const keys: number[] = [];
-    const data = new Float32Array(candidates.length * dimensions);
-    const norms: number[] = [];
-    for (const key of candidates) {
-      const vector = vectors.get(hashOf.get(key) as string);
-      if (!vector) continue;
-      if (vector.length !== dimensions) continue;
-      data.set(vector, keys.length * dimensions);
-      let sum = 0;
-      for (const value of vector) sum += value * value;
-      norms.push(Math.sqrt(sum));
-      keys.push(key);
-    }
-    if (keys.length === 0) return [];
-    const scores = cosineScores({ dimensions, data, norms: Float64Array.from(norms) }, Array.from(query));
-    const { similarities, ids } = selectTopK(Array.from(scores), topK);
-    return ids.map((id, rank) => ({ key: keys[id] as number, score: similarities[rank] as number }));
+    return searchCodes(this.#codeSql, this.#codes, query, topK, this.location);
   }
 
   hasImages(): boolean {

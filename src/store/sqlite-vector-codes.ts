@@ -1,10 +1,22 @@
 import type { Database, Statement } from "better-sqlite3";
+import { selectTopK } from "../retrieval/get-top-k-embeddings.js";
+import { cosineScores } from "../retrieval/vector-index-retriever.js";
+import type { ScoredKey } from "./index-store.js";
 import { damaged } from "./node-row.js";
-import { CODE_PAGE_KEYS, type CodePage, codeWords, writeSignCode } from "./sign-codes.js";
+import { CODE_PAGE_KEYS, type CodePage, codeWords, signCodeCandidates, writeSignCode } from "./sign-codes.js";
 
 // The sign codes of a SQLite index's vectors (sign-codes.ts), kept in pages of CODE_PAGE_KEYS chunk keys: one row
 // per page, so a dense search reads a few hundred rows at 10^6 vectors and a write rewrites only the pages of the
 // keys it adds or removes.
+
+/**
+ * Dense search scores exactly (cosine over the stored float32 vectors) at least this many candidates, or
+ * `DENSE_RESCORE_PER_RESULT` per result asked when more; with no more vectors than that, every one of them.
+ */
+const DENSE_RESCORE = 500;
+const DENSE_RESCORE_PER_RESULT = 50;
+/** Candidates kept by the first (Hamming) pass over the sign codes, per candidate scored exactly. */
+const DENSE_WIDE_PER_RESCORE = 40;
 
 /** The codes table: page `p` holds keys `p·CODE_PAGE_KEYS` …, `words` 32-bit words per code. */
 export const VECTOR_CODES_TABLE = `CREATE TABLE IF NOT EXISTS vector_codes (
@@ -20,8 +32,7 @@ export class VectorCodeStatements {
   readonly pages: Statement;
   readonly putPage: Statement;
   readonly deletePage: Statement;
-  readonly contentHashOfKey: Statement;
-  readonly vectorOfHash: Statement;
+  readonly vectorOfKey: Statement;
   readonly vectorsFrom: Statement;
 
   constructor(db: Database) {
@@ -31,8 +42,9 @@ export class VectorCodeStatements {
       "INSERT OR REPLACE INTO vector_codes (page, words, present, codes) VALUES (?, ?, ?, ?)",
     );
     this.deletePage = db.prepare("DELETE FROM vector_codes WHERE page = ?");
-    this.contentHashOfKey = db.prepare("SELECT content_hash FROM chunks WHERE key = ?");
-    this.vectorOfHash = db.prepare("SELECT embedding FROM vectors WHERE content_hash = ?");
+    this.vectorOfKey = db.prepare(
+      "SELECT v.embedding FROM chunks c JOIN vectors v ON v.content_hash = c.content_hash WHERE c.key = ?",
+    );
     this.vectorsFrom = db.prepare(
       `SELECT c.key, v.embedding FROM chunks c JOIN vectors v ON v.content_hash = c.content_hash
        WHERE c.key > ? ORDER BY c.key LIMIT ?`,
@@ -101,6 +113,43 @@ export class VectorCodesBatch {
     }
     return page;
   }
+}
+
+/**
+ * The `topK` chunks whose vectors are most cosine-similar to `query`: the codes pick the candidates
+ * (`signCodeCandidates`), whose stored vectors are then scored exactly, with the scores and tie order of an exact
+ * scan. With at most `max(500, 50 · topK)` vectors, every one is scored: the result is exact. `undefined` when
+ * there is no code, or none of the query's length (the caller scans every vector).
+ */
+export function searchCodes(
+  sql: VectorCodeStatements,
+  { pages, words }: { pages: readonly CodePage[]; words: number },
+  query: Float32Array,
+  topK: number,
+  where: string,
+): ScoredKey[] | undefined {
+  if (pages.length === 0 || words !== codeWords(query.length)) return undefined;
+  const keep = Math.max(DENSE_RESCORE, DENSE_RESCORE_PER_RESULT * topK);
+  const candidates = signCodeCandidates(pages, query, words, { wide: keep * DENSE_WIDE_PER_RESCORE, keep });
+  const dimensions = query.length;
+  const keys: number[] = [];
+  const data = new Float32Array(candidates.length * dimensions);
+  const norms: number[] = [];
+  for (const key of candidates) {
+    const blob = sql.vectorOfKey.pluck().get(key) as Buffer | undefined;
+    if (!blob) continue;
+    const vector = toFloat32(blob, where);
+    if (vector.length !== dimensions) continue;
+    data.set(vector, keys.length * dimensions);
+    let sum = 0;
+    for (const value of vector) sum += value * value;
+    norms.push(Math.sqrt(sum));
+    keys.push(key);
+  }
+  if (keys.length === 0) return [];
+  const scores = cosineScores({ dimensions, data, norms: Float64Array.from(norms) }, Array.from(query));
+  const { similarities, ids } = selectTopK(Array.from(scores), topK);
+  return ids.map((id, rank) => ({ key: keys[id] as number, score: similarities[rank] as number }));
 }
 
 /** Every page of codes, ascending, with their words per code; pages of other `words` than the first are left out. */
