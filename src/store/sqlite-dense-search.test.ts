@@ -1,24 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import type { ScoredKey, SourceEdit, SyncIndexStore } from "./index-store.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { SQLITE_STORE_VERSION } from "./sqlite-schema.js";
+import { useTempDirs } from "./temp-dir.test.util.js";
 
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" };
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "ragsynth-dense-"));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs("dense");
 
 function gaussian(seed: number): () => number {
   let state = seed >>> 0;

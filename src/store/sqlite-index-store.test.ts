@@ -1,26 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LEXICAL_ANALYZER } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";
 import { CODE_PAGE_KEYS } from "./sign-codes.js";
 import { sourceEdit } from "./source-edit.test.util.js";
+import { useTempDirs } from "./temp-dir.test.util.js";
 
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" };
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "ragsynth-store-"));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs("store");
 
 /** Everything BM25 and dense search read, by node id and term (keys differ between stores, content must not). */
 function snapshot(dir: string) {
