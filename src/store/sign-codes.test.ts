@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CODE_PAGE_KEYS, type CodePage, codeWords, signCodeCandidates, writeSignCode } from "./sign-codes.js";
 
 /** A deterministic generator (LCG) of uniform and Gaussian numbers. */
@@ -136,4 +136,37 @@ describe("signCodeCandidates", () => {
       expect(found / (queries * 10)).toBeGreaterThanOrEqual(0.95);
     },
   );
+
+  it("picks the same candidates with its Hamming pass in JavaScript", () => {
+    const vectors = clustered(CODE_PAGE_KEYS + 1500, 72, 20, 5);
+    const skip = new Set([...vectors.keys()].filter((key) => key % 5 === 0));
+    const { pages, words } = pagesOf(vectors, 72, skip);
+    for (const key of [2, 3, CODE_PAGE_KEYS + 7]) {
+      const query = vectors[key] as Float32Array;
+      const counts = { wide: 600, keep: 90 };
+      const keys = signCodeCandidates(pages, query, words, counts);
+      expect(keys).toHaveLength(90);
+      expect(signCodeCandidates(pages, query, words, { ...counts, javascript: true })).toEqual(keys);
+    }
+  });
+
+  describe("without WebAssembly (node --jitless)", () => {
+    afterEach(() => {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    });
+
+    it("runs its JavaScript pass, to the same candidates", async () => {
+      const vectors = clustered(CODE_PAGE_KEYS + 200, 40, 10, 6);
+      const { pages, words } = pagesOf(vectors, 40);
+      const counts = { wide: 400, keep: 50 };
+      const query = vectors[9] as Float32Array;
+      const withWasm = signCodeCandidates(pages, query, words, counts);
+      vi.resetModules();
+      vi.stubGlobal("WebAssembly", undefined);
+      const jsOnly = await import("./sign-codes.js");
+      expect(jsOnly.signCodeCandidates(pages, query, words, counts)).toEqual(withWasm);
+      expect(withWasm).toContain(9);
+    });
+  });
 });

@@ -1,6 +1,8 @@
 // Sign codes: one bit per dimension of a vector (set when the value is positive), the filter an index's dense
 // search runs over before it scores the few candidates left exactly. Pure functions over typed arrays; the SQLite
-// pages that hold them are sqlite-vector-codes.ts.
+// pages that hold them are sqlite-vector-codes.ts; the Hamming pass runs in WebAssembly (sign-code-scan.ts).
+
+import { codeScan } from "./sign-code-scan.js";
 
 /** Keys per page of codes: a page is one row of the codes table. */
 export const CODE_PAGE_KEYS = 4096;
@@ -48,47 +50,37 @@ export interface CandidateCounts {
  * The keys (ascending) whose vectors are likeliest to be nearest `query` by cosine: every present code by
  * Hamming distance to the query's sign code (popcount over words), the `wide` nearest of those rescored by the
  * query's dot product with the code read as ±1 per dimension (an asymmetric estimate: a table per byte of code),
- * and the `keep` best of those. With at most `keep` present keys, every one of them.
+ * and the `keep` best of those. With at most `keep` present keys, every one of them. The Hamming pass runs in
+ * WebAssembly where it can (sign-code-scan.ts); `javascript` runs it in JavaScript (the tests compare the two).
  */
 export function signCodeCandidates(
   pages: readonly CodePage[],
   query: ArrayLike<number>,
   words: number,
-  { wide, keep }: CandidateCounts,
+  { wide, keep, javascript = false }: CandidateCounts & { javascript?: boolean },
 ): number[] {
-  let present = 0;
-  for (const page of pages) for (const byte of page.present) present += popcount32(byte);
-  if (present <= keep) return presentKeys(pages);
   const queryCode = new Uint32Array(words);
   writeSignCode(query, queryCode, 0, words);
   // Hamming distances of every slot (absent ones past any real distance), then the `wide` nearest by histogram.
   const absent = words * 32 + 1;
-  const distances = new Uint16Array(pages.length * CODE_PAGE_KEYS);
+  const scan = codeScan(queryCode, { words, keys: CODE_PAGE_KEYS, pages: pages.length, javascript });
+  for (const [index, page] of pages.entries()) scan.page(page.codes, index);
   const counts = new Uint32Array(absent + 1);
+  counts.set(scan.counts());
   for (const [index, page] of pages.entries())
-    hammingDistances(page, queryCode, words, absent, distances, index * CODE_PAGE_KEYS, counts);
-  const nearest = cutoff(counts, absent, wide);
-  const limit = nearest.limit;
-  let atLimit = nearest.atLimit;
-  // The asymmetric estimate of the near ones: Σ_d query[d] · (bit d ? +1 : −1), a table of 256 sums per byte.
-  const bytes = words * 4;
-  const table = byteTables(query, bytes);
-  const near: number[] = [];
-  const estimates = new Float64Array(wide);
-  pages.forEach((page, index) => {
-    const codeBytes = new Uint8Array(page.codes.buffer, page.codes.byteOffset, page.codes.byteLength);
-    for (let slot = 0, at = index * CODE_PAGE_KEYS; slot < CODE_PAGE_KEYS; slot++, at++) {
-      const distance = distances[at] as number;
-      if (distance > limit || distance === absent || (distance === limit && atLimit-- <= 0)) continue;
-      let sum = 0;
-      for (let byte = 0, offset = slot * bytes; byte < bytes; byte++, offset++)
-        sum += table[(byte << 8) | (codeBytes[offset] as number)] as number;
-      estimates[near.length] = sum;
-      near.push(page.firstKey + slot);
-    }
+    markAbsent(page.present, absent, scan.distances, index * CODE_PAGE_KEYS, counts);
+  if (scan.distances.length - (counts[absent] as number) <= keep) return presentKeys(pages);
+  const { limit, atLimit } = cutoff(counts, absent, wide);
+  const nearAt = scan.nearest(limit, limit === absent ? 0 : atLimit);
+  const near = Array.from(nearAt, (at) => {
+    const page = pages[Math.floor(at / CODE_PAGE_KEYS)] as CodePage;
+    return page.firstKey + (at % CODE_PAGE_KEYS);
   });
   if (near.length <= keep) return near;
-  const threshold = estimates.slice(0, near.length).sort()[near.length - keep] as number;
+  // The asymmetric estimate of the near ones: Σ_d query[d] · (bit d ? +1 : −1), a table of 256 sums per byte.
+  const table = byteTables(query, words * 4);
+  const estimates = nearEstimates(pages, nearAt, words, table);
+  const threshold = estimates.slice().sort()[near.length - keep] as number;
   let aboveThreshold = 0;
   for (let index = 0; index < near.length; index++)
     if ((estimates[index] as number) > threshold) aboveThreshold++;
@@ -110,32 +102,39 @@ function presentKeys(pages: readonly CodePage[]): number[] {
   return keys;
 }
 
-/**
- * Writes the page's Hamming distances to `query` into `distances` from `at` (`absent` for a key without a vector),
- * and counts them in `counts`.
- */
-function hammingDistances(
-  page: CodePage,
-  query: Uint32Array,
+/** The estimates of the codes at `nearAt` (slots over all pages): the sums of `table` over each code's bytes. */
+function nearEstimates(
+  pages: readonly CodePage[],
+  nearAt: Int32Array,
   words: number,
+  table: Float64Array,
+): Float64Array {
+  const count = nearAt.length;
+  const bytes = words * 4;
+  const codeBytes = pages.map(
+    (page) => new Uint8Array(page.codes.buffer, page.codes.byteOffset, page.codes.byteLength),
+  );
+  const estimates = new Float64Array(count);
+  for (let index = 0; index < count; index++) {
+    const at = nearAt[index] as number;
+    const page = Math.floor(at / CODE_PAGE_KEYS);
+    const codes = codeBytes[page] as Uint8Array;
+    let sum = 0;
+    for (let byte = 0, offset = (at - page * CODE_PAGE_KEYS) * bytes; byte < bytes; byte++, offset++)
+      sum += table[(byte << 8) | (codes[offset] as number)] as number;
+    estimates[index] = sum;
+  }
+  return estimates;
+}
+
+/** Moves the page's keys without a vector to distance `absent` (past any real one), in `distances` and `counts`. */
+function markAbsent(
+  present: Uint8Array,
   absent: number,
   distances: Uint16Array,
   at: number,
   counts: Uint32Array,
 ): void {
-  const codes = page.codes;
-  for (let slot = 0, offset = 0; slot < CODE_PAGE_KEYS; slot++, offset += words) {
-    let distance = 0;
-    for (let word = 0; word < words; word++) {
-      let bits = (codes[offset + word] as number) ^ (query[word] as number);
-      bits -= (bits >>> 1) & 0x55555555;
-      bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
-      distance += Math.imul((bits + (bits >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-    }
-    distances[at + slot] = distance;
-    counts[distance] = (counts[distance] as number) + 1;
-  }
-  const present = page.present;
   for (let byte = 0; byte < present.length; byte++) {
     const bits = present[byte] as number;
     if (bits === 0xff) continue;
@@ -161,21 +160,19 @@ function cutoff(counts: Uint32Array, absent: number, wanted: number): { limit: n
 function byteTables(query: ArrayLike<number>, bytes: number): Float64Array {
   const table = new Float64Array(bytes * 256);
   for (let byte = 0; byte < bytes; byte++) {
-    for (let value = 0; value < 256; value++) {
-      let sum = 0;
-      for (let bit = 0; bit < 8; bit++) {
-        const d = byte * 8 + bit;
-        if (d >= query.length) break;
-        sum += (value >>> bit) & 1 ? (query[d] as number) : -(query[d] as number);
-      }
-      table[(byte << 8) | value] = sum;
+    const base = byte << 8;
+    // All bits clear: −query over the byte's dimensions; each set bit then turns its −query[d] into +query[d]
+    // (a value's sum is the sum of the value without its lowest set bit, plus twice that bit's query[d]).
+    let none = 0;
+    for (let bit = 0; bit < 8 && byte * 8 + bit < query.length; bit++)
+      none -= query[byte * 8 + bit] as number;
+    table[base] = none;
+    for (let value = 1; value < 256; value++) {
+      const bit = 31 - Math.clz32(value & -value);
+      const d = byte * 8 + bit;
+      table[base | value] =
+        (table[base | (value & (value - 1))] as number) + (d < query.length ? 2 * (query[d] as number) : 0);
     }
   }
   return table;
-}
-
-function popcount32(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
 }

@@ -1,0 +1,31 @@
+// Assembles src/store/sign-code-scan.wat with wabt (a dev dependency) and writes its bytes, base64, between
+// the `assemble-wasm:begin` / `assemble-wasm:end` lines of src/store/sign-code-scan.ts. The package ships the
+// bytes, not wabt; test/assemble-wasm.test.ts checks that they are this file's.
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import wabtInit from "wabt";
+
+const store = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "store");
+
+/** The base64 of the module `wat` (its text) assembles to. */
+export async function assembleBase64(wat) {
+  const wabt = await wabtInit();
+  const parsed = wabt.parseWat("sign-code-scan.wat", wat);
+  try {
+    parsed.validate();
+    return Buffer.from(parsed.toBinary({}).buffer).toString("base64");
+  } finally {
+    parsed.destroy();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const base64 = await assembleBase64(readFileSync(join(store, "sign-code-scan.wat"), "utf8"));
+  const target = join(store, "sign-code-scan.ts");
+  const source = readFileSync(target, "utf8");
+  const block = /(\/\/ assemble-wasm:begin\n)[\s\S]*?(\/\/ assemble-wasm:end)/;
+  if (!block.test(source)) throw new Error(`${target} has no assemble-wasm:begin/end lines`);
+  writeFileSync(target, source.replace(block, `$1const MODULE_BASE64 =\n  "${base64}";\n$2`));
+  console.log(`sign-code-scan.ts: ${Buffer.from(base64, "base64").length} bytes`);
+}
