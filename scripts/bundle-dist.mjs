@@ -54,12 +54,25 @@ await build({
 // into it (the library's ESM entry points import them from node_modules as usual).
 const ESM_ONLY =
   /^(mdast-util-[^/]*|micromark[^/]*|unist-util-[^/]*|decode-named-character-reference|character-entities[^/]*|devlop|ccount|escape-string-regexp|markdown-table|longest-streak|zwitch|fault|format)(\/|$)/;
+// markdown-it and its dependencies (CommonJS) are bundled too, so that they run from the CLI's V8 code cache: an
+// `ask` that reads a changed Markdown file compiled them from source every time (~10-15 ms). The library loads them
+// lazily through createRequire (src/reader/formats/markdown-it-loader.ts); in the CLI that file's body becomes
+// require() calls, which esbuild bundles and still runs only on the first Markdown parse.
+const MARKDOWN_IT = /^(markdown-it|markdown-it-footnote|linkify-it|mdurl|punycode\.js|uc\.micro)(\/|$)/;
+const MARKDOWN_IT_LOADER = /[\\/]reader[\\/]formats[\\/]markdown-it-loader\.js$/;
 const bundleEsmOnly = {
   name: "bundle-esm-only",
   setup(builder) {
     builder.onResolve({ filter: /^[^./]/ }, (args) =>
-      ESM_ONLY.test(args.path) ? undefined : { path: args.path, external: true },
+      ESM_ONLY.test(args.path) || MARKDOWN_IT.test(args.path)
+        ? undefined
+        : { path: args.path, external: true },
     );
+    builder.onLoad({ filter: MARKDOWN_IT_LOADER }, () => ({
+      contents:
+        'export function loadMarkdownIt() { return { markdownIt: require("markdown-it"), footnote: require("markdown-it-footnote") }; }',
+      loader: "js",
+    }));
   },
 };
 await build({
@@ -90,6 +103,9 @@ await build({ ...common, entryPoints: libraryEntryPoints.map((entry) => join(dis
 const cli = readFileSync(join(dist, "cli/cli.cjs"), "utf8");
 if (/\bimport\(/.test(cli))
   throw new Error("dist/cli/cli.cjs has an import(): see supported in scripts/bundle-dist.mjs");
+// And for markdown-it's: a require() of it left in cli.cjs would load it from node_modules, outside the code cache.
+if (!/var require_markdown_it\w* = __commonJS/.test(cli) || /(require|load)\("markdown-it(-footnote)?"\)/.test(cli))
+  throw new Error("dist/cli/cli.cjs does not bundle markdown-it: see MARKDOWN_IT in scripts/bundle-dist.mjs");
 
 const entryPoints = [...libraryEntryPoints, "cli/bin.js", "cli/cli.cjs"];
 const kept = new Set(entryPoints.flatMap((entry) => [entry, `${entry}.map`]));

@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import type { MarkdownIt, Token } from "markdown-it";
 import { collapse, htmlText, inlineCode } from "./markdown-inline.js";
+import { loadMarkdownIt } from "./markdown-it-loader.js";
 import type { DocumentBlock } from "./types.js";
 
 // Markdown → blocks on markdown-it (CommonMark with GFM tables and strikethrough; footnotes by its footnote
@@ -16,15 +16,10 @@ const FRONT_MATTER = /^(-{3}|\+{3})[ \t]*\r?\n(?:[\s\S]*?\r?\n)?\1[ \t]*(?:\r?\n
 const TASK = /^\[([ xX])\][ \t]+/;
 
 let parser: MarkdownIt | undefined;
-// Loaded on the first Markdown parse, not when ragsynth is imported (markdown-it and its dependencies cost an
-// import ~40 ms that a program which never reads Markdown should not pay). Both ship CommonJS builds.
-const load = createRequire(import.meta.url);
 
 function markdownIt(): MarkdownIt {
   if (parser) return parser;
-  const markdownItParser = load("markdown-it") as (preset: string, options: object) => MarkdownIt;
-  // markdown-it-footnote ships no types: it is a plugin, `md.use(footnote)`.
-  const footnote = load("markdown-it-footnote") as (md: MarkdownIt) => void;
+  const { markdownIt: markdownItParser, footnote } = loadMarkdownIt();
   parser = markdownItParser("default", { html: true, linkify: false, maxNesting: MAX_NESTING }).use(footnote);
   // Footnote definitions stay where they are written (the plugin would move them to the end), `^[inline]` notes
   // are not GFM; links and images keep their destination as written (no percent-encoding, no URL filter: the
