@@ -7,5 +7,5 @@ const { cli, save } = await loadCli(argv, process.env);
 // With OTEL_EXPORTER_OTLP_ENDPOINT set, spans go to the collector; they are flushed before the process ends.
 const telemetry = await startOtlpExport(process.env, process.stderr);
 process.exitCode = await cli.main(argv);
-save();
+save({ wider: cli.indexUpdated?.() === true });
 await telemetry?.shutdown();

@@ -1,6 +1,7 @@
 import { refreshFolderIndex } from "../index-store/folder-index.js";
 import { indexSummary } from "../index-store/folder-index-stats.js";
 import type { IndexOptions } from "./command-options.js";
+import { noteIndexBuild } from "./index-updates.js";
 import { type CommandContext, writeJSON } from "./io.js";
 import { chooseEmbedder } from "./models.js";
 import { folderIndexOptions } from "./open-index.js";
@@ -17,6 +18,7 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
       await folderIndexOptions({ ...options, embed }, { io, signal }, progress),
     );
     progress.clear();
+    noteIndexBuild(opened.stats);
     reportReadCounts(opened.stats, io, { verbose: options.verbose, always: true });
     if (options.json) {
       writeJSON(io, { command: "index", embed: { id: opened.embedModel.id }, ...opened.stats });

@@ -8,6 +8,8 @@ import { runWithCodeCache } from "../util/v8-code-cache.js";
 /** What the bin runs: src/cli/main.ts, built into dist/cli/cli.cjs. */
 export interface CliModule {
   main(argv?: readonly string[]): Promise<number>;
+  /** Whether the command updated an index (src/cli/index-updates.ts). */
+  indexUpdated?(): boolean;
 }
 
 // Commands whose code differs enough to keep a compiled-code file each; anything else shares one.
@@ -18,13 +20,14 @@ const COMMANDS = new Set(["ask", "plan", "index", "batch", "worker"]);
  * the user's cache folder (`$XDG_CACHE_HOME/ragsynth/v8`, one file per command): Node 20 compiles every module
  * from source on every start, and compiling the CLI's ~0.5 MB was a large part of an offline `ask`. Call `save`
  * when the command has run, so the file keeps every function the command compiled (written on the first run of
- * each command, and again whenever V8 rejects it). NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's
+ * each command, again whenever V8 rejects it, and once more, wider, by the first run that updated the index: see
+ * `widerPrefix`). NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's
  * own compile cache, and so does `--enable-source-maps`. From the sources (tests, tsx), the modules themselves load.
  */
 export async function loadCli(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-): Promise<{ cli: CliModule; save: () => void }> {
+): Promise<{ cli: CliModule; save: (options?: { wider?: boolean }) => void }> {
   const bundle = fileURLToPath(new URL("./cli.cjs", import.meta.url));
   if (!existsSync(bundle)) {
     // A specifier in a variable, so bundling the bin does not pull the CLI's modules into it.
@@ -41,6 +44,9 @@ export async function loadCli(
     file: bundle,
     dir: join(userCacheDir(env), "v8"),
     prefix: `ragsynth-cli-${command}-`,
+    // An ask that found files changed ran the reading, splitting and index writes an unchanged one did not: its
+    // save writes the wider file once, so later asks do not compile that code again (~20 ms of an edited ask).
+    widerPrefix: `ragsynth-cli-${command}-indexed-`,
   });
-  return { cli: run.exports as CliModule, save: () => void run.save() };
+  return { cli: run.exports as CliModule, save: (options) => void run.save(options) };
 }

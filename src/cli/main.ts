@@ -2,6 +2,9 @@ import { join } from "node:path";
 import { saveTokenizerCache } from "../tokenizer/bpe-tokenizer.js";
 import { useTokenizerCache } from "../tokenizer/cache-dir.js";
 import { userCacheDir } from "../util/user-cache-dir.js";
+
+export { indexUpdated } from "./index-updates.js";
+
 import { processIO } from "./io.js";
 import { runCli } from "./run-cli.js";
 import { EXIT_INTERRUPTED, EXIT_TERMINATED } from "./usage-error.js";

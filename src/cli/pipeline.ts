@@ -5,6 +5,7 @@ import type { LLM, LLMMetadata } from "../llm/types.js";
 import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
 import type { QueryCommandOptions } from "./command-options.js";
+import { noteIndexBuild } from "./index-updates.js";
 import { type CliIO, type CommandContext, colorEnabled, createStyle, type Style } from "./io.js";
 import {
   chooseEmbedder,
@@ -110,6 +111,7 @@ export async function openRetrieval(
     await folderIndexOptions({ ...options, embed: embedChoice }, { io, signal }, progress),
   );
   progress.clear();
+  noteIndexBuild(opened.stats);
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });
   // A PostgreSQL store without pgvector: dense search works, but reads every vector (said once, not hidden).
   if (opened.index.storeNotice && options.retrieval !== "lexical")

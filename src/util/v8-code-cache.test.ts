@@ -32,14 +32,20 @@ interface ChildResult {
  * Runs the file in a fresh process (within one process V8 keeps compiled scripts in memory and would take the
  * second run's code from there, whatever the cache file holds); `saveFirst` saves before `later` is first called.
  */
-function runInChild(file: string, dir: string, saveFirst = false): ChildResult {
+function runInChild(
+  file: string,
+  dir: string,
+  saveFirst = false,
+  { wider }: { wider?: boolean } = {},
+): ChildResult {
+  const widerOptions = wider === undefined ? "" : `, widerPrefix: "test-lib-wider-"`;
   const probe = `
 const { runWithCodeCache } = await import("./src/util/v8-code-cache.ts");
-const run = runWithCodeCache({ file: ${JSON.stringify(file)}, dir: ${JSON.stringify(dir)}, prefix: "test-lib-", version: "1.0.0" });
+const run = runWithCodeCache({ file: ${JSON.stringify(file)}, dir: ${JSON.stringify(dir)}, prefix: "test-lib-", version: "1.0.0"${widerOptions} });
 const library = run.exports;
-let use = ${saveFirst} ? run.save() : undefined;
+let use = ${saveFirst} ? run.save({ wider: ${wider === true} }) : undefined;
 const later = library.later(500);
-use ??= run.save();
+use ??= run.save({ wider: ${wider === true} });
 console.log(JSON.stringify({
   use,
   double: library.double(21),
@@ -105,6 +111,34 @@ describe("runWithCodeCache", () => {
     const damaged = runInChild(file, cacheDir);
     expect(damaged).toMatchObject({ use: "rejected", double: 42 });
     expect(runInChild(file, cacheDir).use).toBe("used");
+  });
+
+  it("writes the wider file once, from the first run that says it went further, then reads it", async () => {
+    const cacheDir = join(dir, "cache");
+    const expected = { double: 42, later: runLater(500), importPath: "function", filename: file };
+    // The first run saves before `later` runs: its cache lacks that function.
+    expect(runInChild(file, cacheDir, true, { wider: false })).toEqual({ use: "written", ...expected });
+    const [plain] = await readdir(cacheDir);
+    expect(plain).toMatch(/^test-lib-1\.0\.0-/);
+    const plainSize = (await stat(join(cacheDir, plain as string))).size;
+    expect(runInChild(file, cacheDir, false, { wider: false })).toEqual({ use: "used", ...expected });
+    expect(runInChild(file, cacheDir, false, { wider: true })).toEqual({ use: "written", ...expected });
+    const files = await readdir(cacheDir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^test-lib-wider-1\.0\.0-\d+-\d+-v\d.*\.v8cache$/);
+    const wider = await stat(join(cacheDir, files[0] as string));
+    expect(wider.size).toBeGreaterThan(plainSize);
+    // Read first from now on, and written no more by either kind of run.
+    expect(runInChild(file, cacheDir, false, { wider: true })).toEqual({ use: "used", ...expected });
+    expect(runInChild(file, cacheDir, false, { wider: false })).toEqual({ use: "used", ...expected });
+    expect(await readdir(cacheDir)).toEqual(files);
+    expect((await stat(join(cacheDir, files[0] as string))).mtimeMs).toBe(wider.mtimeMs);
+  });
+
+  it("refuses a wider prefix that does not start with the prefix", () => {
+    expect(() =>
+      runWithCodeCache({ file, dir: join(dir, "cache"), prefix: "test-lib-", widerPrefix: "other-" }),
+    ).toThrow("widerPrefix (other-) must start with prefix (test-lib-)");
   });
 
   it("still runs when the cache folder cannot be made", async () => {

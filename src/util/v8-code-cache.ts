@@ -12,9 +12,11 @@ export interface CachedRun {
   /**
    * Writes the cache file when there was none or V8 rejected it; a no-op after that. Called late, it keeps the
    * functions compiled since the file ran too (V8 compiles functions when first called), so the next run
-   * compiles none of what this one used. Returns what became of the cache.
+   * compiles none of what this one used. With `wider` (this run went down paths the cache's run may not have, see
+   * {@link RunWithCodeCacheOptions.widerPrefix}), it also writes the wider file when the cache used was not one.
+   * Returns what became of the cache.
    */
-  save(): CodeCacheUse;
+  save(options?: { wider?: boolean }): CodeCacheUse;
 }
 
 /** Options of {@link runWithCodeCache}. */
@@ -31,6 +33,14 @@ export interface RunWithCodeCacheOptions {
   prefix: string;
   /** The version of the package the file belongs to, when it has one beside the file's size and time. */
   version?: string | undefined;
+  /**
+   * The start of the name of a wider cache file: one written by a run that went down more of the file's paths
+   * (`save({ wider: true })`), read before the plain one. V8 keeps only the functions a run compiled, and the
+   * cache is written once: without it, a path the first run did not take (a command that found a changed file
+   * after one that found none) is compiled again on every run. Must start with `prefix`, so writing either file
+   * removes the other.
+   */
+  widerPrefix?: string | undefined;
 }
 
 /**
@@ -43,21 +53,34 @@ export interface RunWithCodeCacheOptions {
  * dynamic-import callback for a script from a code cache (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), so it loads
  * what it needs with `require`.
  */
-export function runWithCodeCache({ file, dir, prefix, version = "" }: RunWithCodeCacheOptions): CachedRun {
+export function runWithCodeCache({
+  file,
+  dir,
+  prefix,
+  version = "",
+  widerPrefix,
+}: RunWithCodeCacheOptions): CachedRun {
+  if (widerPrefix !== undefined && !widerPrefix.startsWith(prefix))
+    throw new RangeError(`widerPrefix (${widerPrefix}) must start with prefix (${prefix})`);
   const { size, mtimeMs } = statSync(file);
   // node:v8's cachedDataVersionTag() would name the V8 exactly, but loading node:v8 costs ~4 ms; V8 rejects data
   // from another version or other flags anyway, so the Node version and platform only keep two Nodes apart.
   const node = `${process.version}-${process.platform}-${process.arch}`;
   const suffix = `-${node}.v8cache`;
-  const cacheFile = join(
-    dir,
-    `${prefix}${version ? `${version}-` : ""}${size}-${Math.trunc(mtimeMs)}${suffix}`,
-  );
+  const nameWith = (start: string) =>
+    join(dir, `${start}${version ? `${version}-` : ""}${size}-${Math.trunc(mtimeMs)}${suffix}`);
+  const plainFile = nameWith(prefix);
+  const widerFile = widerPrefix === undefined ? undefined : nameWith(widerPrefix);
   let cachedData: Buffer | undefined;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
+  let usedWider = false;
+  for (const candidate of widerFile === undefined ? [plainFile] : [widerFile, plainFile]) {
+    try {
+      cachedData = readFileSync(candidate);
+      usedWider = candidate === widerFile;
+      break;
+    } catch {
+      cachedData = undefined;
+    }
   }
   // The CommonJS wrapper, as require() would run the file.
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, "utf8")}\n})`;
@@ -69,14 +92,17 @@ export function runWithCodeCache({ file, dir, prefix, version = "" }: RunWithCod
   const module = { exports: {} as unknown };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
   let use: CodeCacheUse = cachedData && !script.cachedDataRejected ? "used" : "written";
-  let saved = use === "used";
+  let saved = false;
   return {
     exports: module.exports,
-    save: () => {
-      if (saved) return use;
+    save: ({ wider = false } = {}) => {
+      const widen = wider && widerFile !== undefined && !usedWider;
+      if (saved || (use === "used" && !widen)) return use;
       saved = true;
-      if (cachedData) use = "rejected";
-      if (!writeCache(cacheFile, [prefix, suffix], script.createCachedData())) use = "unwritable";
+      if (cachedData && use !== "used") use = "rejected";
+      else if (use === "used") use = "written";
+      const target = widerFile !== undefined && (widen || usedWider) ? widerFile : plainFile;
+      if (!writeCache(target, [prefix, suffix], script.createCachedData())) use = "unwritable";
       return use;
     },
   };
