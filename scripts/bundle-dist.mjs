@@ -104,7 +104,10 @@ const cli = readFileSync(join(dist, "cli/cli.cjs"), "utf8");
 if (/\bimport\(/.test(cli))
   throw new Error("dist/cli/cli.cjs has an import(): see supported in scripts/bundle-dist.mjs");
 // And for markdown-it's: a require() of it left in cli.cjs would load it from node_modules, outside the code cache.
-if (!/var require_markdown_it\w* = __commonJS/.test(cli) || /(require|load)\("markdown-it(-footnote)?"\)/.test(cli))
+if (
+  !/var require_markdown_it\w* = __commonJS/.test(cli) ||
+  /(require|load)\("markdown-it(-footnote)?"\)/.test(cli)
+)
   throw new Error("dist/cli/cli.cjs does not bundle markdown-it: see MARKDOWN_IT in scripts/bundle-dist.mjs");
 
 const entryPoints = [...libraryEntryPoints, "cli/bin.js", "cli/cli.cjs"];
