@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CODE_PAGE_KEYS, type CodePage, codeWords, signCodeCandidates, writeSignCode } from "./sign-codes.js";
+import {
+  CODE_PAGE_KEYS,
+  type CodePage,
+  codeWords,
+  signCodeCandidates,
+  signCodesFit,
+  writeSignCode,
+} from "./sign-codes.js";
 
 /** A deterministic generator (LCG) of uniform and Gaussian numbers. */
 function random(seed: number) {
@@ -79,6 +86,16 @@ describe("writeSignCode", () => {
         }
       }),
     );
+  });
+});
+
+describe("signCodesFit", () => {
+  it("takes a vector with at least half its components non-zero, not a sparser or an empty one", () => {
+    expect(signCodesFit([0.1, -0.2, 0.3, 0.4])).toBe(true);
+    expect(signCodesFit([0.1, 0, -0.3, 0])).toBe(true);
+    expect(signCodesFit([0.1, 0, 0, 0])).toBe(false);
+    expect(signCodesFit(new Float32Array(384).fill(0, 0, 200).fill(1, 200))).toBe(false);
+    expect(signCodesFit([])).toBe(false);
   });
 });
 

@@ -12,6 +12,18 @@ export function codeWords(dimensions: number): number {
   return Math.ceil(dimensions / 32);
 }
 
+/**
+ * Whether a sign code can stand for `vector`'s direction: at least half of its components are non-zero. A sparse
+ * vector (a hashing or TF-IDF embedder's: mostly zeros) has a code of mostly clear bits whatever its content, so
+ * Hamming distances between such codes say little (measured on the offline hashing embedder's 384-slot vectors:
+ * recall@10 0.04–0.14 for 200–4,000 candidates). A dense search for such a query scores every vector instead.
+ */
+export function signCodesFit(vector: ArrayLike<number>): boolean {
+  let zeros = 0;
+  for (let d = 0; d < vector.length; d++) if (vector[d] === 0) zeros++;
+  return vector.length > 0 && zeros * 2 <= vector.length;
+}
+
 /** Writes the sign code of `vector` (bit `d` set when `vector[d] > 0`) into `target` at word `offset`. */
 export function writeSignCode(
   vector: ArrayLike<number>,

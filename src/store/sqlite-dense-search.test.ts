@@ -128,6 +128,20 @@ describe("SQLite dense search over vector codes", () => {
     store.close();
   });
 
+  it("answers undefined for a sparse query (its sign code says little), so the caller scores every vector", () => {
+    const store = openSqliteStore(tempDir());
+    store.reset(META);
+    store.write(documents(2, 3));
+    // A hashing embedder's vector: a few non-zero slots of many.
+    const sparse = new Float32Array(DIMENSIONS);
+    for (const slot of [3, 17, 40, 41, 90]) sparse[slot] = slot % 2 === 0 ? 0.5 : -0.25;
+    expect(store.read(() => store.denseTopK?.(sparse, 3))).toBeUndefined();
+    // Half its components non-zero is dense enough.
+    const half = Float32Array.from({ length: DIMENSIONS }, (_, d) => (d % 2 === 0 ? 1 - d / DIMENSIONS : 0));
+    expect(store.read(() => store.denseTopK?.(half, 3))).toHaveLength(3);
+    store.close();
+  });
+
   it(`migrates a layout 3 file when opened: its vectors copied to a table with rowids, their codes written, the layout ${SQLITE_STORE_VERSION}`, () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);

@@ -12,7 +12,7 @@ import type {
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode, encodeNode } from "./node-row.js";
-import type { CodePage } from "./sign-codes.js";
+import { type CodePage, signCodesFit } from "./sign-codes.js";
 import { PostingsBatch, type PostingsBlockRow, readPostings } from "./sqlite-postings.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import {
@@ -230,9 +230,12 @@ export class SqliteIndexStore implements SyncIndexStore {
   /**
    * The `topK` chunks whose vectors are most cosine-similar to `query`, searched through the vectors' sign codes
    * ({@link searchCodes}: exact with at most 500 vectors); the codes stay read in this connection until another one
-   * commits (`data_version`) or this one writes.
+   * commits (`data_version`) or this one writes. `undefined` for a sparse query ({@link signCodesFit}) or one of
+   * another length: the caller scores every vector.
    */
   denseTopK(query: Float32Array, topK: number): ScoredKey[] | undefined {
+    // A sparse query's code says little about it: the caller scores every vector (exact, slower).
+    if (!signCodesFit(query)) return undefined;
     const version = `${this.#db.pragma("data_version", { simple: true })}:${this.#writes}`;
     if (this.#codes?.version !== version)
       this.#codes = { version, ...readCodePages(this.#codeSql, this.location) };
