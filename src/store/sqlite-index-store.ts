@@ -1,7 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { TextNode } from "../schema/text-node.js";
 import type {
-  ChunkInput,
   LexicalStatistics,
   ScoredKey,
   SourceEdit,
@@ -11,17 +10,12 @@ import type {
   SyncIndexStore,
   TermPostings,
 } from "./index-store.js";
-import { damaged, decodeNode, encodeNode } from "./node-row.js";
+import { damaged, decodeNode } from "./node-row.js";
 import { type CodePage, signCodesFit } from "./sign-codes.js";
-import { PostingsBatch, type PostingsBlockRow, readPostings } from "./sqlite-postings.js";
+import { type PostingsBlockRow, readPostings } from "./sqlite-postings.js";
 import { SqliteStatements } from "./sqlite-statements.js";
-import {
-  readCodePages,
-  searchCodes,
-  toFloat32,
-  VectorCodeStatements,
-  VectorCodesBatch,
-} from "./sqlite-vector-codes.js";
+import { readCodePages, searchCodes, toFloat32, VectorCodeStatements } from "./sqlite-vector-codes.js";
+import { SqliteWrite } from "./sqlite-writes.js";
 import { storeMetaOf } from "./store-meta.js";
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
@@ -138,22 +132,18 @@ export class SqliteIndexStore implements SyncIndexStore {
     this.#db
       .transaction(() => {
         this.#writes++;
-        const freed = new Set<string>();
-        const batch: WriteBatch = {
-          postings: new PostingsBatch(this.#sql, this.location, this.#blockPostings),
-          codes: new VectorCodesBatch(this.#codeSql, this.location),
+        const write = new SqliteWrite({
+          sql: this.#sql,
+          codeSql: this.#codeSql,
+          location: this.location,
+          analyze: this.#analyze,
+          blockPostings: this.#blockPostings,
           keepsVectors: this.meta()?.storeVectors === true,
-        };
-        for (const id of removed) this.#removeSource(id, freed, batch);
-        for (const edit of edits) {
-          const replaced = edit.source
-            ? this.#removeSource(edit.source.id, freed, batch, edit.chunks)
-            : undefined;
-          this.#insert(edit, batch, replaced);
-        }
-        batch.postings.flush();
-        batch.codes.flush();
-        for (const hash of freed) this.#sql.dropUnusedVector.run(hash, hash);
+          vectorOf: (hash) => this.vectors([hash]).get(hash),
+        });
+        for (const id of removed) write.remove(id);
+        for (const edit of edits) write.replace(edit);
+        write.finish();
       })
       .immediate();
   }
@@ -267,113 +257,6 @@ export class SqliteIndexStore implements SyncIndexStore {
   #chunk(row: ChunkRow): StoredChunk {
     return { key: row.key, node: decodeNode(row.node, this.location), contentHash: row.content_hash };
   }
-
-  /**
-   * Removes a document's rows, except the chunks `replacement` holds again with the same node id and content (an
-   * edit that changed one part of a file): those keep their row and postings (same content, same terms), and are
-   * returned by node id with their keys, for {@link #insert} to rewrite their node (its metadata may have changed),
-   * with the document's position, which its replacement takes (so an edit moves no other document).
-   */
-  #removeSource(
-    id: string,
-    freed: Set<string>,
-    batch: WriteBatch,
-    replacement: readonly ChunkInput[] = [],
-  ): Replaced {
-    const again = new Map(replacement.map((chunk) => [chunk.node.id, chunk.contentHash]));
-    const kept = new Map<string, number>();
-    for (const chunk of this.#sql.sourceChunks.all(id) as SourceChunkRow[]) {
-      if (again.get(chunk.node_id) === chunk.content_hash) {
-        kept.set(chunk.node_id, chunk.key);
-        continue;
-      }
-      this.#removeChunk(chunk.key, batch);
-      freed.add(chunk.content_hash);
-    }
-    const row = this.#sql.deleteSource.get(id) as { position: number } | undefined;
-    return { kept, position: row?.position };
-  }
-
-  #removeChunk(key: number, batch: WriteBatch): void {
-    const row = this.#sql.chunkRemoval.get(key) as { length: number; node: Buffer | string } | undefined;
-    if (row === undefined) return;
-    batch.postings.remove(key, row.length, () => this.#analyze(decodeNode(row.node, this.location)));
-    if (batch.keepsVectors) batch.codes.clear(key);
-    this.#sql.deleteChunk.run(key);
-  }
-
-  #insert({ source, chunks }: SourceEdit, batch: WriteBatch, replaced?: Replaced): void {
-    if (source === null) {
-      for (const [position, chunk] of chunks.entries()) this.#insertChunk(null, position, chunk, batch);
-      return;
-    }
-    this.#sql.insertSource.run(
-      source.id,
-      replaced?.position ?? null,
-      source.contentHash,
-      source.size ?? null,
-      source.lastModifiedAt ?? null,
-      source.reader ?? null,
-      chunks.length,
-      chunks.every(({ node }, index) => node.id === `${source.id}#${index}`)
-        ? null
-        : JSON.stringify(chunks.map(({ node }) => node.id)),
-    );
-    for (const [position, chunk] of chunks.entries()) {
-      const key = replaced?.kept.get(chunk.node.id);
-      if (key === undefined) this.#insertChunk(source.id, position, chunk, batch);
-      else this.#sql.keepChunk.run(position, chunk.holdsImage ? 1 : 0, encodeNode(chunk.node), key);
-    }
-  }
-
-  #insertChunk(
-    sourceId: string | null,
-    position: number,
-    { node, contentHash, terms, embedding, holdsImage }: ChunkInput,
-    batch: WriteBatch,
-  ): void {
-    // A node id is one chunk: one that another document held (not expected: ids are `<file>#<n>`) moves here.
-    const existing = this.#sql.chunkKeyByNodeId.pluck().get(node.id) as number | undefined;
-    if (existing !== undefined) {
-      const from = this.#sql.chunkSource.pluck().get(existing) as string | null;
-      this.#removeChunk(existing, batch);
-      if (from !== null && from !== sourceId) {
-        const ids = this.#sql.chunkNodeIdsOfSource.pluck().all(from) as string[];
-        this.#sql.setSourceNodeIds.run(ids.length, JSON.stringify(ids), from);
-      }
-    }
-    const key = Number(
-      this.#sql.insertChunk.run(
-        node.id,
-        sourceId,
-        position,
-        contentHash,
-        terms.length,
-        holdsImage ? 1 : 0,
-        encodeNode(node),
-      ).lastInsertRowid,
-    );
-    batch.postings.add(key, terms);
-    if (embedding) this.#sql.insertVector.run(contentHash, toBlob(embedding));
-    if (!batch.keepsVectors) return;
-    // A chunk written without its vector takes the one its content already has (the vectors are keyed by content).
-    const vector = embedding ?? this.vectors([contentHash]).get(contentHash);
-    if (vector) batch.codes.set(key, vector);
-  }
-}
-
-/** The changes one write gathers before writing them: postings blocks and pages of vector codes. */
-interface WriteBatch {
-  postings: PostingsBatch;
-  codes: VectorCodesBatch;
-  /** Whether the store keeps vectors (else it keeps no codes either). */
-  keepsVectors: boolean;
-}
-
-/** What removing a document for its replacement leaves: the chunks kept by node id (their keys), its position. */
-interface Replaced {
-  kept: Map<string, number>;
-  position: number | undefined;
 }
 
 interface SourceRow {
@@ -385,18 +268,8 @@ interface SourceRow {
   chunk_count: number;
 }
 
-interface SourceChunkRow {
-  key: number;
-  node_id: string;
-  content_hash: string;
-}
-
 interface ChunkRow {
   key: number;
   node: Buffer | string;
   content_hash: string;
-}
-
-function toBlob(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
