@@ -11,6 +11,8 @@ import { createTextPacker, joinChunks } from "./text-packer.js";
 const numRuns = Number(process.env.RAGSYNTH_PROPERTY_RUNS ?? 200);
 const tokenizer = resolveTokenizer("cl100k_base");
 const nonWhitespace = (text: string) => text.replace(/\s+/gu, "");
+const pretokenizer = tokenizer.pretokenizer as RegExp;
+const piecePattern = new RegExp(pretokenizer.source, `${pretokenizer.flags.replace("g", "")}g`);
 
 const wordUnit = fc.oneof(
   {
@@ -106,6 +108,13 @@ function finalPromptTokens({ prompt, options, variables }: Scenario, chunk: stri
     : countPromptTokens(rendered, tokenizer, { llm, systemPrompt }).total;
 }
 
+/** Tokens of `text` as the sum of its pre-tokenizer pieces' counts, each piece counted on its own. */
+function piecewiseTokens(text: string): number {
+  let tokens = 0;
+  for (const piece of text.match(piecePattern) ?? []) tokens += tokenizer.count(piece);
+  return tokens;
+}
+
 /** Chunks needed when each takes as many whole characters as fit (trailing whitespace dropped). */
 function greedyCharacterPacking(text: string, chunkSize: number): number {
   const characters = Array.from(text);
@@ -168,12 +177,16 @@ describe("repack properties (cl100k, random unicode)", () => {
   // ceil(tokens / chunk size) is a lower bound only while characters are small next to the chunk size: a
   // chunk cannot split a character, and one character can take 4 tokens. So the bound is the larger of it and
   // the count of a character-by-character greedy packing, which no order-keeping packing can beat.
+  // The tokens are the joined text's pre-tokenizer pieces counted one by one, as a chunk that starts and ends
+  // between pieces counts them. Counting the whole text at once can give a token less: a letter run over 512
+  // characters is counted in cuts (upwards), and where its cuts fall depends on the 2,048-character windows the
+  // whole text is read in (seed -803021033: 5,160 tokens whole, 5,161 piece by piece, at chunk size 20).
   it("makes at most one chunk more than the lower bound", () => {
     fc.assert(
       fc.property(scenario, fc.array(chunkText, { maxLength: 8 }), (setup, chunks) => {
         const packed = helperFor(setup).repack(setup.prompt, chunks, setup.options);
         const joined = joinChunks(chunks);
-        const byTokens = Math.ceil(tokenizer.count(joined) / setup.chunkSize);
+        const byTokens = Math.ceil(piecewiseTokens(joined) / setup.chunkSize);
         // The character packing is slow to compute, so only when the token bound alone is exceeded.
         const lowerBound =
           packed.length <= byTokens + 1
