@@ -104,14 +104,21 @@ export class SqliteIndexStore implements SyncIndexStore {
   }
 
   sources(): StoredSource[] {
-    return (this.#sql.sources.all() as SourceRow[]).map((row) => ({
-      id: row.id,
-      contentHash: row.content_hash,
-      ...(row.size === null ? {} : { size: row.size }),
-      ...(row.last_modified_at === null ? {} : { lastModifiedAt: row.last_modified_at }),
-      ...(row.reader === null ? {} : { reader: row.reader }),
-      chunkCount: row.chunk_count,
-    }));
+    // In the documents' order (position, then id as SQLite orders text: by its UTF-8 bytes), sorted here: see
+    // the statement.
+    const rows = (this.#sql.sources.all() as SourceRow[]).sort(
+      (a, b) => a[0] - b[0] || Buffer.compare(Buffer.from(a[1]), Buffer.from(b[1])),
+    );
+    const sources: StoredSource[] = new Array(rows.length);
+    for (let index = 0; index < rows.length; index++) {
+      const [, id, contentHash, size, lastModifiedAt, reader, chunkCount] = rows[index] as SourceRow;
+      const source: StoredSource = { id, contentHash, chunkCount };
+      if (size !== null) source.size = size;
+      if (lastModifiedAt !== null) source.lastModifiedAt = lastModifiedAt;
+      if (reader !== null) source.reader = reader;
+      sources[index] = source;
+    }
+    return sources;
   }
 
   sourceNodeIds(id: string): string[] {
@@ -259,14 +266,16 @@ export class SqliteIndexStore implements SyncIndexStore {
   }
 }
 
-interface SourceRow {
-  id: string;
-  content_hash: string;
-  size: number | null;
-  last_modified_at: string | null;
-  reader: string | null;
-  chunk_count: number;
-}
+/** A `sources` row as the statement reads it: position, id, content hash, size, time, reader, chunk count. */
+type SourceRow = [
+  position: number,
+  id: string,
+  contentHash: string,
+  size: number | null,
+  lastModifiedAt: string | null,
+  reader: string | null,
+  chunkCount: number,
+];
 
 interface ChunkRow {
   key: number;

@@ -40,9 +40,10 @@ export class SqliteStatements {
   constructor(db: Database) {
     this.meta = db.prepare("SELECT key, value FROM meta");
     this.setMeta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-    this.sources = db.prepare(
-      "SELECT id, content_hash, size, last_modified_at, reader, chunk_count FROM sources ORDER BY position, id",
-    );
+    // Unordered, as raw rows: sorting 6,220 rows in SQLite (a temporary B-tree) took longer than reading them.
+    this.sources = db
+      .prepare("SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count FROM sources")
+      .raw();
     this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
     this.allSourceNodeIds = db.prepare("SELECT id, chunk_count, node_ids FROM sources");
     this.chunkNodeIdsOfSource = db.prepare(
