@@ -6,9 +6,11 @@ import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { defaultCacheDir } from "./folder-cache-dir.js";
 import {
+  buildFolderIndex,
   type FolderIndexOptions,
   folderIndexSaved,
   openFolderIndex,
+  readFolderDocuments,
   refreshFolderIndex,
 } from "./folder-index.js";
 import { countSkipped } from "./folder-index-stats.js";
@@ -72,6 +74,69 @@ describe("openFolderIndex", () => {
     const rebuilt = await refreshFolderIndex(options(["docs"]));
     expect(rebuilt.index).toBeDefined();
     expect(rebuilt.stats.sources.changed).toHaveLength(1);
+  });
+
+  it("opens an index that holds every file unchanged without writing it, reporting what a build reports", async () => {
+    await docs();
+    const first = await openFolderIndex(options(["docs"]));
+    await folderIndexSaved(first);
+    expect(await first.index.saved).toBeDefined();
+    await first.index.close();
+    const read = await readFolderDocuments(options(["docs"]));
+    const ids = read.documents.map((document) => document.id);
+    expect(ids).toHaveLength(2);
+    expect(read.unchanged?.sources.unchanged).toEqual(ids);
+    const opened = await buildFolderIndex(read, {
+      persist: "background",
+      signal: new AbortController().signal,
+    });
+    expect(await opened.index.saved).toBeUndefined();
+    expect(opened.stats).toMatchObject({ files: 2, chunks: first.stats.chunks, embedded: 0 });
+    expect(opened.stats.sources).toEqual({
+      added: [],
+      changed: [],
+      unchanged: ids,
+      removed: [],
+    });
+    const retrieved = await opened.index
+      .asRetriever({ similarityTopK: 1 })
+      .retrieve({ query: "default mode" });
+    expect(retrieved[0]?.node.text).toContain("compact");
+    await opened.index.close();
+    // One file gone: something to do, so the build runs and says what it removed.
+    await rm(join(dir, "docs", "tree.md"));
+    const afterRemoval = await readFolderDocuments(options(["docs"]));
+    expect(afterRemoval.unchanged).toBeUndefined();
+    const rebuilt = await buildFolderIndex(afterRemoval, {
+      persist: "await",
+      signal: new AbortController().signal,
+    });
+    expect(rebuilt.stats.sources).toMatchObject({ unchanged: [ids[0]], removed: [ids[1]] });
+    await rebuilt.index.close();
+  });
+
+  it("builds when the index it found unchanged was replaced by another embedding model's before it opened it", async () => {
+    await docs();
+    await folderIndexSaved(await openFolderIndex(options(["docs"])));
+    const read = await readFolderDocuments(options(["docs"]));
+    expect(read.unchanged).toBeDefined();
+    // Another process rebuilds the index with another embedding model meanwhile.
+    const other = await refreshFolderIndex(
+      options(["docs"], { embedModel: new HashingEmbedder({ dimensions: 64 }) }),
+    );
+    expect(other.stats.sources.added).toHaveLength(2);
+    const opened = await buildFolderIndex(read, { persist: "await", signal: new AbortController().signal });
+    // Built anew for the listing's embedding model: every file added again, none found unchanged.
+    expect(opened.stats.sources).toMatchObject({
+      added: read.documents.map((document) => document.id),
+      unchanged: [],
+    });
+    const retrieved = await opened.index
+      .asRetriever({ similarityTopK: 1 })
+      .retrieve({ query: "default mode" });
+    expect(retrieved[0]?.node.text).toContain("compact");
+    await opened.index.close();
+    expect((await refreshFolderIndex(options(["docs"]))).stats.sources.unchanged).toHaveLength(2);
   });
 
   it("reports files it read and skipped before without reading them again, while they keep size, time and reader", async () => {

@@ -16,7 +16,7 @@ import { IndexSaveError } from "./index-save-error.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
-import { readStoredFiles } from "./stored-sources.js";
+import { readStoredFiles, unchangedBuildStats } from "./stored-sources.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
@@ -87,6 +87,11 @@ export interface FolderRead {
   readDocument(document: TextNode): Promise<TextNode | undefined>;
   /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
   rebuild: boolean;
+  /**
+   * What the build would report when the stored index holds every listed document unchanged (same files, order,
+   * sizes, times and readers), found from the rows the listing read; `undefined` when there is something to do.
+   */
+  unchanged: IndexBuildStats | undefined;
   /** The counts of what was read and skipped (complete once the build is done), with the build's. */
   stats(build: IndexBuildStats): FolderIndexStats;
   /** The error to throw when every file listed turned out unreadable, so nothing was indexed. */
@@ -157,9 +162,13 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   };
   const documents = listing.documents;
   if (documents.length === 0) throw noDocuments(paths, report().skipped);
+  const unchanged =
+    !rebuild && Array.isArray(stored) ? unchangedBuildStats(documents, stored, embedModel) : undefined;
   const unreadable = new Set<string>();
   const readDocument = async (document: TextNode) => {
-    const read = await listing.read(document);
+    // Only documents the store does not hold unchanged are read: one listed as known (unread) means the store
+    // changed since the listing (another process rebuilt it), so it is read after all.
+    const read = await listing.read(document, { evenIfKnown: true });
     if (read === undefined) {
       unreadable.add(document.id);
       skippedReads.noteSkipped(document, listing.whySkipped(document));
@@ -189,6 +198,7 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     documents,
     readDocument,
     rebuild,
+    unchanged,
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
     keepSkippedReads: () => skippedReads.save(),
@@ -217,6 +227,7 @@ export async function buildFolderIndex(
     documents,
     readDocument,
     rebuild,
+    unchanged,
     stats,
     nothingRead,
     keepSkippedReads,
@@ -228,6 +239,14 @@ export async function buildFolderIndex(
     progress = silent,
   }: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
 ): Promise<OpenedFolderIndex> {
+  if (unchanged) {
+    // Nothing to write: the store is opened for queries, without reading its files' rows again.
+    const index = await openUnchanged(folder, embedModel, signal);
+    if (index) {
+      keepSkippedReads();
+      return { index, embedModel, stats: stats(unchanged) };
+    }
+  }
   progress.start("Splitting into chunks", documents.length);
   const buildOptions: FromDocumentsOptions = {
     embedModel,
@@ -292,18 +311,9 @@ export async function refreshFolderIndex(
 ): Promise<Omit<OpenedFolderIndex, "index"> & { index?: VectorStoreIndex }> {
   const read = await readFolderDocuments(options);
   const { signal, progress } = options;
-  if (!read.rebuild) {
-    const { documents, folder, embedModel, splitter } = read;
-    const current = await VectorStoreIndex.cachedStats(documents, {
-      cacheDir: folder,
-      embedModel,
-      ...(splitter ? { splitter } : {}),
-      signal,
-    });
-    if (current) {
-      read.keepSkippedReads();
-      return { embedModel, stats: read.stats(current) };
-    }
+  if (read.unchanged) {
+    read.keepSkippedReads();
+    return { embedModel: read.embedModel, stats: read.stats(read.unchanged) };
   }
   return buildFolderIndex(read, { persist: "await", signal, progress });
 }
@@ -334,6 +344,23 @@ export async function folderIndexSaved(
     await saved;
   } finally {
     progress.clear();
+  }
+}
+
+/**
+ * The stored index, opened for queries only, or `undefined` when it can no longer be (another process replaced it
+ * with one of another embedding model or format since its rows were read): the build then brings it up to date.
+ */
+async function openUnchanged(
+  folder: string,
+  embedModel: Embedder,
+  signal: AbortSignal,
+): Promise<VectorStoreIndex | undefined> {
+  try {
+    return await VectorStoreIndex.load(folder, { embedModel, signal });
+  } catch (error) {
+    if (signal.aborted || !RagsynthError.isInstance(error) || error.code !== "index_load") throw error;
+    return undefined;
   }
 }
 

@@ -95,8 +95,19 @@ export async function readCachedStats(
     splitter,
     ...(signal ? { signal } : {}),
   });
+  return sources && unchangedBuildStats(documents, sources, options.embedModel);
+}
+
+/**
+ * What a cached build with `embedModel` would report when the store's `sources` rows hold exactly `documents`, in
+ * their order, each with the same size, modification time and reader; `undefined` when something changed.
+ */
+export function unchangedBuildStats(
+  documents: readonly TextNode[],
+  sources: readonly StoredSource[],
+  embedModel: Embedder,
+): IndexBuildStats | undefined {
   if (
-    !sources ||
     sources.length !== documents.length ||
     !documents.every((document, index) => {
       const source = sources[index] as StoredSource;
@@ -109,7 +120,7 @@ export async function readCachedStats(
   return {
     chunks,
     embedded: 0,
-    reused: storesVectors(options.embedModel) ? chunks : 0,
+    reused: storesVectors(embedModel) ? chunks : 0,
     sources: diffSources(sources, sources),
   };
 }

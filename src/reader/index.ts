@@ -17,7 +17,7 @@ export {
   type ReferencedImagesOptions,
   withReferencedImages,
 } from "./image-references.js";
-export { type DocumentListing, listDocuments } from "./list-documents.js";
+export { type DocumentListing, listDocuments, type ReadListedOptions } from "./list-documents.js";
 export {
   type ReadDocumentsOptions,
   type ReadDocumentsResult,

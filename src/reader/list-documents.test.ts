@@ -71,4 +71,20 @@ describe("listDocuments", () => {
       ["e.bin", "binary"],
     ]);
   });
+
+  it("returns a document skipRead listed as listed, and reads it when asked to even so, counted once", async () => {
+    await writeFile(path.join(root, "docs", "a.log"), "a happened");
+    const reader = countingReader();
+    const listing = await listDocuments([path.join(root, "docs")], {
+      readers: { ".log": reader },
+      skipRead: () => true,
+    });
+    const [a] = listing.documents as [TextNode];
+    expect(listing.report().formats).toEqual({ log: 1 });
+    expect(await listing.read(a)).toBe(a);
+    expect(reader.reads).toEqual([]);
+    expect((await listing.read(a, { evenIfKnown: true }))?.text).toBe("a happened");
+    expect(reader.reads.map((file) => path.basename(file))).toEqual(["a.log"]);
+    expect(listing.report()).toEqual({ skipped: [], formats: { log: 1 } });
+  });
 });

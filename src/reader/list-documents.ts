@@ -88,9 +88,18 @@ export interface DocumentListing {
    * vanished…; recorded in `skipped`). A document listed whole is returned as it is; one read before is read again
    * (and counted once).
    */
-  read(document: TextNode): Promise<TextNode | undefined>;
+  read(document: TextNode, options?: ReadListedOptions): Promise<TextNode | undefined>;
   /** Why {@link DocumentListing.read} returned `undefined` for this document, once it has. */
   whySkipped(document: TextNode): SkippedPath | undefined;
+}
+
+/** Options of {@link DocumentListing.read}. */
+export interface ReadListedOptions {
+  /**
+   * Read a document `skipRead` listed without its text too, rather than return it as listed: for a caller whose
+   * copy of the text went away since the listing (an index another process rebuilt meanwhile). @default false
+   */
+  evenIfKnown?: boolean | undefined;
 }
 
 /**
@@ -159,6 +168,8 @@ export async function listDocuments(
   const documents: TextNode[] = [];
   const formats: Record<string, number> = {};
   const unread = new Map<TextNode, ExaminedFile>();
+  // Documents `skipRead` listed without their text (already counted in `formats`): read only when asked to.
+  const known = new Map<TextNode, ExaminedFile>();
   const reported = new Set<TextNode>();
   const whySkipped = new Map<TextNode, SkippedPath>();
   const seen = new Map<string, string>();
@@ -179,6 +190,10 @@ export async function listDocuments(
     } else {
       documents.push(result.document);
       formats[result.format] = (formats[result.format] ?? 0) + 1;
+      if (result.unread) {
+        known.set(result.document, result.unread);
+        reported.add(result.document);
+      }
     }
   }
   documents.sort((left, right) => compare(left.id, right.id));
@@ -188,8 +203,8 @@ export async function listDocuments(
       skipped: [...skipped].sort((left, right) => compare(left.path, right.path)),
       formats: Object.fromEntries(Object.entries(formats).sort(([left], [right]) => compare(left, right))),
     }),
-    read: async (document) => {
-      const examined = unread.get(document);
+    read: async (document, { evenIfKnown = false } = {}) => {
+      const examined = unread.get(document) ?? (evenIfKnown ? known.get(document) : undefined);
       if (!examined) return document;
       const outcome = await readExaminedFile(examined, context(examined));
       // Read again (a caller that needs the text twice), it is counted once.

@@ -43,7 +43,13 @@ export type SkipRead = (file: {
 
 /** A file read: its document, or why not, and its real path (to read each file once). */
 export type FileOutcome =
-  | { document: TextNode; realPath: string; format: string }
+  | {
+      document: TextNode;
+      realPath: string;
+      format: string;
+      /** A `skipRead` file's, listed without its text: how to read it after all. */
+      unread?: ExaminedFile;
+    }
   | { skipped: SkippedPath; realPath?: string };
 
 /**
@@ -125,12 +131,16 @@ export function examineWalkedFile(
     lastModifiedAt: stub.metadata.last_modified_at as string,
     reader: chosen.id,
   });
-  if (known === true) return { document: stub, realPath, format: chosen.reader.format };
-  if (known) return skip(known.code, known.reason, realPath);
-  return {
-    examined: { stub, realPath, displayPath, chosen, registered: registered !== undefined },
+  const examined: ExaminedFile = {
+    stub,
     realPath,
+    displayPath,
+    chosen,
+    registered: registered !== undefined,
   };
+  if (known === true) return { document: stub, realPath, format: chosen.reader.format, unread: examined };
+  if (known) return skip(known.code, known.reason, realPath);
+  return { examined, realPath };
 }
 
 /** The second half of {@link readWalkedFile}: reads an examined file's bytes and makes its document. */
