@@ -220,12 +220,15 @@ async function writeDocuments(
     }
     signal?.throwIfAborted();
     for (const { source, chunks: analyzed } of group) {
-      const chunks: ChunkInput[] = analyzed.map(({ node, contentHash: hash, terms }) => ({
-        node,
-        contentHash: hash,
-        terms,
-        embedding: vectors.get(hash),
-        holdsImage: holdsImage(node),
+      const chunks: ChunkInput[] = analyzed.map((chunk) => ({
+        node: chunk.node,
+        contentHash: chunk.contentHash,
+        // Asked for by the store only for a chunk it writes: one an edit left as it was keeps its postings.
+        get terms() {
+          return chunk.terms;
+        },
+        embedding: vectors.get(chunk.contentHash),
+        holdsImage: holdsImage(chunk.node),
       }));
       const previous = before.get(source.id);
       if (!previous) sources.added.push(source.id);
@@ -291,18 +294,31 @@ async function writeDocuments(
   return { embedded, embeddedChunks, unreadable };
 }
 
-/** A chunk as a group holds it: its BM25 terms, and its content only while it may still need embedding. */
+/**
+ * A chunk as a group holds it: its content hash, its BM25 terms (analyzed when first asked for), and its content
+ * only while it may still need embedding.
+ */
 interface AnalyzedChunk {
-  node: TextNode;
-  contentHash: string;
-  terms: string[];
+  readonly node: TextNode;
+  readonly contentHash: string;
+  readonly terms: readonly string[];
   content?: string;
 }
 
 function analyzeChunk(node: TextNode, keepVectors: boolean): AnalyzedChunk {
   const content = lexicalContent(node);
-  const analyzed = { node, contentHash: contentHash(content), terms: lexicalDocumentTerms(content) };
-  return keepVectors ? { ...analyzed, content } : analyzed;
+  let terms: string[] | undefined;
+  const analyzed: AnalyzedChunk = {
+    node,
+    contentHash: contentHash(content),
+    // From the node again, not from `content`, so a group does not hold every chunk's content a second time.
+    get terms() {
+      terms ??= lexicalDocumentTerms(lexicalContent(node));
+      return terms;
+    },
+  };
+  if (keepVectors) analyzed.content = content;
+  return analyzed;
 }
 
 /** A document's `sources` row: its id, content hash, and the size, modification time and reader it was read with. */
