@@ -7,7 +7,7 @@ import { pngOfSize } from "../schema/png.test.util.js";
 import { TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import type { SkippedImage } from "./image-guard.js";
-import { findImageReferences, withReferencedImages } from "./image-references.js";
+import { findImageReferences, withoutImages, withReferencedImages } from "./image-references.js";
 import { readDocuments } from "./read-documents.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-refs-"));
@@ -25,6 +25,18 @@ describe("findImageReferences", () => {
       { src: "logo.svg", alt: "Logo" },
       { src: "b.jpg", alt: "Title only" },
     ]);
+  });
+});
+
+describe("withoutImages", () => {
+  it("leaves a text's images out, or gives their alt texts when the text is nothing else", () => {
+    expect(withoutImages("better-sqlite3 ![Build Status](https://x.test/badge.svg) ![npm](n.svg)")).toBe(
+      "better-sqlite3",
+    );
+    expect(withoutImages('Setup <img src="a.png" alt="diagram"> guide')).toBe("Setup guide");
+    expect(withoutImages("![Logo](logo.png)")).toBe("Logo");
+    expect(withoutImages("![](logo.png)")).toBe("![](logo.png)");
+    expect(withoutImages("Plain heading")).toBe("Plain heading");
   });
 });
 

@@ -47,6 +47,24 @@ export function findImageReferences(text: string): ImageReference[] {
   return found.sort((a, b) => a.at - b.at).map(({ src, alt }) => ({ src, alt }));
 }
 
+/**
+ * A text as a place name (a heading in a citation's path): its Markdown and HTML images left out, or, when the
+ * text is nothing but images, their alt texts. `better-sqlite3 ![Build Status](https://…/badge.svg)` names
+ * the section `better-sqlite3`; `![Logo](logo.png)` names it `Logo`.
+ */
+export function withoutImages(text: string): string {
+  if (!IMAGE_REFERENCE.test(text)) return text;
+  const words = (value: string) => value.replace(/\s+/g, " ").trim();
+  const stripped = words(text.replace(MARKDOWN_IMAGE, "").replace(HTML_IMAGE, ""));
+  if (stripped !== "") return stripped;
+  const alts = words(
+    findImageReferences(text)
+      .map((image) => image.alt)
+      .join(" "),
+  );
+  return alts === "" ? words(text) : alts;
+}
+
 /** Options of {@link withReferencedImages}. */
 export interface ReferencedImagesOptions {
   /** Where relative `src`s of nodes without a `file_path`, and relative `file_path`s, resolve. @default the working directory */

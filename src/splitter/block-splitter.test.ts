@@ -55,6 +55,17 @@ describe("BlockSplitter", () => {
     });
   });
 
+  it("names sections by their headings without the headings' images, keeping the images in the chunk's text", () => {
+    const badge = "![Build Status](https://example.com/badge.svg)";
+    const text = `# better-sqlite3 ${badge}\n\n${words(25, "a")}\n\n# ![Logo](logo.png)\n\n${words(25, "b")}\n`;
+    const chunks = split(text, 90);
+    expect(chunks.map((chunk) => chunk.location.headingPath)).toEqual([["better-sqlite3"], ["Logo"]]);
+    expect(chunks[0]?.text.startsWith(`# better-sqlite3 ${badge}`)).toBe(true);
+    expect(formatNodeLocation(chunks[0]?.location as NodeLocation)).toBe(
+      "docs/guide.md:1–3 › better-sqlite3",
+    );
+  });
+
   it("starts every chunk of a long section with its heading path, nested headings included", () => {
     const text = `# Top\n\n## Middle\n\n### Deep\n\n${words(30, "x")}\n\n${words(30, "y")}\n\n${words(30, "z")}\n`;
     const chunks = split(text, 90);

@@ -1,5 +1,6 @@
 import { getDocumentBlocks } from "../reader/document-blocks.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
+import { withoutImages } from "../reader/image-references.js";
 import { ImageNode } from "../schema/image-node.js";
 import { LOCATION_KEY, type LocationRange, type NodeLocation } from "../schema/node-location.js";
 import { TextNode } from "../schema/text-node.js";
@@ -132,7 +133,7 @@ export class BlockSplitter {
           text,
           path,
           blocks: groupBlocks,
-          headingPath: (only ? only.path : path).map((heading) => heading.text),
+          headingPath: texts(only ? only.path : path),
         };
       }
       group = [];
@@ -329,8 +330,9 @@ export class BlockSplitter {
   }
 }
 
+/** The headings' texts as a location's path: without their images (a badge beside a title is not its name). */
 function texts(blocks: readonly DocumentBlock[]): string[] {
-  return blocks.map((block) => block.text);
+  return blocks.map((block) => withoutImages(block.text));
 }
 
 function ranges(blocks: readonly DocumentBlock[]): Pick<NodeLocation, "lines" | "pages" | "cells"> {
