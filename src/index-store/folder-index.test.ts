@@ -5,16 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { defaultCacheDir } from "./folder-cache-dir.js";
-import {
-  buildFolderIndex,
-  type FolderIndexOptions,
-  folderIndexSaved,
-  openFolderIndex,
-  readFolderDocuments,
-  refreshFolderIndex,
-} from "./folder-index.js";
+import { buildFolderIndex, folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
 import { countSkipped } from "./folder-index-stats.js";
+import { type FolderIndexOptions, readFolderDocuments } from "./folder-read.js";
 import { SKIPPED_READS_FILE } from "./skipped-reads.js";
+import type { VectorStoreIndex } from "./vector-store-index.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -39,6 +34,12 @@ function options(paths: string[], more: Partial<FolderIndexOptions> = {}): Folde
   };
 }
 
+/** The text of the chunk `index` ranks first for `query`. */
+async function topText(index: VectorStoreIndex, query: string): Promise<string | undefined> {
+  const retrieved = await index.asRetriever({ similarityTopK: 1 }).retrieve({ query });
+  return retrieved[0]?.node.text;
+}
+
 async function docs(): Promise<string> {
   const folder = join(dir, "docs");
   await mkdir(folder);
@@ -58,10 +59,7 @@ describe("openFolderIndex", () => {
     });
     expect(opened.index.nodes.length).toBe(opened.stats.chunks);
     await folderIndexSaved(opened);
-    const retrieved = await opened.index
-      .asRetriever({ similarityTopK: 1 })
-      .retrieve({ query: "default mode" });
-    expect(retrieved[0]?.node.text).toContain("compact");
+    expect(await topText(opened.index, "default mode")).toContain("compact");
   });
 
   it("reads no file the stored index holds unchanged, and loads no index that is up to date", async () => {
@@ -98,10 +96,7 @@ describe("openFolderIndex", () => {
       unchanged: ids,
       removed: [],
     });
-    const retrieved = await opened.index
-      .asRetriever({ similarityTopK: 1 })
-      .retrieve({ query: "default mode" });
-    expect(retrieved[0]?.node.text).toContain("compact");
+    expect(await topText(opened.index, "default mode")).toContain("compact");
     await opened.index.close();
     // One file gone: something to do, so the build runs and says what it removed.
     await rm(join(dir, "docs", "tree.md"));
@@ -131,10 +126,7 @@ describe("openFolderIndex", () => {
       added: read.documents.map((document) => document.id),
       unchanged: [],
     });
-    const retrieved = await opened.index
-      .asRetriever({ similarityTopK: 1 })
-      .retrieve({ query: "default mode" });
-    expect(retrieved[0]?.node.text).toContain("compact");
+    expect(await topText(opened.index, "default mode")).toContain("compact");
     await opened.index.close();
     expect((await refreshFolderIndex(options(["docs"]))).stats.sources.unchanged).toHaveLength(2);
   });

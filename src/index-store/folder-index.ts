@@ -1,42 +1,17 @@
-import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { builtInReader } from "../reader/formats/registry.js";
-import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
-import type { StoredSource } from "../store/index-store.js";
-import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
-import { displayPath } from "../util/display-path.js";
-import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
-import { defaultCacheDir, writableCacheDir } from "./folder-cache-dir.js";
-import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
+import type { FromDocumentsOptions } from "./build-index-options.js";
+import type { FolderIndexStats } from "./folder-index-stats.js";
+import {
+  type FolderIndexOptions,
+  type FolderRead,
+  type IndexProgress,
+  readFolderDocuments,
+  SILENT_PROGRESS,
+} from "./folder-read.js";
 import { IndexSaveError } from "./index-save-error.js";
-import { SkippedReadsMemory } from "./skipped-reads.js";
-import { isOtherIndexVersion } from "./store-index.js";
-import { storeLabel } from "./store-location.js";
-import { readStoredFiles, unchangedBuildStats } from "./stored-sources.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
-
-/** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
-
-export interface FolderWalk {
-  include: string[];
-  exclude: string[];
-  /** Endings mapped to built-in formats: `{ ".mdx": "markdown" }`. */
-  readAs: Record<string, string>;
-  noIgnore: boolean;
-  hidden: boolean;
-  followSymlinks: boolean;
-}
-
-/** The steps of opening, for a progress line; a terminal's progress display fits it. */
-export interface IndexProgress {
-  start(label: string, total?: number): void;
-  update(done: number): void;
-  clear(): void;
-}
 
 export interface OpenedFolderIndex {
   index: VectorStoreIndex;
@@ -44,172 +19,6 @@ export interface OpenedFolderIndex {
   stats: FolderIndexStats;
   /** Why the index could not be written (queries are still answered, from an index in memory). */
   saveError?: unknown;
-}
-
-/** Options of {@link openFolderIndex} and {@link refreshFolderIndex}. */
-export interface FolderIndexOptions {
-  /** Files and folders to read (each must exist). */
-  paths: readonly string[];
-  walk: FolderWalk;
-  /** Where the index is kept; default `.ragsynth/` beside the documents ({@link defaultCacheDir}). */
-  cacheDir: string | undefined;
-  /** A PostgreSQL URL (`postgres://…`) the index is kept in instead of a folder; `cacheDir` is then not used. */
-  store?: string | undefined;
-  embedModel: Embedder;
-  /** How documents become chunks. @default new BlockSplitter() (1,024 tokens, 200 overlap) */
-  splitter?: NodeParser | undefined;
-  /** The embedder's name on the progress line (`hashing`, a model spec). */
-  embedLabel: string;
-  /** Build anew instead of on the stored index. */
-  rebuild: boolean;
-  /** Relative paths are resolved against it; sources are named relative to it. */
-  cwd: string;
-  /** Where an index goes when the default folder is read-only (`<userCacheDir>/<hash of the folder>`). */
-  userCacheDir: string;
-  signal: AbortSignal;
-  progress?: IndexProgress | undefined;
-  /** What the caller should tell its user: the index went to a fallback folder, or another format's is rebuilt. */
-  onNotice?: ((notice: { kind: "read-only" | "other-version"; message: string }) => void) | undefined;
-}
-
-/** The documents listed for an index, with what building it needs. */
-export interface FolderRead {
-  /** The cache folder, or the PostgreSQL URL (printed only through `storeLabel`). */
-  folder: string;
-  embedModel: Embedder;
-  splitter: NodeParser | undefined;
-  embedLabel: string;
-  /**
-   * Every file to index, by its metadata only (empty text): `readDocument` reads one when the build reaches it, so
-   * the texts of a group are held at a time, not the folder's. Those the stored index holds unchanged are never read.
-   */
-  documents: TextNode[];
-  readDocument(document: TextNode): Promise<TextNode | undefined>;
-  /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
-  rebuild: boolean;
-  /**
-   * What the build would report when the stored index holds every listed document unchanged (same files, order,
-   * sizes, times and readers), found from the rows the listing read; `undefined` when there is something to do.
-   */
-  unchanged: IndexBuildStats | undefined;
-  /** The counts of what was read and skipped (complete once the build is done), with the build's. */
-  stats(build: IndexBuildStats): FolderIndexStats;
-  /** The error to throw when every file listed turned out unreadable, so nothing was indexed. */
-  nothingRead(): RagsynthError;
-  /** Keeps the files this run read and skipped beside the index (once it is written), so the next run does not. */
-  keepSkippedReads(): void;
-  /**
-   * Removes what this run made when it indexed nothing: the cache folder when it made it, else the index file when
-   * it made that (an index that was there stays, emptied, as the documents now are). A PostgreSQL store is kept.
-   */
-  forgetOwnIndex(): Promise<void>;
-}
-
-const silent: IndexProgress = { start() {}, update() {}, clear() {} };
-
-/**
- * Picks the cache folder and lists the documents to index (walked and examined, none read yet); the build reads
- * each when it reaches it, except the files the stored index holds with the same size, modification time and reader.
- * @throws RagsynthError `document_read` when there is nothing to read
- */
-export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
-  const { paths, walk, cacheDir, embedModel, cwd, signal, progress = silent } = options;
-  const started = performance.now();
-  progress.start("Reading documents");
-  // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
-  // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
-  const given = paths.map((path) => sourcePath(path, cwd));
-  const defaultFolder =
-    options.store === undefined && cacheDir === undefined ? await defaultCacheDir(paths, cwd) : undefined;
-  const hadDefaultFolder = defaultFolder !== undefined && existsSync(defaultFolder);
-  const folder =
-    options.store ??
-    (defaultFolder !== undefined
-      ? await writableCacheDir(defaultFolder, options)
-      : resolve(cwd, cacheDir as string));
-  // What this run finds in a cache folder, so a run that indexes nothing leaves no folder or index of its own.
-  const madeFolder =
-    options.store === undefined && (folder === defaultFolder ? !hadDefaultFolder : !existsSync(folder));
-  const hadIndex = options.store !== undefined || existsSync(join(folder, SQLITE_INDEX_FILE));
-  // Files the stored index holds with the same size and modification time are listed, not read.
-  const stored = options.rebuild ? undefined : await storedSources(folder, options);
-  const rebuild = options.rebuild || stored === "other-version";
-  const known = new Map(
-    (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
-  );
-  // Files earlier runs read and skipped (binary, not UTF-8…), kept beside a cache folder's index: reported again
-  // unread while they keep their size, time and reader. The skips of this run are kept for the next.
-  const skippedReads = new SkippedReadsMemory(options.store === undefined ? folder : undefined, {
-    forget: rebuild,
-  });
-  const { readAs, ...walkOptions } = walk;
-  const listing = await listDocuments(given, {
-    ...walkOptions,
-    readers: readersFor(readAs),
-    signal,
-    // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
-    skipRead: ({ path, size, lastModifiedAt, reader }) => {
-      const source = known.get(path);
-      if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
-        return true;
-      return skippedReads.answer({ path, size, lastModifiedAt, reader }) ?? false;
-    },
-  });
-  // Our own cache folder is no news.
-  const report = () => {
-    const { skipped, formats } = listing.report();
-    return { skipped: skipped.filter((entry) => resolve(cwd, entry.path) !== folder), formats };
-  };
-  const documents = listing.documents;
-  if (documents.length === 0) throw noDocuments(paths, report().skipped);
-  const unchanged =
-    !rebuild && Array.isArray(stored) ? unchangedBuildStats(documents, stored, embedModel) : undefined;
-  const unreadable = new Set<string>();
-  const readDocument = async (document: TextNode) => {
-    // Only documents the store does not hold unchanged are read: one listed as known (unread) means the store
-    // changed since the listing (another process rebuilt it), so it is read after all.
-    const read = await listing.read(document, { evenIfKnown: true });
-    if (read === undefined) {
-      unreadable.add(document.id);
-      skippedReads.noteSkipped(document, listing.whySkipped(document));
-    }
-    return read;
-  };
-  const stats = (build: IndexBuildStats) => {
-    const { skipped, formats } = report();
-    return {
-      cacheDir: storeLabel(folder),
-      files: documents.length - unreadable.size,
-      formats,
-      skipped,
-      skippedCounts: countSkipped(skipped),
-      chunks: build.chunks,
-      embedded: build.embedded,
-      reused: build.reused,
-      sources: build.sources,
-      durationMs: performance.now() - started,
-    };
-  };
-  return {
-    folder,
-    embedModel,
-    splitter: options.splitter,
-    embedLabel: options.embedLabel,
-    documents,
-    readDocument,
-    rebuild,
-    unchanged,
-    stats,
-    nothingRead: () => noDocuments(paths, report().skipped),
-    keepSkippedReads: () => skippedReads.save(),
-    forgetOwnIndex: async () => {
-      if (madeFolder) await rm(folder, { recursive: true, force: true });
-      else if (!hadIndex) {
-        for (const suffix of ["", "-wal", "-shm"])
-          await rm(join(folder, `${SQLITE_INDEX_FILE}${suffix}`), { force: true });
-      }
-    },
-  };
 }
 
 /**
@@ -236,7 +45,7 @@ export async function buildFolderIndex(
   {
     persist,
     signal,
-    progress = silent,
+    progress = SILENT_PROGRESS,
   }: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
 ): Promise<OpenedFolderIndex> {
   if (unchanged) {
@@ -325,7 +134,7 @@ export async function refreshFolderIndex(
  */
 export async function folderIndexSaved(
   opened: OpenedFolderIndex,
-  progress: IndexProgress = silent,
+  progress: IndexProgress = SILENT_PROGRESS,
 ): Promise<void> {
   if (opened.saveError !== undefined) throw opened.saveError;
   const { saved } = opened.index;
@@ -361,58 +170,5 @@ async function openUnchanged(
   } catch (error) {
     if (signal.aborted || !RagsynthError.isInstance(error) || error.code !== "index_load") throw error;
     return undefined;
-  }
-}
-
-/** The error when nothing was read: what was given and the first few reasons. */
-function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
-  const shown = skipped.slice(0, 3).map((entry) => `${entry.path}: ${entry.reason}`);
-  const passed =
-    skipped.length > 0
-      ? ` (${skipped.length} skipped: ${shown.join("; ")}${skipped.length > 3 ? "; …" : ""})`
-      : "";
-  return new RagsynthError({
-    code: "document_read",
-    message: `No documents to read in ${paths.join(", ")}${passed}. Point ragsynth at files or a folder of documents.`,
-  });
-}
-
-/** `readAs` as the reader's `readers` option: each ending read by the built-in reader of its format. */
-function readersFor(readAs: Record<string, string>): Record<string, DocumentReader> {
-  const readers: Record<string, DocumentReader> = {};
-  for (const [ending, format] of Object.entries(readAs)) {
-    const reader = builtInReader(format);
-    if (reader) readers[ending] = reader;
-  }
-  return readers;
-}
-
-/**
- * How the reader is given a path: relative to the working folder when it lies inside it, otherwise absolute. A file's
- * name in the index then does not depend on how the path was typed (an index built with `/home/me/docs` is reused
- * by `ask docs`, instead of every file looking new).
- */
-function sourcePath(path: string, cwd: string): string {
-  return cwd === process.cwd() ? displayPath(path, cwd) : resolve(cwd, path);
-}
-
-/**
- * The stored index's files (fingerprints and chunk counts), or `"other-version"` (with a notice) when the cache was written in another index
- * format: a cache is rebuilt then, not refused. A damaged file of this format still stops the run.
- */
-async function storedSources(
-  folder: string,
-  { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
-): Promise<StoredSource[] | undefined | "other-version"> {
-  try {
-    // Fingerprints only: the node ids of 10^6 chunks are not what a freshness check needs.
-    return await readStoredFiles(folder, { embedModel, splitter, signal });
-  } catch (error) {
-    if (!isOtherIndexVersion(error)) throw error;
-    onNotice?.({
-      kind: "other-version",
-      message: `the cached index in ${storeLabel(folder)} was written by another ragsynth version (another index format); rebuilding it.`,
-    });
-    return "other-version";
   }
 }
