@@ -127,25 +127,27 @@ export class PostingsBatch {
     keys: number[],
     blocks: Map<number, { list: PostingsList; changed: boolean }>,
   ): void {
-    const gone = new Set(keys);
-    for (const key of keys) {
+    const gone = Int32Array.from(keys).sort();
+    // An edited file's chunks have neighbouring keys, mostly in one block of each term: a key up to the last of the
+    // block found for the key before it is in that block (or nowhere), so it needs no query of its own.
+    let covered = Number.NEGATIVE_INFINITY;
+    for (const key of gone) {
+      if (key <= covered) continue;
       const row = this.#sql.blockHolding.get(term, key) as BlockRow | undefined;
-      if (row && !blocks.has(row.first_key))
-        blocks.set(row.first_key, { list: this.#decode(row.block), changed: false });
+      if (!row) continue;
+      let block = blocks.get(row.first_key);
+      if (!block) {
+        block = { list: this.#decode(row.block), changed: false };
+        blocks.set(row.first_key, block);
+      }
+      covered = block.list.keys.at(-1) ?? covered;
     }
     let removed = 0;
-    for (const [firstKey, block] of blocks) {
-      const { list } = block;
-      const kept: PostingsList = { keys: [], frequencies: [], lengths: [] };
-      for (const [index, key] of list.keys.entries()) {
-        if (gone.has(key)) continue;
-        kept.keys.push(key);
-        kept.frequencies.push(list.frequencies[index] as number);
-        kept.lengths.push(list.lengths[index] as number);
-      }
-      if (kept.keys.length === list.keys.length) continue;
-      removed += list.keys.length - kept.keys.length;
-      blocks.set(firstKey, { list: kept, changed: true });
+    for (const block of blocks.values()) {
+      const dropped = dropKeys(block.list, gone);
+      if (dropped === 0) continue;
+      removed += dropped;
+      block.changed = true;
     }
     if (removed !== keys.length) throw damaged(this.#where, "a chunk whose postings are missing");
   }
@@ -155,6 +157,46 @@ export class PostingsBatch {
     if (!decodePostings(block, list)) throw damaged(this.#where, "a postings block that is not readable");
     return list;
   }
+}
+
+/**
+ * Takes the postings of the keys in `gone` (ascending) out of `list` (keys ascending), in place; returns how many it
+ * took. A block of a common term holds ~1,000 postings and an edited file's chunks are a few of them: the postings
+ * before the first one gone are not touched, the rest are moved down over the gaps.
+ */
+export function dropKeys(list: PostingsList, gone: Int32Array): number {
+  const { keys, frequencies, lengths } = list;
+  const first = lowerBound(keys, gone[0] ?? Number.POSITIVE_INFINITY);
+  let next = lowerBound(gone, keys[first] ?? Number.POSITIVE_INFINITY);
+  let write = first;
+  for (let read = first; read < keys.length; read++) {
+    const key = keys[read] as number;
+    while (next < gone.length && (gone[next] as number) < key) next++;
+    if (next < gone.length && gone[next] === key) continue;
+    if (write !== read) {
+      keys[write] = key;
+      frequencies[write] = frequencies[read] as number;
+      lengths[write] = lengths[read] as number;
+    }
+    write++;
+  }
+  const dropped = keys.length - write;
+  keys.length = write;
+  frequencies.length = write;
+  lengths.length = write;
+  return dropped;
+}
+
+/** The first index of `sorted` (ascending) whose value is not below `value`. */
+function lowerBound(sorted: ArrayLike<number>, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] as number) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** One stored block of a term: how many postings it holds, and its bytes. */
