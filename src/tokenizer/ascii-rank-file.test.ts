@@ -39,7 +39,7 @@ describe("the ASCII rank file", () => {
   for (const name of ["cl100k_base", "o200k_base"] as const) {
     it(`counts ASCII text as gpt-tokenizer does, from the file alone (${name})`, async () => {
       expect(save(name)).toBe(true);
-      expect(await readdir(dir)).toEqual([`ascii-ranks-${name}-${version}.bin`]);
+      expect(await readdir(dir)).toEqual([`ascii-ranks-${name}-${version}-f2.bin`]);
       const file = AsciiRankFile.open(dir, name) as AsciiRankFile;
       const ranks = rankMapOf(encoding(name)) as Map<string, number>;
       expect(file.size).toBe(
@@ -74,7 +74,7 @@ describe("the ASCII rank file", () => {
 
   it("is not used damaged, truncated, of another encoding or of another format", async () => {
     expect(save("cl100k_base")).toBe(true);
-    const path = join(dir, `ascii-ranks-cl100k_base-${version}.bin`);
+    const path = join(dir, `ascii-ranks-cl100k_base-${version}-f2.bin`);
     const good = await readFile(path);
     expect(AsciiRankFile.open(dir, "cl100k_base")).toBeDefined();
     expect(AsciiRankFile.open(dir, "o200k_base")).toBeUndefined();

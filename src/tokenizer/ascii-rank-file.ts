@@ -157,10 +157,11 @@ function isAscii(text: string): boolean {
   return text.length > 0;
 }
 
-/** The file: per encoding and gpt-tokenizer version (the ranks depend on both only). */
+/** The file: per encoding, gpt-tokenizer version (the ranks depend on both only) and file format. */
 function fileOf(dir: string, name: TokenizerName): { file: string; prefix: string; suffix: string } {
   const prefix = `ascii-ranks-${name}-`;
   const suffix = ".bin";
   const { version } = require("gpt-tokenizer/package.json") as { version: string };
-  return { file: join(dir, `${prefix}${version}${suffix}`), prefix, suffix };
+  // -f2: checked by CRC-32 (the file without a format was checked by a hash of our own); writing it removes that one.
+  return { file: join(dir, `${prefix}${version}-f2${suffix}`), prefix, suffix };
 }

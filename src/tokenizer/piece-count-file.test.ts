@@ -35,7 +35,7 @@ describe("piece count files", () => {
     const pieces = [" hello", " world", "\ud800x", "é".repeat(MAX_CACHED_PIECE)];
     for (const piece of pieces) first.counts.count(piece);
     expect(savePieceCounts(first.counts, "cl100k_base", dir)).toBe(true);
-    expect(await readdir(dir)).toEqual([`piece-counts-cl100k_base-${version}-f2.v8`]);
+    expect(await readdir(dir)).toEqual([`piece-counts-cl100k_base-${version}-f3.v8`]);
 
     const second = memo();
     expect(seedPieceCounts(second.counts, "cl100k_base", dir)).toBe(pieces.length);
@@ -66,7 +66,7 @@ describe("piece count files", () => {
     const first = memo();
     first.counts.count(" hello");
     savePieceCounts(first.counts, "r50k_base", dir);
-    const file = join(dir, `piece-counts-r50k_base-${version}-f2.v8`);
+    const file = join(dir, `piece-counts-r50k_base-${version}-f3.v8`);
     const whole = await readFile(file);
 
     const damaged = Buffer.from(whole);
@@ -80,20 +80,21 @@ describe("piece count files", () => {
     await writeFile(file, whole);
     expect(seedPieceCounts(memo().counts, "r50k_base", dir)).toBe(1);
     // The same bytes under cl100k's name hold r50k's counts: refused.
-    await writeFile(join(dir, `piece-counts-cl100k_base-${version}-f2.v8`), whole);
+    await writeFile(join(dir, `piece-counts-cl100k_base-${version}-f3.v8`), whole);
     expect(seedPieceCounts(memo().counts, "cl100k_base", dir)).toBe(0);
   });
 
-  it("removes an older gpt-tokenizer version's file and a format-1 file when it writes, and keeps other encodings'", async () => {
+  it("removes an older gpt-tokenizer version's file and a format-1 or format-2 file when it writes, and keeps other encodings'", async () => {
     const stale = "piece-counts-cl100k_base-0.0.1.v8";
     await writeFile(join(dir, `piece-counts-cl100k_base-${version}.v8`), "format 1");
+    await writeFile(join(dir, `piece-counts-cl100k_base-${version}-f2.v8`), "format 2");
     const other = "piece-counts-o200k_base-0.0.1.v8";
     await writeFile(join(dir, stale), "old");
     await writeFile(join(dir, other), "old");
     const first = memo();
     first.counts.count(" hello");
     savePieceCounts(first.counts, "cl100k_base", dir);
-    expect((await readdir(dir)).sort()).toEqual([other, `piece-counts-cl100k_base-${version}-f2.v8`].sort());
+    expect((await readdir(dir)).sort()).toEqual([other, `piece-counts-cl100k_base-${version}-f3.v8`].sort());
   });
 
   it("returns false when the folder cannot be made, and seeds nothing from a missing file", async () => {

@@ -216,12 +216,13 @@ export function savePieceCountTable(
   return writeCache(file, [prefix, suffix], data);
 }
 
-/** The table's file: per encoding and gpt-tokenizer version (the counts depend on both only). */
+/** The table's file: per encoding, gpt-tokenizer version (the counts depend on both only) and file format. */
 function fileOf(dir: string, name: TokenizerName): { file: string; prefix: string; suffix: string } {
   const prefix = `piece-table-${name}-`;
   const suffix = ".bin";
   const { version } = require("gpt-tokenizer/package.json") as { version: string };
-  return { file: join(dir, `${prefix}${version}${suffix}`), prefix, suffix };
+  // -f2: checked by CRC-32 (the file without a format was checked by a hash of our own); writing it removes that one.
+  return { file: join(dir, `${prefix}${version}-f2${suffix}`), prefix, suffix };
 }
 
 function padded(bytes: number): number {
