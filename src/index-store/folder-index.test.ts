@@ -97,11 +97,18 @@ describe("openFolderIndex", () => {
       removed: [],
     });
     expect(await topText(opened.index, "default mode")).toContain("compact");
+    // The index queries the store the listing opened to read the fingerprints (one open per ask): closing the
+    // index closes that store.
+    const held = read.openStore;
+    expect(held).toBeDefined();
+    expect(await held?.meta()).toMatchObject({ embedderId: opened.embedModel.id });
     await opened.index.close();
-    // One file gone: something to do, so the build runs and says what it removed.
+    await expect(async () => held?.meta()).rejects.toThrow(/not open/);
+    // One file gone: something to do, so the build runs and says what it removed (opening the store to write).
     await rm(join(dir, "docs", "tree.md"));
     const afterRemoval = await readFolderDocuments(options(["docs"]));
     expect(afterRemoval.unchanged).toBeUndefined();
+    expect(afterRemoval.openStore).toBeUndefined();
     const rebuilt = await buildFolderIndex(afterRemoval, {
       persist: "await",
       signal: new AbortController().signal,

@@ -1,7 +1,8 @@
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { TextNode } from "../schema/text-node.js";
-import type { FromDocumentsOptions } from "./build-index-options.js";
+import type { IndexStore } from "../store/index-store.js";
+import type { FromDocumentsOptions, NodeParser } from "./build-index-options.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
 import {
   type FolderIndexOptions,
@@ -11,7 +12,8 @@ import {
   SILENT_PROGRESS,
 } from "./folder-read.js";
 import { IndexSaveError } from "./index-save-error.js";
-import { VectorStoreIndex } from "./vector-store-index.js";
+import { storeBuiltFor } from "./stored-sources.js";
+import { indexOnStore, VectorStoreIndex } from "./vector-store-index.js";
 
 export interface OpenedFolderIndex {
   index: VectorStoreIndex;
@@ -37,6 +39,7 @@ export async function buildFolderIndex(
     readDocument,
     rebuild,
     unchanged,
+    openStore,
     stats,
     nothingRead,
     keepSkippedReads,
@@ -49,8 +52,11 @@ export async function buildFolderIndex(
   }: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
 ): Promise<OpenedFolderIndex> {
   if (unchanged) {
-    // Nothing to write: the store is opened for queries, without reading its files' rows again.
-    const index = await openUnchanged(folder, embedModel, signal);
+    // Nothing to write: the store the listing read its files' rows from answers the queries (one open per ask: for
+    // a PostgreSQL store one pool and connection, not one for the check and another for the queries).
+    const index = openStore
+      ? await onHeldStore(openStore, embedModel, splitter)
+      : await openUnchanged(folder, embedModel, signal);
     if (index) {
       keepSkippedReads();
       return { index, embedModel, stats: stats(unchanged) };
@@ -121,6 +127,7 @@ export async function refreshFolderIndex(
   const read = await readFolderDocuments(options);
   const { signal, progress } = options;
   if (read.unchanged) {
+    await read.openStore?.close();
     read.keepSkippedReads();
     return { embedModel: read.embedModel, stats: read.stats(read.unchanged) };
   }
@@ -154,6 +161,27 @@ export async function folderIndexSaved(
   } finally {
     progress.clear();
   }
+}
+
+/**
+ * The index on the store the listing held open, or `undefined` (the store closed) when another process rebuilt it
+ * for another embedding model or splitter since its rows were read: the build then brings it up to date.
+ */
+async function onHeldStore(
+  store: IndexStore,
+  embedModel: Embedder,
+  splitter: NodeParser | undefined,
+): Promise<VectorStoreIndex | undefined> {
+  let built: boolean;
+  try {
+    built = await storeBuiltFor(store, { embedModel, splitter });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  if (built) return indexOnStore(store, embedModel);
+  await store.close();
+  return undefined;
 }
 
 /**

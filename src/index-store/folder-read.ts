@@ -8,7 +8,7 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReader } from "../reader/formats/registry.js";
 import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
-import type { StoredSource } from "../store/index-store.js";
+import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { displayPath } from "../util/display-path.js";
 import type { IndexBuildStats, NodeParser } from "./build-index-options.js";
@@ -17,7 +17,7 @@ import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
-import { readStoredFiles, unchangedBuildStats } from "./stored-sources.js";
+import { openStoredFiles, unchangedBuildStats } from "./stored-sources.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
 
@@ -84,6 +84,12 @@ export interface FolderRead {
    * sizes, times and readers), found from the rows the listing read; `undefined` when there is something to do.
    */
   unchanged: IndexBuildStats | undefined;
+  /**
+   * The store the fingerprints were read from, left open when `unchanged` (else `undefined`): an ask queries it
+   * without opening it again. Whoever takes this FolderRead closes it (`buildFolderIndex` hands it to the index,
+   * `refreshFolderIndex` closes it).
+   */
+  openStore: IndexStore | undefined;
   /** The counts of what was read and skipped (complete once the build is done), with the build's. */
   stats(build: IndexBuildStats): FolderIndexStats;
   /** The error to throw when every file listed turned out unreadable, so nothing was indexed. */
@@ -106,12 +112,9 @@ export const SILENT_PROGRESS: IndexProgress = { start() {}, update() {}, clear()
  * @throws RagsynthError `document_read` when there is nothing to read
  */
 export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
-  const { paths, walk, cacheDir, embedModel, cwd, signal, progress = SILENT_PROGRESS } = options;
+  const { paths, cacheDir, cwd, progress = SILENT_PROGRESS } = options;
   const started = performance.now();
   progress.start("Reading documents");
-  // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
-  // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
-  const given = paths.map((path) => sourcePath(path, cwd));
   const defaultFolder =
     options.store === undefined && cacheDir === undefined ? await defaultCacheDir(paths, cwd) : undefined;
   const hadDefaultFolder = defaultFolder !== undefined && existsSync(defaultFolder);
@@ -125,7 +128,43 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     options.store === undefined && (folder === defaultFolder ? !hadDefaultFolder : !existsSync(folder));
   const hadIndex = options.store !== undefined || existsSync(join(folder, SQLITE_INDEX_FILE));
   // Files the stored index holds with the same size and modification time are listed, not read.
-  const stored = options.rebuild ? undefined : await storedSources(folder, options);
+  const opened = options.rebuild ? undefined : await storedFiles(folder, options);
+  const stored = opened === "other-version" ? opened : opened?.sources;
+  const store = opened === "other-version" ? undefined : opened?.store;
+  let read: Omit<FolderRead, "openStore">;
+  try {
+    read = await listFolder(options, { folder, stored, madeFolder, hadIndex, started });
+  } catch (error) {
+    await store?.close();
+    throw error;
+  }
+  // An unchanged index is queried through the store just read; anything else is built (opening it for writing).
+  if (read.unchanged) return { ...read, openStore: store };
+  await store?.close();
+  return { ...read, openStore: undefined };
+}
+
+/** {@link readFolderDocuments} once the store's fingerprints are read: the listing and what building on it needs. */
+async function listFolder(
+  options: FolderIndexOptions,
+  {
+    folder,
+    stored,
+    madeFolder,
+    hadIndex,
+    started,
+  }: {
+    folder: string;
+    stored: StoredSource[] | undefined | "other-version";
+    madeFolder: boolean;
+    hadIndex: boolean;
+    started: number;
+  },
+): Promise<Omit<FolderRead, "openStore">> {
+  const { paths, walk, embedModel, cwd, signal } = options;
+  // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
+  // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
+  const given = paths.map((path) => sourcePath(path, cwd));
   const rebuild = options.rebuild || stored === "other-version";
   const known = new Map(
     (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
@@ -238,16 +277,17 @@ function sourcePath(path: string, cwd: string): string {
 }
 
 /**
- * The stored index's files (fingerprints and chunk counts), or `"other-version"` (with a notice) when the cache was written in another index
- * format: a cache is rebuilt then, not refused. A damaged file of this format still stops the run.
+ * The stored index's files (fingerprints and chunk counts) with the store they were read from (open), or
+ * `"other-version"` (with a notice) when the cache was written in another index format: a cache is rebuilt then,
+ * not refused. A damaged file of this format still stops the run.
  */
-async function storedSources(
+async function storedFiles(
   folder: string,
   { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
-): Promise<StoredSource[] | undefined | "other-version"> {
+): Promise<{ store: IndexStore; sources: StoredSource[] } | undefined | "other-version"> {
   try {
     // Fingerprints only: the node ids of 10^6 chunks are not what a freshness check needs.
-    return await readStoredFiles(folder, { embedModel, splitter, signal });
+    return await openStoredFiles(folder, { embedModel, splitter, signal });
   } catch (error) {
     if (!isOtherIndexVersion(error)) throw error;
     onNotice?.({

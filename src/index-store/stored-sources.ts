@@ -18,11 +18,7 @@ import { hasStoreAt, openStoreAt } from "./store-location.js";
  */
 export async function readStoredSources(
   cacheDir: string,
-  options: {
-    embedModel?: Embedder | undefined;
-    splitter?: NodeParser | undefined;
-    signal?: AbortSignal | undefined;
-  },
+  options: StoredIndexOptions,
 ): Promise<IndexSource[] | undefined> {
   return withStoredIndex(cacheDir, options, (store) => readSources(store));
 }
@@ -34,41 +30,88 @@ export async function readStoredSources(
  */
 export async function readStoredFiles(
   cacheDir: string,
-  options: {
-    embedModel?: Embedder | undefined;
-    splitter?: NodeParser | undefined;
-    signal?: AbortSignal | undefined;
-  },
+  options: StoredIndexOptions,
 ): Promise<StoredSource[] | undefined> {
-  return withStoredIndex(cacheDir, options, (store) => store.read(() => store.sources()));
+  const opened = await openStoredFiles(cacheDir, options);
+  if (!opened) return undefined;
+  await opened.store.close();
+  return opened.sources;
+}
+
+/**
+ * As {@link readStoredFiles}, with the store left open for the caller (who closes it): a folder's ask that finds
+ * every file unchanged queries the store it read the fingerprints from, instead of opening it again (a PostgreSQL
+ * store: another pool, connection and layout check per open).
+ */
+export async function openStoredFiles(
+  cacheDir: string,
+  options: StoredIndexOptions,
+): Promise<{ store: IndexStore; sources: StoredSource[] } | undefined> {
+  const store = await openStoredIndex(cacheDir, options);
+  if (!store) return undefined;
+  try {
+    return { store, sources: await store.read(() => store.sources()) };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+interface StoredIndexOptions {
+  embedModel?: Embedder | undefined;
+  splitter?: NodeParser | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** Opens the index at `cacheDir` and reads it with `read` when it was built for `embedModel` and `splitter`. */
 async function withStoredIndex<T>(
   cacheDir: string,
-  {
-    embedModel,
-    splitter,
-    signal,
-  }: {
-    embedModel?: Embedder | undefined;
-    splitter?: NodeParser | undefined;
-    signal?: AbortSignal | undefined;
-  },
+  options: StoredIndexOptions,
   read: (store: IndexStore) => Promise<T> | T,
 ): Promise<T | undefined> {
+  const store = await openStoredIndex(cacheDir, options);
+  if (!store) return undefined;
+  try {
+    return await read(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The index at `cacheDir`, opened, when there is one built for `embedModel` and `splitter`; else `undefined` (and
+ * nothing left open).
+ */
+async function openStoredIndex(
+  cacheDir: string,
+  { embedModel, splitter, signal }: StoredIndexOptions,
+): Promise<IndexStore | undefined> {
   signal?.throwIfAborted();
   const options = withDefaultEmbedModel("documents", [], { embedModel });
   // A PostgreSQL store is opened once (its schema is made when missing, as the build would); a folder is looked at.
   if (!isPostgresUrl(cacheDir) && !(await hasStoreAt(cacheDir))) return undefined;
   const store = await openStoreAt(cacheDir);
+  let built: boolean;
   try {
-    return sameMeta(await store.meta(), storeMetaFor(options.embedModel, splitterIdOf(splitter)))
-      ? await read(store)
-      : undefined;
-  } finally {
+    built = await storeBuiltFor(store, { embedModel: options.embedModel, splitter });
+  } catch (error) {
     await store.close();
+    throw error;
   }
+  if (built) return store;
+  await store.close();
+  return undefined;
+}
+
+/**
+ * Whether `store` holds an index built for `embedModel` and `splitter` (asked again of a store held open: another
+ * process may have rebuilt it for another model since).
+ */
+export async function storeBuiltFor(
+  store: IndexStore,
+  { embedModel, splitter }: { embedModel: Embedder; splitter?: NodeParser | undefined },
+): Promise<boolean> {
+  return sameMeta(await store.meta(), storeMetaFor(embedModel, splitterIdOf(splitter)));
 }
 
 /**

@@ -48,6 +48,13 @@ import {
 import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
 /**
+ * An index on a store already open and checked to be built with `embedModel` (a folder's freshness check opened it
+ * and read its fingerprints): {@link VectorStoreIndex.load} without opening the store again. Not exported from the
+ * package. The index closes the store.
+ */
+export let indexOnStore: (store: IndexStore, embedModel: Embedder) => Promise<VectorStoreIndex>;
+
+/**
  * An in-memory vector index: nodes with their embeddings, searched by cosine similarity. Build it
  * from documents or nodes, persist it to a folder, load it back, and get a {@link Retriever}.
  * Embeddings are cached by embedding model id and the SHA-256 of each node's embed content, so unchanged
@@ -278,10 +285,23 @@ export class VectorStoreIndex {
     const { embedModel, signal } = options ?? {};
     checkEmbedModel(embedModel, embedModel === undefined && "embedder" in (options ?? {}));
     signal?.throwIfAborted();
-    const store = await openSavedStore(dir, embedModel);
-    const chunks = (await store.statistics()).documents;
-    const stats = { chunks, embedded: 0, reused: chunks, sources: diffSources([], []) };
-    return new VectorStoreIndex(embedModel, { store, hasImages: await store.hasImages() }, stats);
+    return VectorStoreIndex.#onStore(await openSavedStore(dir, embedModel), embedModel);
+  }
+
+  /** The index that queries `store` (open, built with `embedModel`); the index closes it. */
+  static async #onStore(store: IndexStore, embedModel: Embedder): Promise<VectorStoreIndex> {
+    try {
+      const chunks = (await store.statistics()).documents;
+      const stats = { chunks, embedded: 0, reused: chunks, sources: diffSources([], []) };
+      return new VectorStoreIndex(embedModel, { store, hasImages: await store.hasImages() }, stats);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  static {
+    indexOnStore = (store, embedModel) => VectorStoreIndex.#onStore(store, embedModel);
   }
 
   /**
