@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkInteger } from "./check-integer.js";
 import { describeValue } from "./describe-value.js";
 import { InvalidArgumentError } from "./invalid-argument-error.js";
-import { stringifyScrubbed, withoutCredentials } from "./scrub-secrets.js";
+import { stringifyScrubbed, urlCredentials, withoutCredentials } from "./scrub-secrets.js";
 
 const KEY = "sk-proj-ABCDEFGH12345678";
 
@@ -23,6 +23,22 @@ describe("stringifyScrubbed and withoutCredentials", () => {
     expect(withoutCredentials(600)).toBe(600);
     expect(withoutCredentials({ apiKey: KEY, model: "m" })).toEqual({ apiKey: "[REDACTED]", model: "m" });
     expect(withoutCredentials(`key ${KEY}`)).toBe("key [REDACTED]");
+  });
+});
+
+describe("urlCredentials", () => {
+  it("finds a URL's password, as written and decoded; a PostgreSQL user name alone is no secret", () => {
+    expect(urlCredentials("postgres://reader:s%40cret-pass@db:5432/docs")).toEqual([
+      "s%40cret-pass",
+      "s@cret-pass",
+    ]);
+    expect(urlCredentials("redis://user:hunter2hunter2@127.0.0.1:6379")).toEqual(["hunter2hunter2"]);
+    // ioredis reads `redis://secret@host` as a password; libpq and pg read `postgres://name@host` as a user name.
+    expect(urlCredentials("redis://onlypassword@127.0.0.1:6379")).toEqual(["onlypassword"]);
+    expect(urlCredentials("postgres://ragsynth@127.0.0.1:5432/postgres")).toEqual([]);
+    expect(urlCredentials("POSTGRESQL://analytics@db/postgres")).toEqual([]);
+    expect(urlCredentials("postgres://127.0.0.1/postgres")).toEqual([]);
+    expect(urlCredentials(undefined)).toEqual([]);
   });
 });
 

@@ -53,9 +53,17 @@ const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:'"]*:)[^\s/@'"]+@/gi;
  * URL without one or for no URL.
  */
 export function urlCredentials(url: string | undefined): string[] {
-  const userInfo = url === undefined ? undefined : /^[a-z][a-z0-9+.-]*:\/\/([^/@]*)@/i.exec(url.trim())?.[1];
-  // Without a colon, ioredis takes the whole user info as the password.
-  const password = userInfo?.includes(":") ? userInfo.slice(userInfo.indexOf(":") + 1) : userInfo;
+  const match = url === undefined ? undefined : /^([a-z][a-z0-9+.-]*):\/\/([^/@]*)@/i.exec(url.trim());
+  const userInfo = match?.[2];
+  // Without a colon, ioredis takes the whole user info as the password; PostgreSQL (libpq, pg) takes it as the user
+  // name, which is no secret (redacting it would hide that word everywhere in the output: `ragsynth: …` lines, a
+  // schema of the same name, answers).
+  const userOnly = !userInfo?.includes(":") && /^postgres(ql)?$/i.test(match?.[1] ?? "");
+  const password = userInfo?.includes(":")
+    ? userInfo.slice(userInfo.indexOf(":") + 1)
+    : userOnly
+      ? ""
+      : userInfo;
   if (!password) return [];
   let decoded = password;
   try {

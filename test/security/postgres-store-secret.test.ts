@@ -84,6 +84,21 @@ describe("the PostgreSQL store's password is never printed", () => {
         expect(hits(result.stdout + result.stderr, PASSWORD), result.stdout).toBe(0);
     },
   );
+
+  it.skipIf(!testPostgresUrl())(
+    "a URL with a user name and no password hides nothing: the user and the schema are printed as given",
+    async () => {
+      const store = schemaUrl("plainuser");
+      const user = new URL(store).username;
+      expect(user.length).toBeGreaterThan(0);
+      const indexed = await runCli(["index", corpus.docs, "--store", store]);
+      expect(indexed.code, indexed.stderr).toBe(0);
+      const printed = indexed.stdout + indexed.stderr;
+      expect(printed).toContain(`postgres://${user}@127.0.0.1:`);
+      expect(printed).toContain(`?schema=${schemas.at(-1)}`);
+      expect(printed).not.toContain("[REDACTED]");
+    },
+  );
 });
 
 describe("only the operator chooses the store", () => {
