@@ -1,14 +1,13 @@
-import path from "node:path";
-import { RagsynthError } from "../errors/ragsynth-error.js";
+import type { Embedder } from "../embedding/types.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
-import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import type { IndexBuildStats } from "./build-index-options.js";
-import { IndexSaveError } from "./index-save-error.js";
+import type { IndexEntry } from "./embed-nodes.js";
+import type { IndexSource } from "./index-source.js";
 import { type UpdateStoreOptions, updateStore } from "./store-build.js";
-import { oldFormatError, removeOldFormat } from "./store-index.js";
-import { openStoreAt, postgresWriteError } from "./store-location.js";
+import { oldFormatError, removeOldFormat, writeEntries } from "./store-index.js";
+import { indexWriteError, openStoreAt } from "./store-location.js";
 
 /** What {@link buildCachedStore} leaves: the open store, what the build did, and whether it wrote. */
 export interface CachedStore {
@@ -21,8 +20,7 @@ export interface CachedStore {
 /**
  * Brings the store at `cacheDir` (a folder, or a PostgreSQL URL) up to date with `documents`, in place, and leaves it
  * open. A folder holding only the former format is an error unless `rebuild` (which then removes the old files once
- * the new index is written); a failure to write is `IndexSaveError` (a folder) or the server's error in ours
- * (PostgreSQL). (The body of {@link VectorStoreIndex.fromDocumentsCached}.)
+ * the new index is written); a failure to write is `indexWriteError`'s. (The body of {@link VectorStoreIndex.fromDocumentsCached}.)
  */
 export async function buildCachedStore(
   documents: readonly TextNode[],
@@ -42,8 +40,43 @@ export async function buildCachedStore(
     return { store, stats, wrote, hasImages: await store.hasImages() };
   } catch (error) {
     if (store) await store.close().catch(() => {});
-    if (options.signal?.aborted || RagsynthError.isInstance(error)) throw error;
-    if (server) throw postgresWriteError(cacheDir, error);
-    throw new IndexSaveError({ path: path.join(cacheDir, SQLITE_INDEX_FILE), dir: cacheDir, cause: error });
+    if (options.signal?.aborted) throw error;
+    throw indexWriteError(cacheDir, error);
   }
+}
+
+/**
+ * Writes `entries` and `sources` as a new index at `dir` (a folder, replacing what is there, or a PostgreSQL URL) and
+ * returns its location. (The body of {@link VectorStoreIndex.persist}.)
+ * @throws IndexSaveError for a folder that cannot be written; the server's error in ours for PostgreSQL
+ */
+export async function writeIndexTo(
+  dir: string,
+  {
+    embedModel,
+    entries,
+    sources,
+    splitter,
+  }: {
+    embedModel: Embedder;
+    entries: readonly IndexEntry[];
+    sources: readonly IndexSource[];
+    splitter: string;
+  },
+): Promise<string> {
+  let store: IndexStore;
+  try {
+    store = await openStoreAt(dir, { fresh: true });
+  } catch (error) {
+    throw indexWriteError(dir, error);
+  }
+  try {
+    await writeEntries(store, embedModel, entries, sources, splitter);
+  } catch (error) {
+    throw indexWriteError(dir, error);
+  } finally {
+    await store.close();
+  }
+  if (!isPostgresUrl(dir)) await removeOldFormat(dir);
+  return store.location;
 }

@@ -1,9 +1,12 @@
+import path from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { hideUrlPasswords, scrubSecrets } from "../errors/scrub-secrets.js";
 import type { IndexStore } from "../store/index-store.js";
 import { isPostgresUrl, openPostgresStore, parsePostgresUrl } from "../store/open-postgres-store.js";
+import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
+import { IndexSaveError } from "./index-save-error.js";
 import { hasStore, oldFormatError, openFreshStore, openStore } from "./store-index.js";
 
 /**
@@ -49,6 +52,21 @@ export function postgresWriteError(location: string, error: unknown): RagsynthEr
   return new RagsynthError({
     code: "index_save",
     message: `Could not write the PostgreSQL index ${shown}: ${scrubSecrets(String((error as Error)?.message ?? error), [password])}. Check that the server runs and the user may write the schema; a failed write leaves the index as it was.`,
+    cause: error,
+  });
+}
+
+/**
+ * A failure to write the index at `location`: for a PostgreSQL URL the server's error in ours
+ * ({@link postgresWriteError}), for a folder an {@link IndexSaveError} naming its SQLite file. Our own errors (an
+ * abort, a server that cannot be reached) pass as they are.
+ */
+export function indexWriteError(location: string, error: unknown): RagsynthError {
+  if (RagsynthError.isInstance(error)) return error;
+  if (isPostgresUrl(location)) return postgresWriteError(location, error);
+  return new IndexSaveError({
+    path: path.join(path.resolve(location), SQLITE_INDEX_FILE),
+    dir: location,
     cause: error,
   });
 }

@@ -19,12 +19,11 @@ import type {
   IndexBuildStats,
   NodeParser,
 } from "./build-index-options.js";
-import { buildCachedStore } from "./cached-build.js";
+import { buildCachedStore, writeIndexTo } from "./cached-build.js";
 import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { EmbeddingCache } from "./embedding-cache.js";
 import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
-import { IndexSaveError } from "./index-save-error.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources } from "./index-sources.js";
 import { queryEmbedModel } from "./query-embed-model.js";
@@ -35,16 +34,8 @@ import {
   readEntriesNow,
   readSources,
   readSourcesNow,
-  removeOldFormat,
-  writeEntries,
 } from "./store-index.js";
-import {
-  openSavedStore,
-  openStoreAt,
-  postgresWriteError,
-  storeLabel,
-  storeLocation,
-} from "./store-location.js";
+import { openSavedStore, storeLabel, storeLocation } from "./store-location.js";
 import { readCachedStats, readStoredSources } from "./stored-sources.js";
 
 /**
@@ -331,36 +322,19 @@ export class VectorStoreIndex {
   }
 
   /**
-   * Writes the index to `<dir>/ragsynth-index.json.gz` atomically (temporary file, then rename), creating `dir`
-   * when missing. Returns the file's path.
+   * Writes the index to `dir`: a folder (its SQLite file `ragsynth-index.sqlite`, replaced whole; the folder is made
+   * when missing) or a PostgreSQL URL. Returns the index's location (the file's path, or the URL without its password).
    * @throws IndexSaveError (`index_save`, with the file's `path`) when the folder or file cannot be written
    */
   async persist(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<string> {
     signal?.throwIfAborted();
-    const server = isPostgresUrl(dir);
-    const target = server ? storeLabel(dir) : path.join(path.resolve(dir), SQLITE_INDEX_FILE);
+    const target = isPostgresUrl(dir) ? storeLabel(dir) : path.join(path.resolve(dir), SQLITE_INDEX_FILE);
     if (this.#store?.location === target) return target;
     await this.readNodes();
     const entries = this.#allEntries();
     const sources = await this.readSources();
-    let store: IndexStore;
-    try {
-      store = await openStoreAt(dir, { fresh: true });
-    } catch (error) {
-      if (server) throw error;
-      throw new IndexSaveError({ path: target, dir, cause: error });
-    }
-    try {
-      const splitter = this.#splitterId || ((await this.#store?.meta())?.splitter ?? "");
-      await writeEntries(store, this.embedModel, entries, sources, splitter);
-    } catch (error) {
-      if (server) throw postgresWriteError(dir, error);
-      throw new IndexSaveError({ path: target, dir, cause: error });
-    } finally {
-      await store.close();
-    }
-    if (!server) await removeOldFormat(dir);
-    return store.location;
+    const splitter = this.#splitterId || ((await this.#store?.meta())?.splitter ?? "");
+    return writeIndexTo(dir, { embedModel: this.embedModel, entries, sources, splitter });
   }
 
   /**
