@@ -4,6 +4,7 @@ import { asciiCounter, asciiPieceCounter, rankMapOf } from "./ascii-piece-count.
 import { AsciiRankFile } from "./ascii-rank-file.js";
 import { boundedPieces, eachBoundedPiece } from "./bounded-pieces.js";
 import { rankTableCodeCacheDir, tokenizerCacheDir } from "./cache-dir.js";
+import { cl100kPieceEnd } from "./cl100k-pieces.js";
 import { savePieceCounts, seedPieceCounts } from "./piece-count-file.js";
 import { PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
 import { MAX_CACHED_PIECE, PIECE_COUNTS, PieceCounts } from "./piece-counts.js";
@@ -208,11 +209,25 @@ function countUpTo(name: TokenizerName, text: string, limit: number): number {
     pattern = splitPattern(name);
     countPatterns.set(name, pattern);
   }
+  const pieceEnd = name === "cl100k_base" ? cl100kPieceEnd : undefined;
   let tokens = 0;
   for (const piece of eachBoundedPiece(text)) {
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(piece); match !== null; match = pattern.exec(piece)) {
-      tokens += memo.count(match[0]);
+    if (pieceEnd) {
+      for (let start = 0; start < piece.length; ) {
+        let end = pieceEnd(piece, start);
+        if (end < 0) {
+          // A piece reaching beyond ASCII: the regular expression's match there (it matches at every position).
+          pattern.lastIndex = start;
+          end = start + (pattern.exec(piece) as RegExpExecArray)[0].length;
+        }
+        tokens += memo.count(start === 0 && end === piece.length ? piece : piece.slice(start, end));
+        start = end;
+      }
+    } else {
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(piece); match !== null; match = pattern.exec(piece)) {
+        tokens += memo.count(match[0]);
+      }
     }
     if (tokens > limit) return tokens;
   }
