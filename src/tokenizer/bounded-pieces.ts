@@ -51,7 +51,9 @@ function pushRuns(pieces: string[], text: string, start: number, end: number): v
   let pieceStart = start;
   let run = 0;
   for (let index = start; index < end; index++) {
-    run = isWhitespace(text.charCodeAt(index)) ? 0 : run + 1;
+    const code = text.charCodeAt(index);
+    // ASCII first: a letter or a space decided in one or two comparisons.
+    run = code > 32 && code < 128 ? run + 1 : isWhitespace(code) ? 0 : run + 1;
     if (run > MAX_RUN) {
       const cut = characterBoundary(text, index);
       if (cut > pieceStart) {
