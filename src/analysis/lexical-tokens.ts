@@ -1,7 +1,7 @@
 import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
 import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
 import { lexicalTerms, STOP_WORDS, stem } from "./lexical-terms.js";
-import { CJK, IDENTIFIER_WORD } from "./words.js";
+import { CJK, eachAsciiIdentifierWord, IDENTIFIER_WORD, isAscii } from "./words.js";
 
 /**
  * The version of the terms a document gives ({@link lexicalDocumentTerms}). A stored BM25 index records the
@@ -55,33 +55,45 @@ export function lexicalTokens(text: string, onWindow?: (window: string) => void)
   const terms: string[] = [];
   for (const window of textWindowSlices(text, TEXT_WINDOW)) {
     onWindow?.(window);
-    pushWindowTerms(terms, window.normalize("NFKC"), onWindow);
+    if (isAscii(window)) {
+      eachAsciiIdentifierWord(window, (start, end) =>
+        pushMatchTerms(terms, window, start, window.slice(start, end), onWindow),
+      );
+    } else {
+      const normalized = window.normalize("NFKC");
+      for (const match of normalized.matchAll(IDENTIFIER_WORD))
+        pushMatchTerms(terms, normalized, match.index, match[0], onWindow);
+    }
   }
   return terms;
 }
 
-function pushWindowTerms(terms: string[], window: string, onWindow?: (window: string) => void): void {
-  for (const match of window.matchAll(IDENTIFIER_WORD)) {
-    const cased = match[0];
-    if (isDotName(window, match.index, cased)) terms.push(`.${cased.toLowerCase()}`);
-    let known = WORD_TERMS.get(cased);
-    if (known === undefined) {
-      const word = cased.toLowerCase();
-      if (CJK.test(word)) {
-        for (const piece of textWindowSlices(word, CJK_PIECE)) {
-          onWindow?.(piece);
-          for (const term of lexicalTerms(piece)) terms.push(term);
-        }
-        continue;
+/** The terms of the word `cased`, found at `index` of `window`. */
+function pushMatchTerms(
+  terms: string[],
+  window: string,
+  index: number,
+  cased: string,
+  onWindow: ((window: string) => void) | undefined,
+): void {
+  if (isDotName(window, index, cased)) terms.push(`.${cased.toLowerCase()}`);
+  let known = WORD_TERMS.get(cased);
+  if (known === undefined) {
+    const word = cased.toLowerCase();
+    if (CJK.test(word)) {
+      for (const piece of textWindowSlices(word, CJK_PIECE)) {
+        onWindow?.(piece);
+        for (const term of lexicalTerms(piece)) terms.push(term);
       }
-      const found: string[] = [];
-      pushWordTerms(found, cased, word);
-      // Copies: a term can be a slice of the word, and so of the document it came from.
-      known = found.length === 0 ? NO_TERMS : found.map(ownCopy);
-      WORD_TERMS.set(ownCopy(cased), known);
+      return;
     }
-    for (const term of known) terms.push(term);
+    const found: string[] = [];
+    pushWordTerms(found, cased, word);
+    // Copies: a term can be a slice of the word, and so of the document it came from.
+    known = found.length === 0 ? NO_TERMS : found.map(ownCopy);
+    WORD_TERMS.set(ownCopy(cased), known);
   }
+  for (const term of known) terms.push(term);
 }
 
 /**
