@@ -4,11 +4,13 @@ import { withoutImages } from "../reader/image-references.js";
 import { ImageNode } from "../schema/image-node.js";
 import { LOCATION_KEY, type LocationRange, type NodeLocation } from "../schema/node-location.js";
 import { TextNode } from "../schema/text-node.js";
+import { cutsOnlyAtPieceStarts } from "../tokenizer/bounded-pieces.js";
+import { type LineBreakCut, lineBreakCut } from "../tokenizer/line-break-cut.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { BlockFit } from "./block-fit.js";
 import { renderBlock, renderBlocks, type Section, sectionBlocks, sectionsOf } from "./block-sections.js";
 import { longestMetadataStr, metadataTokens } from "./metadata-room.js";
-import { SentenceSplitter, type SentenceSplitterOptions } from "./sentence-splitter.js";
+import { COUNTED_CHUNKS, SentenceSplitter, type SentenceSplitterOptions } from "./sentence-splitter.js";
 import { textLocation } from "./text-location.js";
 
 // More characters than a token of the supported encodings holds in practice. Only ever used to say "does not fit"
@@ -52,6 +54,7 @@ export class BlockSplitter {
   readonly #cutters = new Map<number, SentenceSplitter>();
   /** Per-block counts of the document being split: a new one per document, so a block changed since is recounted. */
   #fit: BlockFit;
+  readonly #lineCut: LineBreakCut | undefined;
 
   /** @throws InvalidArgumentError as {@link SentenceSplitter} does. */
   constructor(options: BlockSplitterOptions = {}) {
@@ -62,6 +65,7 @@ export class BlockSplitter {
     this.includeMetadata = this.#plain.includeMetadata;
     this.tokenizer = this.#plain.tokenizer;
     this.#fit = new BlockFit(this.tokenizer);
+    this.#lineCut = lineBreakCut(this.tokenizer);
   }
 
   /** Its settings as a cached index records them: `block:<chunkSize>/<chunkOverlap>:<tokenizer>`. */
@@ -260,7 +264,9 @@ export class BlockSplitter {
     // the start for every chunk, a 1 MB block's lines took ~0.5 s of the bench's large corpus).
     let counted = 0;
     let breaks = 0;
-    for (const chunk of cutter.splitText(block.text)) {
+    // The prefix's count, once (only asked for when a piece's own count is known).
+    let prefixCount: number | undefined;
+    for (const { text: chunk, tokens: chunkTokens } of cutter[COUNTED_CHUNKS](block.text)) {
       const at = block.text.indexOf(chunk, searchFrom);
       const part: DocumentBlock = { ...block, text: chunk };
       if (lines && at >= 0) {
@@ -271,8 +277,24 @@ export class BlockSplitter {
         const last = first + countNewlines(chunk, 0, chunk.length);
         part.lines = { start: Math.min(first, lines.end), end: Math.min(last, lines.end) };
       }
-      const text = `${prefix}${renderBlock(part)}`;
-      const over = this.tokenizer.count(text) - budget;
+      const rendered = renderBlock(part);
+      const text = `${prefix}${rendered}`;
+      let tokens: number | undefined;
+      // A piece rendered as it is, after a prefix ending in a blank line, counts as the two apart where the
+      // encoding's line-break cut says so (the piece starts with a non-space character: it was trimmed).
+      if (chunkTokens !== undefined && rendered === chunk) {
+        if (prefix === "") tokens = chunkTokens;
+        else if (
+          this.#lineCut?.side === "after" &&
+          this.#lineCut.allows(prefix, chunk) &&
+          cutsOnlyAtPieceStarts(prefix) &&
+          cutsOnlyAtPieceStarts(text)
+        ) {
+          prefixCount ??= this.tokenizer.count(prefix);
+          tokens = prefixCount + chunkTokens;
+        }
+      }
+      const over = (tokens ?? this.tokenizer.count(text)) - budget;
       if (over > 0 && room > 1)
         yield* this.#cutBlock(path, part, budget, headingPath, Math.max(1, room - over));
       else yield { text, path, blocks: [part], headingPath };

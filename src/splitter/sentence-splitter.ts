@@ -2,6 +2,7 @@ import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
+import { joinedCount } from "../tokenizer/joined-count.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { countUpTo, type Tokenizer, type TokenizerLike } from "../tokenizer/tokenizer.js";
 import { hasLongRun } from "./has-long-run.js";
@@ -33,6 +34,9 @@ interface Split {
   text: string;
   tokens: number;
 }
+
+/** Private to the splitter folder: the key of {@link SentenceSplitter}'s chunks with their counts. */
+export const COUNTED_CHUNKS: unique symbol = Symbol("ragsynth.countedChunks");
 
 /** LlamaIndex's default chunk size, in tokens. */
 export const DEFAULT_CHUNK_SIZE = 1024;
@@ -204,13 +208,32 @@ export class SentenceSplitter {
     return nodes;
   }
 
+  /**
+   * Private to the splitter folder: {@link splitText}'s chunks, each with its token count when it follows exactly
+   * from the counts of the pieces it was merged from ({@link joinedCount}), so a caller that needs the count of each
+   * chunk (the block splitter, checking a chunk with its headings fits) need not count it again.
+   */
+  [COUNTED_CHUNKS](text: string): Array<{ text: string; tokens: number | undefined }> {
+    const counted: Array<{ text: string; tokens: number | undefined }> = [];
+    for (const pieces of this.#chunks(text, this.chunkSize, 0)) {
+      const chunk = joinPieces(pieces).trim();
+      if (chunk !== "") counted.push({ text: chunk, tokens: joinedCount(this.tokenizer, pieces) });
+    }
+    return counted;
+  }
+
   #splitText(text: string, size: number, metadataTokens: number): string[] {
+    return this.#chunks(text, size, metadataTokens)
+      .map((pieces) => joinPieces(pieces).trim())
+      .filter((chunk) => chunk !== "");
+  }
+
+  // The pieces of each chunk, before joining and trimming.
+  #chunks(text: string, size: number, metadataTokens: number): Split[][] {
     if (text === "") return [];
     const splits: Split[] = [];
     this.#split(text, size, metadataTokens, splits);
-    return this.#merge(splits, size)
-      .map((chunk) => chunk.trim())
-      .filter((chunk) => chunk !== "");
+    return this.#merge(splits, size);
   }
 
   /** Paragraphs, then sentences, then clauses, then words, then characters, until every piece fits. */
@@ -246,8 +269,8 @@ export class SentenceSplitter {
   }
 
   /** Greedy packing with LlamaIndex's overlap rule: the next chunk starts with the closed one's tail. */
-  #merge(splits: readonly Split[], size: number): string[] {
-    const chunks: string[] = [];
+  #merge(splits: readonly Split[], size: number): Split[][] {
+    const chunks: Split[][] = [];
     let current: Split[] = [];
     let currentTokens = 0;
     let isNew = true;
@@ -255,7 +278,7 @@ export class SentenceSplitter {
     while (index < splits.length) {
       const split = splits[index] as Split;
       if (currentTokens + split.tokens > size && !isNew) {
-        chunks.push(current.map((piece) => piece.text).join(""));
+        chunks.push(current.slice());
         const overlap: Split[] = [];
         currentTokens = 0;
         for (let back = current.length - 1; back >= 0; back--) {
@@ -277,9 +300,13 @@ export class SentenceSplitter {
       isNew = false;
       index++;
     }
-    if (!isNew) chunks.push(current.map((piece) => piece.text).join(""));
+    if (!isNew) chunks.push(current);
     return chunks;
   }
+}
+
+function joinPieces(pieces: readonly Split[]): string {
+  return pieces.length === 1 ? (pieces[0] as Split).text : pieces.map((piece) => piece.text).join("");
 }
 
 /** Like Python's `re.findall`, but any text between matches is kept as its own piece. */
