@@ -1,7 +1,8 @@
 import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
+import { isAscii } from "../util/is-ascii.js";
 import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
 import { lexicalTerms, STOP_WORDS, stem } from "./lexical-terms.js";
-import { CJK, eachAsciiIdentifierWord, IDENTIFIER_WORD, isAscii } from "./words.js";
+import { CJK, eachAsciiIdentifierWord, IDENTIFIER_WORD } from "./words.js";
 
 /**
  * The version of the terms a document gives ({@link lexicalDocumentTerms}). A stored BM25 index records the
@@ -55,6 +56,7 @@ export function lexicalTokens(text: string, onWindow?: (window: string) => void)
   const terms: string[] = [];
   for (const window of textWindowSlices(text, TEXT_WINDOW)) {
     onWindow?.(window);
+    // NFKC leaves ASCII as it is.
     if (isAscii(window)) {
       eachAsciiIdentifierWord(window, (start, end) =>
         pushMatchTerms(terms, window, start, window.slice(start, end), onWindow),

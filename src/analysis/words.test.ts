@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { eachAsciiIdentifierWord, IDENTIFIER_WORD, isAscii } from "./words.js";
+import { eachAsciiIdentifierWord, IDENTIFIER_WORD } from "./words.js";
 
 function scanned(text: string): Array<[number, number]> {
   const words: Array<[number, number]> = [];
@@ -50,14 +50,5 @@ describe("eachAsciiIdentifierWord", () => {
       "no-color",
     ]);
     expect(words("a..b -c- it's")).toEqual(["a", "b", "c", "it's"]);
-  });
-});
-
-describe("isAscii", () => {
-  it("is false from the first character above ASCII on", () => {
-    expect(isAscii("plain text\n\t~")).toBe(true);
-    expect(isAscii("")).toBe(true);
-    expect(isAscii("café")).toBe(false);
-    expect(isAscii("a\u0080")).toBe(false);
   });
 });

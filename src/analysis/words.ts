@@ -19,12 +19,6 @@ for (let code = 0; code < 128; code++) {
   ASCII_WORD_KIND[code] = /[\p{L}\p{M}\p{N}_'’]/u.test(char) ? 1 : /[./-]/.test(char) ? 2 : 0;
 }
 
-/** Whether every character of `text` is ASCII (NFKC leaves such text as it is). */
-export function isAscii(text: string): boolean {
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 127) return false;
-  return true;
-}
-
 /**
  * {@link IDENTIFIER_WORD}'s matches in text that {@link isAscii}, found without the regular expression (its Unicode
  * classes took about a third of BM25's analysis of a document): `onWord(start, end)` for each, in order.

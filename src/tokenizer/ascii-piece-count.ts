@@ -6,6 +6,8 @@
 // the cost of counting a piece not seen before (on a first index, most of the splitter's BPE time). Any other
 // piece, and any encoding whose table is not laid out as expected, is counted by gpt-tokenizer as before.
 
+import { isAscii } from "../util/is-ascii.js";
+
 /** The part of gpt-tokenizer's encoding this reads: its map from token text to rank (its merge priority). */
 interface RankTableHolder {
   bytePairEncodingCoreProcessor?: { bytePairStringRankEncoder?: unknown };
@@ -88,7 +90,7 @@ function mapRanks(ranks: Map<string, number>): AsciiRanks {
 }
 
 function countAscii(text: string, pattern: RegExp, table: AsciiRanks): number | undefined {
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 127) return undefined;
+  if (!isAscii(text)) return undefined;
   let tokens = 0;
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {

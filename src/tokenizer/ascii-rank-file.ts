@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { isAscii } from "../util/is-ascii.js";
 import { writeCache } from "../util/v8-code-cache.js";
 import { type AsciiRanks, agreesOnProbes, asciiCounter } from "./ascii-piece-count.js";
 import { checksum } from "./piece-count-file.js";
@@ -111,7 +112,7 @@ export class AsciiRankFile implements AsciiRanks {
     countTokens: (text: string) => number,
   ): boolean {
     const tokens: string[] = [];
-    for (const token of ranks.keys()) if (isAscii(token)) tokens.push(token);
+    for (const token of ranks.keys()) if (token.length > 0 && isAscii(token)) tokens.push(token);
     // Byte order: for ASCII, the code unit order of Array.prototype.sort.
     tokens.sort();
     let textBytes = 0;
@@ -150,11 +151,6 @@ export class AsciiRankFile implements AsciiRanks {
   static exists(dir: string, name: TokenizerName): boolean {
     return existsSync(fileOf(dir, name).file);
   }
-}
-
-function isAscii(text: string): boolean {
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 127) return false;
-  return text.length > 0;
 }
 
 /** The file: per encoding, gpt-tokenizer version (the ranks depend on both only) and file format. */
