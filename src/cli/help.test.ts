@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { hideUrlPasswords } from "../errors/scrub-secrets.js";
 import { helpText } from "./help.js";
 
 describe("--help and the README tell a new user what they need", () => {
@@ -7,6 +8,14 @@ describe("--help and the README tell a new user what they need", () => {
     for (const topic of [undefined, "ask"] as const) {
       expect(helpText(topic, "0.0.0")).toMatch(/RAGSYNTH_API_KEY .*wins over OPENAI_API_KEY/);
     }
+  });
+
+  it("--help holds nothing the output's redaction would change (an example URL's password printed as [REDACTED])", () => {
+    for (const topic of [undefined, "ask", "plan", "index", "batch", "worker", "eval"] as const) {
+      const text = helpText(topic, "0.0.0");
+      expect(hideUrlPasswords(text), topic).toBe(text);
+    }
+    expect(helpText("ask", "0.0.0")).toContain("postgres://user@host/db?schema=name");
   });
 
   it("--help says that --similarity-cutoff compares BM25 scores in lexical mode, not a cosine", () => {

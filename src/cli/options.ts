@@ -144,7 +144,7 @@ export const OPTIONS = {
   store: {
     value: "<dir|postgres://…>",
     description:
-      "Keep the index in this folder (as --cache-dir) or in PostgreSQL (postgres://user:password@host/db?schema=name, shared by many machines; needs npm i pg). Default RAGSYNTH_STORE",
+      "Keep the index in this folder (as --cache-dir) or in PostgreSQL (postgres://user@host/db?schema=name, its password in the URL or PGPASSWORD; shared by many machines; needs npm i pg). Default RAGSYNTH_STORE",
     env: "RAGSYNTH_STORE",
     read: readStore,
   },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCommand } from "./parse-command.js";
 import { storeFlag } from "./store-flag.js";
+import { UsageError } from "./usage-error.js";
 
 const URL = "postgres://u:secret@host/db?schema=docs";
 const parse = (argv: string[], env: Record<string, string> = {}) => parseCommand(argv, env);
@@ -16,6 +17,25 @@ describe("--store", () => {
       cacheDir: "docs/.ragsynth",
     });
     expect(storeFlag(undefined, "cache")).toEqual({ cacheDir: "cache" });
+  });
+
+  it("refuses a --store or --cache-dir that reads as a URL of another kind, rather than make a folder of that name", () => {
+    for (const typo of ["postgresql:/nohost/db", "pg://host/db", "mysql://u:hunter22@host/db"]) {
+      expect(() => storeFlag(typo, undefined), typo).toThrow(UsageError);
+      expect(() => storeFlag(undefined, typo), typo).toThrow(UsageError);
+    }
+    const error = catchError(() => storeFlag("mysql://u:hunter22@host/db", undefined));
+    expect(error.message).toContain("--store (or RAGSYNTH_STORE) takes a folder or a PostgreSQL URL");
+    expect(error.message).toContain("mysql://u:[REDACTED]@host/db");
+    expect(error.message).not.toContain("hunter22");
+    expect((error as UsageError).hint).toMatch(/two slashes after the colon.*\.\//);
+    // A PostgreSQL URL is for --store; --cache-dir takes folders only.
+    expect(() => storeFlag(undefined, "postgres://u:hunter22@host/db")).toThrow(
+      /--cache-dir takes a folder, got the PostgreSQL URL postgres:\/\/u:\[REDACTED\]@host\/db/,
+    );
+    // A Windows drive, and a folder whose name holds a colon written with ./, are folders.
+    expect(storeFlag("C:\\index", undefined)).toEqual({ cacheDir: "C:\\index" });
+    expect(storeFlag(undefined, "./notes:2024")).toEqual({ cacheDir: "./notes:2024" });
   });
 
   it("refuses --store together with --cache-dir", () => {
@@ -72,3 +92,12 @@ describe("--store", () => {
     expect(() => parse(["batch", "q.jsonl", "--out", "a.jsonl"])).toThrow(/--index <dir>.* or --store/);
   });
 });
+
+function catchError(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected a throw");
+}

@@ -1,6 +1,6 @@
 import { basename, dirname } from "node:path";
 import { hideUrlPasswords } from "../errors/scrub-secrets.js";
-import { isPostgresUrl } from "../store/open-postgres-store.js";
+import { isOtherUrl, isPostgresUrl } from "../store/open-postgres-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { UsageError } from "./usage-error.js";
 
@@ -14,6 +14,23 @@ export function storeFlag(
   store: string | undefined,
   cacheDir: string | undefined,
 ): { url: string; cacheDir?: undefined } | { url?: undefined; cacheDir: string | undefined } {
+  if (cacheDir !== undefined && isPostgresUrl(cacheDir)) {
+    throw new UsageError(
+      `--cache-dir takes a folder, got the PostgreSQL URL ${hideUrlPasswords(cacheDir)}.`,
+      "Pass a PostgreSQL URL with --store (or RAGSYNTH_STORE).",
+    );
+  }
+  for (const [flag, value] of [
+    ["--store (or RAGSYNTH_STORE)", store],
+    ["--cache-dir", cacheDir],
+  ] as const) {
+    if (value !== undefined && isOtherUrl(value)) {
+      throw new UsageError(
+        `${flag} takes a folder${flag === "--cache-dir" ? "" : " or a PostgreSQL URL"}, got ${hideUrlPasswords(value)}, which reads as a URL of another kind (a local folder of that name would be made).`,
+        "Write a PostgreSQL URL as postgres://user@host:5432/db?schema=name (two slashes after the colon); start a folder whose name holds a colon with ./",
+      );
+    }
+  }
   if (store === undefined) return { cacheDir };
   if (cacheDir !== undefined) {
     throw new UsageError(

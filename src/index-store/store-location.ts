@@ -4,7 +4,12 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { hideUrlPasswords, scrubSecrets } from "../errors/scrub-secrets.js";
 import type { IndexStore } from "../store/index-store.js";
-import { isPostgresUrl, openPostgresStore, parsePostgresUrl } from "../store/open-postgres-store.js";
+import {
+  isOtherUrl,
+  isPostgresUrl,
+  openPostgresStore,
+  parsePostgresUrl,
+} from "../store/open-postgres-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { IndexSaveError } from "./index-save-error.js";
 import { hasStore, oldFormatError, openFreshStore, openStore } from "./store-index.js";
@@ -113,7 +118,7 @@ export function storeLocation(store: string | undefined, cacheDir: string | unde
       throw new InvalidArgumentError({
         parameter: "store",
         value: typeof store === "string" ? hideUrlPasswords(store) : store,
-        expected: "be a PostgreSQL URL (postgres://user:password@host:5432/database?schema=name)",
+        expected: "be a PostgreSQL URL (postgres://user@host:5432/database?schema=name)",
         hint: "Leave it out for the SQLite index in cacheDir.",
       });
     }
@@ -124,6 +129,17 @@ export function storeLocation(store: string | undefined, cacheDir: string | unde
       parameter: "cacheDir",
       value: cacheDir,
       expected: "be the folder of the index (or pass `store`, a PostgreSQL URL)",
+    });
+  }
+  if (isPostgresUrl(cacheDir) || isOtherUrl(cacheDir)) {
+    // Taken as a folder, a URL would quietly make a local index of that name.
+    throw new InvalidArgumentError({
+      parameter: "cacheDir",
+      value: hideUrlPasswords(cacheDir),
+      expected: "be a folder, not a URL",
+      hint: isPostgresUrl(cacheDir)
+        ? "Pass a PostgreSQL URL as `store`."
+        : "Write a PostgreSQL URL as postgres://user@host:5432/db?schema=name and pass it as `store`; start a folder whose name holds a colon with ./",
     });
   }
   return cacheDir;

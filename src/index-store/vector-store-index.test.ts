@@ -284,6 +284,27 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
     expect(await VectorStoreIndex.storedSources(dir, { embedModel: broken })).toEqual([]);
   });
 
+  it("refuses a cacheDir that is a URL (a PostgreSQL one goes in store) instead of making a folder of that name", async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      for (const cacheDir of ["postgres://u:hunter22@host/db", "postgresql:/host/db", "pg://host/db"]) {
+        const error = await VectorStoreIndex.fromDocumentsCached([document("a.md", "Some text.")], {
+          cacheDir,
+          embedModel: new MockEmbedding(),
+        }).catch((caught: unknown) => caught);
+        expect(InvalidArgumentError.isInstance(error), cacheDir).toBe(true);
+        expect((error as InvalidArgumentError).parameter).toBe("cacheDir");
+        expect((error as Error).message).toMatch(/be a folder, not a URL/);
+        expect((error as Error).message).not.toContain("hunter22");
+      }
+      const { readdir } = await import("node:fs/promises");
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it("refuses a corrupt stored index instead of silently replacing it", async () => {
     await writeFile(path.join(dir, INDEX_FILE_NAME), "{ not json");
     const error = await build([document("a.md", "text")], new MockEmbedding()).catch(

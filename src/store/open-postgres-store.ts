@@ -14,6 +14,15 @@ export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
+/**
+ * Whether `location`, not a PostgreSQL URL, still reads as a URL (a scheme of two characters or more, then a colon:
+ * `postgresql:/host` with one slash, `pg://host`, `mysql://…`): taken as a folder it would quietly make a local
+ * index with that name. A Windows drive (`C:\\…`) has a one-letter scheme and is a folder.
+ */
+export function isOtherUrl(location: string): boolean {
+  return !isPostgresUrl(location) && /^[a-z][a-z0-9+.-]+:/i.test(location);
+}
+
 /** A PostgreSQL index location: the connection string for `pg`, the schema the index lives in, and what to show. */
 export interface PostgresLocation {
   connectionString: string;
@@ -36,7 +45,7 @@ export function parsePostgresUrl(url: string): PostgresLocation {
     throw new InvalidArgumentError({
       parameter: "store",
       value: hideUrlPasswords(url),
-      expected: "be a PostgreSQL URL such as postgres://user:password@host:5432/database?schema=ragsynth",
+      expected: "be a PostgreSQL URL such as postgres://user@host:5432/database?schema=ragsynth",
       cause: error,
     });
   }
