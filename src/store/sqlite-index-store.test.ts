@@ -2,7 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LEXICAL_ANALYZER } from "../analysis/lexical-tokens.js";
+import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";
@@ -181,6 +181,35 @@ describe("SqliteIndexStore", () => {
       { numRuns: 40 },
     );
   }, 120_000); // 80 SQLite files written and compared
+
+  it("packs a term's postings into its last block across writes, also when another connection wrote the term meanwhile", () => {
+    const dir = tempDir();
+    const blocks = (term: string) => {
+      const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+      try {
+        return db.prepare("SELECT count FROM postings WHERE term = ? ORDER BY first_key").pluck().all(term);
+      } finally {
+        db.close();
+      }
+    };
+    const [zebra] = lexicalDocumentTerms("zebra");
+    const [quokka] = lexicalDocumentTerms("quokka");
+    // A first build (the table empty when it began) knows which terms have blocks: each write of "zebra" after the
+    // first joins its last block.
+    const writer = openSqliteStore(dir, { _internal: { blockPostings: 4 } });
+    writer.reset(META);
+    for (const id of ["a", "b", "c"]) writer.write([sourceEdit(id, [`zebra ${id}`])]);
+    expect(blocks(zebra as string)).toEqual([3]);
+    // Another connection writes "quokka": the first one's knowledge is stale (data_version), so its own "quokka"
+    // joins that block rather than start a second one.
+    const other = openSqliteStore(dir, { _internal: { blockPostings: 4 } });
+    other.write([sourceEdit("d", ["quokka d"])]);
+    other.close();
+    writer.write([sourceEdit("e", ["quokka e"])]);
+    writer.close();
+    expect(blocks(quokka as string)).toEqual([2]);
+    expect(blocks(zebra as string)).toEqual([3]);
+  });
 
   it("answers whether any chunk holds an image from an index of images, added to a file written before it", () => {
     const dir = tempDir();

@@ -28,32 +28,53 @@ export class PostingsBatch {
   readonly #chunkTerms = new Map<number, string[]>();
   /** Stored chunk keys removed, by term. */
   readonly #removed = new Map<string, number[]>();
+  /**
+   * Every term the table holds, when the store knows them all (it found the table empty and no other connection has
+   * written since): a term not in it has no block, so its new postings start one without asking for its last block.
+   * The terms written here are added. A term missing from it would only start a block beside a small last one; a term
+   * in it that has no block (a write rolled back) is only asked for.
+   */
+  readonly #termsWithBlocks: Set<string> | undefined;
   #documents = 0;
   #totalLength = 0;
 
-  constructor(sql: SqliteStatements, where: string, blockPostings = BLOCK_POSTINGS) {
+  constructor(
+    sql: SqliteStatements,
+    where: string,
+    blockPostings = BLOCK_POSTINGS,
+    termsWithBlocks?: Set<string>,
+  ) {
     this.#sql = sql;
     this.#where = where;
     this.#blockPostings = blockPostings;
+    this.#termsWithBlocks = termsWithBlocks;
   }
 
   /** Adds the postings of the chunk `key` (newer than every chunk before it) from its terms. */
   add(key: number, terms: readonly string[]): void {
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, tf] of counts) {
+    // One pass: a term's list ends with this chunk's posting from its first occurrence on (no chunk added after it
+    // yet), so a later occurrence counts there.
+    const length = terms.length;
+    const distinct: string[] = [];
+    for (const term of terms) {
       let list = this.#added.get(term);
       if (!list) {
         list = { keys: [], frequencies: [], lengths: [] };
         this.#added.set(term, list);
       }
+      const last = list.keys.length - 1;
+      if (last >= 0 && list.keys[last] === key) {
+        list.frequencies[last] = (list.frequencies[last] as number) + 1;
+        continue;
+      }
       list.keys.push(key);
-      list.frequencies.push(tf);
-      list.lengths.push(terms.length);
+      list.frequencies.push(1);
+      list.lengths.push(length);
+      distinct.push(term);
     }
-    this.#chunkTerms.set(key, [...counts.keys()]);
+    this.#chunkTerms.set(key, distinct);
     this.#documents++;
-    this.#totalLength += terms.length;
+    this.#totalLength += length;
   }
 
   /**
@@ -94,7 +115,10 @@ export class PostingsBatch {
       if (removed) this.#removeKeys(term, removed, blocks);
       const added = this.#added.get(term);
       if (added) {
-        const last = sql.lastBlock.get(term) as BlockRow | undefined;
+        const known = this.#termsWithBlocks;
+        const last =
+          known && !known.has(term) ? undefined : (sql.lastBlock.get(term) as BlockRow | undefined);
+        known?.add(term);
         const held =
           last && (blocks.get(last.first_key) ?? { list: this.#decode(last.block), changed: false });
         if (last && held && held.list.keys.length > 0 && held.list.keys.length < this.#blockPostings) {

@@ -20,6 +20,7 @@ export class SqliteStatements {
   readonly termFrequency: Statement;
   readonly postingBlocks: Statement;
   readonly lastBlock: Statement;
+  readonly anyPosting: Statement;
   readonly blockHolding: Statement;
   readonly insertBlock: Statement;
   readonly updateBlock: Statement;
@@ -69,6 +70,7 @@ export class SqliteStatements {
     this.lastBlock = db.prepare(
       "SELECT first_key, count, block FROM postings WHERE term = ? ORDER BY first_key DESC LIMIT 1",
     );
+    this.anyPosting = db.prepare("SELECT 1 FROM postings LIMIT 1");
     this.blockHolding = db.prepare(
       `SELECT first_key, count, block FROM postings WHERE term = ? AND first_key <= ?
        ORDER BY first_key DESC LIMIT 1`,

@@ -17,6 +17,11 @@ export interface SqliteWriteContext {
   /** A stored chunk's terms (its postings are found by analyzing its node again). */
   analyze: (node: TextNode) => readonly string[];
   blockPostings: number | undefined;
+  /**
+   * Every term the postings table holds, when the store knows them all ({@link PostingsBatch}); the batch adds the
+   * terms it writes.
+   */
+  termsWithBlocks: Set<string> | undefined;
   /** Whether the store keeps vectors (else it keeps no codes either). */
   keepsVectors: boolean;
   /** The stored vector of a content hash, if any. */
@@ -38,7 +43,12 @@ export class SqliteWrite {
   constructor(context: SqliteWriteContext) {
     this.#context = context;
     this.#sql = context.sql;
-    this.#postings = new PostingsBatch(context.sql, context.location, context.blockPostings);
+    this.#postings = new PostingsBatch(
+      context.sql,
+      context.location,
+      context.blockPostings,
+      context.termsWithBlocks,
+    );
     this.#codes = new VectorCodesBatch(context.codeSql, context.location);
   }
 
