@@ -221,6 +221,23 @@ export async function htmlToBlocks({
         else if (name !== "tr") return;
       }
       if (open?.kind === "code") {
+        if (name === "code" && open.text.trim() !== "") {
+          // A second <code> in one <pre> is a listing of its own: Node's docs put an example's ES module and
+          // CommonJS versions side by side there, one shown at a time. Run on, the first one's last line and the
+          // second one's first became one line (`main();const { x } = require(…)`).
+          captures.pop();
+          emit(open, index);
+          const language = languageOf(attributes.class) ?? open.language;
+          captures.push({
+            kind: "code",
+            element: open.element,
+            text: "",
+            startLine: lineAt(index),
+            inMain: open.inMain,
+            ...(language ? { language } : {}),
+          });
+          return;
+        }
         const language =
           name === "code" && open.language === undefined ? languageOf(attributes.class) : undefined;
         if (language !== undefined) open.language = language;

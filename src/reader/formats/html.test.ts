@@ -39,6 +39,34 @@ describe("htmlReader", () => {
     expect(result.metadata).toMatchObject({ title: "The Guide", language: "en", charset: "utf-8" });
   });
 
+  it("reads two <code> listings in one <pre> (an example's ES module and CommonJS versions) as two code blocks", async () => {
+    // As Node's API pages write them: a toggle, then both versions, one shown at a time.
+    const html = [
+      "<body><h2>Read a file line by line</h2>",
+      '<pre class="with-53-chars"><input class="js-flavor-toggle" type="checkbox" checked><code class="language-js mjs">import { open } from "node:fs";',
+      "main();</code><code class=\"language-js cjs\">const { open } = require('node:fs');",
+      "main();</code></pre>",
+      "<pre><code>one</code>\n<code></code></pre>",
+      "</body>",
+    ].join("\n");
+    expect((await read(html)).blocks).toEqual([
+      { kind: "heading", text: "Read a file line by line", depth: 2, lines: { start: 1, end: 1 } },
+      {
+        kind: "code",
+        text: 'import { open } from "node:fs";\nmain();',
+        language: "js",
+        lines: { start: 2, end: 3 },
+      },
+      {
+        kind: "code",
+        text: "const { open } = require('node:fs');\nmain();",
+        language: "js",
+        lines: { start: 3, end: 4 },
+      },
+      { kind: "code", text: "one", lines: { start: 5, end: 6 } },
+    ]);
+  });
+
   it("drops scripts, styles, navigation, header, footer, asides, hidden and template content", async () => {
     const html = `<html><head><style>body { color: red }</style><script>var secretToken = "abc";</script></head>
       <body><header><p>Site banner</p></header><nav><ul><li>Home</li></ul></nav>

@@ -37,8 +37,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * file indexed by another version (or another reader) is read again even if its size and time are unchanged.
  * 5: metadata strings cut to 200 characters, and the splitter counting the metadata separator.
  * 6: HTML page furniture in named `<div>`s dropped (DocBook's navheader/navfooter, AsciiDoc's #footer).
+ * 7: two `<code>` listings in one HTML `<pre>` read as two code blocks, not run on into one.
  */
-export const READERS_VERSION = 6;
+export const READERS_VERSION = 7;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
