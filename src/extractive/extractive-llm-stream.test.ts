@@ -5,7 +5,7 @@ import { DEFAULT_TEXT_QA_PROMPT } from "../prompt/default-prompts.js";
 import { MockEmbedding } from "../testing/mock-embedding.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { CONTEXT, FRANCE, QUERY, qa, structured } from "./extractive-fixtures.test.util.js";
-import { ExtractiveLLM } from "./extractive-llm.js";
+import { closeOpenFence, ExtractiveLLM } from "./extractive-llm.js";
 
 async function collect(stream: AsyncIterable<string>): Promise<string[]> {
   const chunks: string[] = [];
@@ -41,6 +41,35 @@ describe("ExtractiveLLM streaming, budgets and abort", () => {
     expect((await llm.complete("", qa(QUERY, CONTEXT, { maxTokens: 0 }))).text).toBe("");
     const small = new ExtractiveLLM({ maxOutputTokens: 2 });
     expect((await small.complete("", qa(QUERY, CONTEXT))).text).toBe("Paris is");
+  });
+
+  it("closes a quoted code block it cuts, within maxTokens, so the rest of a Markdown view is not code", async () => {
+    const tokenizer = resolveTokenizer("cl100k_base");
+    const context = [
+      "file_path: docs/readline.md",
+      "",
+      "Read a file line by line with a stream and readline:",
+      "",
+      "```js",
+      "import { createReadStream } from 'node:fs';",
+      "import { createInterface } from 'node:readline';",
+      "const lines = createInterface({ input: createReadStream('input.txt'), crlfDelay: Infinity });",
+      "for await (const line of lines) console.log(line);",
+      "```",
+    ].join("\n");
+    const query = "How do I read a file line by line with a stream?";
+    const whole = (await llm.complete("", qa(query, context, { maxTokens: 1000 }))).text;
+    expect(whole).toContain("```js\nimport { createReadStream }");
+    const wholeTokens = tokenizer.count(whole);
+    let closed = 0;
+    for (let maxTokens = 0; maxTokens <= wholeTokens; maxTokens++) {
+      const { text } = await llm.complete("", qa(query, context, { maxTokens }));
+      expect(tokenizer.count(text), `maxTokens ${maxTokens}`).toBeLessThanOrEqual(maxTokens);
+      // Fences in pairs: every cut inside the block ends with the closing fence, none ends on a bare opening one.
+      expect(text.match(/^```/gm)?.length ?? 0, text).toSatisfy((fences: number) => fences % 2 === 0);
+      if (text.endsWith("\n```") && !whole.startsWith(text)) closed++;
+    }
+    expect(closed).toBeGreaterThan(10);
   });
 
   it("keeps truncated JSON valid and within maxTokens", async () => {
@@ -126,5 +155,19 @@ describe("ExtractiveLLM streaming, budgets and abort", () => {
       );
       expect(seen).toEqual([controller.signal]);
     });
+  });
+});
+
+describe("closeOpenFence", () => {
+  it("closes the block a text leaves open with a fence like the opening one, and leaves closed blocks alone", () => {
+    expect(closeOpenFence("Run:\n\n```js\nmain();")).toBe("Run:\n\n```js\nmain();\n```");
+    expect(closeOpenFence("~~~~\na\n~~~\nb")).toBe("~~~~\na\n~~~\nb\n~~~~");
+    expect(closeOpenFence("```\na\n```\ntext")).toBe("```\na\n```\ntext");
+    // A closing fence has no info string; a backtick "fence" whose info holds a backtick is inline code.
+    expect(closeOpenFence("```sh\nls\n```sh\nmore")).toBe("```sh\nls\n```sh\nmore\n```");
+    expect(closeOpenFence("``` a ` b\ntext")).toBe("``` a ` b\ntext");
+    // Cut right after the opening fence line: the bare fence goes.
+    expect(closeOpenFence("Intro.\n\n```js")).toBe("Intro.");
+    expect(closeOpenFence("")).toBe("");
   });
 });

@@ -156,22 +156,29 @@ export class ExtractiveLLM implements LLM {
       responseFormat
         ? renderStructuredAnswer(responseFormat, answer, extracted.sentences, extracted.querySatisfied)
         : answer;
-    const answer = this.#truncate(chunks, render, maxTokens);
-    if (!responseFormat) this.#remember(answer, extracted);
-    return render(answer);
+    if (responseFormat) return render(this.#truncate(chunks, render, maxTokens));
+    // A plain answer cut inside a quoted code block gets the block's closing fence (counted in maxTokens), so what
+    // follows it in a Markdown view is not shown as code. An answer not cut is its quotes exactly.
+    const whole = chunks.join("").trimEnd().length;
+    const closeIfCut = (text: string) => (text.length === whole ? text : closeOpenFence(text));
+    const cut = this.#truncate(chunks, closeIfCut, maxTokens);
+    const answer = closeIfCut(cut);
+    this.#remember(answer, cut, extracted);
+    return answer;
   }
 
-  // The quotes that made it whole into the (possibly cut) answer, under its text; the oldest of MEMORY entries goes first.
-  #remember(answer: string, extracted: ExtractedAnswer): void {
+  // The quotes that made it whole into the (possibly cut) answer, under its text (`answer`: `cut` with any closing
+  // fence added); the oldest of MEMORY entries goes first.
+  #remember(answer: string, cut: string, extracted: ExtractedAnswer): void {
     const quotes: RememberedQuote[] = [];
     let position = 0;
     for (const [index, text] of extracted.sentences.entries()) {
-      let at = answer.indexOf(text, position);
+      let at = cut.indexOf(text, position);
       let quoted = text;
       if (at === -1) {
         // The answer was cut inside this quote: remember the part it kept.
-        const rest = answer.slice(position).trim();
-        at = answer.indexOf(rest, position);
+        const rest = cut.slice(position).trim();
+        at = cut.indexOf(rest, position);
         if (rest === "" || !text.startsWith(rest)) break;
         quoted = rest;
       }
@@ -182,7 +189,7 @@ export class ExtractiveLLM implements LLM {
         score: extracted.scores[index] ?? 0,
       });
     }
-    if (quotes.length === 0 || answer.slice(position).trim() !== "") return;
+    if (quotes.length === 0 || cut.slice(position).trim() !== "") return;
     this.#memory.delete(answer);
     this.#memory.set(answer, quotes);
     if (this.#memory.size > MEMORY) this.#memory.delete(this.#memory.keys().next().value as string);
@@ -241,6 +248,33 @@ function joinQuotes(quotes: readonly string[], multiline: readonly boolean[]): s
     else text = joinSentences([text, quote]);
   });
   return text;
+}
+
+/**
+ * `text` with the code block it leaves open closed: a fence line as long as the one that opened it (CommonMark), or,
+ * when the cut came right after the opening fence line, without that line. `text` as it is when no block is open.
+ */
+export function closeOpenFence(text: string): string {
+  let open: { marker: string; at: number } | undefined;
+  for (let start = 0; start !== -1; ) {
+    const end = text.indexOf("\n", start);
+    const fence = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(text.slice(start, end === -1 ? undefined : end));
+    if (fence) {
+      const marker = fence[1] as string;
+      const rest = fence[2] as string;
+      if (open === undefined) {
+        // A backtick fence's info string holds no backtick (else the line is inline code, not a fence).
+        if (marker[0] === "~" || !rest.includes("`")) open = { marker, at: start };
+      } else if (marker[0] === open.marker[0] && marker.length >= open.marker.length && rest.trim() === "") {
+        open = undefined;
+      }
+    }
+    start = end === -1 ? -1 : end + 1;
+  }
+  if (open === undefined) return text;
+  // Cut right after the opening fence line: nothing of the block was kept, so neither is its fence.
+  if (!text.slice(open.at).trim().includes("\n")) return text.slice(0, open.at).trimEnd();
+  return `${text}\n${open.marker}`;
 }
 
 /**
