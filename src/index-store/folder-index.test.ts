@@ -62,6 +62,30 @@ describe("openFolderIndex", () => {
     expect(await topText(opened.index, "default mode")).toContain("compact");
   });
 
+  it("says why it reads every file again when run from another folder (the index names files by their path from there)", async () => {
+    const folder = await docs();
+    const cwd = process.cwd();
+    const notices: string[] = [];
+    const onNotice = ({ message }: { message: string }) => notices.push(message);
+    try {
+      process.chdir(dir);
+      await folderIndexSaved(await openFolderIndex(options(["docs"], { onNotice })));
+      expect(notices).toEqual([]);
+      process.chdir(folder);
+      const again = await refreshFolderIndex(options(["."], { cwd: folder, onNotice }));
+      expect(again.stats.sources.added).toEqual(["modes.md", "tree.md"]);
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(
+        /names these files from another working folder \(docs\/modes\.md is modes\.md from here\)/,
+      );
+      // From the folder it now names them from, nothing to say.
+      await refreshFolderIndex(options(["."], { cwd: folder, onNotice }));
+      expect(notices).toHaveLength(1);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it("reads no file the stored index holds unchanged, and loads no index that is up to date", async () => {
     await docs();
     await folderIndexSaved(await openFolderIndex(options(["docs"])));

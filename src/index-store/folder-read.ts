@@ -61,7 +61,9 @@ export interface FolderIndexOptions {
   signal: AbortSignal;
   progress?: IndexProgress | undefined;
   /** What the caller should tell its user: the index went to a fallback folder, or another format's is rebuilt. */
-  onNotice?: ((notice: { kind: "read-only" | "other-version"; message: string }) => void) | undefined;
+  onNotice?:
+    | ((notice: { kind: "read-only" | "other-version" | "renamed"; message: string }) => void)
+    | undefined;
 }
 
 /** The documents listed for an index, with what building it needs. */
@@ -194,6 +196,13 @@ async function listFolder(
   };
   const documents = listing.documents;
   if (documents.length === 0) throw noDocuments(paths, report().skipped);
+  const renamed = Array.isArray(stored) && !rebuild ? renamedFiles(known, documents) : undefined;
+  if (renamed) {
+    options.onNotice?.({
+      kind: "renamed",
+      message: `the cached index in ${storeLabel(folder)} names these files from another working folder (${renamed.stored} is ${renamed.listed} from here), so they are read again: the index names files by their path from where ragsynth runs. Run it from one folder to keep its index.`,
+    });
+  }
   const unchanged =
     !rebuild && Array.isArray(stored) ? unchangedBuildStats(documents, stored, embedModel) : undefined;
   const unreadable = new Set<string>();
@@ -242,6 +251,24 @@ async function listFolder(
       }
     },
   };
+}
+
+/**
+ * When none of `documents` is known to the store by its id but one of the first few is under another spelling of
+ * its path (`docs/a.md` stored, `a.md` listed: ragsynth ran from another folder), that pair; else undefined.
+ */
+function renamedFiles(
+  known: ReadonlyMap<string, StoredSource>,
+  documents: readonly TextNode[],
+): { stored: string; listed: string } | undefined {
+  if (known.size === 0 || documents.some((document) => known.has(document.id))) return undefined;
+  for (const document of documents.slice(0, 20)) {
+    for (const id of known.keys()) {
+      if (id.endsWith(`/${document.id}`) || document.id.endsWith(`/${id}`))
+        return { stored: id, listed: document.id };
+    }
+  }
+  return undefined;
 }
 
 /** The error when nothing was read: what was given and the first few reasons. */
