@@ -67,7 +67,8 @@ export function indexSummary(stats: FolderIndexStats, embedderId: string, cwd: s
   const changes = [
     changed.length > 0 ? `${changed.length} changed` : "",
     unchanged.length > 0 && unchanged.length < stats.files ? `${unchanged.length} unchanged` : "",
-    added.length > 0 && added.length < stats.files ? `${added.length} new` : "",
+    // Every file new is a first index, unless files went too (the same files under other names, say).
+    added.length > 0 && (added.length < stats.files || removed.length > 0) ? `${added.length} new` : "",
     removed.length > 0 ? `${removed.length} removed` : "",
   ].filter(Boolean);
   return (

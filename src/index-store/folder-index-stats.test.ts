@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { type FolderIndexStats, indexSummary } from "./folder-index-stats.js";
+
+const stats = (sources: Partial<FolderIndexStats["sources"]>, files: number): FolderIndexStats => ({
+  cacheDir: "/work/docs/.ragsynth",
+  files,
+  formats: { markdown: files },
+  skipped: [],
+  skippedCounts: {},
+  chunks: 10,
+  embedded: 0,
+  reused: 0,
+  sources: { added: [], changed: [], unchanged: [], removed: [], ...sources },
+  durationMs: 310,
+});
+
+describe("indexSummary", () => {
+  it("names what changed, and leaves out what a first index or an unchanged one makes plain", () => {
+    const line = (sources: Partial<FolderIndexStats["sources"]>, files: number) =>
+      indexSummary(stats(sources, files), "hashing", "/work");
+    expect(line({ added: ["a.md", "b.md"] }, 2)).toMatch(/^Indexed 2 files: 10 chunks, in /);
+    expect(line({ unchanged: ["a.md", "b.md"] }, 2)).toMatch(/^Indexed 2 files: /);
+    expect(line({ changed: ["a.md"], unchanged: ["b.md"], removed: ["c.md"] }, 2)).toMatch(
+      /^Indexed 2 files \(1 changed, 1 unchanged, 1 removed\): /,
+    );
+    // Every file new and as many gone (the same files named from another folder): both are said.
+    expect(line({ added: ["a.md", "b.md"], removed: ["docs/a.md", "docs/b.md"] }, 2)).toMatch(
+      /^Indexed 2 files \(2 new, 2 removed\): /,
+    );
+    expect(line({ added: ["a.md"] }, 2)).toContain("cache docs/.ragsynth · hashing");
+  });
+});
