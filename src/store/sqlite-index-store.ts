@@ -70,6 +70,8 @@ export class SqliteIndexStore implements SyncIndexStore {
       return result;
     } catch (error) {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      // The terms written inside are gone again, and those of before are back.
+      this.#termsWithBlocks = undefined;
       throw error;
     }
   }
