@@ -131,15 +131,13 @@ export function storeLocation(store: string | undefined, cacheDir: string | unde
       expected: "be the folder of the index (or pass `store`, a PostgreSQL URL)",
     });
   }
-  if (isPostgresUrl(cacheDir) || isOtherUrl(cacheDir)) {
-    // Taken as a folder, a URL would quietly make a local index of that name.
+  if (isOtherUrl(cacheDir)) {
+    // Taken as a folder, it would quietly make a local index of that name.
     throw new InvalidArgumentError({
       parameter: "cacheDir",
       value: hideUrlPasswords(cacheDir),
-      expected: "be a folder, not a URL",
-      hint: isPostgresUrl(cacheDir)
-        ? "Pass a PostgreSQL URL as `store`."
-        : "Write a PostgreSQL URL as postgres://user@host:5432/db?schema=name and pass it as `store`; start a folder whose name holds a colon with ./",
+      expected: "be a folder (or a PostgreSQL URL), not a URL of another kind",
+      hint: "Write a PostgreSQL URL as postgres://user@host:5432/db?schema=name (it can go in `store`); start a folder whose name holds a colon with ./",
     });
   }
   return cacheDir;

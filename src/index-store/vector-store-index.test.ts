@@ -284,18 +284,20 @@ describe("VectorStoreIndex.fromDocumentsCached", () => {
     expect(await VectorStoreIndex.storedSources(dir, { embedModel: broken })).toEqual([]);
   });
 
-  it("refuses a cacheDir that is a URL (a PostgreSQL one goes in store) instead of making a folder of that name", async () => {
+  it("refuses a cacheDir that reads as a URL of another kind instead of making a folder of that name", async () => {
     const cwd = process.cwd();
     process.chdir(dir);
     try {
-      for (const cacheDir of ["postgres://u:hunter22@host/db", "postgresql:/host/db", "pg://host/db"]) {
+      for (const cacheDir of ["pg://u:hunter22@host/db", "postgresql:/host/db", "mysql://host/db"]) {
         const error = await VectorStoreIndex.fromDocumentsCached([document("a.md", "Some text.")], {
           cacheDir,
           embedModel: new MockEmbedding(),
         }).catch((caught: unknown) => caught);
         expect(InvalidArgumentError.isInstance(error), cacheDir).toBe(true);
         expect((error as InvalidArgumentError).parameter).toBe("cacheDir");
-        expect((error as Error).message).toMatch(/be a folder, not a URL/);
+        expect((error as Error).message).toMatch(
+          /be a folder \(or a PostgreSQL URL\), not a URL of another kind/,
+        );
         expect((error as Error).message).not.toContain("hunter22");
       }
       const { readdir } = await import("node:fs/promises");
