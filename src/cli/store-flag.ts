@@ -1,6 +1,6 @@
 import { basename, dirname } from "node:path";
 import { hideUrlPasswords } from "../errors/scrub-secrets.js";
-import { isOtherUrl, isPostgresUrl } from "../store/open-postgres-store.js";
+import { isOtherUrl, isPostgresUrl, OTHER_URL_HINT } from "../store/open-postgres-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { UsageError } from "./usage-error.js";
 
@@ -27,7 +27,7 @@ export function storeFlag(
     if (value !== undefined && isOtherUrl(value)) {
       throw new UsageError(
         `${flag} takes a folder${flag === "--cache-dir" ? "" : " or a PostgreSQL URL"}, got ${hideUrlPasswords(value)}, which reads as a URL of another kind (a local folder of that name would be made).`,
-        "Write a PostgreSQL URL as postgres://user@host:5432/db?schema=name (two slashes after the colon); start a folder whose name holds a colon with ./",
+        OTHER_URL_HINT,
       );
     }
   }

@@ -1,8 +1,9 @@
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type FolderIndexStats, indexSummary } from "./folder-index-stats.js";
 
 const stats = (sources: Partial<FolderIndexStats["sources"]>, files: number): FolderIndexStats => ({
-  cacheDir: "/work/docs/.ragsynth",
+  cacheDir: join(resolve("project"), "docs", ".ragsynth"),
   files,
   formats: { markdown: files },
   skipped: [],
@@ -17,7 +18,7 @@ const stats = (sources: Partial<FolderIndexStats["sources"]>, files: number): Fo
 describe("indexSummary", () => {
   it("names what changed, and leaves out what a first index or an unchanged one makes plain", () => {
     const line = (sources: Partial<FolderIndexStats["sources"]>, files: number) =>
-      indexSummary(stats(sources, files), "hashing", "/work");
+      indexSummary(stats(sources, files), "hashing", resolve("project"));
     expect(line({ added: ["a.md", "b.md"] }, 2)).toMatch(/^Indexed 2 files: 10 chunks, in /);
     expect(line({ unchanged: ["a.md", "b.md"] }, 2)).toMatch(/^Indexed 2 files: /);
     expect(line({ changed: ["a.md"], unchanged: ["b.md"], removed: ["c.md"] }, 2)).toMatch(

@@ -7,6 +7,7 @@ import type { IndexStore } from "../store/index-store.js";
 import {
   isOtherUrl,
   isPostgresUrl,
+  OTHER_URL_HINT,
   openPostgresStore,
   parsePostgresUrl,
 } from "../store/open-postgres-store.js";
@@ -137,7 +138,7 @@ export function storeLocation(store: string | undefined, cacheDir: string | unde
       parameter: "cacheDir",
       value: hideUrlPasswords(cacheDir),
       expected: "be a folder (or a PostgreSQL URL), not a URL of another kind",
-      hint: "Write a PostgreSQL URL as postgres://user@host:5432/db?schema=name (it can go in `store`); start a folder whose name holds a colon with ./",
+      hint: OTHER_URL_HINT,
     });
   }
   return cacheDir;

@@ -23,6 +23,10 @@ export function isOtherUrl(location: string): boolean {
   return !isPostgresUrl(location) && /^[a-z][a-z0-9+.-]+:/i.test(location);
 }
 
+/** How to mend a location {@link isOtherUrl} refused: the CLI's hint and the library's. */
+export const OTHER_URL_HINT =
+  "Write a PostgreSQL URL as postgres://user@host:5432/db?schema=name (two slashes after the colon); start a folder whose name holds a colon with ./";
+
 /** A PostgreSQL index location: the connection string for `pg`, the schema the index lives in, and what to show. */
 export interface PostgresLocation {
   connectionString: string;
