@@ -21,20 +21,31 @@ export interface CachedStore {
  * Brings the store at `cacheDir` (a folder, or a PostgreSQL URL) up to date with `documents`, in place, and leaves it
  * open. A folder holding only the former format is an error unless `rebuild` (which then removes the old files once
  * the new index is written); a failure to write is `indexWriteError`'s. (The body of {@link VectorStoreIndex.fromDocumentsCached}.)
+ * `held` is that store already open (the folder index's listing read its rows): built on, not opened again; closed
+ * here when the build fails or is a rebuild (which starts from a fresh file).
  */
 export async function buildCachedStore(
   documents: readonly TextNode[],
   cacheDir: string,
   options: UpdateStoreOptions & { rebuild: boolean },
+  held?: IndexStore,
 ): Promise<CachedStore> {
   const server = isPostgresUrl(cacheDir);
   if (!options.rebuild && !server) {
     const old = oldFormatError(cacheDir);
-    if (old) throw old;
+    if (old) {
+      await held?.close();
+      throw old;
+    }
   }
-  let store: IndexStore | undefined;
+  let store: IndexStore | undefined = held;
   try {
-    store = await openStoreAt(cacheDir, { fresh: options.rebuild });
+    // A rebuild starts from a fresh file, never from a store held open.
+    if (store && options.rebuild) {
+      await store.close();
+      store = undefined;
+    }
+    store ??= await openStoreAt(cacheDir, { fresh: options.rebuild });
     const { stats, wrote } = await updateStore(store, documents, options);
     if (wrote && !server) await removeOldFormat(cacheDir);
     return { store, stats, wrote, hasImages: await store.hasImages() };

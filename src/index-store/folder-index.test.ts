@@ -128,17 +128,21 @@ describe("openFolderIndex", () => {
     expect(await held?.meta()).toMatchObject({ embedderId: opened.embedModel.id });
     await opened.index.close();
     await expect(async () => held?.meta()).rejects.toThrow(/not open/);
-    // One file gone: something to do, so the build runs and says what it removed (opening the store to write).
+    // One file gone: something to do, so the build runs and says what it removed, writing to the store the listing
+    // held open (not opening it again): closing the index closes that store.
     await rm(join(dir, "docs", "tree.md"));
     const afterRemoval = await readFolderDocuments(options(["docs"]));
     expect(afterRemoval.unchanged).toBeUndefined();
-    expect(afterRemoval.openStore).toBeUndefined();
+    const heldForBuild = afterRemoval.openStore;
+    expect(heldForBuild).toBeDefined();
     const rebuilt = await buildFolderIndex(afterRemoval, {
       persist: "await",
       signal: new AbortController().signal,
     });
     expect(rebuilt.stats.sources).toMatchObject({ unchanged: [ids[0]], removed: [ids[1]] });
+    expect(await heldForBuild?.sources()).toEqual([expect.objectContaining({ id: ids[0] })]);
     await rebuilt.index.close();
+    await expect(async () => heldForBuild?.sources()).rejects.toThrow(/not open/);
   });
 
   it("builds when the index it found unchanged was replaced by another embedding model's before it opened it", async () => {

@@ -13,7 +13,7 @@ import {
 } from "./folder-read.js";
 import { IndexSaveError } from "./index-save-error.js";
 import { storeBuiltFor } from "./stored-sources.js";
-import { indexOnStore, VectorStoreIndex } from "./vector-store-index.js";
+import { fromDocumentsOnStore, indexOnStore, VectorStoreIndex } from "./vector-store-index.js";
 
 export interface OpenedFolderIndex {
   index: VectorStoreIndex;
@@ -51,16 +51,20 @@ export async function buildFolderIndex(
     progress = SILENT_PROGRESS,
   }: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
 ): Promise<OpenedFolderIndex> {
+  // The store the listing read its files' rows from, while it is open.
+  let held = openStore;
   if (unchanged) {
-    // Nothing to write: the store the listing read its files' rows from answers the queries (one open per ask: for
-    // a PostgreSQL store one pool and connection, not one for the check and another for the queries).
-    const index = openStore
-      ? await onHeldStore(openStore, embedModel, splitter)
+    // Nothing to write: that store answers the queries (one open per ask: for a PostgreSQL store one pool and
+    // connection, not one for the check and another for the queries).
+    const index = held
+      ? await onHeldStore(held, embedModel, splitter)
       : await openUnchanged(folder, embedModel, signal);
     if (index) {
       keepSkippedReads();
       return { index, embedModel, stats: stats(unchanged) };
     }
+    // onHeldStore closed it.
+    held = undefined;
   }
   progress.start("Splitting into chunks", documents.length);
   const buildOptions: FromDocumentsOptions = {
@@ -75,12 +79,12 @@ export async function buildFolderIndex(
   };
   let index: VectorStoreIndex;
   try {
-    index = await VectorStoreIndex.fromDocumentsCached(documents, {
-      ...buildOptions,
-      cacheDir: folder,
-      rebuild,
-      readDocument,
-    });
+    // Built on the store held open: not opened again, its rows not read again (the memo of `sources`).
+    index = await fromDocumentsOnStore(
+      documents,
+      { ...buildOptions, cacheDir: folder, rebuild, readDocument },
+      held,
+    );
   } catch (error) {
     if (persist !== "background" || !IndexSaveError.isInstance(error)) throw error;
     // An index in memory holds every text anyway: read them all (again, those the failed build had read).

@@ -87,9 +87,10 @@ export interface FolderRead {
    */
   unchanged: IndexBuildStats | undefined;
   /**
-   * The store the fingerprints were read from, left open when `unchanged` (else `undefined`): an ask queries it
-   * without opening it again. Whoever takes this FolderRead closes it (`buildFolderIndex` hands it to the index,
-   * `refreshFolderIndex` closes it).
+   * The store the fingerprints were read from, left open (`undefined` when there was none to read, or `rebuild`):
+   * an ask queries it without opening it again, and a build writes to it without opening it again and reading its
+   * rows a second time. Whoever takes this FolderRead closes it (`buildFolderIndex` hands it to the index or the
+   * build, `refreshFolderIndex` closes it when there is nothing to build).
    */
   openStore: IndexStore | undefined;
   /** The counts of what was read and skipped (complete once the build is done), with the build's. */
@@ -140,10 +141,8 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     await store?.close();
     throw error;
   }
-  // An unchanged index is queried through the store just read; anything else is built (opening it for writing).
-  if (read.unchanged) return { ...read, openStore: store };
-  await store?.close();
-  return { ...read, openStore: undefined };
+  // An unchanged index is queried through the store just read; anything else is built on it.
+  return { ...read, openStore: store };
 }
 
 /** {@link readFolderDocuments} once the store's fingerprints are read: the listing and what building on it needs. */

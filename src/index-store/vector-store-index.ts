@@ -46,6 +46,17 @@ import { readCachedStats, readStoredSources } from "./stored-sources.js";
 export let indexOnStore: (store: IndexStore, embedModel: Embedder) => Promise<VectorStoreIndex>;
 
 /**
+ * {@link VectorStoreIndex.fromDocumentsCached} on `store`, the store at the options' location already open (the
+ * folder index's listing read its rows), or opening it when `undefined`. The build owns `store`: it closes it
+ * when it fails.
+ */
+export let fromDocumentsOnStore: (
+  documents: readonly TextNode[],
+  options: FromDocumentsCachedOptions,
+  store: IndexStore | undefined,
+) => Promise<VectorStoreIndex>;
+
+/**
  * An in-memory vector index: nodes with their embeddings, searched by cosine similarity. Build it
  * from documents or nodes, persist it to a folder, load it back, and get a {@link Retriever}.
  * Embeddings are cached by embedding model id and the SHA-256 of each node's embed content, so unchanged
@@ -191,6 +202,13 @@ export class VectorStoreIndex {
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
+    options: FromDocumentsCachedOptions,
+  ): Promise<VectorStoreIndex> {
+    return VectorStoreIndex.#fromDocumentsCached(documents, options, undefined);
+  }
+
+  static async #fromDocumentsCached(
+    documents: readonly TextNode[],
     {
       cacheDir: folder,
       store: storeUrl,
@@ -198,20 +216,31 @@ export class VectorStoreIndex {
       persist = "await",
       ...given
     }: FromDocumentsCachedOptions,
+    held: IndexStore | undefined,
   ): Promise<VectorStoreIndex> {
-    const cacheDir = storeLocation(storeUrl, folder);
-    if (persist !== "await" && persist !== "background") {
-      throw new InvalidArgumentError({
-        parameter: "persist",
-        value: persist,
-        expected: 'be "await" (return once the index is written) or "background" (write it while you use it)',
-      });
+    let cacheDir: string;
+    let options: ReturnType<typeof withDefaultEmbedModel<typeof given>>;
+    try {
+      cacheDir = storeLocation(storeUrl, folder);
+      if (persist !== "await" && persist !== "background") {
+        throw new InvalidArgumentError({
+          parameter: "persist",
+          value: persist,
+          expected:
+            'be "await" (return once the index is written) or "background" (write it while you use it)',
+        });
+      }
+      options = withDefaultEmbedModel("documents", documents, given);
+    } catch (error) {
+      await held?.close();
+      throw error;
     }
-    const options = withDefaultEmbedModel("documents", documents, given);
-    const { store, stats, wrote, hasImages } = await buildCachedStore(documents, cacheDir, {
-      ...options,
-      rebuild,
-    });
+    const { store, stats, wrote, hasImages } = await buildCachedStore(
+      documents,
+      cacheDir,
+      { ...options, rebuild },
+      held,
+    );
     const index = new VectorStoreIndex(options.embedModel, { store, hasImages }, stats);
     // Written in place before returning (each document's rows in their own transaction); `saved` names the file.
     index.#saved = Promise.resolve(wrote ? store.location : undefined);
@@ -293,6 +322,8 @@ export class VectorStoreIndex {
 
   static {
     indexOnStore = (store, embedModel) => VectorStoreIndex.#onStore(store, embedModel);
+    fromDocumentsOnStore = (documents, options, store) =>
+      VectorStoreIndex.#fromDocumentsCached(documents, options, store);
   }
 
   /**

@@ -211,6 +211,51 @@ describe("SqliteIndexStore", () => {
     expect(blocks(zebra as string)).toEqual([3]);
   });
 
+  it("reads its sources once while the file is unchanged, again after any write: its own, setOrder, another connection's (also during a read snapshot), a rolled-back replacing", async () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write([sourceEdit("a.md", ["zebra a"]), sourceEdit("b.md", ["zebra b"])]);
+    const ids = () => store.sources().map((source) => source.id);
+    const first = store.sources();
+    // Unchanged: the rows read before (the same objects), in a new array the caller may change.
+    expect(store.sources()[0]).toBe(first[0]);
+    first.pop();
+    expect(ids()).toEqual(["a.md", "b.md"]);
+    // Read inside a snapshot, kept for after it while nothing changed.
+    const inSnapshot = store.read(() => store.sources());
+    expect(store.sources()[0]).toBe(inSnapshot[0]);
+    // Its own write.
+    store.write([sourceEdit("c.md", ["zebra c"])]);
+    expect(ids()).toEqual(["a.md", "b.md", "c.md"]);
+    // Its own new order.
+    store.setOrder(["c.md", "b.md", "a.md"]);
+    expect(ids()).toEqual(["c.md", "b.md", "a.md"]);
+    // Another connection's commit.
+    const other = openSqliteStore(dir);
+    other.write([sourceEdit("d.md", ["zebra d"])]);
+    expect(ids()).toEqual(["c.md", "b.md", "a.md", "d.md"]);
+    // Another connection's commit while this one's snapshot was open: the snapshot does not see it, what follows does.
+    const duringSnapshot = store.read(() => {
+      store.statistics(); // the snapshot begins at its first read
+      other.write([sourceEdit("e.md", ["zebra e"])]);
+      return store.sources().map((source) => source.id);
+    });
+    expect(duringSnapshot).toEqual(["c.md", "b.md", "a.md", "d.md"]);
+    expect(ids()).toEqual(["c.md", "b.md", "a.md", "d.md", "e.md"]);
+    other.close();
+    // A replacing transaction rolled back: what was read inside it is gone with it.
+    await expect(
+      store.replacing(async () => {
+        store.write([sourceEdit("f.md", ["zebra f"])], ["a.md"]);
+        expect(ids()).toEqual(["c.md", "b.md", "d.md", "e.md", "f.md"]);
+        throw new Error("stopped");
+      }),
+    ).rejects.toThrow("stopped");
+    expect(ids()).toEqual(["c.md", "b.md", "a.md", "d.md", "e.md"]);
+    store.close();
+  });
+
   it("answers whether any chunk holds an image from an index of images, added to a file written before it", () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);

@@ -39,8 +39,16 @@ export class SqliteIndexStore implements SyncIndexStore {
   #termsWithBlocks: { version: number; terms: Set<string> } | undefined;
   readonly #blockPostings: number | undefined;
   readonly #analyze: (node: TextNode) => readonly string[];
-  /** What the current `read` snapshot has read (and may read again): nothing outlives the snapshot. */
-  #snapshot: { nodeIds?: Map<string, { count: number; ids: string | null }> } | undefined;
+  /**
+   * What the current `read` snapshot has read (and may read again): nothing outlives the snapshot. `version` is
+   * {@link #version} taken before the snapshot began, so what the snapshot reads is that state or a later one.
+   */
+  #snapshot: { version: string; nodeIds?: Map<string, { count: number; ids: string | null }> } | undefined;
+  /**
+   * The sources rows and the {@link #version} they were read at, or a later state's: an edit's ask reads them to
+   * check the files, then to update the index, ~10 ms a read at 6,000 files. Read again once the version moved.
+   */
+  #sourcesRead: { version: string; sources: readonly StoredSource[] } | undefined;
 
   constructor(
     db: BetterSqlite3.Database,
@@ -70,8 +78,9 @@ export class SqliteIndexStore implements SyncIndexStore {
       return result;
     } catch (error) {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
-      // The terms written inside are gone again, and those of before are back.
+      // The terms written inside are gone again, and those of before are back; so are the rows read inside.
       this.#termsWithBlocks = undefined;
+      this.#writes++;
       throw error;
     }
   }
@@ -79,7 +88,7 @@ export class SqliteIndexStore implements SyncIndexStore {
   read<T>(read: () => T): T {
     // A deferred transaction: WAL gives it one snapshot from its first read to its end; nested calls join it.
     if (this.#db.inTransaction) return read();
-    this.#snapshot = {};
+    this.#snapshot = { version: this.#version() };
     try {
       return this.#db.transaction(read).deferred();
     } finally {
@@ -89,10 +98,11 @@ export class SqliteIndexStore implements SyncIndexStore {
 
   openSnapshot(): () => void {
     if (this.#db.inTransaction) return () => {};
+    const version = this.#version();
     this.#db.exec("BEGIN DEFERRED");
     // WAL takes a deferred transaction's snapshot at its first read: read now, so the snapshot is this moment's.
     this.#sql.stats.get();
-    this.#snapshot = {};
+    this.#snapshot = { version };
     return () => {
       this.#snapshot = undefined;
       if (this.#db.inTransaction) this.#db.exec("COMMIT");
@@ -117,6 +127,25 @@ export class SqliteIndexStore implements SyncIndexStore {
   }
 
   sources(): StoredSource[] {
+    // Inside a transaction this store did not open as a snapshot (`replacing`), read afresh: it may be writing.
+    const version = this.#db.inTransaction ? this.#snapshot?.version : this.#version();
+    if (version !== undefined && this.#sourcesRead?.version === version)
+      return [...this.#sourcesRead.sources];
+    const sources = this.#readSources();
+    // Taken before the read, the version is that of the rows or of an older state: never newer than the rows.
+    if (version !== undefined) this.#sourcesRead = { version, sources };
+    return [...sources];
+  }
+
+  /**
+   * This connection's view of the file: `data_version` (moves when another connection commits) and its own write
+   * count (moves when it writes, or rolls a `replacing` back).
+   */
+  #version(): string {
+    return `${this.#db.pragma("data_version", { simple: true })}:${this.#writes}`;
+  }
+
+  #readSources(): StoredSource[] {
     // In the documents' order (position, then id as SQLite orders text: by its UTF-8 bytes), sorted here: see
     // the statement.
     const rows = (this.#sql.sources.all() as SourceRow[]).sort(
@@ -183,6 +212,7 @@ export class SqliteIndexStore implements SyncIndexStore {
   setOrder(ids: readonly string[]): void {
     this.#db
       .transaction(() => {
+        this.#writes++;
         for (const [position, id] of ids.entries()) this.#sql.setPosition.run(position, id);
       })
       .immediate();
@@ -258,7 +288,7 @@ export class SqliteIndexStore implements SyncIndexStore {
   denseTopK(query: Float32Array, topK: number): ScoredKey[] | undefined {
     // A sparse query's code says little about it: the caller scores every vector (exact, slower).
     if (!signCodesFit(query)) return undefined;
-    const version = `${this.#db.pragma("data_version", { simple: true })}:${this.#writes}`;
+    const version = this.#version();
     if (this.#codes?.version !== version)
       this.#codes = { version, ...readCodePages(this.#codeSql, this.location) };
     return searchCodes(this.#codeSql, this.#codes, query, topK, this.location);
