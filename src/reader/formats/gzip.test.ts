@@ -37,6 +37,14 @@ describe("createGzipReader", () => {
     expect(result.metadata).toMatchObject({ compression: "gzip", inner_format: "csv", row_count: 1 });
   });
 
+  it("skips a gzipped PostScript manual (Debian's valgrind_manual.ps.gz) as its inner reader does", async () => {
+    const bytes = gzipSync("%!PS-Adobe-2.0\n%%Creator: dvips\n/TeXDict 300 dict def\n");
+    await expect(read(bytes, "doc/valgrind_manual.ps.gz")).rejects.toMatchObject({
+      code: "unsupported",
+      message: expect.stringContaining("doc/valgrind_manual.ps: PostScript"),
+    });
+  });
+
   it("stops a gzip bomb by its ratio, without inflating it", async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(128 * 1024);

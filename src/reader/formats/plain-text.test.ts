@@ -86,6 +86,29 @@ describe("plainTextReader", () => {
     ).rejects.toMatchObject({ code: "empty" });
   });
 
+  it("skips a PostScript program (its %!PS first line, a BOM before it or not), saying how to convert it; a text that only mentions %!PS is read", async () => {
+    const postscript =
+      "%!PS-Adobe-3.0\n%%Title: manual\n/Times-Roman findfont 12 scalefont setfont\n72 720 moveto (Valgrind) show\nshowpage\n";
+    for (const bytes of [encode(postscript), encode(`\uFEFF${postscript}`), encode("%!PS\n(x) show\n")]) {
+      await expect(
+        Promise.resolve().then(() =>
+          plainTextReader.read({ bytes, path: "manual.ps", limits: DEFAULT_READER_LIMITS }),
+        ),
+      ).rejects.toMatchObject({
+        code: "unsupported",
+        message: expect.stringMatching(/^manual\.ps: PostScript .*ps2pdf/),
+      });
+    }
+    const mention = await plainTextReader.read({
+      bytes: encode("PostScript files start with %!PS-Adobe-3.0, then comments.\n"),
+      path: "notes.txt",
+      limits: DEFAULT_READER_LIMITS,
+    });
+    expect(mention.blocks.map((block) => block.text)).toEqual([
+      "PostScript files start with %!PS-Adobe-3.0, then comments.",
+    ]);
+  });
+
   it("offsets line numbers for text that starts inside a larger file", () => {
     expect(paragraphBlocks("a\n\nb", 10).map((block) => block.lines)).toEqual([
       { start: 10, end: 10 },

@@ -148,10 +148,27 @@ function countLines(text: string): number {
   return count;
 }
 
+// PostScript's first line ("%!PS-Adobe-3.0", "%!PS"): a program that draws pages, ASCII but not text to read.
+const POSTSCRIPT = [0x25, 0x21, 0x50, 0x53];
+
+/** Whether `bytes` are a PostScript program (its `%!PS` first line), after a UTF-8 byte-order mark if any. */
+function isPostScript(bytes: Uint8Array): boolean {
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return POSTSCRIPT.every((byte, index) => bytes[start + index] === byte);
+}
+
 export const plainTextReader: DocumentReader = {
   format: "text",
   extensions: [".txt", ".text"],
   async read({ bytes, path, signal }: ReaderInput): Promise<ReadFileResult> {
+    // Read as text, a PostScript manual is its drawing code: thousands of chunks of operators and font data
+    // (Debian's valgrind_manual.ps.gz: 12,136 chunks, 93% of the folder's index) that no question should find.
+    if (isPostScript(bytes)) {
+      throw new ReaderSkipError(
+        "unsupported",
+        `${path}: PostScript (a program that draws pages), not text. Convert it to PDF (ps2pdf from Ghostscript) and index the PDF, or to text (ps2ascii); a PDF of it beside it is read as usual.`,
+      );
+    }
     const blocks = await paragraphBlocksInSlices(decodeText(bytes, path), signal);
     if (blocks.length === 0)
       throw new ReaderSkipError("empty", `${path}: no text (empty or only whitespace).`);

@@ -38,8 +38,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 5: metadata strings cut to 200 characters, and the splitter counting the metadata separator.
  * 6: HTML page furniture in named `<div>`s dropped (DocBook's navheader/navfooter, AsciiDoc's #footer).
  * 7: two `<code>` listings in one HTML `<pre>` read as two code blocks, not run on into one.
+ * 8: a PostScript file (`%!PS` first line) with no reader of its own (`.ps`, `.ps.gz`) skipped, not read as text.
  */
-export const READERS_VERSION = 7;
+export const READERS_VERSION = 8;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
