@@ -13,7 +13,7 @@ import {
 } from "./folder-read.js";
 import { IndexSaveError } from "./index-save-error.js";
 import { storeBuiltFor } from "./stored-sources.js";
-import { fromDocumentsOnStore, indexOnStore, VectorStoreIndex } from "./vector-store-index.js";
+import { buildOnStore, indexOnStore, VectorStoreIndex } from "./vector-store-index.js";
 
 export interface OpenedFolderIndex {
   index: VectorStoreIndex;
@@ -80,9 +80,10 @@ export async function buildFolderIndex(
   let index: VectorStoreIndex;
   try {
     // Built on the store held open: not opened again, its rows not read again (the memo of `sources`).
-    index = await fromDocumentsOnStore(
+    index = await buildOnStore(
       documents,
-      { ...buildOptions, cacheDir: folder, rebuild, readDocument },
+      folder,
+      { ...buildOptions, embedModel, rebuild, readDocument },
       held,
     );
   } catch (error) {

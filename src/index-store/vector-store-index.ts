@@ -27,7 +27,7 @@ import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from
 import type { IndexSource } from "./index-source.js";
 import { diffSources } from "./index-sources.js";
 import { queryEmbedModel } from "./query-embed-model.js";
-import { splitterIdOf } from "./store-build.js";
+import { splitterIdOf, type UpdateStoreOptions } from "./store-build.js";
 import {
   createStoreRetriever,
   readEntries,
@@ -46,14 +46,15 @@ import { readCachedStats, readStoredSources } from "./stored-sources.js";
 export let indexOnStore: (store: IndexStore, embedModel: Embedder) => Promise<VectorStoreIndex>;
 
 /**
- * {@link VectorStoreIndex.fromDocumentsCached} on `store`, the store at the options' location already open (the
- * folder index's listing read its rows), or opening it when `undefined`. The build owns `store`: it closes it
- * when it fails.
+ * The body of {@link VectorStoreIndex.fromDocumentsCached} once its options are checked, building on `held`: the
+ * store at `cacheDir` already open (a folder's freshness check read its rows), or `undefined` to open it. The build
+ * owns `held` (`buildCachedStore` closes it when it fails). Not exported from the package.
  */
-export let fromDocumentsOnStore: (
+export let buildOnStore: (
   documents: readonly TextNode[],
-  options: FromDocumentsCachedOptions,
-  store: IndexStore | undefined,
+  cacheDir: string,
+  options: UpdateStoreOptions & { rebuild: boolean },
+  held: IndexStore | undefined,
 ) => Promise<VectorStoreIndex>;
 
 /**
@@ -202,13 +203,6 @@ export class VectorStoreIndex {
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
-    options: FromDocumentsCachedOptions,
-  ): Promise<VectorStoreIndex> {
-    return VectorStoreIndex.#fromDocumentsCached(documents, options, undefined);
-  }
-
-  static async #fromDocumentsCached(
-    documents: readonly TextNode[],
     {
       cacheDir: folder,
       store: storeUrl,
@@ -216,31 +210,26 @@ export class VectorStoreIndex {
       persist = "await",
       ...given
     }: FromDocumentsCachedOptions,
+  ): Promise<VectorStoreIndex> {
+    const cacheDir = storeLocation(storeUrl, folder);
+    if (persist !== "await" && persist !== "background") {
+      throw new InvalidArgumentError({
+        parameter: "persist",
+        value: persist,
+        expected: 'be "await" (return once the index is written) or "background" (write it while you use it)',
+      });
+    }
+    const options = withDefaultEmbedModel("documents", documents, given);
+    return VectorStoreIndex.#buildOnStore(documents, cacheDir, { ...options, rebuild }, undefined);
+  }
+
+  static async #buildOnStore(
+    documents: readonly TextNode[],
+    cacheDir: string,
+    options: UpdateStoreOptions & { rebuild: boolean },
     held: IndexStore | undefined,
   ): Promise<VectorStoreIndex> {
-    let cacheDir: string;
-    let options: ReturnType<typeof withDefaultEmbedModel<typeof given>>;
-    try {
-      cacheDir = storeLocation(storeUrl, folder);
-      if (persist !== "await" && persist !== "background") {
-        throw new InvalidArgumentError({
-          parameter: "persist",
-          value: persist,
-          expected:
-            'be "await" (return once the index is written) or "background" (write it while you use it)',
-        });
-      }
-      options = withDefaultEmbedModel("documents", documents, given);
-    } catch (error) {
-      await held?.close();
-      throw error;
-    }
-    const { store, stats, wrote, hasImages } = await buildCachedStore(
-      documents,
-      cacheDir,
-      { ...options, rebuild },
-      held,
-    );
+    const { store, stats, wrote, hasImages } = await buildCachedStore(documents, cacheDir, options, held);
     const index = new VectorStoreIndex(options.embedModel, { store, hasImages }, stats);
     // Written in place before returning (each document's rows in their own transaction); `saved` names the file.
     index.#saved = Promise.resolve(wrote ? store.location : undefined);
@@ -322,8 +311,8 @@ export class VectorStoreIndex {
 
   static {
     indexOnStore = (store, embedModel) => VectorStoreIndex.#onStore(store, embedModel);
-    fromDocumentsOnStore = (documents, options, store) =>
-      VectorStoreIndex.#fromDocumentsCached(documents, options, store);
+    buildOnStore = (documents, cacheDir, options, held) =>
+      VectorStoreIndex.#buildOnStore(documents, cacheDir, options, held);
   }
 
   /**

@@ -1,6 +1,5 @@
 import type { Stats } from "node:fs";
 import { constants, open } from "node:fs/promises";
-import path from "node:path";
 import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import { setDocumentBlocks } from "./document-blocks.js";
@@ -108,14 +107,14 @@ export function examineWalkedFile(
       realPath,
     );
   }
-  // The name and ending from the display path (always "/"-separated) at once: path.basename and path.extname
-  // walk the path again each, ~1 µs a call, a call or two per file of an ask's listing.
-  const name = displayPath.slice(displayPath.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  const ending = dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+  const { name, stem, ending } = nameParts(displayPath);
   if (IMAGE_EXTENSIONS.includes(ending)) {
     if (context.imageEndings.has(ending))
-      return { document: imageDocument(absolute, displayPath, stats), realPath, format: "image" };
+      return {
+        document: imageDocument(absolute, displayPath, { name, stem }, stats),
+        realPath,
+        format: "image",
+      };
     return skip(
       "unsupported",
       `an image; list .${ending} in extensions to index images by their file name`,
@@ -289,13 +288,31 @@ function shortened(value: string): string {
  * An image file as a document: an {@link ImageNode} read later by its path (never decoded here), captioned
  * with its file name (`revenue-chart.png` → `revenue chart`), since a file carries no alt text of its own.
  */
-function imageDocument(absolute: string, displayPath: string, stats: Stats): ImageNode {
-  const caption = path.basename(absolute, path.extname(absolute)).replace(/[-_]+/g, " ").trim();
+/**
+ * A file's name, its stem and its ending (lower-cased, without the dot) from its display path (always "/"-separated),
+ * split as path.basename and path.extname split them (".bashrc" has no ending), in one pass: those walk the path
+ * again each, a call or two per file of an ask's listing.
+ */
+function nameParts(displayPath: string): { name: string; stem: string; ending: string } {
+  const name = displayPath.slice(displayPath.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0
+    ? { name, stem: name.slice(0, dot), ending: name.slice(dot + 1).toLowerCase() }
+    : { name, stem: name, ending: "" };
+}
+
+function imageDocument(
+  absolute: string,
+  displayPath: string,
+  { name, stem }: { name: string; stem: string },
+  stats: Stats,
+): ImageNode {
+  const caption = stem.replace(/[-_]+/g, " ").trim();
   return new ImageNode({
     id: displayPath,
     text: caption,
     imagePath: absolute,
-    ...fileFields(path.basename(absolute), displayPath, stats, undefined),
+    ...fileFields(name, displayPath, stats, undefined),
   });
 }
 
