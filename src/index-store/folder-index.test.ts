@@ -169,17 +169,17 @@ describe("openFolderIndex", () => {
   it("reports files it read and skipped before without reading them again, while they keep size, time and reader", async () => {
     const folder = await docs();
     const blob = join(folder, "blob.bin");
-    const latin = join(folder, "latin1.txt");
+    const koi8 = join(folder, "koi8.txt");
     await writeFile(blob, Buffer.from([0, 1, 2, 0, 0, 255]));
-    await writeFile(latin, Buffer.from("caf\xe9 cr\xe8me", "latin1"));
+    await writeFile(koi8, Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4])); // "Привет" in KOI8-R
     // Another working folder than the process's: files go by their absolute paths.
     const skips = (stats: { skipped: { path: string; code: string }[] }) =>
       stats.skipped.map(({ path, code }) => `${code} ${relative(dir, path)}`);
     const first = await openFolderIndex(options(["docs"]));
     await folderIndexSaved(first);
-    expect(skips(first.stats)).toEqual(["binary docs/blob.bin", "invalid_utf8 docs/latin1.txt"]);
+    expect(skips(first.stats)).toEqual(["binary docs/blob.bin", "invalid_utf8 docs/koi8.txt"]);
     const kept = () => readFile(join(folder, ".ragsynth", SKIPPED_READS_FILE), "utf8").then(JSON.parse);
-    expect(Object.keys((await kept()).files)).toEqual([blob, latin]);
+    expect(Object.keys((await kept()).files)).toEqual([blob, koi8]);
 
     // Text now, but the same size and modification time: the index trusts both, as it does for its own files, so
     // the file is reported as before, which shows it was not read.
@@ -188,14 +188,14 @@ describe("openFolderIndex", () => {
     await utimes(blob, mtime, mtime);
     const again = await refreshFolderIndex(options(["docs"]));
     expect(again.index).toBeUndefined();
-    expect(skips(again.stats)).toEqual(["binary docs/blob.bin", "invalid_utf8 docs/latin1.txt"]);
+    expect(skips(again.stats)).toEqual(["binary docs/blob.bin", "invalid_utf8 docs/koi8.txt"]);
     expect(again.stats.skipped[0]?.reason).toBe("binary file (contains NUL bytes)");
 
     // Changed: read again, and indexed now that it is UTF-8; removed: forgotten.
-    await writeFile(latin, "café crème, now in UTF-8");
+    await writeFile(koi8, "Привет, now in UTF-8");
     await rm(blob);
     const changed = await refreshFolderIndex(options(["docs"]));
-    expect(changed.stats.sources.added).toEqual([latin]);
+    expect(changed.stats.sources.added).toEqual([koi8]);
     expect(changed.stats.skipped).toEqual([]);
     await changed.index?.close();
     await expect(kept()).rejects.toThrow(/ENOENT/);

@@ -37,7 +37,8 @@ describe("readDocuments with bad input", () => {
     await symlink("loop.md", path.join(root, "docs/loop.md"));
     await symlink(path.join(root, "gone.md"), path.join(root, "docs/dangling.md"));
     execFileSync("mkfifo", [path.join(root, "docs/fifo.txt")]);
-    await write("docs/latin1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]));
+    // "Привет" in KOI8-R: neither UTF-8 nor Western European text (Windows-1252).
+    await write("docs/koi8.txt", new Uint8Array([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]));
     const { documents, skipped, formats } = await readDocuments([path.join(root, "docs")]);
     expect(documents.map((document) => path.basename(document.id))).toEqual(["good.md", "notes.txt"]);
     expect(formats).toEqual({ markdown: 1, text: 1 });
@@ -45,7 +46,7 @@ describe("readDocuments with bad input", () => {
       ["docs/dangling.md", "unreadable"],
       ["docs/fifo.txt", "not_a_file"],
       ["docs/huge.md", "too_large"],
-      ["docs/latin1.txt", "invalid_utf8"],
+      ["docs/koi8.txt", "invalid_utf8"],
       ["docs/loop.md", "symlink_loop"],
     ]);
     expect(skipped[2]?.reason).toMatch(/^524288000 bytes is over maxFileBytes \(33554432\)/);

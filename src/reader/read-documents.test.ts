@@ -100,7 +100,8 @@ describe("readDocuments", () => {
 
   it("reports binary, invalid UTF-8, empty and oversized files instead of dropping them", async () => {
     await write("docs/binary.txt", new Uint8Array([0x68, 0x00, 0x69]));
-    await write("docs/latin1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]));
+    // "Привет" in KOI8-R: not UTF-8, and a run too long to be Western European text read as Windows-1252.
+    await write("docs/koi8.txt", new Uint8Array([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]));
     await write("docs/blank.md", " \n\n ");
     await write("docs/big.md", "x".repeat(100));
     await write("docs/ok.md", "fine");
@@ -110,7 +111,7 @@ describe("readDocuments", () => {
       ["docs/big.md", "too_large"],
       ["docs/binary.txt", "binary"],
       ["docs/blank.md", "empty"],
-      ["docs/latin1.txt", "invalid_utf8"],
+      ["docs/koi8.txt", "invalid_utf8"],
     ]);
     expect(skipped[0]?.reason).toMatch(/raise maxFileBytes/);
   });

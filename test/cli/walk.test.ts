@@ -21,7 +21,7 @@ describe("ragsynth index: the walk", () => {
     await truncate(join(docs, "huge.md"), 500 * 1024 * 1024);
     await symlink("loop.md", join(docs, "loop.md"));
     execFileSync("mkfifo", [join(docs, "pipe.txt")]);
-    await writeFile(join(docs, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    await writeFile(join(docs, "koi8.txt"), Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4])); // "Привет" in KOI8-R
     await writeFile(join(docs, "photo.bin"), Buffer.from([0x89, 0x50, 0, 1, 2]));
     await writeFile(join(docs, "settings.xyz"), "cache dir is .ragsynth\n");
 
@@ -53,7 +53,7 @@ describe("ragsynth index: the walk", () => {
     });
     expect(output.skipped.map((entry: { path: string }) => entry.path.split("/").pop())).toEqual([
       "huge.md",
-      "latin1.txt",
+      "koi8.txt",
       "loop.md",
       "photo.bin",
       "pipe.txt",

@@ -69,7 +69,9 @@ describe("codeReader", () => {
     await expect(read(new Uint8Array([0x00, 0x61, 0x73, 0x6d]), "a.go")).rejects.toMatchObject({
       code: "binary",
     });
-    await expect(read(new Uint8Array([0x78, 0xc3]), "a.rs")).rejects.toMatchObject({ code: "invalid_utf8" });
+    await expect(
+      read(new Uint8Array([0x78, 0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]), "a.rs"),
+    ).rejects.toMatchObject({ code: "invalid_utf8" });
     await expect(read("\n  \n", "a.rb")).rejects.toMatchObject({ code: "empty" });
   });
 });

@@ -120,7 +120,7 @@ describe("markdownReader", () => {
   });
 
   it("refuses bytes that are not UTF-8 with invalid_utf8", async () => {
-    const bytes = new Uint8Array([0x23, 0x20, 0xff, 0xfe]);
+    const bytes = new Uint8Array([0x23, 0x20, 0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]);
     let error: unknown;
     try {
       await markdownReader.read({ bytes, path: "bad.md", limits: DEFAULT_READER_LIMITS });

@@ -69,7 +69,7 @@ describe("mdxReader", () => {
     await expect(
       Promise.resolve(
         mdxReader.read({
-          bytes: new Uint8Array([0x23, 0x20, 0xff]),
+          bytes: new Uint8Array([0x23, 0x20, 0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]),
           path: "x.mdx",
           limits: DEFAULT_READER_LIMITS,
         }),

@@ -40,23 +40,49 @@ describe("decodeText", () => {
     expect(error.message).toContain("offset 2");
   });
 
-  it("names the line and byte offset of invalid UTF-8", () => {
-    const bytes = new Uint8Array([...encode("one\ntwo\nthr"), 0xe9, ...encode("e\n")]);
-    const error = skipOf(() => decodeText(bytes, "latin1.txt"));
-    expect(error.code).toBe("invalid_utf8");
-    expect(error.message).toContain("line 3, byte offset 11");
-    expect(error.message).toContain("e9");
+  it("reads bytes outside UTF-8 as Windows-1252, beside UTF-8 in the same file", () => {
+    const latin1 = (text: string) => [...Buffer.from(text, "latin1")];
+    // Debian's make NEWS: ASCII with one Latin-1 name; a changelog with a UTF-8 name and a Latin-1 one.
+    expect(decodeText(new Uint8Array(latin1("done by Klaus K\xe4mpf <kk>\r\n")))).toBe(
+      "done by Klaus Kämpf <kk>\n",
+    );
+    const mixed = new Uint8Array([
+      ...encode("Sören, "),
+      ...latin1("Xos\xe9 V\xe1zquez"),
+      ...encode(" and 𝄞"),
+    ]);
+    expect(decodeText(mixed)).toBe("Sören, Xosé Vázquez and 𝄞");
+    // Windows-1252's punctuation in 0x80-0x9f, and three such bytes in a row ("Größe" has two).
+    expect(decodeText(new Uint8Array([0x93, 0x61, 0x94, 0x20, 0x80, 0x35, 0x85]))).toBe("\u201ca\u201d €5…");
+    expect(decodeText(new Uint8Array([0x61, 0xc6, 0xd8, 0xc5, 0x62]))).toBe("aÆØÅb");
+    // A UTF-8 BOM before such text is still dropped.
+    expect(decodeText(new Uint8Array([0xef, 0xbb, 0xbf, ...latin1("caf\xe9")]))).toBe("café");
   });
 
-  it("finds overlong, surrogate and truncated sequences", () => {
+  it("skips more than three non-UTF-8 bytes in a row (another legacy encoding), naming line and offset", () => {
+    // "Привет" in KOI8-R: six such bytes in a row, which Windows-1252 would turn into "ðÒÉ×ÅÔ".
+    const koi8 = [0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4];
+    const error = skipOf(() => decodeText(new Uint8Array([...encode("one\ntwo\nthr"), ...koi8]), "koi8.txt"));
+    expect(error.code).toBe("invalid_utf8");
+    expect(error.message).toContain("koi8.txt: invalid UTF-8 at line 3, byte offset 11 (bytes f0 d2 c9 d7)");
+    expect(error.message).toContain("iconv");
+    // The run is counted from its first byte, after a stretch read as Windows-1252 earlier in the file.
+    const late = new Uint8Array([0xe9, ...encode(" ok\n"), 0x61, 0xe9, 0xe9, 0xe9, 0xe9]);
+    expect(skipOf(() => decodeText(late)).message).toContain("line 2, byte offset 6 ");
+    expect(decodeText(new Uint8Array([0x61, 0xe9, 0xe9, 0xe9]))).toBe("aééé");
+  });
+
+  it("counts overlong, surrogate and truncated sequences byte by byte", () => {
     const cases: Array<[number[], number]> = [
-      [[0x61, 0xc0, 0xaf], 1], // overlong "/"
-      [[0x61, 0x62, 0xed, 0xa0, 0x80], 2], // UTF-16 surrogate encoded in UTF-8
-      [[0x61, 0xe2, 0x82], 1], // truncated euro sign
+      [[0x61, 0xc0, 0xaf, 0xc0, 0xaf], 1], // overlong "/", twice
+      [[0x61, 0x62, 0xed, 0xa0, 0x80, 0x80], 2], // a UTF-16 surrogate encoded in UTF-8, then a stray continuation
+      [[0x61, 0xe2, 0x82, 0xff, 0xfe], 1], // a truncated euro sign, then two bytes UTF-8 never uses
       [[0xf4, 0x90, 0x80, 0x80], 0], // above U+10FFFF
     ];
     for (const [bytes, offset] of cases) {
       expect(skipOf(() => decodeText(new Uint8Array(bytes))).message).toContain(`byte offset ${offset} `);
+      // One byte fewer is a run of three: read, not skipped.
+      expect(typeof decodeText(new Uint8Array(bytes.slice(0, -1)))).toBe("string");
     }
   });
 

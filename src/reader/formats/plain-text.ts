@@ -3,15 +3,23 @@ import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from 
 import { ReaderSkipError } from "./types.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+// For the valid stretches between bytes read as Windows-1252 (a byte the scan let through becomes U+FFFD, not an error).
+const utf8Stretch = new TextDecoder("utf-8");
 
 /**
  * Decodes a file's bytes as text, the one place ragsynth decides what "a text file" is: UTF-8 (a BOM is
  * dropped), or UTF-16 LE/BE when the file starts with that byte-order mark. Line endings become `\n`.
  *
+ * A byte that is not part of a valid UTF-8 sequence is read as Windows-1252 (Latin-1 and its punctuation), as long
+ * as no more than {@link MAX_FALLBACK_RUN} such bytes stand in a row: older changelogs and NEWS files are mostly
+ * ASCII with a few Latin-1 names (Debian's make NEWS: "Klaus Kämpf", its ä one byte 0xe4), sometimes beside UTF-8 ones, and were
+ * skipped whole. Longer runs are words of another legacy encoding (KOI8-R, ISO-8859-7, Shift-JIS, GBK), which
+ * Windows-1252 would turn into nonsense: such a file is skipped as `invalid_utf8`.
+ *
  * @param bytes - The file's bytes.
  * @param path - The file's path, for messages only.
  * @throws {ReaderSkipError} `binary` when the bytes hold a NUL (and no UTF-16 BOM); `invalid_utf8` naming the
- *   line and byte offset of the first bad sequence.
+ *   line and byte offset of the first run of bytes that are neither UTF-8 nor Western European text.
  */
 export function decodeText(bytes: Uint8Array, path = "file"): string {
   let text: string;
@@ -30,7 +38,7 @@ export function decodeText(bytes: Uint8Array, path = "file"): string {
     try {
       text = utf8.decode(bytes);
     } catch {
-      throw invalidUtf8(bytes, path);
+      text = decodeWithFallback(bytes, path);
     }
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   }
@@ -49,9 +57,45 @@ function decodeUtf16(bytes: Uint8Array, encoding: "utf-16le" | "utf-16be", path:
   }
 }
 
-/** Names the first invalid UTF-8 sequence by line and byte offset (run only once decoding already failed). */
-function invalidUtf8(bytes: Uint8Array, path: string): ReaderSkipError {
-  const offset = firstInvalidUtf8Offset(bytes);
+/** The most bytes in a row that are not UTF-8 and are still read as Windows-1252 (see {@link decodeText}). */
+export const MAX_FALLBACK_RUN = 3;
+
+// Windows-1252's characters for 0x80-0x9f, as the WHATWG Encoding Standard maps them (its five unused bytes to the
+// C1 controls); 0xa0-0xff are Latin-1's, the code point itself. Written out: Node 20's TextDecoder("windows-1252")
+// decodes 0x80-0x9f as Latin-1's C1 controls (0x93 as U+0093, not a quotation mark).
+const WINDOWS_1252_HIGH =
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+
+/** The Windows-1252 character of a byte that is not ASCII. */
+function windows1252(byte: number): string {
+  return byte < 0xa0 ? (WINDOWS_1252_HIGH[byte - 0x80] as string) : String.fromCharCode(byte);
+}
+
+/**
+ * UTF-8 with each byte outside a valid sequence read as Windows-1252 (run only once strict decoding failed).
+ * @throws {ReaderSkipError} `invalid_utf8` when more than {@link MAX_FALLBACK_RUN} such bytes stand in a row.
+ */
+function decodeWithFallback(bytes: Uint8Array, path: string): string {
+  const parts: string[] = [];
+  let start = 0;
+  let runStart = -1;
+  let runEnd = -1;
+  while (start < bytes.length) {
+    const bad = firstInvalidUtf8Offset(bytes, start);
+    if (bad > start) parts.push(utf8Stretch.decode(bytes.subarray(start, bad)));
+    if (bad === bytes.length) break;
+    if (bad !== runEnd) runStart = bad;
+    runEnd = bad + 1;
+    if (runEnd - runStart > MAX_FALLBACK_RUN) throw invalidUtf8(bytes, runStart, path);
+    parts.push(windows1252(bytes[bad] as number));
+    start = bad + 1;
+  }
+  return parts.join("");
+}
+
+/** Names an invalid UTF-8 sequence by line and byte offset. */
+function invalidUtf8(bytes: Uint8Array, offset: number, path: string): ReaderSkipError {
   let line = 1;
   for (let index = 0; index < offset; index++) if (bytes[index] === 0x0a) line++;
   const shown = Array.from(bytes.subarray(offset, offset + 4), (byte) =>
@@ -59,12 +103,13 @@ function invalidUtf8(bytes: Uint8Array, path: string): ReaderSkipError {
   ).join(" ");
   return new ReaderSkipError(
     "invalid_utf8",
-    `${path}: invalid UTF-8 at line ${line}, byte offset ${offset} (bytes ${shown}); expected UTF-8 text. Convert the file to UTF-8 (iconv -f latin1 -t utf-8).`,
+    `${path}: invalid UTF-8 at line ${line}, byte offset ${offset} (bytes ${shown}): more than ${MAX_FALLBACK_RUN} bytes in a row that are neither UTF-8 nor Western European (Windows-1252) text; expected UTF-8. Convert the file to UTF-8 from its encoding (iconv -f koi8-r -t utf-8, or cp1251, shift-jis, gbk…).`,
   );
 }
 
-function firstInvalidUtf8Offset(bytes: Uint8Array): number {
-  let index = 0;
+/** The offset of the first byte at or after `from` that does not start a valid UTF-8 sequence (or the length). */
+function firstInvalidUtf8Offset(bytes: Uint8Array, from: number): number {
+  let index = from;
   while (index < bytes.length) {
     const lead = bytes[index] as number;
     const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : 4;
@@ -113,7 +158,7 @@ export function paragraphBlocks(text: string, firstLine = 1): DocumentBlock[] {
 
 /**
  * Reads any text file as paragraphs split on blank lines, as LlamaIndex reads files it has no reader for.
- * Binaries and invalid UTF-8 are skipped with their reason.
+ * Binaries, and text that is neither UTF-8 nor mostly Western European, are skipped with their reason.
  */
 // Text past this many characters is split into paragraphs in slices, with the event loop between them.
 const SLICE_CHARS = 512 * 1024;

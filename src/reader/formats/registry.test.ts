@@ -80,7 +80,7 @@ describe("createReaderRegistry", () => {
     // again) and update both lines here.
     const table = BUILT_IN_READERS.map((entry) => `${entry.format}:${entry.extensions.length}`);
     expect({ version: READERS_VERSION, table }).toEqual({
-      version: 8,
+      version: 9,
       table: [
         "code:97",
         "text:2",
@@ -107,14 +107,16 @@ describe("the built-in text reader", () => {
     ]);
   });
 
-  it("decodes UTF-8 (BOM dropped) and UTF-16 with its BOM; refuses NUL bytes and invalid UTF-8 by code", () => {
+  it("decodes UTF-8 (BOM dropped), UTF-16 with its BOM and Latin-1 bytes; refuses NUL bytes and other encodings by code", () => {
     expect(decodeText(new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x0d, 0x0a, 0x62]))).toBe("a\nb");
     expect(decodeText(new Uint8Array([0xff, 0xfe, 0x68, 0, 0x69, 0]))).toBe("hi");
     expect(decodeText(new Uint8Array([0xfe, 0xff, 0, 0x68, 0, 0x69]))).toBe("hi");
     expect(() => decodeText(new Uint8Array([0x61, 0, 0x62]))).toThrow(
       expect.objectContaining({ code: "binary" }),
     );
-    expect(() => decodeText(new Uint8Array([0x63, 0x61, 0x66, 0xe9]))).toThrow(
+    expect(decodeText(new Uint8Array([0x63, 0x61, 0x66, 0xe9]))).toBe("café");
+    // "Привет" in KOI8-R.
+    expect(() => decodeText(new Uint8Array([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]))).toThrow(
       expect.objectContaining({ code: "invalid_utf8" }),
     );
   });

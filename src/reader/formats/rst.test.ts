@@ -147,7 +147,7 @@ describe("rstReader", () => {
     );
     expect(() =>
       rstReader.read({
-        bytes: new Uint8Array([0x54, 0x69, 0x74, 0x6c, 0x65, 0xc0]),
+        bytes: new Uint8Array([0x54, 0x69, 0x74, 0x6c, 0x65, 0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]),
         path: "x.rst",
         limits: DEFAULT_READER_LIMITS,
       }),
