@@ -48,6 +48,37 @@ describe("lineBreakCut", () => {
     });
   }
 
+  for (const name of ["cl100k_base", "o200k_base"] as const) {
+    it(`${name}: the cut is exact before an indented paragraph (whitespace without a line break first)`, () => {
+      const tokenizer = resolveTokenizer(name);
+      const cut = lineBreakCut(tokenizer);
+      if (!cut) throw new Error(`${name} has no line-break cut`);
+      const indent = fc
+        .array(fc.constantFrom(" ", "\t", "\u00a0", "\u3000", "\u2028", "\v"), { minLength: 1, maxLength: 6 })
+        .map((parts) => parts.join(""));
+      let allowed = 0;
+      fc.assert(
+        fc.property(text, fc.constantFrom("\n", "\n\n"), indent, text, (before, joiner, lead, rest) => {
+          const after = lead + rest;
+          if (!cut.allows(before, after)) return;
+          allowed++;
+          expect(tokenizer.count(before + joiner) + tokenizer.count(after)).toBe(
+            tokenizer.count(before + joiner + after),
+          );
+        }),
+        { numRuns: 3000 },
+      );
+      expect(allowed).toBeGreaterThan(1500);
+      // A line break inside the indent joins the joiner's piece: not a cut.
+      expect(cut.allows("Done", " \nNext")).toBe(false);
+      expect(tokenizer.count("Done\n") + tokenizer.count(" \nNext")).not.toBe(
+        tokenizer.count("Done\n \nNext"),
+      );
+      expect(cut.allows("Done", "    * Fix the build")).toBe(true);
+      expect(cut.allows("Done", "   ")).toBe(false);
+    });
+  }
+
   it("is not the other side: `.` takes the joiner in cl100k, `\\n\\n` is one piece only at r50k's text end", () => {
     const cl100k = resolveTokenizer("cl100k_base");
     expect(lineBreakCut(cl100k)?.side).toBe("after");
