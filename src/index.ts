@@ -85,7 +85,12 @@ export { RetrieverQueryEngine } from "./query-engine/index.js";
 export type * from "./reader/index.js";
 export { ReaderSkipError, readDocuments, withReferencedImages } from "./reader/index.js";
 export type * from "./retrieval/index.js";
-export { createFusionRetriever, createLexicalRetriever, LexicalIndex } from "./retrieval/index.js";
+export {
+  collapseCopies,
+  createFusionRetriever,
+  createLexicalRetriever,
+  LexicalIndex,
+} from "./retrieval/index.js";
 export type * from "./schema/index.js";
 export { formatNodeLocation, getNodeLocation, ImageNode, MetadataMode, TextNode } from "./schema/index.js";
 export type * from "./splitter/index.js";

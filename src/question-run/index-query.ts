@@ -4,6 +4,7 @@ import { buildPostprocessors, type CutoffOptions } from "../postprocessor/cutoff
 import { type ImageReport, imageStep } from "../postprocessor/image-step.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
+import { collapseCopies } from "../retrieval/collapse-copies.js";
 import type { RetrievalMode, Retriever } from "../retrieval/retriever.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 
@@ -30,7 +31,7 @@ export interface IndexQuery {
 
 /**
  * Retrieval over an index as `ask`, `plan`, `eval` and the eval workers run it, written once: the index's top-k
- * (and retrieval mode), the similarity cut-off, then the sentence optimizer (weighing by the index's own query
+ * different texts (and retrieval mode; `collapseCopies`), the similarity cut-off, then the sentence optimizer (weighing by the index's own query
  * embedder, `index.queryEmbedModel`), then the image step.
  */
 export function indexQuery(index: VectorStoreIndex, options: IndexQueryOptions): IndexQuery {
@@ -45,10 +46,15 @@ export function indexQuery(index: VectorStoreIndex, options: IndexQueryOptions):
     nodePostprocessors.push(step.postprocessor);
     images = step.report;
   }
-  const retriever = index.asRetriever({
-    similarityTopK: options.topK,
-    ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
-  });
+  // The top k different texts: a file copied into several places (Debian's per-package changelogs) fills one slot.
+  const retriever = collapseCopies(
+    (similarityTopK) =>
+      index.asRetriever({
+        similarityTopK,
+        ...(options.retrieval ? { retrievalMode: options.retrieval } : {}),
+      }),
+    options.topK,
+  );
   return { retriever, nodePostprocessors, images };
 }
 

@@ -1,3 +1,4 @@
+export { type CollapseCopiesOptions, collapseCopies } from "./collapse-copies.js";
 export { createFusionRetriever, type FusionRetrieverOptions } from "./fusion-retriever.js";
 export { type LexicalHit, LexicalIndex, type LexicalIndexOptions } from "./lexical-index.js";
 export { createLexicalRetriever, type LexicalRetrieverOptions } from "./lexical-retriever.js";

@@ -5,6 +5,18 @@ import type { NodeWithScore } from "./text-node.js";
 
 // How a node names where it came from, for people: its file, its place in it, a link to it.
 
+/**
+ * The metadata key of a node that stands for copies of its text (`collapseCopies`): the files (or node ids) of the
+ * copies, best ranked first. Hidden from the LLM and the embedder.
+ */
+export const SAME_TEXT_KEY = "same_text_in";
+
+/** How many other places hold the node's text ({@link SAME_TEXT_KEY}), 0 when none is known. */
+export function copyCount(node: NodeWithScore["node"]): number {
+  const copies = node.metadata[SAME_TEXT_KEY];
+  return Array.isArray(copies) ? copies.length : 0;
+}
+
 /** The file a node came from (its path as the user gave it, from the reader's metadata), or its id. */
 export function sourceName(node: NodeWithScore["node"]): string {
   const metadata = node.metadata;

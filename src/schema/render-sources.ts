@@ -1,4 +1,4 @@
-import { sourceLabel } from "./node-source.js";
+import { copyCount, sourceLabel } from "./node-source.js";
 import type { NodeWithScore } from "./text-node.js";
 
 // The sources of an answer or a plan as a terminal shows them: `  [1]  0.812  guide.md:12–30 › Setup  The text…`.
@@ -14,7 +14,10 @@ export function sourceScore(score: number | undefined): string {
   return score === undefined ? "   -  " : score.toFixed(3).padStart(6);
 }
 
-/** The sources block: rank, score, file and place in it ({@link sourceLabel}) and the start of the text. */
+/**
+ * The sources block: rank, score, file and place in it ({@link sourceLabel}), how many other files hold the same text
+ * (`(+2 copies)`), and the start of the text.
+ */
 export function renderSources(
   sources: readonly NodeWithScore[],
   style: SourcesStyle,
@@ -23,7 +26,9 @@ export function renderSources(
   if (sources.length === 0) return `${style.bold("Sources:")} none\n`;
   const lines = [style.bold("Sources:")];
   sources.forEach((source, index) => {
-    const head = `  [${index + 1}] ${sourceScore(source.score)}  ${sourceLabel(source.node)}`;
+    const copies = copyCount(source.node);
+    const same = copies === 0 ? "" : ` (+${copies} ${copies === 1 ? "copy" : "copies"})`;
+    const head = `  [${index + 1}] ${sourceScore(source.score)}  ${sourceLabel(source.node)}${same}`;
     const room = columns - head.length - 4;
     lines.push(room >= 20 ? `${head}  ${style.dim(snippet(source.node.text, room))}` : head);
   });

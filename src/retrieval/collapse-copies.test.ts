@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { ImageNode } from "../schema/image-node.js";
+import { SAME_TEXT_KEY } from "../schema/node-source.js";
+import { MetadataMode, type NodeWithScore, TextNode } from "../schema/text-node.js";
+import { collapseCopies } from "./collapse-copies.js";
+import type { Retriever } from "./retriever.js";
+
+const found = (file: string, text: string, score: number): NodeWithScore => ({
+  node: new TextNode({ id: `${file}#0`, text, metadata: { file_path: file } }),
+  score,
+});
+
+/** A retriever over a ranked list, recording how many nodes each call asked for. */
+function ranked(list: NodeWithScore[]): { retrieverFor: (k: number) => Retriever; asked: number[] } {
+  const asked: number[] = [];
+  return {
+    asked,
+    retrieverFor: (k) => ({
+      retrieve: async () => {
+        asked.push(k);
+        return list.slice(0, k);
+      },
+    }),
+  };
+}
+
+describe("collapseCopies", () => {
+  it("returns the retriever's nodes unchanged when no two texts are the same, asking once", async () => {
+    const list = [found("a.md", "alpha", 3), found("b.md", "beta", 2), found("c.md", "gamma", 1)];
+    const { retrieverFor, asked } = ranked(list);
+    const nodes = await collapseCopies(retrieverFor, 2).retrieve({ query: "q" });
+    expect(nodes).toEqual(list.slice(0, 2));
+    expect(nodes[0]).toBe(list[0]);
+    expect(asked).toEqual([2]);
+  });
+
+  it("keeps the best-ranked copy, lists where the others are (hidden from the model), and asks for more", async () => {
+    const list = [
+      found("gnupg/changelog", "2.2.40: fixes", 9),
+      found("gnupg-l10n/changelog", "2.2.40: fixes", 9),
+      found("gnupg-utils/changelog", "2.2.40: fixes", 8),
+      found("gnupg/NEWS", "Noteworthy changes", 7),
+      found("dirmngr/changelog", "2.2.40: fixes", 6),
+      found("gnupg/README", "Read me", 5),
+    ];
+    const { retrieverFor, asked } = ranked(list);
+    const nodes = await collapseCopies(retrieverFor, 3).retrieve({ query: "q" });
+    expect(asked).toEqual([3, 6]);
+    expect(nodes.map(({ node }) => node.metadata.file_path)).toEqual([
+      "gnupg/changelog",
+      "gnupg/NEWS",
+      "gnupg/README",
+    ]);
+    const kept = nodes[0] as NodeWithScore;
+    expect(kept.score).toBe(9);
+    expect(kept.node.metadata[SAME_TEXT_KEY]).toEqual([
+      "gnupg-l10n/changelog",
+      "gnupg-utils/changelog",
+      "dirmngr/changelog",
+    ]);
+    expect(kept.node.getContent(MetadataMode.LLM)).toBe("file_path: gnupg/changelog\n\n2.2.40: fixes");
+    expect(kept.node.getContent(MetadataMode.EMBED)).not.toContain(SAME_TEXT_KEY);
+    // The retriever's own node is left as it was.
+    expect((list[0] as NodeWithScore).node.metadata[SAME_TEXT_KEY]).toBeUndefined();
+    expect(nodes[1]).toBe(list[3]);
+  });
+
+  it("stops when the retriever has no more nodes, or at maxTopK", async () => {
+    const copies = Array.from({ length: 40 }, (_, index) =>
+      found(`copy${index}.txt`, "the same", 40 - index),
+    );
+    const exhausted = ranked(copies.slice(0, 5));
+    expect(await collapseCopies(exhausted.retrieverFor, 2).retrieve({ query: "q" })).toHaveLength(1);
+    expect(exhausted.asked).toEqual([2, 4, 8]);
+    const capped = ranked(copies);
+    const nodes = await collapseCopies(capped.retrieverFor, 2, { maxTopK: 10 }).retrieve({ query: "q" });
+    expect(capped.asked).toEqual([2, 4, 8, 10]);
+    expect(nodes[0]?.node.metadata[SAME_TEXT_KEY]).toHaveLength(9);
+  });
+
+  it("never merges images, and drops a repeat from the same file without listing it", async () => {
+    const image = (file: string) => ({
+      node: new ImageNode({ id: file, text: "diagram", metadata: { file_path: file }, imagePath: file }),
+      score: 1,
+    });
+    const list = [image("a.png"), image("b.png"), found("a.md", "same", 1), found("a.md", "same", 1)];
+    const nodes = await collapseCopies(ranked(list).retrieverFor, 4).retrieve({ query: "q" });
+    expect(nodes.map(({ node }) => node.id)).toEqual(["a.png", "b.png", "a.md#0"]);
+    expect(nodes[2]?.node.metadata[SAME_TEXT_KEY]).toBeUndefined();
+  });
+
+  it("refuses a retrieverFor that is not a function and counts that are not whole numbers", () => {
+    const { retrieverFor } = ranked([]);
+    expect(() => collapseCopies({} as never, 2)).toThrow(/retrieverFor.*function/s);
+    expect(() => collapseCopies(retrieverFor, 0)).toThrow(/topK/);
+    expect(() => collapseCopies(retrieverFor, 2.5)).toThrow(/topK/);
+    expect(() => collapseCopies(retrieverFor, 4, { maxTopK: 3 })).toThrow(/maxTopK/);
+  });
+});

@@ -1,0 +1,90 @@
+import { checkInteger } from "../errors/check-integer.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { ImageNode } from "../schema/image-node.js";
+import { SAME_TEXT_KEY, sourceName } from "../schema/node-source.js";
+import type { NodeWithScore } from "../schema/text-node.js";
+import type { Retriever } from "./retriever.js";
+
+/** Options of {@link collapseCopies}. */
+export interface CollapseCopiesOptions {
+  /**
+   * The most nodes asked of the retriever while looking for `topK` different texts (it is asked again with twice
+   * as many until then). @default 8 × topK
+   */
+  maxTopK?: number;
+}
+
+/**
+ * A retriever whose `topK` nodes all have different texts: a node whose text is the same as a better-ranked one's
+ * (the same file in several places: Debian ships one changelog in each of a library's packages; a vendored copy, a
+ * LICENSE) is left out, and the kept node lists where the copies are in `metadata.same_text_in` ({@link SAME_TEXT_KEY},
+ * hidden from the model). `retrieverFor(k)` gives the retriever of the k best; when copies leave fewer than `topK`
+ * different texts, it is asked again for twice as many, up to `maxTopK`. Without copies the nodes are those of
+ * `retrieverFor(topK)`, unchanged. Images are never merged (two pictures may share a caption).
+ *
+ * Deliberate difference from LlamaIndex, which returns every copy: on Debian's /usr/share/doc, three of the four
+ * sources of "What changed in gnupg 2.2.40?" were one changelog in three packages, and all four of a question on
+ * Boost's licence one copyright file.
+ * @throws InvalidArgumentError when `topK` or `maxTopK` is not a whole number ≥ 1, or `maxTopK` < `topK`.
+ */
+export function collapseCopies(
+  retrieverFor: (topK: number) => Retriever,
+  topK: number,
+  { maxTopK = topK * 8 }: CollapseCopiesOptions = {},
+): Retriever {
+  if (typeof retrieverFor !== "function") {
+    throw new InvalidArgumentError({
+      parameter: "retrieverFor",
+      value: retrieverFor,
+      expected: "be a function from a number of nodes to a Retriever",
+      hint: "Pass (k) => index.asRetriever({ similarityTopK: k }).",
+    });
+  }
+  checkInteger("topK", topK, 1);
+  checkInteger("maxTopK", maxTopK, topK);
+  return {
+    async retrieve(options) {
+      for (let asked = topK; ; asked = Math.min(maxTopK, asked * 2)) {
+        const nodes = await retrieverFor(asked).retrieve(options);
+        const distinct = withoutCopies(nodes);
+        if (distinct.length >= topK || nodes.length < asked || asked >= maxTopK)
+          return distinct.slice(0, topK);
+      }
+    },
+  };
+}
+
+/** `nodes` without those whose text a better-ranked one has; the kept ones list where the copies are. */
+function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
+  const kept: NodeWithScore[] = [];
+  const byText = new Map<string, { at: number; copies: string[] }>();
+  for (const found of nodes) {
+    if (ImageNode.isInstance(found.node)) {
+      kept.push(found);
+      continue;
+    }
+    const first = byText.get(found.node.text);
+    if (!first) {
+      byText.set(found.node.text, { at: kept.length, copies: [] });
+      kept.push(found);
+      continue;
+    }
+    const name = sourceName(found.node);
+    if (name !== sourceName((kept[first.at] as NodeWithScore).node) && !first.copies.includes(name))
+      first.copies.push(name);
+  }
+  for (const { at, copies } of byText.values()) {
+    if (copies.length === 0) continue;
+    const { node, score } = kept[at] as NodeWithScore;
+    const hidden = (keys: string[]) => (keys.includes(SAME_TEXT_KEY) ? keys : [...keys, SAME_TEXT_KEY]);
+    kept[at] = {
+      node: node.with({
+        metadata: { ...node.metadata, [SAME_TEXT_KEY]: copies },
+        excludedLlmMetadataKeys: hidden(node.excludedLlmMetadataKeys),
+        excludedEmbedMetadataKeys: hidden(node.excludedEmbedMetadataKeys),
+      }),
+      ...(score === undefined ? {} : { score }),
+    };
+  }
+  return kept;
+}
