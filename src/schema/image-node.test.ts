@@ -33,6 +33,17 @@ describe("ImageNode", () => {
     expect(() => new ImageNode({ imagePath: "a.png", detail: "max" as "low" })).toThrow("`detail`");
   });
 
+  it("refuses an image, path or URL of the wrong type from JavaScript with a typed error", () => {
+    // A JavaScript caller's mistakes TypeScript would have caught: each says what was expected.
+    expect(() => new ImageNode({ image: { path: "a.png" } as never })).toThrow(
+      /`image`.*bytes \(a Uint8Array or Buffer\) or a base64 string/s,
+    );
+    expect(() => new ImageNode({ image: { path: "a.png" } as never })).toThrow(InvalidArgumentError);
+    expect(() => new ImageNode({ imagePath: 42 as never })).toThrow(/`imagePath`.*file path/s);
+    expect(() => new ImageNode({ imageUrl: "" })).toThrow(/`imageUrl`.*URL/s);
+    expect(new ImageNode({ image: Buffer.from([1, 2]) }).image?.byteLength).toBe(2);
+  });
+
   it("copies with changes, keeping the image, and serializes the bytes as base64", () => {
     const node = new ImageNode({ id: "i1", image: PNG_1PX, detail: "low" });
     const copy = node.with({ text: "A dot" });

@@ -66,7 +66,10 @@ export class ImageNode extends TextNode {
   readonly width: number | undefined;
   readonly height: number | undefined;
 
-  /** @throws InvalidArgumentError unless exactly one of `image`, `imagePath`, `imageUrl` is given */
+  /**
+   * @throws InvalidArgumentError unless exactly one of `image` (bytes or base64), `imagePath`, `imageUrl` (non-empty
+   *   strings) is given
+   */
   constructor({
     text = "",
     image,
@@ -87,6 +90,29 @@ export class ImageNode extends TextNode {
         expected: "be exactly one of `image` (bytes or base64), `imagePath` or `imageUrl`",
         hint: "Give the image's bytes, its file path, or its URL, and only one of them.",
       });
+    }
+    if (image !== undefined && typeof image !== "string" && !(image instanceof Uint8Array)) {
+      throw new InvalidArgumentError({
+        parameter: "image",
+        value: image,
+        expected: "be the image's bytes (a Uint8Array or Buffer) or a base64 string",
+        hint: "For a file on disk pass `imagePath`; for a URL, `imageUrl`.",
+      });
+    }
+    for (const [parameter, value] of [
+      ["imagePath", imagePath],
+      ["imageUrl", imageUrl],
+    ] as const) {
+      if (value !== undefined && (typeof value !== "string" || value === "")) {
+        throw new InvalidArgumentError({
+          parameter,
+          value,
+          expected:
+            parameter === "imagePath"
+              ? "be a file path (a non-empty string)"
+              : "be a URL (a non-empty string)",
+        });
+      }
     }
     if (detail !== undefined && !["low", "high", "auto"].includes(detail)) {
       throw new InvalidArgumentError({
