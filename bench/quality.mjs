@@ -135,8 +135,10 @@ export function ragsynthEvalMeasured({ dir, questions, mode, modes = ["compact"]
  * A question is `{ id, question | query, files, phrase }`.
  */
 export async function evaluate({ lib, index, questions, mode, report: given }) {
-  const deep = index.asRetriever({ similarityTopK: MRR_DEPTH, retrievalMode: mode });
-  const top = index.asRetriever({ similarityTopK: TOP_K, retrievalMode: mode });
+  // As the CLI retrieves (src/question-run/index-query.ts): the top k different texts, a file's copies in one slot.
+  const retrieverFor = (similarityTopK) => index.asRetriever({ similarityTopK, retrievalMode: mode });
+  const deep = lib.collapseCopies(retrieverFor, MRR_DEPTH);
+  const top = lib.collapseCopies(retrieverFor, TOP_K);
   // Recall@1 and MRR@10 need the ranking past the top 4: one deep retrieval per question, timed.
   const ranks = [];
   for (const question of questions) {

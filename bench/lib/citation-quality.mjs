@@ -11,7 +11,11 @@ import { basename } from "node:path";
  */
 export async function citationQuality({ lib, index, questions, mode, topK }) {
   const engine = new lib.CitationQueryEngine({
-    retriever: index.asRetriever({ similarityTopK: topK, retrievalMode: mode }),
+    // As the CLI retrieves: the top k different texts (collapseCopies).
+    retriever: lib.collapseCopies(
+      (similarityTopK) => index.asRetriever({ similarityTopK, retrievalMode: mode }),
+      topK,
+    ),
     llm: new lib.ExtractiveLLM(),
     responseMode: "compact",
     citeVerbatimQuotes: true,
