@@ -34,7 +34,7 @@ describe("collapseCopies", () => {
     expect(asked).toEqual([2]);
   });
 
-  it("keeps the best-ranked copy, lists where the others are (hidden from the model), and asks for more", async () => {
+  it("keeps the best-ranked copy, lists where the others are (hidden from the model), and asks once more", async () => {
     const list = [
       found("gnupg/changelog", "2.2.40: fixes", 9),
       found("gnupg-l10n/changelog", "2.2.40: fixes", 9),
@@ -45,7 +45,7 @@ describe("collapseCopies", () => {
     ];
     const { retrieverFor, asked } = ranked(list);
     const nodes = await collapseCopies(retrieverFor, 3).retrieve({ query: "q" });
-    expect(asked).toEqual([3, 6]);
+    expect(asked).toEqual([3, 24]);
     expect(nodes.map(({ node }) => node.metadata.file_path)).toEqual([
       "gnupg/changelog",
       "gnupg/NEWS",
@@ -65,16 +65,19 @@ describe("collapseCopies", () => {
     expect(nodes[1]).toBe(list[3]);
   });
 
-  it("stops when the retriever has no more nodes, or at maxTopK", async () => {
+  it("asks at most twice, the second time for maxTopK, and not again when the first answer was short", async () => {
     const copies = Array.from({ length: 40 }, (_, index) =>
       found(`copy${index}.txt`, "the same", 40 - index),
     );
     const exhausted = ranked(copies.slice(0, 5));
     expect(await collapseCopies(exhausted.retrieverFor, 2).retrieve({ query: "q" })).toHaveLength(1);
-    expect(exhausted.asked).toEqual([2, 4, 8]);
+    expect(exhausted.asked).toEqual([2, 16]);
+    const short = ranked(copies.slice(0, 1));
+    expect(await collapseCopies(short.retrieverFor, 2).retrieve({ query: "q" })).toHaveLength(1);
+    expect(short.asked).toEqual([2]);
     const capped = ranked(copies);
     const nodes = await collapseCopies(capped.retrieverFor, 2, { maxTopK: 10 }).retrieve({ query: "q" });
-    expect(capped.asked).toEqual([2, 4, 8, 10]);
+    expect(capped.asked).toEqual([2, 10]);
     expect(nodes[0]?.node.metadata[SAME_TEXT_KEY]).toHaveLength(9);
   });
 
