@@ -31,8 +31,8 @@ export interface IndexQuery {
 
 /**
  * Retrieval over an index as `ask`, `plan`, `eval` and the eval workers run it, written once: the index's top-k
- * different texts (and retrieval mode; `collapseCopies`), the similarity cut-off, then the sentence optimizer (weighing by the index's own query
- * embedder, `index.queryEmbedModel`), then the image step.
+ * different texts (and retrieval mode; `collapseCopies`), the similarity cut-off, then the sentence optimizer
+ * (weighing by the index's own query embedder, `index.queryEmbedModel`), then the image step.
  */
 export function indexQuery(index: VectorStoreIndex, options: IndexQueryOptions): IndexQuery {
   const nodePostprocessors = buildPostprocessors(

@@ -1,3 +1,4 @@
+import { plural } from "../util/format-numbers.js";
 import { copyCount, sourceLabel } from "./node-source.js";
 import type { NodeWithScore } from "./text-node.js";
 
@@ -27,7 +28,7 @@ export function renderSources(
   const lines = [style.bold("Sources:")];
   sources.forEach((source, index) => {
     const copies = copyCount(source.node);
-    const same = copies === 0 ? "" : ` (+${copies} ${copies === 1 ? "copy" : "copies"})`;
+    const same = copies === 0 ? "" : ` (+${plural(copies, "copy", "copies")})`;
     const head = `  [${index + 1}] ${sourceScore(source.score)}  ${sourceLabel(source.node)}${same}`;
     const room = columns - head.length - 4;
     lines.push(room >= 20 ? `${head}  ${style.dim(snippet(source.node.text, room))}` : head);

@@ -12,8 +12,8 @@ const utf8Stretch = new TextDecoder("utf-8");
  *
  * A byte that is not part of a valid UTF-8 sequence is read as Windows-1252 (Latin-1 and its punctuation), as long
  * as no more than {@link MAX_FALLBACK_RUN} such bytes stand in a row: older changelogs and NEWS files are mostly
- * ASCII with a few Latin-1 names (Debian's make NEWS: "Klaus Kämpf", its ä one byte 0xe4), sometimes beside UTF-8 ones, and were
- * skipped whole. Longer runs are words of another legacy encoding (KOI8-R, ISO-8859-7, Shift-JIS, GBK), which
+ * ASCII with a few Latin-1 names (Debian's make NEWS: "Klaus Kämpf", its ä the one byte 0xe4), sometimes beside
+ * UTF-8 ones, and were skipped whole. Longer runs are words of another legacy encoding (KOI8-R, ISO-8859-7, Shift-JIS, GBK), which
  * Windows-1252 would turn into nonsense: such a file is skipped as `invalid_utf8`.
  *
  * @param bytes - The file's bytes.
@@ -58,7 +58,7 @@ function decodeUtf16(bytes: Uint8Array, encoding: "utf-16le" | "utf-16be", path:
 }
 
 /** The most bytes in a row that are not UTF-8 and are still read as Windows-1252 (see {@link decodeText}). */
-export const MAX_FALLBACK_RUN = 3;
+const MAX_FALLBACK_RUN = 3;
 
 // Windows-1252's characters for 0x80-0x9f, as the WHATWG Encoding Standard maps them (its five unused bytes to the
 // C1 controls); 0xa0-0xff are Latin-1's, the code point itself. Written out: Node 20's TextDecoder("windows-1252")
