@@ -68,9 +68,17 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
    * of chunks is built, so building holds a group's texts at a time rather than every document's. Returns
    * `undefined` when the document could not be read: it is then left out of the index (and its stored rows
    * removed). Documents the index holds unchanged (same size, modification time and reader) are never read.
+   *
+   * A document the store holds with another size or time but with the SHA-256 of its file's bytes
+   * (`getDocumentBytesHash` of the document it was read as) is read with `{ unlessBytesHash }`: return
+   * `"same-bytes"` when the file's bytes hash to it, and the store keeps its rows, recording only the new size and
+   * time (a file touched, copied or checked out again is not parsed and split again).
    * @default documents are indexed as given
    */
-  readDocument?: (document: TextNode) => Promise<TextNode | undefined>;
+  readDocument?: (
+    document: TextNode,
+    options?: { unlessBytesHash?: string },
+  ) => Promise<TextNode | undefined | "same-bytes">;
 }
 
 /** What building an index cost, and how the documents compare with the stored index. */

@@ -1,9 +1,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { BUILT_IN_READERS } from "../reader/formats/registry.js";
+import type { DocumentReader } from "../reader/index.js";
 import { defaultCacheDir } from "./folder-cache-dir.js";
 import { buildFolderIndex, folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
 import { countSkipped } from "./folder-index-stats.js";
@@ -96,6 +98,65 @@ describe("openFolderIndex", () => {
     const rebuilt = await refreshFolderIndex(options(["docs"]));
     expect(rebuilt.index).toBeDefined();
     expect(rebuilt.stats.sources.changed).toHaveLength(1);
+  });
+
+  it("knows a file whose time changed but whose bytes did not without parsing it again, and records its new time", async () => {
+    const folder = await docs();
+    const modes = join(folder, "modes.md");
+    await folderIndexSaved(await openFolderIndex(options(["docs"])));
+    const markdown = BUILT_IN_READERS.find((reader) => reader.format === "markdown") as DocumentReader;
+    const parsed = vi.spyOn(markdown, "read");
+    try {
+      // Touched (or copied, or checked out again): a new time, the same bytes.
+      const later = new Date(Date.now() + 60_000);
+      await utimes(modes, later, later);
+      const touched = await refreshFolderIndex(options(["docs"]));
+      expect(touched.stats.sources).toEqual({
+        added: [],
+        changed: [],
+        unchanged: [modes, join(folder, "tree.md")],
+        removed: [],
+      });
+      expect(parsed).not.toHaveBeenCalled();
+      expect(touched.stats.formats).toEqual({ markdown: 2 });
+      await touched.index?.close();
+      // The new time is recorded: the next run finds the index up to date.
+      const again = await refreshFolderIndex(options(["docs"]));
+      expect(again.index).toBeUndefined();
+      expect(again.stats.sources.unchanged).toHaveLength(2);
+
+      // The same size with other bytes, at a new time: parsed and indexed.
+      const before = await readFile(modes, "utf8");
+      const edited = before.replace("compact", "refined");
+      expect(edited.length).toBe(before.length);
+      await writeFile(modes, edited);
+      const evenLater = new Date(Date.now() + 120_000);
+      await utimes(modes, evenLater, evenLater);
+      const changed = await refreshFolderIndex(options(["docs"]));
+      expect(changed.stats.sources.changed).toEqual([modes]);
+      expect(parsed).toHaveBeenCalledTimes(1);
+      expect(await topText(changed.index as VectorStoreIndex, "default response mode")).toContain("refined");
+      await changed.index?.close();
+
+      // Another reader for the ending makes another document from the same bytes: read whole, not compared.
+      const readAsText = options(["docs"], { walk: { ...options([]).walk, readAs: { ".md": "text" } } });
+      const plain = BUILT_IN_READERS.find((reader) => reader.format === "text") as DocumentReader;
+      const plainRead = vi.spyOn(plain, "read");
+      try {
+        const asText = await refreshFolderIndex(readAsText);
+        expect(asText.stats.formats).toEqual({ text: 2 });
+        expect(plainRead).toHaveBeenCalledTimes(2);
+        await asText.index?.close();
+        // Recorded with the text reader: up to date for it now.
+        expect((await refreshFolderIndex(readAsText)).index).toBeUndefined();
+        expect(plainRead).toHaveBeenCalledTimes(2);
+      } finally {
+        plainRead.mockRestore();
+      }
+      expect(parsed).toHaveBeenCalledTimes(1);
+    } finally {
+      parsed.mockRestore();
+    }
   });
 
   it("opens an index that holds every file unchanged without writing it, reporting what a build reports", async () => {

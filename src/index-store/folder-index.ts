@@ -92,8 +92,9 @@ export async function buildFolderIndex(
     const read: TextNode[] = [];
     for (const document of documents) {
       signal.throwIfAborted();
+      // Asked without a bytes hash, a read is never "same-bytes".
       const whole = await readDocument(document);
-      if (whole) read.push(whole);
+      if (whole && whole !== "same-bytes") read.push(whole);
     }
     if (read.length === 0) throw nothingRead();
     index = await VectorStoreIndex.fromDocuments(read, buildOptions);

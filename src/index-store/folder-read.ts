@@ -11,7 +11,7 @@ import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { displayPath } from "../util/display-path.js";
-import type { IndexBuildStats, NodeParser } from "./build-index-options.js";
+import type { FromDocumentsCachedOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { defaultCacheDir, writableCacheDir } from "./folder-cache-dir.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
@@ -78,7 +78,7 @@ export interface FolderRead {
    * the texts of a group are held at a time, not the folder's. Those the stored index holds unchanged are never read.
    */
   documents: TextNode[];
-  readDocument(document: TextNode): Promise<TextNode | undefined>;
+  readDocument: NonNullable<FromDocumentsCachedOptions["readDocument"]>;
   /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
   rebuild: boolean;
   /**
@@ -205,10 +205,14 @@ async function listFolder(
   const unchanged =
     !rebuild && Array.isArray(stored) ? unchangedBuildStats(documents, stored, embedModel) : undefined;
   const unreadable = new Set<string>();
-  const readDocument = async (document: TextNode) => {
+  const readDocument = async (document: TextNode, { unlessBytesHash }: { unlessBytesHash?: string } = {}) => {
     // Only documents the store does not hold unchanged are read: one listed as known (unread) means the store
-    // changed since the listing (another process rebuilt it), so it is read after all.
-    const read = await listing.read(document, { evenIfKnown: true });
+    // changed since the listing (another process rebuilt it), so it is read after all. One the store holds under
+    // another size or time is first compared by its bytes.
+    const read =
+      unlessBytesHash === undefined
+        ? await listing.read(document, { evenIfKnown: true })
+        : await listing.readUnlessBytes(document, unlessBytesHash);
     if (read === undefined) {
       unreadable.add(document.id);
       skippedReads.noteSkipped(document, listing.whySkipped(document));

@@ -2,11 +2,24 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { getDocumentBytesHash } from "../reader/document-bytes-hash.js";
 import { holdsImage } from "../reader/image-references.js";
 import type { TextNode } from "../schema/text-node.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
-import type { ChunkInput, IndexStore, SourceEdit, StoredSource, StoreMeta } from "../store/index-store.js";
-import type { FromDocumentsOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
+import type {
+  ChunkInput,
+  IndexStore,
+  SourceEdit,
+  SourceFingerprint,
+  StoredSource,
+  StoreMeta,
+} from "../store/index-store.js";
+import type {
+  FromDocumentsCachedOptions,
+  FromDocumentsOptions,
+  IndexBuildStats,
+  NodeParser,
+} from "./build-index-options.js";
 import { storesVectors } from "./check-embed-model.js";
 import { checkEmbeddings } from "./embed-nodes.js";
 import { contentHash } from "./embedding-cache.js";
@@ -37,13 +50,8 @@ const READ_AHEAD_BYTES = 4 * 1024 * 1024;
 export type UpdateStoreOptions = FromDocumentsOptions & {
   embedModel: Embedder;
   rebuild?: boolean | undefined;
-  /**
-   * Reads a document given by its metadata only (empty text) when its group is built, so the build holds one
-   * group's texts, not the corpus'; `undefined` when it could not be read (it is then left out of the index, and
-   * its stored rows removed). Documents found unchanged are never read.
-   * @default documents are used as given
-   */
-  readDocument?: ((document: TextNode) => Promise<TextNode | undefined>) | undefined;
+  /** As {@link FromDocumentsCachedOptions.readDocument}. */
+  readDocument?: FromDocumentsCachedOptions["readDocument"] | undefined;
 };
 
 let defaultSplitterId: string | undefined;
@@ -143,6 +151,9 @@ async function updateInPlace(
   }
   const counts = await writeDocuments(store, pending, before, sources, options);
   if (pending.length > 0) wrote = true;
+  // Unchanged by their fingerprint, then by their bytes or text as they were read: listed in the documents' order.
+  const positions = new Map(documents.map((document, position) => [document.id, position]));
+  sources.unchanged.sort((left, right) => (positions.get(left) ?? 0) - (positions.get(right) ?? 0));
   // Documents that could not be read are not in the index (a stored one's rows went with its group).
   const unreadable = new Set(counts.unreadable);
   const order = documents.map((document) => document.id).filter((id) => !unreadable.has(id));
@@ -184,8 +195,14 @@ async function writeDocuments(
   const unreadable: string[] = [];
   // Stored documents that could not be read this time: their rows are removed in the next group's transaction.
   let groupRemoved: string[] = [];
+  // Stored documents whose bytes are unchanged under a new size or time: recorded with the next group.
+  let groupFingerprints: SourceFingerprint[] = [];
   let groupUnreadable = 0;
   const flush = async () => {
+    if (groupFingerprints.length > 0) {
+      await store.setFingerprints(groupFingerprints);
+      groupFingerprints = [];
+    }
     if (group.length === 0 && groupUnreadable === 0) return;
     const edits: SourceEdit[] = [];
     let vectors = new Map<string, Float32Array>();
@@ -255,12 +272,19 @@ async function writeDocuments(
     signal?.throwIfAborted();
     sliceStart = performance.now();
   };
-  const reading = readingAhead(pending, options.readDocument);
+  const reading = readingAhead(pending, options.readDocument, before);
   for (const [index, listed] of pending.entries()) {
     await takeTurn(index);
     signal?.throwIfAborted();
     const document = await reading.next(index);
     signal?.throwIfAborted();
+    if (document === "same-bytes") {
+      // The bytes the store holds, with a new size or time: its rows stay, the new fingerprint is recorded with the
+      // group.
+      sources.unchanged.push(listed.id);
+      groupFingerprints.push(fingerprintOf(listed));
+      continue;
+    }
     if (!document) {
       unreadable.push(listed.id);
       groupUnreadable++;
@@ -330,7 +354,23 @@ function sourceRow(document: TextNode): NonNullable<SourceEdit["source"]> {
     ...(typeof size === "number" ? { size } : {}),
     ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
     ...(typeof reader === "string" ? { reader } : {}),
+    ...bytesHashOf(document),
   };
+}
+
+/** A listed document's size and time (its metadata), for a file whose bytes the store holds. */
+function fingerprintOf(document: TextNode): SourceFingerprint {
+  const { file_size: size, last_modified_at: lastModifiedAt } = document.metadata;
+  return {
+    id: document.id,
+    ...(typeof size === "number" ? { size } : {}),
+    ...(typeof lastModifiedAt === "string" ? { lastModifiedAt } : {}),
+  };
+}
+
+function bytesHashOf(document: TextNode): { bytesHash?: string } {
+  const bytesHash = getDocumentBytesHash(document);
+  return bytesHash === undefined ? {} : { bytesHash };
 }
 
 /**
@@ -341,9 +381,17 @@ function sourceRow(document: TextNode): NonNullable<SourceEdit["source"]> {
 function readingAhead(
   pending: readonly TextNode[],
   readDocument: UpdateStoreOptions["readDocument"],
-): { next(index: number): Promise<TextNode | undefined> } {
+  before: ReadonlyMap<string, StoredSource>,
+): { next(index: number): Promise<TextNode | undefined | "same-bytes"> } {
   if (!readDocument) return { next: async (index) => pending[index] };
-  const started = new Map<number, Promise<TextNode | undefined>>();
+  // Bytes read by another reader (a new version, another format for the ending) make another document: read whole.
+  const read = (document: TextNode) => {
+    const stored = before.get(document.id);
+    return stored?.bytesHash !== undefined && stored.reader === document.metadata.reader
+      ? readDocument(document, { unlessBytesHash: stored.bytesHash })
+      : readDocument(document);
+  };
+  const started = new Map<number, Promise<TextNode | undefined | "same-bytes">>();
   const sizeOf = (index: number) => {
     const size = (pending[index] as TextNode).metadata.file_size;
     return typeof size === "number" && size > 0 ? size : 0;
@@ -362,13 +410,13 @@ function readingAhead(
           aheadSizes.set(ahead, sizeOf(ahead));
           aheadBytes += sizeOf(ahead);
         }
-        const read = readDocument(pending[ahead] as TextNode);
-        read.catch(() => {});
-        started.set(ahead, read);
+        const reading = read(pending[ahead] as TextNode);
+        reading.catch(() => {});
+        started.set(ahead, reading);
       }
-      const read = started.get(index) as Promise<TextNode | undefined>;
+      const reading = started.get(index) as Promise<TextNode | undefined | "same-bytes">;
       started.delete(index);
-      return read;
+      return reading;
     },
   };
 }

@@ -8,8 +8,10 @@ import { DEFAULT_READER_LIMITS } from "./formats/types.js";
 import {
   type ExaminedFile,
   examineWalkedFile,
+  type FileOutcome,
   type ReadFileContext,
   readExaminedFile,
+  readExaminedFileUnlessBytes,
   type SkipRead,
 } from "./read-file.js";
 import type { SkippedPath } from "./skipped-path.js";
@@ -89,6 +91,13 @@ export interface DocumentListing {
    * (and counted once).
    */
   read(document: TextNode, options?: ReadListedOptions): Promise<TextNode | undefined>;
+  /**
+   * As {@link DocumentListing.read} with `evenIfKnown`, unless the file's bytes hash to `bytesHash` (SHA-256, hex,
+   * as `getDocumentBytesHash` gives it for a document read before): then `"same-bytes"`, and nothing is parsed. For
+   * a caller that holds what those bytes make, such as an index that finds a file with a new time (touched, copied,
+   * checked out again) whose bytes it holds.
+   */
+  readUnlessBytes(document: TextNode, bytesHash: string): Promise<TextNode | undefined | "same-bytes">;
   /** Why {@link DocumentListing.read} returned `undefined` for this document, once it has. */
   whySkipped(document: TextNode): SkippedPath | undefined;
 }
@@ -197,27 +206,42 @@ export async function listDocuments(
     }
   }
   documents.sort((left, right) => compare(left.id, right.id));
+  /** Reads a listed document with `read`, counting it once (a file with the bytes asked for counts as read). */
+  const readListed = async <Same extends "same-bytes" = never>(
+    document: TextNode,
+    evenIfKnown: boolean,
+    read: (examined: ExaminedFile) => Promise<FileOutcome | Same>,
+  ): Promise<TextNode | undefined | Same> => {
+    const examined = unread.get(document) ?? (evenIfKnown ? known.get(document) : undefined);
+    if (!examined) return document;
+    const outcome = await read(examined);
+    // Read again (a caller that needs the text twice), it is counted once.
+    const first = !reported.has(document);
+    reported.add(document);
+    if (outcome === "same-bytes") {
+      if (first) formats[examined.chosen.reader.format] = (formats[examined.chosen.reader.format] ?? 0) + 1;
+      return outcome;
+    }
+    if ("skipped" in outcome) {
+      if (first) skipped.push(outcome.skipped);
+      whySkipped.set(document, outcome.skipped);
+      return undefined;
+    }
+    if (first) formats[outcome.format] = (formats[outcome.format] ?? 0) + 1;
+    return outcome.document;
+  };
   return {
     documents,
     report: () => ({
       skipped: [...skipped].sort((left, right) => compare(left.path, right.path)),
       formats: Object.fromEntries(Object.entries(formats).sort(([left], [right]) => compare(left, right))),
     }),
-    read: async (document, { evenIfKnown = false } = {}) => {
-      const examined = unread.get(document) ?? (evenIfKnown ? known.get(document) : undefined);
-      if (!examined) return document;
-      const outcome = await readExaminedFile(examined, context(examined));
-      // Read again (a caller that needs the text twice), it is counted once.
-      const first = !reported.has(document);
-      reported.add(document);
-      if ("skipped" in outcome) {
-        if (first) skipped.push(outcome.skipped);
-        whySkipped.set(document, outcome.skipped);
-        return undefined;
-      }
-      if (first) formats[outcome.format] = (formats[outcome.format] ?? 0) + 1;
-      return outcome.document;
-    },
+    read: (document, { evenIfKnown = false } = {}) =>
+      readListed<never>(document, evenIfKnown, (examined) => readExaminedFile(examined, context(examined))),
+    readUnlessBytes: (document, bytesHash) =>
+      readListed<"same-bytes">(document, true, (examined) =>
+        readExaminedFileUnlessBytes(examined, context(examined), bytesHash),
+      ),
     whySkipped: (document) => whySkipped.get(document),
   };
 }

@@ -2,7 +2,9 @@ import type { Stats } from "node:fs";
 import { constants, open } from "node:fs/promises";
 import { IMAGE_EXTENSIONS, ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
+import { sha256Hex } from "../util/sha256.js";
 import { setDocumentBlocks } from "./document-blocks.js";
+import { setDocumentBytesHash } from "./document-bytes-hash.js";
 import { looksBinary, SNIFF_LENGTH } from "./formats/looks-binary.js";
 import type { ChosenReader, ReaderRegistry } from "./formats/registry.js";
 import {
@@ -148,9 +150,29 @@ export function examineWalkedFile(
 
 /** The second half of {@link readWalkedFile}: reads an examined file's bytes and makes its document. */
 export async function readExaminedFile(
-  { stub, realPath, displayPath, chosen, registered }: ExaminedFile,
+  examined: ExaminedFile,
   context: ReadFileContext,
 ): Promise<FileOutcome> {
+  return (await readExamined(examined, context, undefined)) as FileOutcome;
+}
+
+/**
+ * {@link readExaminedFile}, unless the file's bytes hash to `bytesHash` (SHA-256, hex): then `"same-bytes"`,
+ * without parsing them.
+ */
+export function readExaminedFileUnlessBytes(
+  examined: ExaminedFile,
+  context: ReadFileContext,
+  bytesHash: string,
+): Promise<FileOutcome | "same-bytes"> {
+  return readExamined(examined, context, bytesHash);
+}
+
+async function readExamined(
+  { stub, realPath, displayPath, chosen, registered }: ExaminedFile,
+  context: ReadFileContext,
+  unlessBytesHash: string | undefined,
+): Promise<FileOutcome | "same-bytes"> {
   const skip = (code: SkipCode, reason: string): FileOutcome => ({
     skipped: { path: displayPath, code, reason },
     realPath,
@@ -170,6 +192,8 @@ export async function readExaminedFile(
     context.signal?.throwIfAborted();
     return skip("unreadable", `file could not be read (${errorCode(error)})`);
   }
+  const bytesHash = sha256Hex(bytes);
+  if (bytesHash === unlessBytesHash) return "same-bytes";
   let blocks: DocumentBlock[];
   let metadata: Record<string, string | number> = {};
   try {
@@ -201,6 +225,7 @@ export async function readExaminedFile(
     metadata: { ...stub.metadata, ...withoutKeys(metadata, stub.metadata) },
   });
   setDocumentBlocks(document, blocks);
+  setDocumentBytesHash(document, bytesHash);
   return { document, realPath, format: chosen.reader.format };
 }
 

@@ -62,6 +62,7 @@ export function asyncIndexStore(store: SyncIndexStore): IndexStore {
     sourceNodeIds: async (id) => store.sourceNodeIds(id),
     write: (edits, removed) => written(() => store.write(edits, removed)),
     setOrder: (ids) => written(() => store.setOrder(ids)),
+    setFingerprints: (fingerprints) => written(() => store.setFingerprints(fingerprints)),
     statistics: async () => store.statistics(),
     documentFrequencies: async (terms) => store.documentFrequencies(terms),
     postings: async (term) => store.postings(term),

@@ -20,7 +20,20 @@ export interface StoredSource {
   size?: number;
   lastModifiedAt?: string;
   reader?: string;
+  /**
+   * SHA-256 of the file's bytes as they were read (hex), when the document came from a file: a file whose size or
+   * time changed but whose bytes did not (touched, copied, checked out again, or the same files on another machine)
+   * is then known without being parsed or split again. Absent on rows written before it was kept.
+   */
+  bytesHash?: string;
   chunkCount: number;
+}
+
+/** A document's new size and modification time, for a file whose bytes are the ones the store holds. */
+export interface SourceFingerprint {
+  id: string;
+  size?: number;
+  lastModifiedAt?: string;
 }
 
 /** A chunk as written: its node (with its location in metadata), its content hash, its analyzed terms, its vector. */
@@ -102,6 +115,11 @@ export interface IndexStore {
   write(edits: readonly SourceEdit[], removed?: readonly string[]): Promise<void>;
   /** Records the documents' order (ids not stored are ignored). */
   setOrder(ids: readonly string[]): Promise<void>;
+  /**
+   * Records the size and modification time of documents whose bytes are unchanged (ids not stored are ignored), in
+   * one transaction; no chunk, posting or vector is touched.
+   */
+  setFingerprints(fingerprints: readonly SourceFingerprint[]): Promise<void>;
   statistics(): Promise<LexicalStatistics>;
   /** The document frequency of each term the store holds (terms it does not hold are absent). */
   documentFrequencies(terms: readonly string[]): Promise<Map<string, number>>;
@@ -170,6 +188,8 @@ export interface SyncIndexStore {
   write(edits: readonly SourceEdit[], removed?: readonly string[]): void;
   /** Records the documents' order (ids not stored are ignored). */
   setOrder(ids: readonly string[]): void;
+  /** As {@link IndexStore.setFingerprints}. */
+  setFingerprints(fingerprints: readonly SourceFingerprint[]): void;
   statistics(): LexicalStatistics;
   /** The document frequency of each term the store holds (terms it does not hold are absent). */
   documentFrequencies(terms: readonly string[]): Map<string, number>;

@@ -6,14 +6,36 @@ import { lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { MetadataMode, type TextNode } from "../schema/text-node.js";
 import { SqliteIndexStore } from "./sqlite-index-store.js";
-import { IMAGES_INDEX, SCHEMA, SQLITE_STORE_VERSION, VECTORS_TABLE } from "./sqlite-schema.js";
+import {
+  IMAGES_INDEX,
+  SCHEMA,
+  SOURCES_BYTES_HASH,
+  SQLITE_STORE_VERSION,
+  VECTORS_TABLE,
+} from "./sqlite-schema.js";
 import { fillVectorCodes, VECTOR_CODES_TABLE, VectorCodeStatements } from "./sqlite-vector-codes.js";
 
 /**
- * The layout a file is migrated from when opened, rather than rebuilt: its vectors table is copied into the new
- * one (with rowids), and their codes are written.
+ * The layouts a file is migrated from when opened, rather than rebuilt, each to the next: a layout 3 file's vectors
+ * table is copied into the new one (with rowids) and their codes are written; a layout 4 file's sources rows get
+ * the `bytes_hash` column.
  */
-const MIGRATED_VERSION = 3;
+const MIGRATIONS: ReadonlyMap<number, (db: BetterSqlite3.Database, file: string) => void> = new Map([
+  [
+    3,
+    (db: BetterSqlite3.Database, file: string) => {
+      db.exec(`ALTER TABLE vectors RENAME TO vectors_layout_3;
+        ${VECTORS_TABLE}
+        INSERT INTO vectors (content_hash, embedding) SELECT content_hash, embedding FROM vectors_layout_3;
+        DROP TABLE vectors_layout_3;
+        ${VECTOR_CODES_TABLE}`);
+      const keepsVectors =
+        db.prepare("SELECT value FROM meta WHERE key = 'storeVectors'").pluck().get() === "1";
+      if (keepsVectors) fillVectorCodes(new VectorCodeStatements(db), file);
+    },
+  ],
+  [4, (db: BetterSqlite3.Database) => db.exec(SOURCES_BYTES_HASH)],
+]);
 
 // Opening the SQLite index file: its place in the folder, WAL, the layout check, and the errors of a file that is
 // not ours. The store itself (reads and writes on an open connection) is sqlite-index-store.ts.
@@ -118,8 +140,8 @@ function useWal(db: BetterSqlite3.Database, busyTimeoutMs: number): void {
 }
 
 /**
- * Creates the tables of a new file, or migrates a file of `MIGRATED_VERSION`; the layout version of a file of
- * another one that is kept (not replaced).
+ * Creates the tables of a new file, or migrates a file of a layout in `MIGRATIONS`; the layout version of a file
+ * of another one that is kept (not replaced).
  */
 function prepareLayout(
   db: BetterSqlite3.Database,
@@ -127,19 +149,13 @@ function prepareLayout(
   replaceOtherLayout: boolean,
 ): number | undefined {
   const version = db.pragma("user_version", { simple: true }) as number;
-  if (version === MIGRATED_VERSION) {
+  const migrate = MIGRATIONS.get(version);
+  if (migrate) {
     // One transaction: another process opening the file meanwhile waits, then finds it migrated.
     db.transaction(() => {
-      if (db.pragma("user_version", { simple: true }) !== MIGRATED_VERSION) return;
-      db.exec(`ALTER TABLE vectors RENAME TO vectors_layout_3;
-        ${VECTORS_TABLE}
-        INSERT INTO vectors (content_hash, embedding) SELECT content_hash, embedding FROM vectors_layout_3;
-        DROP TABLE vectors_layout_3;
-        ${VECTOR_CODES_TABLE}`);
-      const keepsVectors =
-        db.prepare("SELECT value FROM meta WHERE key = 'storeVectors'").pluck().get() === "1";
-      if (keepsVectors) fillVectorCodes(new VectorCodeStatements(db), file);
-      db.pragma(`user_version = ${SQLITE_STORE_VERSION}`);
+      if (db.pragma("user_version", { simple: true }) !== version) return;
+      migrate(db, file);
+      db.pragma(`user_version = ${version + 1}`);
     }).immediate();
     return prepareLayout(db, file, replaceOtherLayout);
   }

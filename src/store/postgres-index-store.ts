@@ -4,6 +4,7 @@ import type {
   LexicalStatistics,
   ScoredKey,
   SourceEdit,
+  SourceFingerprint,
   StoredChunk,
   StoredSource,
   StoreMeta,
@@ -161,7 +162,7 @@ export class PostgresIndexStore implements IndexStore {
 
   async sources(): Promise<StoredSource[]> {
     const rows = await this.#query(
-      `SELECT id, content_hash, size, last_modified_at, reader, chunk_count FROM ${this.#t}.sources
+      `SELECT id, content_hash, size, last_modified_at, reader, chunk_count, bytes_hash FROM ${this.#t}.sources
        ORDER BY position, id`,
     );
     return rows.map((row) => ({
@@ -170,6 +171,7 @@ export class PostgresIndexStore implements IndexStore {
       ...(row.size === null ? {} : { size: Number(row.size) }),
       ...(row.last_modified_at === null ? {} : { lastModifiedAt: row.last_modified_at as string }),
       ...(row.reader === null ? {} : { reader: row.reader as string }),
+      ...(row.bytes_hash === null ? {} : { bytesHash: row.bytes_hash as string }),
       chunkCount: Number(row.chunk_count),
     }));
   }
@@ -222,6 +224,22 @@ export class PostgresIndexStore implements IndexStore {
         `UPDATE ${this.#t}.sources s SET position = x.position
          FROM unnest($1::text[]) WITH ORDINALITY AS x(id, position) WHERE s.id = x.id`,
         [ids],
+      );
+    });
+  }
+
+  async setFingerprints(fingerprints: readonly SourceFingerprint[]): Promise<void> {
+    if (fingerprints.length === 0) return;
+    await this.#writing(async (client) => {
+      await client.query(
+        `UPDATE ${this.#t}.sources s SET size = x.size, last_modified_at = x.last_modified_at
+         FROM unnest($1::text[], $2::double precision[], $3::text[]) AS x(id, size, last_modified_at)
+         WHERE s.id = x.id`,
+        [
+          fingerprints.map((row) => row.id),
+          fingerprints.map((row) => row.size ?? null),
+          fingerprints.map((row) => row.lastModifiedAt ?? null),
+        ],
       );
     });
   }

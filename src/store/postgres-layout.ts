@@ -1,6 +1,7 @@
 import {
   POSTGRES_STORE_VERSION,
   postgresSchema,
+  postgresSourcesBytesHash,
   postgresVectorColumn,
   quoteIdentifier,
 } from "./postgres-schema.js";
@@ -29,7 +30,13 @@ export async function prepareLayout(client: PostgresClient, schema: string): Pro
   await client.query(postgresSchema(schema));
   const version = await client.query(`SELECT value FROM ${s}.meta WHERE key = 'layout'`);
   const found = version.rows[0]?.value;
-  if (found !== String(POSTGRES_STORE_VERSION)) {
+  if (found === "1") {
+    // Layout 1 → 2 in place: the sources rows get `bytes_hash` (NULL until their files are read again).
+    await client.query(postgresSourcesBytesHash(schema));
+    await client.query(`UPDATE ${s}.meta SET value = $1 WHERE key = 'layout'`, [
+      String(POSTGRES_STORE_VERSION),
+    ]);
+  } else if (found !== String(POSTGRES_STORE_VERSION)) {
     if (found !== undefined) {
       await client.query(`DROP SCHEMA ${s} CASCADE`);
       await client.query(postgresSchema(schema));

@@ -1,5 +1,9 @@
-/** The layout version of a PostgreSQL index; a schema with another one is emptied and rebuilt. */
-export const POSTGRES_STORE_VERSION = 1;
+/**
+ * The layout version of a PostgreSQL index; a schema with another one is emptied and rebuilt, except a layout 1
+ * schema, which is migrated (`postgres-layout.ts`).
+ * 1: the first; 2: the SHA-256 of each file's bytes on its sources row (`bytes_hash`).
+ */
+export const POSTGRES_STORE_VERSION = 2;
 
 /** The schema an index lives in when the URL names none (`?schema=`). */
 export const DEFAULT_POSTGRES_SCHEMA = "ragsynth";
@@ -26,7 +30,8 @@ CREATE TABLE IF NOT EXISTS ${s}.sources (
   size double precision,
   last_modified_at text,
   reader text,
-  chunk_count integer NOT NULL
+  chunk_count integer NOT NULL,
+  bytes_hash text
 );
 CREATE TABLE IF NOT EXISTS ${s}.chunks (
   key integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -72,4 +77,9 @@ export function postgresVectorColumn(schema: string): string {
 /** `name` as a quoted SQL identifier. */
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** What layout 2 adds to a layout 1 schema (its rows' `bytes_hash` NULL until their files are read again). */
+export function postgresSourcesBytesHash(schema: string): string {
+  return `ALTER TABLE ${quoteIdentifier(schema)}.sources ADD COLUMN IF NOT EXISTS bytes_hash text`;
 }

@@ -96,8 +96,8 @@ export async function insertEdit(
   );
   if (source !== null) {
     await client.query(
-      `INSERT INTO ${t}.sources (id, position, content_hash, size, last_modified_at, reader, chunk_count)
-       VALUES ($1, coalesce($7::int, (SELECT coalesce(max(position), -1) + 1 FROM ${t}.sources)), $2, $3, $4, $5, $6)`,
+      `INSERT INTO ${t}.sources (id, position, content_hash, size, last_modified_at, reader, chunk_count, bytes_hash)
+       VALUES ($1, coalesce($7::int, (SELECT coalesce(max(position), -1) + 1 FROM ${t}.sources)), $2, $3, $4, $5, $6, $8)`,
       [
         source.id,
         source.contentHash,
@@ -106,6 +106,7 @@ export async function insertEdit(
         source.reader ?? null,
         given.length,
         position ?? null,
+        source.bytesHash ?? null,
       ],
     );
   }

@@ -150,9 +150,10 @@ describe("SQLite dense search over vector codes", () => {
     const query = vectorNear(5);
     const before = denseTopK(store, query, 4);
     store.close();
-    // What a layout 3 file is: no codes table, vectors WITHOUT ROWID.
+    // What a layout 3 file is: no codes table, vectors WITHOUT ROWID, no bytes hash on the sources rows.
     const db = new Database(path.join(dir, SQLITE_INDEX_FILE));
     db.exec(`DROP TABLE vector_codes;
+      ALTER TABLE sources DROP COLUMN bytes_hash;
       ALTER TABLE vectors RENAME TO old_vectors;
       CREATE TABLE vectors (content_hash TEXT PRIMARY KEY, embedding BLOB NOT NULL) WITHOUT ROWID;
       INSERT INTO vectors SELECT content_hash, embedding FROM old_vectors;

@@ -8,6 +8,7 @@ import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
 import { decodePostings, type PostingsList } from "./postings-codec.js";
 import { CODE_PAGE_KEYS } from "./sign-codes.js";
 import { sourceEdit } from "./source-edit.test.util.js";
+import { SQLITE_STORE_VERSION } from "./sqlite-schema.js";
 import { useTempDirs } from "./temp-dir.test.util.js";
 
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" };
@@ -290,6 +291,74 @@ describe("SqliteIndexStore", () => {
     expect(reopened.hasImages()).toBe(true);
     reopened.close();
     expect(plan()).toEqual([expect.stringMatching(/USING (COVERING )?INDEX chunks_images/)]);
+  });
+
+  it("keeps each file's bytes hash, and records a new size and time without touching its chunks (setFingerprints)", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    const a = sourceEdit("a.md", ["zebra stripe", "retry timeout"]);
+    Object.assign(a.source as object, {
+      size: 10,
+      lastModifiedAt: "2026-01-01T00:00:00.000Z",
+      bytesHash: "ab12",
+    });
+    store.write([a, sourceEdit("b.md", ["zebra queue"])]);
+    const before = snapshot(dir);
+    expect(store.sources()).toEqual([
+      expect.objectContaining({
+        id: "a.md",
+        size: 10,
+        lastModifiedAt: "2026-01-01T00:00:00.000Z",
+        bytesHash: "ab12",
+      }),
+      expect.not.objectContaining({ bytesHash: expect.anything() }),
+    ]);
+    const chunkRows = (db: Database.Database) =>
+      db.prepare("SELECT key, node_id, node FROM chunks ORDER BY key").all();
+    const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+    const rowsBefore = chunkRows(db);
+    store.setFingerprints([
+      { id: "a.md", size: 12, lastModifiedAt: "2026-02-02T00:00:00.000Z" },
+      { id: "gone.md", size: 1 },
+    ]);
+    expect(store.sources()[0]).toEqual(
+      expect.objectContaining({
+        id: "a.md",
+        size: 12,
+        lastModifiedAt: "2026-02-02T00:00:00.000Z",
+        bytesHash: "ab12",
+      }),
+    );
+    expect(store.sources().map((source) => source.id)).toEqual(["a.md", "b.md"]);
+    expect(chunkRows(db)).toEqual(rowsBefore);
+    expect(snapshot(dir)).toEqual(before);
+    db.close();
+    store.close();
+  });
+
+  it("migrates a layout 4 file when opened: its sources rows get bytes_hash (NULL), nothing else is rewritten", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write([sourceEdit("a.md", ["zebra stripe", "retry timeout"])]);
+    store.close();
+    const before = snapshot(dir);
+    const db = new Database(path.join(dir, SQLITE_INDEX_FILE));
+    db.exec("ALTER TABLE sources DROP COLUMN bytes_hash");
+    db.pragma("user_version = 4");
+    db.close();
+    const reopened = openSqliteStore(dir);
+    expect(reopened.sources()).toEqual([{ id: "a.md", contentHash: expect.any(String), chunkCount: 2 }]);
+    const edit = sourceEdit("a.md", ["zebra stripe", "retry timeout"]);
+    Object.assign(edit.source as object, { bytesHash: "cd34" });
+    reopened.write([edit]);
+    expect(reopened.sources()[0]?.bytesHash).toBe("cd34");
+    reopened.close();
+    expect(snapshot(dir)).toEqual(before);
+    const check = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(SQLITE_STORE_VERSION);
+    check.close();
   });
 
   it("gives an edited document its old position: no other source row is written", () => {

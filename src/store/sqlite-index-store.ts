@@ -4,6 +4,7 @@ import type {
   LexicalStatistics,
   ScoredKey,
   SourceEdit,
+  SourceFingerprint,
   StoredChunk,
   StoredSource,
   StoreMeta,
@@ -153,11 +154,14 @@ export class SqliteIndexStore implements SyncIndexStore {
     );
     const sources: StoredSource[] = new Array(rows.length);
     for (let index = 0; index < rows.length; index++) {
-      const [, id, contentHash, size, lastModifiedAt, reader, chunkCount] = rows[index] as SourceRow;
+      const [, id, contentHash, size, lastModifiedAt, reader, chunkCount, bytesHash] = rows[
+        index
+      ] as SourceRow;
       const source: StoredSource = { id, contentHash, chunkCount };
       if (size !== null) source.size = size;
       if (lastModifiedAt !== null) source.lastModifiedAt = lastModifiedAt;
       if (reader !== null) source.reader = reader;
+      if (bytesHash !== null) source.bytesHash = bytesHash;
       sources[index] = source;
     }
     return sources;
@@ -214,6 +218,17 @@ export class SqliteIndexStore implements SyncIndexStore {
       .transaction(() => {
         this.#writes++;
         for (const [position, id] of ids.entries()) this.#sql.setPosition.run(position, id);
+      })
+      .immediate();
+  }
+
+  setFingerprints(fingerprints: readonly SourceFingerprint[]): void {
+    if (fingerprints.length === 0) return;
+    this.#db
+      .transaction(() => {
+        this.#writes++;
+        for (const { id, size, lastModifiedAt } of fingerprints)
+          this.#sql.setFingerprint.run(size ?? null, lastModifiedAt ?? null, id);
       })
       .immediate();
   }
@@ -321,7 +336,10 @@ export class SqliteIndexStore implements SyncIndexStore {
   }
 }
 
-/** A `sources` row as the statement reads it: position, id, content hash, size, time, reader, chunk count. */
+/**
+ * A `sources` row as the statement reads it: position, id, content hash, size, time, reader, chunk count, bytes
+ * hash.
+ */
 type SourceRow = [
   position: number,
   id: string,
@@ -330,6 +348,7 @@ type SourceRow = [
   lastModifiedAt: string | null,
   reader: string | null,
   chunkCount: number,
+  bytesHash: string | null,
 ];
 
 interface ChunkRow {

@@ -1,12 +1,15 @@
 import { VECTOR_CODES_TABLE } from "./sqlite-vector-codes.js";
 
 /**
- * The layout version of the SQLite index; a file with another one is rebuilt, except a version 3 file, which is
- * migrated when opened (its vectors' codes written).
+ * The layout version of the SQLite index; a file with another one is rebuilt, except a version 3 or 4 file, which
+ * is migrated when opened (`open-sqlite-store.ts`).
  * 2: a row per posting; 3: postings in blocks per term, node ids on the sources rows; 4: vector codes, vectors
- * with rowids.
+ * with rowids; 5: the SHA-256 of each file's bytes on its sources row (`bytes_hash`).
  */
-export const SQLITE_STORE_VERSION = 4;
+export const SQLITE_STORE_VERSION = 5;
+
+/** What layout 5 adds to a layout 4 file (its rows' `bytes_hash` NULL until their files are read again). */
+export const SOURCES_BYTES_HASH = "ALTER TABLE sources ADD COLUMN bytes_hash TEXT;";
 
 /**
  * Vectors by content hash, in a table with rowids and an index on the hash. Not WITHOUT ROWID: a row there lives in
@@ -47,7 +50,8 @@ CREATE TABLE IF NOT EXISTS sources (
   last_modified_at TEXT,
   reader TEXT,
   chunk_count INTEGER NOT NULL,
-  node_ids TEXT
+  node_ids TEXT,
+  bytes_hash TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
   key INTEGER PRIMARY KEY AUTOINCREMENT,

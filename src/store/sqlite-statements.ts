@@ -15,6 +15,7 @@ export class SqliteStatements {
   readonly deleteSource: Statement;
   readonly insertSource: Statement;
   readonly setPosition: Statement;
+  readonly setFingerprint: Statement;
   readonly stats: Statement;
   readonly addStats: Statement;
   readonly termFrequency: Statement;
@@ -43,7 +44,9 @@ export class SqliteStatements {
     this.setMeta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
     // Unordered, as raw rows: sorting 6,220 rows in SQLite (a temporary B-tree) took longer than reading them.
     this.sources = db
-      .prepare("SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count FROM sources")
+      .prepare(
+        "SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count, bytes_hash FROM sources",
+      )
       .raw();
     this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
     this.allSourceNodeIds = db.prepare("SELECT id, chunk_count, node_ids FROM sources");
@@ -57,10 +60,11 @@ export class SqliteStatements {
     this.deleteSource = db.prepare("DELETE FROM sources WHERE id = ? RETURNING position");
     // At the position given (a replaced document keeps its place), else after the last.
     this.insertSource = db.prepare(
-      `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count, node_ids)
-       VALUES (?, coalesce(?, (SELECT coalesce(max(position), -1) + 1 FROM sources)), ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO sources (id, position, content_hash, size, last_modified_at, reader, chunk_count, node_ids, bytes_hash)
+       VALUES (?, coalesce(?, (SELECT coalesce(max(position), -1) + 1 FROM sources)), ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.setPosition = db.prepare("UPDATE sources SET position = ? WHERE id = ?");
+    this.setFingerprint = db.prepare("UPDATE sources SET size = ?, last_modified_at = ? WHERE id = ?");
     this.stats = db.prepare("SELECT documents, total_length FROM stats WHERE id = 0");
     this.addStats = db.prepare(
       "UPDATE stats SET documents = documents + ?, total_length = total_length + ? WHERE id = 0",

@@ -116,6 +116,7 @@ export class SqliteWrite {
       chunks.every(({ node }, index) => node.id === `${source.id}#${index}`)
         ? null
         : JSON.stringify(chunks.map(({ node }) => node.id)),
+      source.bytesHash ?? null,
     );
     for (const [position, chunk] of chunks.entries()) {
       const key = replaced?.kept.get(chunk.node.id);

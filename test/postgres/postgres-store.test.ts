@@ -195,6 +195,61 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
     }
   });
 
+  it("keeps each file's bytes hash, records a new size and time without touching chunks, and migrates a layout 1 schema", async () => {
+    const { url, schema } = schemaUrl("fingerprints");
+    let store = await openPostgresStore(url);
+    const client = new pg.Client({ connectionString: base as string });
+    await client.connect();
+    const chunkRows = async () =>
+      (await client.query(`SELECT key, node_id, node FROM "${schema}".chunks ORDER BY key`)).rows;
+    try {
+      await store.reset(META);
+      const a = sourceEdit("a.md", ["zebra stripe", "retry timeout"]);
+      Object.assign(a.source as object, {
+        size: 10,
+        lastModifiedAt: "2026-01-01T00:00:00.000Z",
+        bytesHash: "ab12",
+      });
+      await store.write([a, sourceEdit("b.md", ["zebra queue"])]);
+      const [first, second] = await store.sources();
+      expect(first).toMatchObject({ id: "a.md", size: 10, bytesHash: "ab12" });
+      expect(second).not.toHaveProperty("bytesHash");
+      const chunks = await chunkRows();
+      const statistics = await store.statistics();
+      await store.setFingerprints([
+        { id: "a.md", size: 12, lastModifiedAt: "2026-02-02T00:00:00.000Z" },
+        { id: "gone.md", size: 1 },
+      ]);
+      expect((await store.sources())[0]).toEqual(
+        expect.objectContaining({
+          id: "a.md",
+          size: 12,
+          lastModifiedAt: "2026-02-02T00:00:00.000Z",
+          bytesHash: "ab12",
+        }),
+      );
+      expect((await store.sources()).map((source) => source.id)).toEqual(["a.md", "b.md"]);
+      expect(await chunkRows()).toEqual(chunks);
+      expect(await store.statistics()).toEqual(statistics);
+      await store.close();
+
+      // A layout 1 schema (no bytes_hash): migrated in place when opened, its rows and chunks kept.
+      await client.query(`ALTER TABLE "${schema}".sources DROP COLUMN bytes_hash`);
+      await client.query(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'layout'`);
+      store = await openPostgresStore(url);
+      expect((await store.sources()).map((source) => [source.id, source.size, source.bytesHash])).toEqual([
+        ["a.md", 12, undefined],
+        ["b.md", undefined, undefined],
+      ]);
+      expect(await chunkRows()).toEqual(chunks);
+      const layout = await client.query(`SELECT value FROM "${schema}".meta WHERE key = 'layout'`);
+      expect(layout.rows[0]?.value).toBe("2");
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+
   it("moves a node id another document of the same write held, keeping the statistics exact", async () => {
     const moved = await openPostgresStore(schemaUrl("moved").url);
     const rebuilt = await openPostgresStore(schemaUrl("moved_rebuilt").url);
