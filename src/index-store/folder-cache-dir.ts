@@ -53,3 +53,12 @@ export async function writableCacheDir(
   });
   return fallback;
 }
+
+/**
+ * Where this machine keeps what it learned about the files of a shared store (PostgreSQL: `location` as
+ * `storeLabel` prints it, without password), read from `cwd`: `<userCacheDir>/stores/<hash of both>`. The store's
+ * rows name files by their path from the working folder, so another working folder keeps its own.
+ */
+export function sharedStoreMemoryDir(userCacheDir: string, location: string, cwd: string): string {
+  return join(userCacheDir, "stores", sha256Hex(`${location}\n${cwd}`).slice(0, 16));
+}

@@ -42,7 +42,7 @@ export async function buildFolderIndex(
     openStore,
     stats,
     nothingRead,
-    keepSkippedReads,
+    keepReadMemory,
     forgetOwnIndex,
   }: FolderRead,
   {
@@ -60,7 +60,7 @@ export async function buildFolderIndex(
       ? await onHeldStore(held, embedModel, splitter)
       : await openUnchanged(folder, embedModel, signal);
     if (index) {
-      keepSkippedReads();
+      keepReadMemory();
       return { index, embedModel, stats: stats(unchanged) };
     }
     // onHeldStore closed it.
@@ -107,7 +107,7 @@ export async function buildFolderIndex(
     await forgetOwnIndex();
     throw nothingRead();
   }
-  keepSkippedReads();
+  keepReadMemory();
   return { index, embedModel, stats: built };
 }
 
@@ -134,7 +134,7 @@ export async function refreshFolderIndex(
   const { signal, progress } = options;
   if (read.unchanged) {
     await read.openStore?.close();
-    read.keepSkippedReads();
+    read.keepReadMemory();
     return { embedModel: read.embedModel, stats: read.stats(read.unchanged) };
   }
   return buildFolderIndex(read, { persist: "await", signal, progress });

@@ -12,8 +12,9 @@ import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { displayPath } from "../util/display-path.js";
 import type { FromDocumentsCachedOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
-import { defaultCacheDir, writableCacheDir } from "./folder-cache-dir.js";
+import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folder-cache-dir.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
+import { LocalFingerprints } from "./local-fingerprints.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
@@ -97,8 +98,12 @@ export interface FolderRead {
   stats(build: IndexBuildStats): FolderIndexStats;
   /** The error to throw when every file listed turned out unreadable, so nothing was indexed. */
   nothingRead(): RagsynthError;
-  /** Keeps the files this run read and skipped beside the index (once it is written), so the next run does not. */
-  keepSkippedReads(): void;
+  /**
+   * Keeps what this run learned by reading files (those it skipped; on a shared store, those whose bytes were the
+   * store's) for the next run, so it does not read them again: beside the index, or for a PostgreSQL store in this
+   * machine's cache folder. Called once the index is written.
+   */
+  keepReadMemory(): void;
   /**
    * Removes what this run made when it indexed nothing: the cache folder when it made it, else the index file when
    * it made that (an index that was there stays, emptied, as the documents now are). A PostgreSQL store is kept.
@@ -172,9 +177,18 @@ async function listFolder(
   );
   // Files earlier runs read and skipped (binary, not UTF-8…), kept beside a cache folder's index: reported again
   // unread while they keep their size, time and reader. The skips of this run are kept for the next.
-  const skippedReads = new SkippedReadsMemory(options.store === undefined ? folder : undefined, {
+  // Kept beside a cache folder's index; for a PostgreSQL store, which other machines share, on this machine.
+  const memoryDir =
+    options.store === undefined
+      ? folder
+      : sharedStoreMemoryDir(options.userCacheDir, storeLabel(folder), cwd);
+  const skippedReads = new SkippedReadsMemory(memoryDir, { forget: rebuild });
+  // A store's rows hold the times of the machine that wrote them: on a shared one, this machine's own times of the
+  // files whose bytes it found to be the rows'.
+  const localFingerprints = new LocalFingerprints(options.store === undefined ? undefined : memoryDir, {
     forget: rebuild,
   });
+  const knownLocally = new Set<string>();
   const { readAs, ...walkOptions } = walk;
   const listing = await listDocuments(given, {
     ...walkOptions,
@@ -185,6 +199,10 @@ async function listFolder(
       const source = known.get(path);
       if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
         return true;
+      if (localFingerprints.knows({ path, size, lastModifiedAt, reader }, source)) {
+        knownLocally.add(path);
+        return true;
+      }
       return skippedReads.answer({ path, size, lastModifiedAt, reader }) ?? false;
     },
   });
@@ -195,6 +213,12 @@ async function listFolder(
   };
   const documents = listing.documents;
   if (documents.length === 0) throw noDocuments(paths, report().skipped);
+  // This machine's copy of a file whose bytes are the shared store's row's is listed with the row's time (its size
+  // is the same, as its bytes are): the index finds it unchanged, as the machine that wrote the row does.
+  for (const document of documents) {
+    const stored = knownLocally.has(document.id) ? known.get(document.id) : undefined;
+    if (stored?.lastModifiedAt !== undefined) document.metadata.last_modified_at = stored.lastModifiedAt;
+  }
   const renamed = Array.isArray(stored) && !rebuild ? renamedFiles(known, documents) : undefined;
   if (renamed) {
     options.onNotice?.({
@@ -213,6 +237,8 @@ async function listFolder(
       unlessBytesHash === undefined
         ? await listing.read(document, { evenIfKnown: true })
         : await listing.readUnlessBytes(document, unlessBytesHash);
+    if (read === "same-bytes" && unlessBytesHash !== undefined)
+      localFingerprints.note(document, unlessBytesHash);
     if (read === undefined) {
       unreadable.add(document.id);
       skippedReads.noteSkipped(document, listing.whySkipped(document));
@@ -245,7 +271,10 @@ async function listFolder(
     unchanged,
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
-    keepSkippedReads: () => skippedReads.save(),
+    keepReadMemory: () => {
+      skippedReads.save();
+      localFingerprints.save();
+    },
     forgetOwnIndex: async () => {
       if (madeFolder) await rm(folder, { recursive: true, force: true });
       else if (!hadIndex) {

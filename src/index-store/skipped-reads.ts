@@ -1,8 +1,16 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ReaderSkipCode } from "../reader/formats/types.js";
 import type { SkippedPath } from "../reader/index.js";
 import type { TextNode } from "../schema/text-node.js";
+import {
+  type FileFingerprint,
+  fingerprintOfListed,
+  isFileFingerprint,
+  loadMemoryFile,
+  RunMemory,
+  sameFingerprint,
+  saveMemoryFile,
+} from "./memory-file.js";
 
 /**
  * Files a folder's index read and had to skip (binary, not UTF-8, a PDF without text…), each with the size,
@@ -11,10 +19,7 @@ import type { TextNode } from "../schema/text-node.js";
  * compressed) were read again by every `ask`. The fingerprint is the one the index trusts for its own files; a new
  * reader version reads them again.
  */
-export interface SkippedRead {
-  size: number;
-  lastModifiedAt: string;
-  reader: string;
+export interface SkippedRead extends FileFingerprint {
   code: ReaderSkipCode;
   reason: string;
 }
@@ -45,69 +50,29 @@ export function remembersSkip(code: string): code is ReaderSkipCode {
  * it is printed to the terminal.
  */
 export function loadSkippedReads(folder: string): Map<string, SkippedRead> {
-  const kept = new Map<string, SkippedRead>();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(join(folder, SKIPPED_READS_FILE), "utf8"));
-  } catch {
-    return kept;
-  }
-  if (typeof parsed !== "object" || parsed === null) return kept;
-  const { format, files } = parsed as { format?: unknown; files?: unknown };
-  if (format !== FORMAT || typeof files !== "object" || files === null || Array.isArray(files)) return kept;
-  for (const [path, entry] of Object.entries(files)) {
-    if (isSkippedRead(entry)) kept.set(path, entry);
-  }
-  return kept;
+  return loadMemoryFile(join(folder, SKIPPED_READS_FILE), FORMAT, isSkippedRead);
 }
 
 /**
- * Writes `reads` into `folder` (whole, through a temporary file renamed over it) when they differ from `before`,
- * what {@link loadSkippedReads} gave; removes the file when there are none. A folder that cannot be written is left
- * as it is: the files are read again next time, nothing else is lost.
+ * Writes `reads` into `folder` when they differ from `before`, what {@link loadSkippedReads} gave; removes the file
+ * when there are none. A folder that cannot be written is left as it is: the files are read again next time.
  */
 export function saveSkippedReads(
   folder: string,
   reads: ReadonlyMap<string, SkippedRead>,
   before: ReadonlyMap<string, SkippedRead>,
 ): void {
-  const text = serialize(reads);
-  if (text === serialize(before)) return;
-  const file = join(folder, SKIPPED_READS_FILE);
-  try {
-    if (reads.size === 0) {
-      rmSync(file, { force: true });
-      return;
-    }
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, text);
-    renameSync(temporary, file);
-  } catch {
-    // Read-only or gone: the skipped files are read again next time.
-  }
+  saveMemoryFile(join(folder, SKIPPED_READS_FILE), FORMAT, { entries: reads, before }, skippedReadFields);
 }
 
-function serialize(reads: ReadonlyMap<string, SkippedRead>): string {
-  const files = Object.fromEntries(
-    [...reads]
-      .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
-      .map(([path, { size, lastModifiedAt, reader, code, reason }]) => [
-        path,
-        { size, lastModifiedAt, reader, code, reason },
-      ]),
-  );
-  return `${JSON.stringify({ format: FORMAT, files }, null, 1)}\n`;
+function skippedReadFields({ size, lastModifiedAt, reader, code, reason }: SkippedRead): SkippedRead {
+  return { size, lastModifiedAt, reader, code, reason };
 }
 
 function isSkippedRead(entry: unknown): entry is SkippedRead {
-  if (typeof entry !== "object" || entry === null) return false;
-  const { size, lastModifiedAt, reader, code, reason } = entry as Partial<Record<keyof SkippedRead, unknown>>;
+  if (!isFileFingerprint(entry)) return false;
+  const { code, reason } = entry as Partial<Record<keyof SkippedRead, unknown>>;
   return (
-    typeof size === "number" &&
-    Number.isSafeInteger(size) &&
-    size >= 0 &&
-    typeof lastModifiedAt === "string" &&
-    typeof reader === "string" &&
     typeof code === "string" &&
     remembersSkip(code) &&
     typeof reason === "string" &&
@@ -118,18 +83,20 @@ function isSkippedRead(entry: unknown): entry is SkippedRead {
 }
 
 /**
- * One run's use of the skipped reads kept in a cache folder (`folder` undefined: none kept, as for a PostgreSQL
- * store or a rebuild's first read): {@link answer} says a file's earlier skip when the file is as it was then,
+ * One run's use of the skipped reads kept in a folder (the cache folder; for a PostgreSQL store, this machine's
+ * folder of it; `folder` undefined: none kept): {@link answer} says a file's earlier skip when the file is as it was then,
  * {@link noteSkipped} takes this run's, and {@link save} keeps what this run met for the next one.
  */
 export class SkippedReadsMemory {
-  readonly #folder: string | undefined;
-  readonly #before: Map<string, SkippedRead>;
-  readonly #now = new Map<string, SkippedRead>();
+  readonly #memory: RunMemory<SkippedRead>;
 
   constructor(folder: string | undefined, { forget = false } = {}) {
-    this.#folder = folder;
-    this.#before = folder === undefined || forget ? new Map() : loadSkippedReads(folder);
+    this.#memory = new RunMemory(folder === undefined ? undefined : join(folder, SKIPPED_READS_FILE), {
+      format: FORMAT,
+      isEntry: isSkippedRead,
+      fields: skippedReadFields,
+      forget,
+    });
   }
 
   /** The skip reading this file gave before, when it has the same size, time and reader; else undefined. */
@@ -139,32 +106,21 @@ export class SkippedReadsMemory {
     lastModifiedAt: string;
     reader: string;
   }): { code: ReaderSkipCode; reason: string } | undefined {
-    const before = this.#before.get(file.path);
-    if (
-      before?.size !== file.size ||
-      before.lastModifiedAt !== file.lastModifiedAt ||
-      before.reader !== file.reader
-    )
-      return undefined;
-    this.#now.set(file.path, before);
+    const before = this.#memory.earlier(file.path);
+    if (!before || !sameFingerprint(before, file)) return undefined;
+    this.#memory.keep(file.path, before);
     return { code: before.code, reason: before.reason };
   }
 
   /** A listed document whose read gave nothing, and why (kept when its bytes decided it). */
   noteSkipped(document: TextNode, why: SkippedPath | undefined): void {
-    const { file_size: size, last_modified_at: lastModifiedAt, reader } = document.metadata;
-    if (
-      why &&
-      remembersSkip(why.code) &&
-      typeof size === "number" &&
-      typeof lastModifiedAt === "string" &&
-      typeof reader === "string"
-    )
-      this.#now.set(document.id, { size, lastModifiedAt, reader, code: why.code, reason: why.reason });
+    const fingerprint = fingerprintOfListed(document);
+    if (why && remembersSkip(why.code) && fingerprint)
+      this.#memory.keep(document.id, { ...fingerprint, code: why.code, reason: why.reason });
   }
 
   /** Writes this run's skipped reads beside the index, when they changed. */
   save(): void {
-    if (this.#folder !== undefined) saveSkippedReads(this.#folder, this.#now, this.#before);
+    this.#memory.save();
   }
 }

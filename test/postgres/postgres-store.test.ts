@@ -3,7 +3,7 @@
 // askers from several processes while one indexes, and survives a kill -9 in the middle of indexing.
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -19,6 +19,7 @@ import type { IndexStore } from "../../src/store/index-store.js";
 import { openPostgresStore } from "../../src/store/open-postgres-store.js";
 import { sourceEdit } from "../../src/store/source-edit.test.util.js";
 import { createStoreLexicalSearch } from "../../src/store/store-lexical-search.js";
+import { copyExampleDocs, runCli } from "../cli/run-cli.js";
 import { startIndexerChild } from "../store/indexer-child-process.js";
 import { dropSchemas, freshSchemaUrl, postgresConsistency, testPostgresUrl } from "./postgres-test-url.js";
 
@@ -249,6 +250,64 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       await store.close();
     }
   });
+
+  it("lets two machines' copies of a folder (other times, the same bytes) ask one store without reading the files on every turn", async () => {
+    const { url, schema } = schemaUrl("machines");
+    const { dir, docs, cleanup } = await copyExampleDocs();
+    const client = new pg.Client({ connectionString: base as string });
+    await client.connect();
+    const rows = async () =>
+      (
+        await client.query(
+          `SELECT id, size, last_modified_at, bytes_hash FROM "${schema}".sources ORDER BY id`,
+        )
+      ).rows;
+    try {
+      // Two machines: each its checkout (the same bytes, other times) and its own user cache folder.
+      const machines = ["machine-a", "machine-b"].map((name, index) => ({
+        cwd: path.join(dir, name),
+        cache: path.join(dir, `${name}-cache`),
+        when: new Date(Date.UTC(2026, 0, 1 + index)),
+      }));
+      for (const machine of machines) {
+        await mkdir(machine.cwd);
+        await cp(docs, path.join(machine.cwd, "docs"), { recursive: true });
+        for (const name of await readdir(path.join(machine.cwd, "docs")))
+          await utimes(path.join(machine.cwd, "docs", name), machine.when, machine.when);
+      }
+      const ask = async (machine: (typeof machines)[number]) => {
+        const run = await runCli(
+          ["ask", "docs", "--store", url, "-q", "What is the default response mode?", "--json"],
+          {
+            cwd: machine.cwd,
+            env: { XDG_CACHE_HOME: machine.cache },
+          },
+        );
+        expect(run.code, run.stderr).toBe(0);
+        return (JSON.parse(run.stdout) as { index: { sources: Record<string, string[]> } }).index.sources;
+      };
+      const [a, b] = machines as [(typeof machines)[number], (typeof machines)[number]];
+      const files = (await ask(a)).added as string[];
+      expect(files.length).toBeGreaterThan(3);
+      // Machine B finds every file by its bytes (reads them once), and keeps its own times of them.
+      expect(await ask(b)).toEqual({ added: [], changed: [], unchanged: files, removed: [] });
+      expect(await ask(a)).toEqual({ added: [], changed: [], unchanged: files, removed: [] });
+      // From here on, neither machine finds a file to read: no ask writes the store's rows again.
+      const settled = await rows();
+      expect(settled.every((row) => /^[0-9a-f]{64}$/.test(row.bytes_hash))).toBe(true);
+      for (const machine of [b, a, b]) {
+        expect(await ask(machine)).toEqual({ added: [], changed: [], unchanged: files, removed: [] });
+        expect(await rows()).toEqual(settled);
+      }
+      // An edit on machine B is read and written, and machine A then finds its own copy changed.
+      await writeFile(path.join(b.cwd, "docs", "overview.md"), "# Overview\n\nEdited on machine B.\n");
+      expect((await ask(b)).changed).toEqual(["docs/overview.md"]);
+      expect((await ask(a)).changed).toEqual(["docs/overview.md"]);
+    } finally {
+      await client.end();
+      await cleanup();
+    }
+  }, 120_000);
 
   it("moves a node id another document of the same write held, keeping the statistics exact", async () => {
     const moved = await openPostgresStore(schemaUrl("moved").url);
