@@ -23,7 +23,12 @@ import { buildCachedStore, writeIndexTo } from "./cached-build.js";
 import { checkEmbedModel, storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexEntry } from "./embed-nodes.js";
 import { EmbeddingCache } from "./embedding-cache.js";
-import { type AsRetrieverOptions, buildLexicalIndex, createIndexRetriever } from "./index-retriever.js";
+import {
+  type AsRetrieverOptions,
+  buildLexicalIndex,
+  createIndexRetriever,
+  defaultRetrievalMode,
+} from "./index-retriever.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources } from "./index-sources.js";
 import { queryEmbedModel } from "./query-embed-model.js";
@@ -375,7 +380,9 @@ export class VectorStoreIndex {
     const store = this.#store;
     if (store && this.#entries === undefined) {
       const retriever = createStoreRetriever(store, this.queryEmbedModel, options);
-      if (store.sync || this.queryEmbedModel === this.embedModel) return retriever;
+      const mode = options.retrievalMode ?? defaultRetrievalMode(this.queryEmbedModel);
+      // BM25 embeds no query: it reads only the query's postings and the chunks it returns.
+      if (store.sync || this.queryEmbedModel === this.embedModel || mode === "lexical") return retriever;
       // Queries weighted by this index's documents (HashingEmbedder's query IDF) need them read first.
       return {
         retrieve: async (query) => {

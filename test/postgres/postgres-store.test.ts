@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../../src/analysis/lexical-tokens.js";
+import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { BENCH_CORPUS } from "../../src/eval/bench-questions.test.util.js";
 import { openStore } from "../../src/index-store/store-index.js";
 import { VectorStoreIndex } from "../../src/index-store/vector-store-index.js";
@@ -17,6 +18,7 @@ import { readDocuments } from "../../src/reader/read-documents.js";
 import { TextNode } from "../../src/schema/text-node.js";
 import type { IndexStore } from "../../src/store/index-store.js";
 import { openPostgresStore } from "../../src/store/open-postgres-store.js";
+import { PostgresIndexStore } from "../../src/store/postgres-index-store.js";
 import { sourceEdit } from "../../src/store/source-edit.test.util.js";
 import { createStoreLexicalSearch } from "../../src/store/store-lexical-search.js";
 import { copyExampleDocs, runCli } from "../cli/run-cli.js";
@@ -308,6 +310,34 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       await cleanup();
     }
   }, 120_000);
+
+  it("answers a BM25 query without reading every chunk, also with the offline embedder's corpus-weighted queries", async () => {
+    const { url } = schemaUrl("lexical_reads");
+    const documents = [
+      "zebra stripes and flies",
+      "retry queues hold failed jobs",
+      "compact packs chunks",
+    ].map((text, index) => new TextNode({ id: `doc-${index}.md`, text }));
+    // The CLI's offline embedder: it weights queries by the index's documents.
+    const embedModel = new HashingEmbedder({ applyIdf: "query" });
+    await (await VectorStoreIndex.fromDocumentsCached(documents, { store: url, embedModel })).close();
+    const index = await VectorStoreIndex.load(url, { embedModel });
+    const fullReads = vi.spyOn(PostgresIndexStore.prototype, "allChunks");
+    try {
+      const lexical = await index.asRetriever({ similarityTopK: 1 }).retrieve({ query: "failed jobs" });
+      expect(lexical.map(({ node }) => node.text)).toEqual(["retry queues hold failed jobs"]);
+      expect(fullReads).not.toHaveBeenCalled();
+      // Dense queries weighted by the documents (the query IDF) read them once.
+      const dense = await index
+        .asRetriever({ similarityTopK: 1, retrievalMode: "dense" })
+        .retrieve({ query: "zebra" });
+      expect(dense.map(({ node }) => node.text)).toEqual(["zebra stripes and flies"]);
+      expect(fullReads).toHaveBeenCalled();
+    } finally {
+      fullReads.mockRestore();
+      await index.close();
+    }
+  });
 
   it("moves a node id another document of the same write held, keeping the statistics exact", async () => {
     const moved = await openPostgresStore(schemaUrl("moved").url);
