@@ -112,16 +112,23 @@ export async function updateStore(
     stored !== undefined &&
     (options.rebuild === true ||
       !sameMeta(stored, storeMetaFor(options.embedModel, splitterIdOf(options.splitter))));
-  return replacing
-    ? store.replacing(() => updateInPlace(store, documents, options))
-    : updateInPlace(store, documents, options);
+  const { chunksWritten, ...result } = replacing
+    ? await store.replacing(() => updateInPlace(store, documents, options))
+    : await updateInPlace(store, documents, options);
+  // Many new rows (a first index, a large folder changed): let the engine plan and read them as settled tables.
+  if (store.settle && chunksWritten >= Math.max(SETTLE_AFTER_CHUNKS, result.stats.chunks / 10))
+    await store.settle();
+  return result;
 }
+
+/** Chunks written at least (and at least a tenth of the index) before a store is asked to {@link IndexStore.settle}. */
+const SETTLE_AFTER_CHUNKS = 1_000;
 
 async function updateInPlace(
   store: IndexStore,
   documents: readonly TextNode[],
   options: UpdateStoreOptions,
-): Promise<{ stats: IndexBuildStats; wrote: boolean }> {
+): Promise<{ stats: IndexBuildStats; wrote: boolean; chunksWritten: number }> {
   const { embedModel } = options;
   const meta = storeMetaFor(embedModel, splitterIdOf(options.splitter));
   const stored = await store.meta();
@@ -170,7 +177,7 @@ async function updateInPlace(
     sources,
     ...(previousEmbedModelId === undefined ? {} : { previousEmbedModelId }),
   };
-  return { stats, wrote };
+  return { stats, wrote, chunksWritten: counts.chunksWritten };
 }
 
 async function writeDocuments(
@@ -179,7 +186,7 @@ async function writeDocuments(
   before: ReadonlyMap<string, StoredSource>,
   sources: IndexBuildStats["sources"],
   options: UpdateStoreOptions,
-): Promise<{ embedded: number; embeddedChunks: number; unreadable: string[] }> {
+): Promise<{ embedded: number; embeddedChunks: number; unreadable: string[]; chunksWritten: number }> {
   const { embedModel, signal, embedBatchSize = 256 } = options;
   checkInteger("embedBatchSize", embedBatchSize, 1);
   const splitter = options.splitter ?? new BlockSplitter();
@@ -192,6 +199,7 @@ async function writeDocuments(
   // A group holds each document's row and its chunks analyzed, not the document: its text and blocks go once split.
   let group: { source: NonNullable<SourceEdit["source"]>; chunks: AnalyzedChunk[] }[] = [];
   let groupChunks = 0;
+  let chunksWritten = 0;
   const unreadable: string[] = [];
   // Stored documents that could not be read this time: their rows are removed in the next group's transaction.
   let groupRemoved: string[] = [];
@@ -251,6 +259,8 @@ async function writeDocuments(
       if (!previous) sources.added.push(source.id);
       else
         (previous.contentHash === source.contentHash ? sources.unchanged : sources.changed).push(source.id);
+      // New text: its chunks' rows and postings are written (a document read again with the same text keeps them).
+      if (previous?.contentHash !== source.contentHash) chunksWritten += chunks.length;
       edits.push({ source, chunks });
     }
     if (edits.length > 0 || groupRemoved.length > 0) await store.write(edits, groupRemoved);
@@ -315,7 +325,7 @@ async function writeDocuments(
   }
   await flush();
   options.onSplitProgress?.({ split: pending.length, total: pending.length });
-  return { embedded, embeddedChunks, unreadable };
+  return { embedded, embeddedChunks, unreadable, chunksWritten };
 }
 
 /**

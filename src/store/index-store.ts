@@ -120,6 +120,12 @@ export interface IndexStore {
    * one transaction; no chunk, posting or vector is touched.
    */
   setFingerprints(fingerprints: readonly SourceFingerprint[]): Promise<void>;
+  /**
+   * Optional: after a write of many rows, brings the engine's statistics and visibility information up to date
+   * (PostgreSQL: `VACUUM (ANALYZE)`), so queries plan and read as on settled tables (a BM25 query from the postings'
+   * index alone). Call outside any transaction; failures are not reported (the engine settles in its own time).
+   */
+  settle?(): Promise<void>;
   statistics(): Promise<LexicalStatistics>;
   /** The document frequency of each term the store holds (terms it does not hold are absent). */
   documentFrequencies(terms: readonly string[]): Promise<Map<string, number>>;

@@ -244,6 +244,16 @@ export class PostgresIndexStore implements IndexStore {
     });
   }
 
+  async settle(): Promise<void> {
+    // VACUUM runs outside a transaction; inside one (a rebuild's), the caller settles once it has committed.
+    if (this.#transaction.getStore()) return;
+    try {
+      await this.#pool.query(`VACUUM (ANALYZE) ${this.#t}.postings, ${this.#t}.terms, ${this.#t}.chunks`);
+    } catch {
+      // Not the owner, or the server busy: autovacuum settles the tables in its own time.
+    }
+  }
+
   async statistics(): Promise<LexicalStatistics> {
     const [row] = await this.#query(`SELECT documents, total_length FROM ${this.#t}.stats WHERE id = 0`);
     return { documents: Number(row?.documents ?? 0), totalLength: Number(row?.total_length ?? 0) };
@@ -276,7 +286,10 @@ export class PostgresIndexStore implements IndexStore {
   ): Promise<ScoredKey[]> {
     if (terms.length === 0) return [];
     // Okapi BM25 as createStoreLexicalSearch computes it: idf ln(1 + (N − df + 0.5)/(df + 0.5)), the average length
-    // from the exact statistics (1 for an empty store), positive scores only, ties by key (insertion order).
+    // from the exact statistics (1 for an empty store), positive scores only, ties by key (insertion order). A tie is
+    // a tie to 9 decimals: the engine adds a chunk's terms in whatever order its plan gives (parallel workers too),
+    // so equal scores came out a last bit apart, and the same ask over the same index named other chunks from run to
+    // run.
     const rows = await this.#query(
       `WITH s AS (
          SELECT documents::float8 AS n,
@@ -292,7 +305,7 @@ export class PostgresIndexStore implements IndexStore {
          FROM q JOIN ${this.#t}.postings p ON p.term_id = q.id CROSS JOIN s
          GROUP BY p.chunk
        )
-       SELECT key, score FROM scored WHERE score > 0 ORDER BY score DESC, key LIMIT $2`,
+       SELECT key, score FROM scored WHERE score > 0 ORDER BY round(score::numeric, 9) DESC, key LIMIT $2`,
       [terms, topK, k1, b],
     );
     return rows.map((row) => ({ key: row.key as number, score: Number(row.score) }));

@@ -1,7 +1,7 @@
 import {
   POSTGRES_STORE_VERSION,
+  postgresLayout2,
   postgresSchema,
-  postgresSourcesBytesHash,
   postgresVectorColumn,
   quoteIdentifier,
 } from "./postgres-schema.js";
@@ -31,8 +31,8 @@ export async function prepareLayout(client: PostgresClient, schema: string): Pro
   const version = await client.query(`SELECT value FROM ${s}.meta WHERE key = 'layout'`);
   const found = version.rows[0]?.value;
   if (found === "1") {
-    // Layout 1 → 2 in place: the sources rows get `bytes_hash` (NULL until their files are read again).
-    await client.query(postgresSourcesBytesHash(schema));
+    // Layout 1 → 2 in place (`postgresLayout2`).
+    await client.query(postgresLayout2(schema));
     await client.query(`UPDATE ${s}.meta SET value = $1 WHERE key = 'layout'`, [
       String(POSTGRES_STORE_VERSION),
     ]);

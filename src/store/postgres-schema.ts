@@ -1,7 +1,8 @@
 /**
  * The layout version of a PostgreSQL index; a schema with another one is emptied and rebuilt, except a layout 1
  * schema, which is migrated (`postgres-layout.ts`).
- * 1: the first; 2: the SHA-256 of each file's bytes on its sources row (`bytes_hash`).
+ * 1: the first; 2: the SHA-256 of each file's bytes on its sources row (`bytes_hash`), and the postings' key
+ * holding `tf` and `length` (`INCLUDE`), so a BM25 query reads its terms' postings from the index alone.
  */
 export const POSTGRES_STORE_VERSION = 2;
 
@@ -56,7 +57,7 @@ CREATE TABLE IF NOT EXISTS ${s}.postings (
   chunk integer NOT NULL,
   tf integer NOT NULL,
   length integer NOT NULL,
-  PRIMARY KEY (term_id, chunk)
+  PRIMARY KEY (term_id, chunk) INCLUDE (tf, length)
 );
 CREATE INDEX IF NOT EXISTS postings_by_chunk ON ${s}.postings (chunk);
 CREATE TABLE IF NOT EXISTS ${s}.vectors (content_hash text PRIMARY KEY, embedding bytea NOT NULL);
@@ -79,7 +80,13 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** What layout 2 adds to a layout 1 schema (its rows' `bytes_hash` NULL until their files are read again). */
-export function postgresSourcesBytesHash(schema: string): string {
-  return `ALTER TABLE ${quoteIdentifier(schema)}.sources ADD COLUMN IF NOT EXISTS bytes_hash text`;
+/**
+ * What layout 2 changes in a layout 1 schema: the sources rows get `bytes_hash` (NULL until their files are read
+ * again), and the postings' key is built again holding `tf` and `length`.
+ */
+export function postgresLayout2(schema: string): string {
+  const s = quoteIdentifier(schema);
+  return `ALTER TABLE ${s}.sources ADD COLUMN IF NOT EXISTS bytes_hash text;
+ALTER TABLE ${s}.postings DROP CONSTRAINT postings_pkey,
+  ADD CONSTRAINT postings_pkey PRIMARY KEY (term_id, chunk) INCLUDE (tf, length);`;
 }

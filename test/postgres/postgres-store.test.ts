@@ -236,8 +236,21 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       expect(await store.statistics()).toEqual(statistics);
       await store.close();
 
-      // A layout 1 schema (no bytes_hash): migrated in place when opened, its rows and chunks kept.
+      // A layout 1 schema (no bytes_hash, the postings' key without tf and length): migrated in place when opened,
+      // its rows and chunks kept.
+      const postingsKey = async () =>
+        (
+          await client.query(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'postings_pkey'",
+            [schema],
+          )
+        ).rows[0]?.indexdef as string;
+      expect(await postingsKey()).toMatch(/\(term_id, chunk\) INCLUDE \(tf, length\)$/);
       await client.query(`ALTER TABLE "${schema}".sources DROP COLUMN bytes_hash`);
+      await client.query(
+        `ALTER TABLE "${schema}".postings DROP CONSTRAINT postings_pkey, ADD PRIMARY KEY (term_id, chunk)`,
+      );
+      expect(await postingsKey()).toMatch(/\(term_id, chunk\)$/);
       await client.query(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'layout'`);
       store = await openPostgresStore(url);
       expect((await store.sources()).map((source) => [source.id, source.size, source.bytesHash])).toEqual([
@@ -247,6 +260,8 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       expect(await chunkRows()).toEqual(chunks);
       const layout = await client.query(`SELECT value FROM "${schema}".meta WHERE key = 'layout'`);
       expect(layout.rows[0]?.value).toBe("2");
+      expect(await postingsKey()).toMatch(/\(term_id, chunk\) INCLUDE \(tf, length\)$/);
+      expect(await store.statistics()).toEqual(statistics);
     } finally {
       await client.end();
       await store.close();
@@ -336,6 +351,68 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
     } finally {
       fullReads.mockRestore();
       await index.close();
+    }
+  });
+
+  it("settles the tables after a write of many chunks (VACUUM ANALYZE), not after a small edit", async () => {
+    const { url, schema } = schemaUrl("settle");
+    const client = new pg.Client({ connectionString: base as string });
+    await client.connect();
+    const vacuumed = async () =>
+      (
+        await client.query(
+          "SELECT relname, vacuum_count FROM pg_stat_user_tables WHERE schemaname = $1 AND relname IN ('postings', 'terms') ORDER BY relname",
+          [schema],
+        )
+      ).rows.map((row) => [row.relname, Number(row.vacuum_count)]);
+    const settle = vi.spyOn(PostgresIndexStore.prototype, "settle");
+    try {
+      const documents = Array.from(
+        { length: 1_200 },
+        (_, index) =>
+          new TextNode({ id: `doc-${index}.md`, text: `zebra ${index} stripes and retry ${index % 7}` }),
+      );
+      await (await VectorStoreIndex.fromDocumentsCached(documents, { store: url })).close();
+      expect(settle).toHaveBeenCalledTimes(1);
+      // The statistics collector reports asynchronously: wait for the VACUUM to show.
+      for (let wait = 0; wait < 50 && (await vacuumed()).some(([, count]) => count === 0); wait++)
+        await new Promise((done) => setTimeout(done, 100));
+      expect(await vacuumed()).toEqual([
+        ["postings", 1],
+        ["terms", 1],
+      ]);
+      const edited = documents.map((document, index) =>
+        index === 0 ? new TextNode({ id: document.id, text: "zebra edited" }) : document,
+      );
+      await (await VectorStoreIndex.fromDocumentsCached(edited, { store: url })).close();
+      expect(settle).toHaveBeenCalledTimes(1);
+    } finally {
+      settle.mockRestore();
+      await client.end();
+    }
+  }, 120_000);
+
+  it("ranks equal BM25 scores by insertion order, the same on every query", async () => {
+    const { url } = schemaUrl("ties");
+    const store = await openPostgresStore(url);
+    try {
+      await store.reset(META);
+      // Chunks of the same words in other orders: equal scores, whose terms the engine may add in any order.
+      const words = ["zebra", "stripe", "retry", "queue", "timeout", "compact", "budget"];
+      const edits = Array.from({ length: 60 }, (_, index) =>
+        sourceEdit(`doc-${index}.md`, [[...words.slice(index % 7), ...words.slice(0, index % 7)].join(" ")]),
+      );
+      await store.write(edits);
+      const keys = async () =>
+        (await store.lexicalTopK?.(words, { topK: 4, k1: 1.2, b: 0.75 }))?.map((hit) => hit.key);
+      const first = await keys();
+      expect(first).toEqual([...(first ?? [])].sort((left, right) => left - right));
+      for (let run = 0; run < 5; run++) expect(await keys()).toEqual(first);
+      const search = createStoreLexicalSearch(store);
+      const expected = (await search.search(words.join(" "), { topK: 4 })).map((hit) => hit.id);
+      expect(expected).toEqual(["doc-0.md#0", "doc-1.md#0", "doc-2.md#0", "doc-3.md#0"]);
+    } finally {
+      await store.close();
     }
   });
 
