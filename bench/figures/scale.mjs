@@ -24,20 +24,20 @@ import { ensureCorpus } from "../lib/corpus.mjs";
 import { DIST_INDEX, NOT_BUILT } from "../lib/libs.mjs";
 import { fmt, fmtRatio, target } from "../lib/report.mjs";
 
-const QUESTION = "How do I validate a request body against a JSON schema?";
+export const QUESTION = "How do I validate a request body against a JSON schema?";
 const MILLION_CHUNK_SIZE = 100;
 const MILLION = `large10 at --chunk-size ${MILLION_CHUNK_SIZE}`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
- * BM25 alone over the store, as the library runs it: a fresh process loads the index in `cache` and retrieves the
+ * BM25 alone over the store, as the library runs it: a fresh process loads the index at `location` (a cache folder or a PostgreSQL URL) and retrieves the
  * question's top 4 lexically, once (the first query: page cache warm from the asks, code cold) and then `runs`
  * times (median). No token counting, reading of files or answering: the query itself.
  */
-function bm25Query(cache, runs) {
+function bm25Query(location, runs) {
   const script = `
     const lib = await import(${JSON.stringify(pathToFileURL(DIST_INDEX).href)});
-    const index = await lib.VectorStoreIndex.load(${JSON.stringify(cache)}, { embedModel: new lib.HashingEmbedder() });
+    const index = await lib.VectorStoreIndex.load(${JSON.stringify(location)}, { embedModel: new lib.HashingEmbedder() });
     const retriever = index.asRetriever({ similarityTopK: 4, retrievalMode: "lexical" });
     const times = [];
     for (let run = 0; run <= ${runs}; run++) {
@@ -60,7 +60,7 @@ function dirBytes(dir) {
  * The large corpus `copies` times in `dir`, each copy in its own folder; in copies after the first every 50th word
  * of four letters or more gets the copy's suffix, so each copy adds its own terms, not only longer postings.
  */
-function repeatedCorpus(large, copies, dir) {
+export function repeatedCorpus(large, copies, dir) {
   let bytes = 0;
   const files = [];
   for (let copy = 0; copy < copies; copy++) {
@@ -79,28 +79,28 @@ function repeatedCorpus(large, copies, dir) {
   return { dir, files, bytes };
 }
 
-/**
- * First index, unchanged asks and asks right after an edit, on one folder (its index in a fresh cache folder);
- * `flags` go to every command (`--chunk-size`).
- */
-function measure(corpus, runs, flags = []) {
+/** Where `measure` keeps an index: a fresh cache folder (the default), or a PostgreSQL store (postgres.mjs). */
+function freshCacheFolder() {
   const cache = mkdtempSync(join(tmpdir(), "bench-scale-cache-"));
+  return {
+    args: ["--cache-dir", cache],
+    location: cache,
+    bytes: () => dirBytes(cache),
+    dispose: () => rmSync(cache, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * First index, unchanged asks and asks right after an edit, on one folder (its index in `place`, a fresh cache
+ * folder by default); `flags` go to every command (`--chunk-size`).
+ */
+export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
   try {
-    const first = cli(["index", corpus.dir, "--cache-dir", cache, "--json", ...flags]);
+    const first = cli(["index", corpus.dir, ...place.args, "--json", ...flags]);
     const chunks = JSON.parse(first.stdout).chunks;
-    const indexBytes = dirBytes(cache);
+    const indexBytes = place.bytes();
     const ask = () => {
-      const run = cli([
-        "ask",
-        corpus.dir,
-        "--cache-dir",
-        cache,
-        "-q",
-        QUESTION,
-        "--no-stream",
-        "--json",
-        ...flags,
-      ]);
+      const run = cli(["ask", corpus.dir, ...place.args, "-q", QUESTION, "--no-stream", "--json", ...flags]);
       return { ...run, retrieveMs: JSON.parse(run.stdout).timings?.retrieveMs ?? Number.NaN };
     };
     ask(); // warm: the V8 code cache and the page cache, as a user's second ask
@@ -122,7 +122,7 @@ function measure(corpus, runs, flags = []) {
       touched.push(ask());
     }
     const ms = (list, key = "ms") => median(list.map((run) => run[key]));
-    const bm25 = bm25Query(cache, runs);
+    const bm25 = bm25Query(place.location, runs);
     return {
       textBytes: corpus.bytes,
       files: corpus.files.length,
@@ -139,7 +139,7 @@ function measure(corpus, runs, flags = []) {
       askRss: Math.max(...[...unchanged, ...edited, ...touched].map((run) => run.rss)),
     };
   } finally {
-    rmSync(cache, { recursive: true, force: true });
+    place.dispose();
   }
 }
 
