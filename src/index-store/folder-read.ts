@@ -175,9 +175,9 @@ async function listFolder(
   const known = new Map(
     (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
   );
-  // Files earlier runs read and skipped (binary, not UTF-8…), kept beside a cache folder's index: reported again
-  // unread while they keep their size, time and reader. The skips of this run are kept for the next.
-  // Kept beside a cache folder's index; for a PostgreSQL store, which other machines share, on this machine.
+  // Files earlier runs read and skipped (binary, not UTF-8…): reported again unread while they keep their size, time
+  // and reader; the skips of this run are kept for the next. Kept beside a cache folder's index; for a PostgreSQL
+  // store, which other machines share, on this machine.
   const memoryDir =
     options.store === undefined
       ? folder

@@ -95,7 +95,8 @@ export function sameMeta(stored: StoreMeta | undefined, meta: StoreMeta): boolea
 /**
  * Brings the store up to date with `documents`, in place: a removed document's rows are deleted, a new or changed
  * one's are written in place of its old rows (split, analyzed, embedded where the store has no vector for the
- * chunk's content), unchanged documents (same size, modification time and reader) are not touched. Each group of
+ * chunk's content), unchanged documents (same size, modification time and reader) are not touched, and those with
+ * the bytes the store holds under a new size or time only get them recorded. Each group of
  * documents is one transaction, so readers see whole documents and a killed run leaves every group it committed;
  * the next run finds those documents unchanged and goes on with the rest.
  */
