@@ -153,6 +153,14 @@ async function updateInPlace(
     if (source && sameStat(document, source)) sources.unchanged.push(document.id);
     else pending.push(document);
   }
+  // The bytes hashes of the stored documents to read, from a store whose `sources()` leaves them out.
+  if (store.bytesHashes) {
+    const ids = pending.flatMap((document) => (before.get(document.id) ? [document.id] : []));
+    if (ids.length > 0) {
+      for (const [id, bytesHash] of await store.bytesHashes(ids))
+        before.set(id, { ...(before.get(id) as StoredSource), bytesHash });
+    }
+  }
   if (removed.length > 0) {
     await store.write([], removed);
     wrote = true;

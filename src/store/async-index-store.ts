@@ -60,6 +60,7 @@ export function asyncIndexStore(store: SyncIndexStore): IndexStore {
     reset: (meta, options) => written(() => store.reset(meta, options)),
     sources: async () => store.sources(),
     sourceNodeIds: async (id) => store.sourceNodeIds(id),
+    ...(store.bytesHashes ? { bytesHashes: async (ids) => store.bytesHashes?.(ids) ?? new Map() } : {}),
     write: (edits, removed) => written(() => store.write(edits, removed)),
     setOrder: (ids) => written(() => store.setOrder(ids)),
     setFingerprints: (fingerprints) => written(() => store.setFingerprints(fingerprints)),

@@ -23,7 +23,8 @@ export interface StoredSource {
   /**
    * SHA-256 of the file's bytes as they were read (hex), when the document came from a file: a file whose size or
    * time changed but whose bytes did not (touched, copied, checked out again, or the same files on another machine)
-   * is then known without being parsed or split again. Absent on rows written before it was kept.
+   * is then known without being parsed or split again. Absent on rows written before it was kept, and from the
+   * `sources()` of a store that gives it by `bytesHashes` (SQLite: an ask's freshness check does not need it).
    */
   bytesHash?: string;
   chunkCount: number;
@@ -109,6 +110,11 @@ export interface IndexStore {
   sources(): Promise<StoredSource[]>;
   /** The node ids of one document's chunks, in order. */
   sourceNodeIds(id: string): Promise<string[]>;
+  /**
+   * Optional: the bytes hashes of these documents (those that have one), for a store whose `sources()` leaves them
+   * out.
+   */
+  bytesHashes?(ids: readonly string[]): Promise<Map<string, string>>;
   /** Optional: every document's node ids in one read (a server saves a round trip per document). */
   nodeIdsBySource?(): Promise<Map<string, string[]>>;
   /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
@@ -190,6 +196,8 @@ export interface SyncIndexStore {
   sources(): StoredSource[];
   /** The node ids of one document's chunks, in order. */
   sourceNodeIds(id: string): string[];
+  /** As {@link IndexStore.bytesHashes}. */
+  bytesHashes?(ids: readonly string[]): Map<string, string>;
   /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
   write(edits: readonly SourceEdit[], removed?: readonly string[]): void;
   /** Records the documents' order (ids not stored are ignored). */

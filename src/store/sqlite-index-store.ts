@@ -154,14 +154,11 @@ export class SqliteIndexStore implements SyncIndexStore {
     );
     const sources: StoredSource[] = new Array(rows.length);
     for (let index = 0; index < rows.length; index++) {
-      const [, id, contentHash, size, lastModifiedAt, reader, chunkCount, bytesHash] = rows[
-        index
-      ] as SourceRow;
+      const [, id, contentHash, size, lastModifiedAt, reader, chunkCount] = rows[index] as SourceRow;
       const source: StoredSource = { id, contentHash, chunkCount };
       if (size !== null) source.size = size;
       if (lastModifiedAt !== null) source.lastModifiedAt = lastModifiedAt;
       if (reader !== null) source.reader = reader;
-      if (bytesHash !== null) source.bytesHash = bytesHash;
       sources[index] = source;
     }
     return sources;
@@ -220,6 +217,15 @@ export class SqliteIndexStore implements SyncIndexStore {
         for (const [position, id] of ids.entries()) this.#sql.setPosition.run(position, id);
       })
       .immediate();
+  }
+
+  bytesHashes(ids: readonly string[]): Map<string, string> {
+    const hashes = new Map<string, string>();
+    for (const id of ids) {
+      const hash = this.#sql.bytesHash.get(id) as string | null | undefined;
+      if (typeof hash === "string") hashes.set(id, hash);
+    }
+    return hashes;
   }
 
   setFingerprints(fingerprints: readonly SourceFingerprint[]): void {
@@ -337,8 +343,8 @@ export class SqliteIndexStore implements SyncIndexStore {
 }
 
 /**
- * A `sources` row as the statement reads it: position, id, content hash, size, time, reader, chunk count, bytes
- * hash.
+ * A `sources` row as the statement reads it: position, id, content hash, size, time, reader, chunk count (its bytes
+ * hash is read by {@link SqliteIndexStore.bytesHashes}: 64 characters a file that an unchanged ask does not need).
  */
 type SourceRow = [
   position: number,
@@ -348,7 +354,6 @@ type SourceRow = [
   lastModifiedAt: string | null,
   reader: string | null,
   chunkCount: number,
-  bytesHash: string | null,
 ];
 
 interface ChunkRow {

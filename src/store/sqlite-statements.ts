@@ -16,6 +16,7 @@ export class SqliteStatements {
   readonly insertSource: Statement;
   readonly setPosition: Statement;
   readonly setFingerprint: Statement;
+  readonly bytesHash: Statement;
   readonly stats: Statement;
   readonly addStats: Statement;
   readonly termFrequency: Statement;
@@ -44,9 +45,7 @@ export class SqliteStatements {
     this.setMeta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
     // Unordered, as raw rows: sorting 6,220 rows in SQLite (a temporary B-tree) took longer than reading them.
     this.sources = db
-      .prepare(
-        "SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count, bytes_hash FROM sources",
-      )
+      .prepare("SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count FROM sources")
       .raw();
     this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
     this.allSourceNodeIds = db.prepare("SELECT id, chunk_count, node_ids FROM sources");
@@ -65,6 +64,7 @@ export class SqliteStatements {
     );
     this.setPosition = db.prepare("UPDATE sources SET position = ? WHERE id = ?");
     this.setFingerprint = db.prepare("UPDATE sources SET size = ?, last_modified_at = ? WHERE id = ?");
+    this.bytesHash = db.prepare("SELECT bytes_hash FROM sources WHERE id = ?").pluck();
     this.stats = db.prepare("SELECT documents, total_length FROM stats WHERE id = 0");
     this.addStats = db.prepare(
       "UPDATE stats SET documents = documents + ?, total_length = total_length + ? WHERE id = 0",
