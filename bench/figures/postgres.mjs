@@ -11,8 +11,8 @@ import { BIN } from "../lib/cli-run.mjs";
 import { ensureCorpus } from "../lib/corpus.mjs";
 import { NOT_BUILT, ROOT_DIR } from "../lib/libs.mjs";
 import { startPostgres } from "../lib/postgres-server.mjs";
-import { fmt, fmtRatio } from "../lib/report.mjs";
-import { measure, QUESTION, repeatedCorpus } from "./scale.mjs";
+import { fmt } from "../lib/report.mjs";
+import { measure, measuredRow, QUESTION, repeatedCorpus } from "./scale.mjs";
 
 // pg is ragsynth's optional peer, installed at the root (its tests use it).
 const pg = createRequire(join(ROOT_DIR, "package.json"))("pg");
@@ -102,19 +102,7 @@ export async function postgresFigure({ quick, runs }) {
     rmSync(work, { recursive: true, force: true });
     await server.stop();
   }
-  const rows = Object.entries(results).map(([name, r]) => [
-    `${name}: ${fmt(r.files)} files`,
-    `${fmt(r.textBytes / 1e6, 1)} MB`,
-    fmt(r.chunks),
-    `${fmt(r.firstIndexMs / 1000, 1)} s (${fmt(r.textBytes / 1e6 / (r.firstIndexMs / 1000), 1)} MB/s, ${fmt(r.indexRss)} MB RSS)`,
-    fmtRatio(r.indexBytes / r.textBytes),
-    `${fmt(r.unchangedMs / 1000, 2)} s`,
-    `${fmt(r.editedMs / 1000, 2)} s`,
-    `${fmt(r.touchedMs / 1000, 2)} s`,
-    `${fmt(r.retrieveMs)} ms`,
-    `${fmt(r.bm25FirstMs)} / ${fmt(r.bm25WarmMs)} ms`,
-    `${fmt(r.askRss)} MB`,
-  ]);
+  const rows = Object.entries(results).map(([name, r]) => measuredRow(`${name}: ${fmt(r.files)} files`, r));
   return {
     id: "postgres",
     title,

@@ -143,6 +143,23 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
   }
 }
 
+/** One table row of what {@link measure} returned, under `label` (the postgres figure's rows too). */
+export function measuredRow(label, r) {
+  return [
+    label,
+    `${fmt(r.textBytes / 1e6, 1)} MB`,
+    fmt(r.chunks),
+    `${fmt(r.firstIndexMs / 1000, 1)} s (${fmt(r.textBytes / 1e6 / (r.firstIndexMs / 1000), 1)} MB/s, ${fmt(r.indexRss)} MB RSS)`,
+    fmtRatio(r.indexBytes / r.textBytes),
+    `${fmt(r.unchangedMs / 1000, 2)} s`,
+    `${fmt(r.editedMs / 1000, 2)} s`,
+    `${fmt(r.touchedMs / 1000, 2)} s`,
+    `${fmt(r.retrieveMs)} ms`,
+    `${fmt(r.bm25FirstMs)} / ${fmt(r.bm25WarmMs)} ms`,
+    `${fmt(r.askRss)} MB`,
+  ];
+}
+
 export async function scaleFigure({ quick, runs }) {
   const title =
     "The index at scale: ask unchanged and right after an edit, from 2 MB to 300 MB of text, offline";
@@ -179,19 +196,9 @@ export async function scaleFigure({ quick, runs }) {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const rows = Object.entries(results).map(([name, r]) => [
-    name === MILLION ? name : `${name}: ${fmt(r.files)} files`,
-    `${fmt(r.textBytes / 1e6, 1)} MB`,
-    fmt(r.chunks),
-    `${fmt(r.firstIndexMs / 1000, 1)} s (${fmt(r.textBytes / 1e6 / (r.firstIndexMs / 1000), 1)} MB/s, ${fmt(r.indexRss)} MB RSS)`,
-    fmtRatio(r.indexBytes / r.textBytes),
-    `${fmt(r.unchangedMs / 1000, 2)} s`,
-    `${fmt(r.editedMs / 1000, 2)} s`,
-    `${fmt(r.touchedMs / 1000, 2)} s`,
-    `${fmt(r.retrieveMs)} ms`,
-    `${fmt(r.bm25FirstMs)} / ${fmt(r.bm25WarmMs)} ms`,
-    `${fmt(r.askRss)} MB`,
-  ]);
+  const rows = Object.entries(results).map(([name, r]) =>
+    measuredRow(name === MILLION ? name : `${name}: ${fmt(r.files)} files`, r),
+  );
   const sizes = Object.values(results);
   const smallest = sizes[0];
   const largest = sizes.at(-1);
