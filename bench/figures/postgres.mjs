@@ -12,7 +12,7 @@ import { ensureCorpus } from "../lib/corpus.mjs";
 import { NOT_BUILT, ROOT_DIR } from "../lib/libs.mjs";
 import { startPostgres } from "../lib/postgres-server.mjs";
 import { fmt } from "../lib/report.mjs";
-import { measure, measuredRow, QUESTION, repeatedCorpus } from "./scale.mjs";
+import { MEASURED_HEADERS, measure, measuredRow, QUESTION, repeatedCorpus } from "./scale.mjs";
 
 // pg is ragsynth's optional peer, installed at the root (its tests use it).
 const pg = createRequire(join(ROOT_DIR, "package.json"))("pg");
@@ -61,19 +61,7 @@ function schemaPlace(url, name) {
 
 export async function postgresFigure({ quick, runs }) {
   const title = "The index in PostgreSQL: the scale figure's asks with `--store postgres://…`, offline";
-  const headers = [
-    "corpus",
-    "text",
-    "chunks",
-    "first index",
-    "index size / text",
-    "ask unchanged",
-    "ask after an edit",
-    "ask after every file was touched",
-    "retrieval in the ask",
-    "BM25 query, first / warm",
-    "ask peak RSS",
-  ];
+  const headers = MEASURED_HEADERS;
   if (!existsSync(BIN)) return { id: "postgres", title, headers, rows: [["all", NOT_BUILT]], notes: [] };
   const server = await startPostgres();
   if ("missing" in server)

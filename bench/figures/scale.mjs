@@ -143,6 +143,21 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
   }
 }
 
+/** The columns of {@link measuredRow}. */
+export const MEASURED_HEADERS = [
+  "corpus",
+  "text",
+  "chunks",
+  "first index",
+  "index / text",
+  "ask unchanged",
+  "ask after an edit",
+  "ask after every file was touched",
+  "retrieval in the ask",
+  "BM25 query, first / warm",
+  "ask peak RSS",
+];
+
 /** One table row of what {@link measure} returned, under `label` (the postgres figure's rows too). */
 export function measuredRow(label, r) {
   return [
@@ -163,19 +178,7 @@ export function measuredRow(label, r) {
 export async function scaleFigure({ quick, runs }) {
   const title =
     "The index at scale: ask unchanged and right after an edit, from 2 MB to 300 MB of text, offline";
-  const headers = [
-    "corpus",
-    "text",
-    "chunks",
-    "first index",
-    "index / text",
-    "ask unchanged",
-    "ask after an edit",
-    "ask after every file was touched",
-    "retrieval in the ask",
-    "BM25 query, first / warm",
-    "ask peak RSS",
-  ];
+  const headers = MEASURED_HEADERS;
   if (!existsSync(BIN)) return { id: "scale", title, headers, rows: [["all", NOT_BUILT]], notes: [] };
   const work = mkdtempSync(join(tmpdir(), "bench-scale-"));
   const results = {};
