@@ -215,7 +215,7 @@ async function listFolder(
   if (documents.length === 0) throw noDocuments(paths, report().skipped);
   // This machine's copy of a file whose bytes are the shared store's row's is listed with the row's time (its size
   // is the same, as its bytes are): the index finds it unchanged, as the machine that wrote the row does.
-  for (const document of documents) {
+  for (const document of knownLocally.size > 0 ? documents : []) {
     const stored = knownLocally.has(document.id) ? known.get(document.id) : undefined;
     if (stored?.lastModifiedAt !== undefined) document.metadata.last_modified_at = stored.lastModifiedAt;
   }

@@ -1,0 +1,63 @@
+import type { TextNode } from "../schema/text-node.js";
+import type { StoredSource } from "../store/index-store.js";
+import type { FromDocumentsCachedOptions } from "./build-index-options.js";
+
+// The reads of a build (store-build.ts): files read a few ahead of the one being split, so a file's read overlaps
+// the splitting before it.
+
+/** Documents read ahead of the one being split (`readDocument`), so a file's read overlaps the splitting before it. */
+const READ_AHEAD = 4;
+/**
+ * Bytes of files (their size on disk) read ahead at most: the document asked for is always read, the ones after it
+ * only while the reads started ahead of it stay under this. Reading a PDF holds a few tens of times its size (PDF.js's objects), and
+ * four large PDFs in flight took a first index of Debian's TeX Live docs (308 PDFs) to ~800 MB.
+ */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The documents to split, in order, each read by `readDocument` (when given) at most {@link READ_AHEAD} ahead of
+ * the one asked for: the reads already started for documents not yet asked for are all that is held beside the
+ * group. A read left behind by an abort is settled quietly (the abort is what the build reports).
+ */
+export function readingAhead(
+  pending: readonly TextNode[],
+  readDocument: FromDocumentsCachedOptions["readDocument"],
+  before: ReadonlyMap<string, StoredSource>,
+): { next(index: number): Promise<TextNode | undefined | "same-bytes"> } {
+  if (!readDocument) return { next: async (index) => pending[index] };
+  // Bytes read by another reader (a new version, another format for the ending) make another document: read whole.
+  const read = (document: TextNode) => {
+    const stored = before.get(document.id);
+    return stored?.bytesHash !== undefined && stored.reader === document.metadata.reader
+      ? readDocument(document, { unlessBytesHash: stored.bytesHash })
+      : readDocument(document);
+  };
+  const started = new Map<number, Promise<TextNode | undefined | "same-bytes">>();
+  const sizeOf = (index: number) => {
+    const size = (pending[index] as TextNode).metadata.file_size;
+    return typeof size === "number" && size > 0 ? size : 0;
+  };
+  let ahead = 0;
+  // The sizes of the reads started ahead of the document asked for, not yet asked for themselves.
+  const aheadSizes = new Map<number, number>();
+  let aheadBytes = 0;
+  return {
+    next(index) {
+      aheadBytes -= aheadSizes.get(index) ?? 0;
+      aheadSizes.delete(index);
+      for (; ahead < pending.length && ahead <= index + READ_AHEAD; ahead++) {
+        if (ahead > index) {
+          if (aheadBytes + sizeOf(ahead) > READ_AHEAD_BYTES) break;
+          aheadSizes.set(ahead, sizeOf(ahead));
+          aheadBytes += sizeOf(ahead);
+        }
+        const reading = read(pending[ahead] as TextNode);
+        reading.catch(() => {});
+        started.set(ahead, reading);
+      }
+      const reading = started.get(index) as Promise<TextNode | undefined | "same-bytes">;
+      started.delete(index);
+      return reading;
+    },
+  };
+}
