@@ -95,6 +95,10 @@ await build({
   sourcesContent: false,
 });
 
+// An index build's worker threads run dist/index-store/split-worker.js (src/index-store/split-pool.ts finds it
+// beside dist/chunks and dist/cli): one file of its own, so a thread loads the splitter, not the library.
+await build({ ...common, entryPoints: [join(dist, "index-store/split-worker.js")], splitting: false });
+
 // The library entry points last: they are bundled in place, so a CLI bundle built after them would read an entry
 // (the CLI imports ../batch/index.js) as esbuild's output, with its shared chunks, instead of tsc's.
 await build({ ...common, entryPoints: libraryEntryPoints.map((entry) => join(dist, entry)) });
@@ -110,7 +114,7 @@ if (
 )
   throw new Error("dist/cli/cli.cjs does not bundle markdown-it: see MARKDOWN_IT in scripts/bundle-dist.mjs");
 
-const entryPoints = [...libraryEntryPoints, "cli/bin.js", "cli/cli.cjs"];
+const entryPoints = [...libraryEntryPoints, "cli/bin.js", "cli/cli.cjs", "index-store/split-worker.js"];
 const kept = new Set(entryPoints.flatMap((entry) => [entry, `${entry}.map`]));
 for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
   const path = join(entry.parentPath, entry.name);

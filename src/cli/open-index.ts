@@ -21,6 +21,8 @@ export interface IndexFlags {
   rebuild: boolean;
   /** `--chunk-size`, `--chunk-overlap`: the splitter's settings (BlockSplitter's defaults when not given). */
   chunking?: { chunkSize: number | undefined; chunkOverlap: number | undefined } | undefined;
+  /** `--threads`: worker threads that split files (by the cores when not given). */
+  threads?: number | undefined;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface IndexFlags {
  * mistake on the command line, exit 2), notices and progress on stderr, the user's cache folder as fallback.
  */
 export async function folderIndexOptions(
-  { paths, walk, embed, rebuild, chunking, ...place }: IndexFlags,
+  { paths, walk, embed, rebuild, chunking, threads, ...place }: IndexFlags,
   { io, signal }: CommandContext,
   progress: Progress,
 ): Promise<FolderIndexOptions> {
@@ -43,6 +45,7 @@ export async function folderIndexOptions(
     store: url,
     embedModel: embed.create(),
     ...(splitter ? { splitter } : {}),
+    ...(threads === undefined ? {} : { threads }),
     embedLabel: embed.label,
     rebuild,
     cwd: io.cwd,

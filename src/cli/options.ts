@@ -160,6 +160,12 @@ export const OPTIONS = {
       "Tokens shared by neighbouring chunks of a long section (default 200; less than --chunk-size)",
     read: nonNegativeInteger,
   },
+  threads: {
+    value: "<n>",
+    description:
+      "Worker threads that split files while indexing (0: none; default one per core up to 4 on 4 or more cores, each holding its own tokenizer caches)",
+    read: nonNegativeInteger,
+  },
   include: {
     value: "<glob>",
     description: "Read only files matching this glob below the folders given (repeatable; **/*.md, guide/**)",
@@ -286,6 +292,7 @@ const INDEX = [
   "rebuild",
   "chunk-size",
   "chunk-overlap",
+  "threads",
   "include",
   "exclude",
   "read-as",

@@ -59,6 +59,13 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
   /** Ignore the stored index and embed everything again. @default false */
   rebuild?: boolean;
   /**
+   * Worker threads that split the documents (the build reads them and writes the store in this thread): 0 splits
+   * them here. Only the default splitter, or a `BlockSplitter` with a built-in tokenizer and no function among its
+   * options, is run in threads; any other splits here. The chunks are the same either way.
+   * @default one per core, up to 4, when there is at least 1 MiB of files to split (none on one core)
+   */
+  threads?: number;
+  /**
    * `"background"`: return as soon as the index is built and write it meanwhile (a caller answering a question
    * does not wait for the file); await `index.saved` before the process ends. @default "await" (return once written)
    */
@@ -93,6 +100,8 @@ export interface IndexBuildStats {
   sources: { added: string[]; changed: string[]; unchanged: string[]; removed: string[] };
   /** The stored index's embedding model id, when it differed from the current one (so nothing was reused). */
   previousEmbedModelId?: string;
+  /** Worker threads that split the documents (`threads`); 0 or absent when they were split in the caller's thread. */
+  threads?: number;
 }
 
 /** Progress of writing the BM25 postings: documents written of those to write. */

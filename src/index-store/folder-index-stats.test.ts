@@ -12,6 +12,7 @@ const stats = (sources: Partial<FolderIndexStats["sources"]>, files: number): Fo
   embedded: 0,
   reused: 0,
   sources: { added: [], changed: [], unchanged: [], removed: [], ...sources },
+  threads: 0,
   durationMs: 310,
 });
 
@@ -29,5 +30,15 @@ describe("indexSummary", () => {
       /^Indexed 2 files \(2 new, 2 removed\): /,
     );
     expect(line({ added: ["a.md"] }, 2)).toContain("cache docs/.ragsynth · hashing");
+    expect(line({ added: ["a.md"] }, 2)).not.toContain("threads");
+  });
+
+  it("says how many worker threads split the files, when any did", () => {
+    const summary = indexSummary(
+      { ...stats({ added: ["a.md"] }, 1), threads: 2 },
+      "hashing",
+      resolve("project"),
+    );
+    expect(summary).toMatch(/^Indexed 1 file: 10 chunks, in 310 ms \(split in 2 threads\) · cache /);
   });
 });

@@ -34,6 +34,7 @@ export async function buildFolderIndex(
     folder,
     embedModel,
     splitter,
+    threads,
     embedLabel,
     documents,
     readDocument,
@@ -83,7 +84,7 @@ export async function buildFolderIndex(
     index = await buildOnStore(
       documents,
       folder,
-      { ...buildOptions, embedModel, rebuild, readDocument },
+      { ...buildOptions, embedModel, rebuild, readDocument, ...(threads === undefined ? {} : { threads }) },
       held,
     );
   } catch (error) {

@@ -51,6 +51,8 @@ export interface FolderIndexOptions {
   embedModel: Embedder;
   /** How documents become chunks. @default new BlockSplitter() (1,024 tokens, 200 overlap) */
   splitter?: NodeParser | undefined;
+  /** Worker threads that split the documents (`FromDocumentsCachedOptions.threads`). @default by the cores */
+  threads?: number | undefined;
   /** The embedder's name on the progress line (`hashing`, a model spec). */
   embedLabel: string;
   /** Build anew instead of on the stored index. */
@@ -73,6 +75,7 @@ export interface FolderRead {
   folder: string;
   embedModel: Embedder;
   splitter: NodeParser | undefined;
+  threads: number | undefined;
   embedLabel: string;
   /**
    * Every file to index, by its metadata only (empty text): `readDocument` reads one when the build reaches it, so
@@ -257,6 +260,7 @@ async function listFolder(
       embedded: build.embedded,
       reused: build.reused,
       sources: build.sources,
+      threads: build.threads ?? 0,
       durationMs: performance.now() - started,
     };
   };
@@ -264,6 +268,7 @@ async function listFolder(
     folder,
     embedModel,
     splitter: options.splitter,
+    threads: options.threads,
     embedLabel: options.embedLabel,
     documents,
     readDocument,

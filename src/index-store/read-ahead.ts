@@ -1,9 +1,11 @@
 import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
+import type { AnalyzedChunk } from "./analyzed-chunk.js";
 import type { FromDocumentsCachedOptions } from "./build-index-options.js";
+import type { SplitPool } from "./split-pool.js";
 
 // The reads of a build (store-build.ts): files read a few ahead of the one being split, so a file's read overlaps
-// the splitting before it.
+// the splitting before it; with worker threads, documents sent to them a few ahead of the one being written.
 
 /** Documents read ahead of the one being split (`readDocument`), so a file's read overlaps the splitting before it. */
 const READ_AHEAD = 4;
@@ -58,6 +60,62 @@ export function readingAhead(
       const reading = started.get(index) as Promise<TextNode | undefined | "same-bytes">;
       started.delete(index);
       return reading;
+    },
+  };
+}
+
+/** A document of a build as the build takes it: read (or not: skipped, the same bytes) and, with threads, split. */
+export type Prepared =
+  | "same-bytes"
+  | undefined
+  | {
+      document: TextNode;
+      /** Its chunks, split in a worker thread; `undefined` when the build splits it itself. */
+      chunks: AnalyzedChunk[] | undefined;
+    };
+
+/**
+ * Bytes of files (their size on disk) sent to worker threads ahead of the document the build writes: their texts,
+ * and their chunks once split, are held until it reaches them.
+ */
+const SPLIT_AHEAD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The documents of a build, read in order by `reading` and each sent to `pool` once read: up to two per thread
+ * ahead of the one asked for (one being split, one waiting), so no thread waits for the build's writes.
+ */
+export function splittingAhead(
+  pending: readonly TextNode[],
+  reading: { next(index: number): Promise<TextNode | undefined | "same-bytes"> },
+  pool: SplitPool,
+): { next(index: number): Promise<Prepared> } {
+  const window = 64 * pool.threads;
+  const started = new Map<number, Promise<Prepared>>();
+  const aheadSizes = new Map<number, number>();
+  let aheadBytes = 0;
+  let ahead = 0;
+  return {
+    next(index) {
+      aheadBytes -= aheadSizes.get(index) ?? 0;
+      aheadSizes.delete(index);
+      for (; ahead < pending.length && ahead <= index + window; ahead++) {
+        if (ahead > index) {
+          const size = pending[ahead]?.metadata.file_size;
+          const bytes = typeof size === "number" && size > 0 ? size : 0;
+          if (aheadBytes + bytes > SPLIT_AHEAD_BYTES) break;
+          aheadSizes.set(ahead, bytes);
+          aheadBytes += bytes;
+        }
+        const prepared = reading.next(ahead).then(async (document): Promise<Prepared> => {
+          if (document === undefined || document === "same-bytes") return document;
+          return { document, chunks: await pool.split(document) };
+        });
+        prepared.catch(() => {});
+        started.set(ahead, prepared);
+      }
+      const prepared = started.get(index) as Promise<Prepared>;
+      started.delete(index);
+      return prepared;
     },
   };
 }

@@ -1,9 +1,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
+import { LEXICAL_ANALYZER } from "../analysis/lexical-tokens.js";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { getDocumentBytesHash } from "../reader/document-bytes-hash.js";
-import { holdsImage } from "../reader/image-references.js";
 import type { TextNode } from "../schema/text-node.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
 import type {
@@ -14,6 +13,7 @@ import type {
   StoredSource,
   StoreMeta,
 } from "../store/index-store.js";
+import { type AnalyzedChunk, analyzeChunk } from "./analyzed-chunk.js";
 import type {
   FromDocumentsCachedOptions,
   FromDocumentsOptions,
@@ -23,9 +23,9 @@ import type {
 import { storesVectors } from "./check-embed-model.js";
 import { checkEmbeddings } from "./embed-nodes.js";
 import { contentHash } from "./embedding-cache.js";
-import { lexicalContent } from "./index-retriever.js";
 import { sameStat } from "./index-sources.js";
-import { readingAhead } from "./read-ahead.js";
+import { type Prepared, readingAhead, splittingAhead } from "./read-ahead.js";
+import { splitPoolFor } from "./split-pool.js";
 
 /** Chunks split, embedded and written per transaction: a kill loses at most one group, and the next run goes on. */
 const GROUP_CHUNKS = 256;
@@ -45,6 +45,8 @@ export type UpdateStoreOptions = FromDocumentsOptions & {
   rebuild?: boolean | undefined;
   /** As {@link FromDocumentsCachedOptions.readDocument}. */
   readDocument?: FromDocumentsCachedOptions["readDocument"] | undefined;
+  /** As {@link FromDocumentsCachedOptions.threads}. */
+  threads?: number | undefined;
 };
 
 let defaultSplitterId: string | undefined;
@@ -178,6 +180,7 @@ async function updateInPlace(
     reused: meta.storeVectors ? chunks - counts.embeddedChunks : 0,
     sources,
     ...(previousEmbedModelId === undefined ? {} : { previousEmbedModelId }),
+    ...(counts.threads > 0 ? { threads: counts.threads } : {}),
   };
   return { stats, wrote, chunksWritten: counts.chunksWritten };
 }
@@ -188,9 +191,16 @@ async function writeDocuments(
   before: ReadonlyMap<string, StoredSource>,
   sources: IndexBuildStats["sources"],
   options: UpdateStoreOptions,
-): Promise<{ embedded: number; embeddedChunks: number; unreadable: string[]; chunksWritten: number }> {
+): Promise<{
+  embedded: number;
+  embeddedChunks: number;
+  unreadable: string[];
+  chunksWritten: number;
+  threads: number;
+}> {
   const { embedModel, signal, embedBatchSize = 256 } = options;
   checkInteger("embedBatchSize", embedBatchSize, 1);
+  if (options.threads !== undefined) checkInteger("threads", options.threads, 0);
   const splitter = options.splitter ?? new BlockSplitter();
   const keepVectors = storesVectors(embedModel);
   let embedded = 0;
@@ -255,7 +265,7 @@ async function writeDocuments(
           return chunk.terms;
         },
         embedding: vectors.get(chunk.contentHash),
-        holdsImage: holdsImage(chunk.node),
+        holdsImage: chunk.holdsImage,
       }));
       const previous = before.get(source.id);
       if (!previous) sources.added.push(source.id);
@@ -285,76 +295,64 @@ async function writeDocuments(
     sliceStart = performance.now();
   };
   const reading = readingAhead(pending, options.readDocument, before);
-  for (const [index, listed] of pending.entries()) {
-    await takeTurn(index);
-    signal?.throwIfAborted();
-    const document = await reading.next(index);
-    signal?.throwIfAborted();
-    if (document === "same-bytes") {
-      // The bytes the store holds, with a new size or time: its rows stay, the new fingerprint is recorded with the
-      // group.
-      sources.unchanged.push(listed.id);
-      groupFingerprints.push(fingerprintOf(listed));
-      continue;
-    }
-    if (!document) {
-      unreadable.push(listed.id);
-      groupUnreadable++;
-      if (before.has(listed.id)) {
-        sources.removed.push(listed.id);
-        groupRemoved.push(listed.id);
+  // With worker threads, each document is split in one of them while the build reads and writes the others.
+  const pool = splitPoolFor(options.threads, options.splitter, pending, keepVectors);
+  const preparing = pool
+    ? splittingAhead(pending, reading, pool)
+    : {
+        next: async (index: number): Promise<Prepared> => {
+          const document = await reading.next(index);
+          return typeof document === "object" ? { document, chunks: undefined } : document;
+        },
+      };
+  try {
+    for (const [index, listed] of pending.entries()) {
+      await takeTurn(index);
+      signal?.throwIfAborted();
+      const prepared = await preparing.next(index);
+      signal?.throwIfAborted();
+      if (prepared === "same-bytes") {
+        // The bytes the store holds, with a new size or time: its rows stay, the new fingerprint is recorded with
+        // the group.
+        sources.unchanged.push(listed.id);
+        groupFingerprints.push(fingerprintOf(listed));
+        continue;
       }
-      continue;
-    }
-    const chunks: AnalyzedChunk[] = [];
-    if (splitter.iterateNodes) {
-      for (const node of splitter.iterateNodes(document)) {
-        chunks.push(analyzeChunk(node, keepVectors));
-        await takeTurn(index);
+      if (!prepared) {
+        unreadable.push(listed.id);
+        groupUnreadable++;
+        if (before.has(listed.id)) {
+          sources.removed.push(listed.id);
+          groupRemoved.push(listed.id);
+        }
+        continue;
       }
-    } else {
-      for (const node of splitter.getNodesFromDocuments([document])) {
-        chunks.push(analyzeChunk(node, keepVectors));
-        await takeTurn(index);
+      const { document } = prepared;
+      let chunks = prepared.chunks;
+      if (!chunks) {
+        chunks = [];
+        const nodes = splitter.iterateNodes
+          ? splitter.iterateNodes(document)
+          : splitter.getNodesFromDocuments([document]);
+        for (const node of nodes) {
+          chunks.push(analyzeChunk(node, keepVectors));
+          await takeTurn(index);
+        }
+      }
+      group.push({ source: sourceRow(document), chunks });
+      groupChunks += chunks.length;
+      if (groupChunks >= (keepVectors ? GROUP_CHUNKS : GROUP_CHUNKS_UNEMBEDDED)) {
+        await flush();
+        options.onSplitProgress?.({ split: index + 1, total: pending.length });
       }
     }
-    group.push({ source: sourceRow(document), chunks });
-    groupChunks += chunks.length;
-    if (groupChunks >= (keepVectors ? GROUP_CHUNKS : GROUP_CHUNKS_UNEMBEDDED)) {
-      await flush();
-      options.onSplitProgress?.({ split: index + 1, total: pending.length });
-    }
+    await flush();
+    await pool?.close();
+  } finally {
+    await pool?.terminate();
   }
-  await flush();
   options.onSplitProgress?.({ split: pending.length, total: pending.length });
-  return { embedded, embeddedChunks, unreadable, chunksWritten };
-}
-
-/**
- * A chunk as a group holds it: its content hash, its BM25 terms (analyzed when first asked for), and its content
- * only while it may still need embedding.
- */
-interface AnalyzedChunk {
-  readonly node: TextNode;
-  readonly contentHash: string;
-  readonly terms: readonly string[];
-  content?: string;
-}
-
-function analyzeChunk(node: TextNode, keepVectors: boolean): AnalyzedChunk {
-  const content = lexicalContent(node);
-  let terms: string[] | undefined;
-  const analyzed: AnalyzedChunk = {
-    node,
-    contentHash: contentHash(content),
-    // From the node again, not from `content`, so a group does not hold every chunk's content a second time.
-    get terms() {
-      terms ??= lexicalDocumentTerms(lexicalContent(node));
-      return terms;
-    },
-  };
-  if (keepVectors) analyzed.content = content;
-  return analyzed;
+  return { embedded, embeddedChunks, unreadable, chunksWritten, threads: pool?.threads ?? 0 };
 }
 
 /** A document's `sources` row: its id, content hash, and the size, modification time and reader it was read with. */

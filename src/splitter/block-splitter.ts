@@ -6,6 +6,7 @@ import { LOCATION_KEY, type LocationRange, type NodeLocation } from "../schema/n
 import { TextNode } from "../schema/text-node.js";
 import { cutsOnlyAtPieceStarts } from "../tokenizer/bounded-pieces.js";
 import { type LineBreakCut, lineBreakCut } from "../tokenizer/line-break-cut.js";
+import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { BlockFit } from "./block-fit.js";
 import { renderBlock, renderBlocks, type Section, sectionBlocks, sectionsOf } from "./block-sections.js";
@@ -71,6 +72,23 @@ export class BlockSplitter {
   /** Its settings as a cached index records them: `block:<chunkSize>/<chunkOverlap>:<tokenizer>`. */
   get id(): string {
     return `block:${this.chunkSize}/${this.chunkOverlap}:${this.tokenizer.name}${this.includeMetadata ? "" : ":no-metadata"}`;
+  }
+
+  /**
+   * Its options as plain data, from which another thread builds the same splitter (an index build splits in worker
+   * threads, `split-pool.ts`); `undefined` when they hold a function (`chunkingTokenizerFn`) or a tokenizer other
+   * than a built-in encoding, which cannot be sent to one.
+   */
+  get plainOptions(): BlockSplitterOptions | undefined {
+    const { chunkingTokenizerFn, tokenizer: _given, ...plain } = this.#options;
+    const { name } = this.tokenizer;
+    if (
+      chunkingTokenizerFn !== undefined ||
+      !isTokenizerName(name) ||
+      resolveTokenizer(name) !== this.tokenizer
+    )
+      return undefined;
+    return { ...plain, tokenizer: name };
   }
 
   /** Splits documents into nodes with ids `<document id>#<chunk number>`, each with its `metadata.location`. */

@@ -1,4 +1,5 @@
 import type { TextNode } from "../schema/text-node.js";
+import type { EncodedNode } from "./node-row.js";
 
 /** What a store was built with; a store whose meta differs from the current run's is rebuilt, not mixed. */
 export interface StoreMeta {
@@ -39,7 +40,8 @@ export interface SourceFingerprint {
 
 /** A chunk as written: its node (with its location in metadata), its content hash, its analyzed terms, its vector. */
 export interface ChunkInput {
-  node: TextNode;
+  /** The chunk's node, or its id and row value when it was split in a worker thread. */
+  node: TextNode | EncodedNode;
   contentHash: string;
   /** The document terms ({@link lexicalDocumentTerms} of the node's embed content). */
   terms: readonly string[];

@@ -12,6 +12,20 @@ export function encodeNode(node: TextNode): Buffer {
 }
 
 /**
+ * A node that arrives as its row value already (split and encoded in a worker thread, `split-pool.ts`): its id and
+ * the bytes {@link encodeNode} gave for it.
+ */
+export interface EncodedNode {
+  readonly id: string;
+  readonly encoded: Buffer;
+}
+
+/** The row value of a node: {@link encodeNode}'s bytes, computed here unless they came with it. */
+export function nodeRow(node: TextNode | EncodedNode): Buffer {
+  return "encoded" in node ? node.encoded : encodeNode(node);
+}
+
+/**
  * A node back from its stored JSON: a TextNode, or an ImageNode when it holds an image (path, URL or bytes).
  * Stored rows are untrusted input: a row that is not a node is an `index_load` error naming the store.
  * @throws RagsynthError `index_load`

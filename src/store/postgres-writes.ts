@@ -1,5 +1,5 @@
 import type { ChunkInput, SourceEdit } from "./index-store.js";
-import { encodeNode } from "./node-row.js";
+import { nodeRow } from "./node-row.js";
 import type { PostgresClient } from "./postgres-layout.js";
 
 // The write statements of the PostgreSQL store, run inside its write transaction (`t`: the index's quoted schema).
@@ -130,7 +130,7 @@ export async function insertEdit(
       chunks.map(({ chunk }) => chunk.contentHash),
       chunks.map(({ chunk }) => chunk.terms.length),
       chunks.map(({ chunk }) => chunk.holdsImage),
-      chunks.map(({ chunk }) => encodeNode(chunk.node)),
+      chunks.map(({ chunk }) => nodeRow(chunk.node)),
     ],
   );
   const keyOf = new Map(inserted.rows.map((row) => [row.node_id as string, row.key as number]));

@@ -391,7 +391,7 @@ describe("SqliteIndexStore", () => {
     // Ids of another form are kept as written, in and out of a read snapshot.
     const named = sourceEdit("c.md", ["zebra", "stripe"]);
     named.chunks.forEach((chunk, index) => {
-      chunk.node = new TextNode({ id: `section-${index}`, text: chunk.node.text });
+      chunk.node = new TextNode({ id: `section-${index}`, text: (chunk.node as TextNode).text });
     });
     store.write([named]);
     expect(store.sourceNodeIds("c.md")).toEqual(["section-0", "section-1"]);

@@ -27,7 +27,11 @@ it("keeps the rows and postings of an edited file's chunks that did not change, 
   const edit = sourceEdit("a.md", ["zebra stripe", "retry queue", "the end, edited"]);
   const [kept] = edit.chunks;
   if (!kept) throw new Error("no chunk");
-  kept.node = new TextNode({ id: kept.node.id, text: kept.node.text, metadata: { file_size: 42 } });
+  kept.node = new TextNode({
+    id: kept.node.id,
+    text: (kept.node as TextNode).text,
+    metadata: { file_size: 42 },
+  });
   store.write([edit]);
 
   const after = keys() as [string, number][];

@@ -1,6 +1,6 @@
 import type { TextNode } from "../schema/text-node.js";
 import type { ChunkInput, SourceEdit } from "./index-store.js";
-import { decodeNode, encodeNode } from "./node-row.js";
+import { decodeNode, nodeRow } from "./node-row.js";
 import { PostingsBatch } from "./sqlite-postings.js";
 import type { SqliteStatements } from "./sqlite-statements.js";
 import { type VectorCodeStatements, VectorCodesBatch } from "./sqlite-vector-codes.js";
@@ -121,7 +121,7 @@ export class SqliteWrite {
     for (const [position, chunk] of chunks.entries()) {
       const key = replaced?.kept.get(chunk.node.id);
       if (key === undefined) this.#insertChunk(source.id, position, chunk);
-      else this.#sql.keepChunk.run(position, chunk.holdsImage ? 1 : 0, encodeNode(chunk.node), key);
+      else this.#sql.keepChunk.run(position, chunk.holdsImage ? 1 : 0, nodeRow(chunk.node), key);
     }
   }
 
@@ -148,7 +148,7 @@ export class SqliteWrite {
         contentHash,
         terms.length,
         holdsImage ? 1 : 0,
-        encodeNode(node),
+        nodeRow(node),
       ).lastInsertRowid,
     );
     this.#postings.add(key, terms);

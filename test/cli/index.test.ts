@@ -83,6 +83,30 @@ describe("ragsynth index", () => {
     expect(zero.stderr).toMatch(/Expected --chunk-size to be a whole number of at least 1, got "0"/);
   }, 90_000); // six CLI runs
 
+  it("--threads splits the files in worker threads into the same rows as the main thread", async () => {
+    const rows = (folder: string) =>
+      sql(join(folder, "ragsynth-index.sqlite"), (db) => ({
+        chunks: db.prepare("SELECT node_id, content_hash, length, node FROM chunks ORDER BY key").all(),
+        postings: db
+          .prepare("SELECT term, first_key, count, block FROM postings ORDER BY term, first_key")
+          .all(),
+      }));
+    const here = await indexJSON([docs, "--cache-dir", join(dir, "here"), "--threads", "0"]);
+    const threaded = await indexJSON([docs, "--cache-dir", join(dir, "threaded"), "--threads", "2"]);
+    expect(here.threads).toBe(0);
+    expect(threaded.threads).toBe(2);
+    expect(threaded.chunks).toBe(here.chunks);
+    expect(rows(join(dir, "threaded"))).toEqual(rows(join(dir, "here")));
+    // Said on the summary line too; nothing left to split, no threads started.
+    const shown = await runCli(["index", docs, "--cache-dir", join(dir, "shown"), "--threads", "2"]);
+    expect(shown.stdout).toMatch(/\(split in 2 threads\)/);
+    expect((await indexJSON([docs, "--cache-dir", join(dir, "threaded"), "--threads", "2"])).threads).toBe(0);
+
+    const bad = await runCli(["index", docs, "--threads", "-1"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--threads/);
+  }, 90_000); // five CLI runs
+
   it("re-indexes unchanged files from the sources table, reading no chunk and no BM25 posting", async () => {
     await indexJSON([docs]);
     const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");

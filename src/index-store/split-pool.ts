@@ -1,0 +1,189 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { getDocumentBlocks } from "../reader/document-blocks.js";
+import { TextNode } from "../schema/text-node.js";
+import { BlockSplitter } from "../splitter/block-splitter.js";
+import { rankTableCodeCacheDir, tokenizerCacheDir } from "../tokenizer/cache-dir.js";
+import type { AnalyzedChunk } from "./analyzed-chunk.js";
+import type { NodeParser } from "./build-index-options.js";
+import type { SplitReply, SplitRequest, SplitThreadSettings } from "./split-thread.js";
+
+// An index build's worker threads (store-build.ts): the build reads its documents and writes its store in the main
+// thread, and sends each document to one of these to be split, analyzed and encoded, the documents' chunks coming
+// back in the build's order. Splitting is most of a first index's time (tokens counted, sentences found, terms
+// analyzed, rows deflated); the store's writes stay in one thread, as SQLite wants them.
+
+/** Worker threads an index build starts by itself at most: each holds its own tokenizer caches (tens of MB). */
+const MAX_AUTO_THREADS = 4;
+/**
+ * Text a build must have to split (its files' sizes) before it starts worker threads by itself: starting one and
+ * loading its code takes tens of milliseconds, a few files' splitting (an ask after an edit) takes less.
+ */
+const AUTO_MIN_BYTES = 1024 * 1024;
+
+/**
+ * The pool for a build of `pending` with `splitter`: `threads` workers when given, else (unset) one per core up to
+ * {@link MAX_AUTO_THREADS} when there is at least {@link AUTO_MIN_BYTES} to split and more than one core; none (the
+ * build splits in its own thread) for 0, a splitter other than a plain `BlockSplitter`, or one whose options cannot
+ * be sent to a thread (a custom tokenizer or sentence function).
+ */
+export function splitPoolFor(
+  threads: number | undefined,
+  splitter: NodeParser | undefined,
+  pending: readonly TextNode[],
+  keepVectors: boolean,
+): SplitPool | undefined {
+  const count = threads ?? (pendingBytes(pending) >= AUTO_MIN_BYTES ? autoThreads() : 0);
+  if (count < 1 || pending.length === 0) return undefined;
+  const block = splitter ?? new BlockSplitter();
+  const options =
+    block instanceof BlockSplitter && block.constructor === BlockSplitter ? block.plainOptions : undefined;
+  if (options === undefined) return undefined;
+  const folder = tokenizerCacheDir();
+  const settings: SplitThreadSettings = {
+    splitter: options,
+    keepVectors,
+    tokenizerCache:
+      folder === undefined ? undefined : { folder, compiledCode: rankTableCodeCacheDir() !== undefined },
+  };
+  return new SplitPool(count, settings);
+}
+
+/**
+ * One thread per core but the build's own, up to {@link MAX_AUTO_THREADS}, from four cores. With two, the build's
+ * reads and writes leave about one core: two threads there made the bench's 30.6 MB first index 1.4× faster for
+ * 250–300 MB more memory (each thread's tokenizer caches), so they are asked for (`threads: 2`), not assumed.
+ */
+function autoThreads(): number {
+  const cores = availableParallelism();
+  return cores < 4 ? 0 : Math.min(cores - 1, MAX_AUTO_THREADS);
+}
+
+function pendingBytes(pending: readonly TextNode[]): number {
+  let bytes = 0;
+  for (const document of pending) {
+    const size = document.metadata.file_size;
+    bytes += typeof size === "number" && size > 0 ? size : document.text.length;
+  }
+  return bytes;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  /** Documents sent and not answered yet, by sequence number. */
+  waiting: Map<number, (reply: SplitReply | undefined) => void>;
+  alive: boolean;
+}
+
+/**
+ * Worker threads that split documents. {@link SplitPool.split} answers `undefined` for a document it cannot split
+ * (not a plain `TextNode`, metadata that cannot be sent, a splitter error, a thread that died): the build splits
+ * that one itself, so nothing is lost and an error is thrown with its own type.
+ */
+export class SplitPool {
+  readonly threads: number;
+  readonly #workers: PoolWorker[] = [];
+  #seq = 0;
+
+  constructor(threads: number, settings: SplitThreadSettings) {
+    this.threads = threads;
+    const { url, sourceEntry } = workerEntry();
+    for (let index = 0; index < threads; index++) {
+      const worker = new Worker(url, {
+        workerData: sourceEntry ? { ...settings, sourceEntry } : settings,
+      });
+      const entry: PoolWorker = { worker, waiting: new Map(), alive: true };
+      const lost = () => {
+        entry.alive = false;
+        for (const answer of entry.waiting.values()) answer(undefined);
+        entry.waiting.clear();
+      };
+      worker.on("message", (reply: SplitReply | { saved: true }) => {
+        if (!("seq" in reply)) return;
+        const answer = entry.waiting.get(reply.seq);
+        entry.waiting.delete(reply.seq);
+        answer?.(reply);
+      });
+      worker.on("error", lost);
+      worker.on("exit", lost);
+      this.#workers.push(entry);
+    }
+  }
+
+  /** The chunks of `document` split in a worker, or `undefined` when it must be split in this thread. */
+  async split(document: TextNode): Promise<AnalyzedChunk[] | undefined> {
+    if (document.constructor !== TextNode) return undefined;
+    let chosen: PoolWorker | undefined;
+    for (const entry of this.#workers)
+      if (entry.alive && (!chosen || entry.waiting.size < chosen.waiting.size)) chosen = entry;
+    if (!chosen) return undefined;
+    const target = chosen;
+    const seq = this.#seq++;
+    const request: SplitRequest = { seq, document: document.toJSON(), blocks: getDocumentBlocks(document) };
+    const reply = await new Promise<SplitReply | undefined>((resolve) => {
+      try {
+        target.worker.postMessage(request);
+        target.waiting.set(seq, resolve);
+      } catch {
+        // Metadata a thread cannot be sent (a function, a class instance of a custom reader's).
+        resolve(undefined);
+      }
+    });
+    if (!reply || "failed" in reply) return undefined;
+    const rows = Buffer.from(reply.rows);
+    return reply.chunks.map((chunk, index) => ({
+      node: {
+        id: chunk.id,
+        encoded: rows.subarray(index === 0 ? 0 : reply.ends[index - 1], reply.ends[index]),
+      },
+      contentHash: chunk.contentHash,
+      terms: chunk.terms,
+      holdsImage: chunk.holdsImage,
+      ...(chunk.content === undefined ? {} : { content: chunk.content }),
+    }));
+  }
+
+  /**
+   * Ends the threads once the build is done: with a tokenizer cache, each first saves the counts of the pieces it
+   * met, one after another (each merges into the table the one before wrote), as the main thread does at its end.
+   */
+  async close(): Promise<void> {
+    if (tokenizerCacheDir() !== undefined) {
+      for (const entry of this.#workers) {
+        if (!entry.alive) continue;
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            entry.worker.off("message", saved);
+            entry.worker.off("exit", done);
+            resolve();
+          };
+          const saved = (reply: { saved?: true }) => {
+            if (reply.saved) done();
+          };
+          entry.worker.on("message", saved);
+          entry.worker.on("exit", done);
+          entry.worker.postMessage({ save: true });
+        });
+      }
+    }
+    await this.terminate();
+  }
+
+  /** Ends the threads now (an aborted or failed build): what they were splitting is answered `undefined`. */
+  async terminate(): Promise<void> {
+    await Promise.all(this.#workers.map((entry) => entry.worker.terminate()));
+  }
+}
+
+/**
+ * The worker's code: the bundled `dist/index-store/split-worker.js` beside this module's bundle (a chunk in
+ * dist/chunks, or dist/cli/cli.cjs), or, running from the TypeScript sources (tests), split-worker.ts through tsx.
+ */
+function workerEntry(): { url: URL; sourceEntry?: string } {
+  if (!import.meta.url.endsWith(".ts"))
+    return { url: new URL("../index-store/split-worker.js", import.meta.url) };
+  return {
+    url: new URL("./split-worker-from-sources.mjs", import.meta.url),
+    sourceEntry: new URL("./split-worker.ts", import.meta.url).href,
+  };
+}
