@@ -24,7 +24,7 @@ function parseArgs(argv) {
     else if (arg === "--runs") options.runs = Number(argv[++i]);
     else if (arg === "--help" || arg === "-h") {
       console.log(
-        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer,batch,corpus,scale,postgres,dense,quality,mixed,extraction,eval] [--runs N] [--no-build]",
+        "usage: npm run bench -- [--quick] [--json <file>] [--only repack,calls,tree,adaptive,stream,import,size,optimizer,batch,corpus,scale,postgres,threads,dense,quality,mixed,extraction,eval] [--runs N] [--no-build]",
       );
       process.exit(0);
     } else {
@@ -110,6 +110,7 @@ const FIGURES = {
   corpus: () => import("./figures/corpus.mjs").then((m) => m.corpusFigure),
   scale: () => import("./figures/scale.mjs").then((m) => m.scaleFigure),
   postgres: () => import("./figures/postgres.mjs").then((m) => m.postgresFigure),
+  threads: () => import("./figures/threads.mjs").then((m) => m.threadsFigure),
   dense: () => import("./figures/dense.mjs").then((m) => m.denseFigure),
   quality: () => import("./figures/quality.mjs").then((m) => m.qualityFigure),
   mixed: () => import("./figures/mixed-quality.mjs").then((m) => m.mixedQualityFigure),

@@ -5,7 +5,7 @@
 // postings (as node id, term frequency and length, so chunk keys and block boundaries do not count). Build the same
 // folder with two builds and compare the two lines; with a dump file, `diff` the dumps to see what moved.
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
@@ -19,7 +19,15 @@ if (!folder) {
 }
 const db = new Database(join(folder, "ragsynth-index.sqlite"), { readonly: true });
 const sha = (text) => createHash("sha256").update(text).digest("hex");
-const lines = [];
+// Each line goes into the digest (and the dump) as it is made: a large index's lines do not fit one string.
+const digest = createHash("sha256");
+const dump = dumpFile ? openSync(dumpFile, "w") : undefined;
+const lines = {
+  push(line) {
+    digest.update(`${line}\n`);
+    if (dump !== undefined) writeSync(dump, `${line}\n`);
+  },
+};
 const nodeIdOf = new Map();
 const chunks = db
   .prepare(
@@ -68,6 +76,5 @@ for (const row of db.prepare("SELECT term, block FROM postings ORDER BY term, fi
 for (const term of [...postings.keys()].sort())
   lines.push(`postings ${JSON.stringify(term)} ${postings.get(term).sort().join(",")}`);
 db.close();
-const text = `${lines.join("\n")}\n`;
-if (dumpFile) writeFileSync(dumpFile, text);
-console.log(`chunks ${chunks.length} terms ${postings.size} digest ${sha(text)}`);
+if (dump !== undefined) closeSync(dump);
+console.log(`chunks ${chunks.length} terms ${postings.size} digest ${digest.digest("hex")}`);
