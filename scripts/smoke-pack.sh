@@ -63,6 +63,24 @@ ls "$work"/cache/ragsynth/v8/ragsynth-cli-ask-*.v8cache >/dev/null 2>&1 ||
   { echo "smoke-pack: the first ask kept no compiled code of the CLI in $work/cache/ragsynth/v8" >&2; exit 1; }
 ls "$work"/cache/ragsynth/v8/piece-counts-cl100k_base-*.v8 >/dev/null 2>&1 ||
   { echo "smoke-pack: the first ask kept no piece counts in $work/cache/ragsynth/v8" >&2; exit 1; }
+# An index build's worker threads run dist/index-store/split-worker.js from the installed package, found from the
+# CLI's bundle and from the library's chunks: with --threads 1 a thread splits the files (a thread that cannot start
+# leaves the build splitting them itself, and it reports 0 threads).
+threaded="$(npx --no-install ragsynth index docs --cache-dir "$work/threaded" --threads 1 --json 2>&1)"
+case "$threaded" in
+  *'"threads": 1'*) ;;
+  *) echo "smoke-pack: index --threads 1 split in no thread: $threaded" >&2; exit 1 ;;
+esac
+node --input-type=module -e '
+const { VectorStoreIndex, HashingEmbedder, TextNode } = await import("ragsynth");
+const documents = [new TextNode({ id: "a.txt", text: "Paris is the capital of France." })];
+const index = await VectorStoreIndex.fromDocumentsCached(documents, {
+  cacheDir: `${process.cwd()}/library-threaded`,
+  embedModel: new HashingEmbedder(),
+  threads: 1,
+});
+if (index.buildStats.threads !== 1) throw new Error(`the library split in ${index.buildStats.threads ?? 0} threads`);
+'
 # The bin is one small ES module that runs the CLI's one CommonJS bundle: an ask imports one of ragsynth's
 # files as a module (the bin), not the library's chunks. A resolve hook logs every module imported; counts only.
 cat > probe.mjs <<'PROBE'

@@ -62,7 +62,8 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
    * Worker threads that split the documents (the build reads them and writes the store in this thread): 0 splits
    * them here. Only the default splitter, or a `BlockSplitter` with a built-in tokenizer and no function among its
    * options, is run in threads; any other splits here. The chunks are the same either way.
-   * @default one per core, up to 4, when there is at least 1 MiB of files to split (none on one core)
+   * @default one per core but one, up to 4, from 4 cores, when there is at least 1 MiB of files to split (none on
+   *   fewer cores: each thread holds its own tokenizer caches, see BENCHMARKS.md's `threads` figure)
    */
   threads?: number;
   /**

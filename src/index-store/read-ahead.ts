@@ -75,14 +75,9 @@ export type Prepared =
     };
 
 /**
- * Bytes of files (their size on disk) sent to worker threads ahead of the document the build writes: their texts,
- * and their chunks once split, are held until it reaches them.
- */
-const SPLIT_AHEAD_BYTES = 8 * 1024 * 1024;
-
-/**
- * The documents of a build, read in order by `reading` and each sent to `pool` once read: up to two per thread
- * ahead of the one asked for (one being split, one waiting), so no thread waits for the build's writes.
+ * The documents of a build, read in order by `reading` and each sent to `pool` once read: up to 64 per thread ahead
+ * of the one the build writes, within {@link READ_AHEAD_BYTES} of files (all read at once, as `readingAhead`'s are),
+ * so the threads are not idle while the build writes a group (a window of two per thread left them waiting).
  */
 export function splittingAhead(
   pending: readonly TextNode[],
@@ -102,7 +97,7 @@ export function splittingAhead(
         if (ahead > index) {
           const size = pending[ahead]?.metadata.file_size;
           const bytes = typeof size === "number" && size > 0 ? size : 0;
-          if (aheadBytes + bytes > SPLIT_AHEAD_BYTES) break;
+          if (aheadBytes + bytes > READ_AHEAD_BYTES) break;
           aheadSizes.set(ahead, bytes);
           aheadBytes += bytes;
         }

@@ -186,6 +186,26 @@ describe("splitPoolFor", () => {
     expect(splitPoolFor(2, undefined, [], false)).toBeUndefined();
   });
 
+  it("answers undefined (split here) when its thread dies: nothing waits for it", async () => {
+    // Options a thread's splitter refuses: the thread throws as it starts.
+    const pool = new SplitPool(1, {
+      splitter: { chunkSize: -1 },
+      keepVectors: false,
+      tokenizerCache: undefined,
+    });
+    try {
+      const answers = await Promise.all([
+        pool.split(new TextNode({ id: "a.md", text: "a" })),
+        pool.split(new TextNode({ id: "b.md", text: "b" })),
+      ]);
+      expect(answers).toEqual([undefined, undefined]);
+      expect(await pool.split(new TextNode({ id: "c.md", text: "c" }))).toBeUndefined();
+      expect(pool.documentsSplit).toBe(0);
+    } finally {
+      await pool.terminate();
+    }
+  });
+
   it("answers undefined (split here) for what a thread cannot take, and after its threads ended", async () => {
     const pool = splitPoolFor(1, undefined, pending, true) as SplitPool;
     expect(pool).toBeInstanceOf(SplitPool);

@@ -84,6 +84,7 @@ export class SplitPool {
   readonly threads: number;
   readonly #workers: PoolWorker[] = [];
   #seq = 0;
+  #split = 0;
 
   constructor(threads: number, settings: SplitThreadSettings) {
     this.threads = threads;
@@ -106,8 +107,18 @@ export class SplitPool {
       });
       worker.on("error", lost);
       worker.on("exit", lost);
+      // A reply that could not be read here: which document it answered is unknown, so the thread is given up.
+      worker.on("messageerror", () => {
+        lost();
+        void worker.terminate();
+      });
       this.#workers.push(entry);
     }
+  }
+
+  /** Documents a thread split (the others were answered `undefined`). */
+  get documentsSplit(): number {
+    return this.#split;
   }
 
   /** The chunks of `document` split in a worker, or `undefined` when it must be split in this thread. */
@@ -130,6 +141,7 @@ export class SplitPool {
       }
     });
     if (!reply || "failed" in reply) return undefined;
+    this.#split++;
     const rows = Buffer.from(reply.rows);
     return reply.chunks.map((chunk, index) => ({
       node: {

@@ -296,7 +296,7 @@ async function writeDocuments(
   };
   const reading = readingAhead(pending, options.readDocument, before);
   // With worker threads, each document is split in one of them while the build reads and writes the others.
-  const pool = splitPoolFor(options.threads, options.splitter, pending, keepVectors);
+  const pool = splitPoolFor(options.threads, splitter, pending, keepVectors);
   const preparing = pool
     ? splittingAhead(pending, reading, pool)
     : {
@@ -352,7 +352,9 @@ async function writeDocuments(
     await pool?.terminate();
   }
   options.onSplitProgress?.({ split: pending.length, total: pending.length });
-  return { embedded, embeddedChunks, unreadable, chunksWritten, threads: pool?.threads ?? 0 };
+  // Threads that split something: none when they could not start (the build split every document itself).
+  const threads = pool && pool.documentsSplit > 0 ? pool.threads : 0;
+  return { embedded, embeddedChunks, unreadable, chunksWritten, threads };
 }
 
 /** A document's `sources` row: its id, content hash, and the size, modification time and reader it was read with. */
