@@ -34,32 +34,44 @@ export function readingAhead(
       ? readDocument(document, { unlessBytesHash: stored.bytesHash })
       : readDocument(document);
   };
-  const started = new Map<number, Promise<TextNode | undefined | "same-bytes">>();
-  const sizeOf = (index: number) => {
-    const size = (pending[index] as TextNode).metadata.file_size;
-    return typeof size === "number" && size > 0 ? size : 0;
-  };
+  return startedAhead(pending, READ_AHEAD, (index) => read(pending[index] as TextNode));
+}
+
+/**
+ * Work on the documents of a build, started by `start` for the one asked for (each in order, once) and for up to
+ * `count` after it within {@link READ_AHEAD_BYTES} of files (their size on disk): what was started for documents not
+ * yet asked for is all it holds. Work left behind by an abort is settled quietly (the abort is what the build
+ * reports).
+ */
+function startedAhead<T>(
+  pending: readonly TextNode[],
+  count: number,
+  start: (index: number) => Promise<T>,
+): { next(index: number): Promise<T> } {
+  const started = new Map<number, Promise<T>>();
   let ahead = 0;
-  // The sizes of the reads started ahead of the document asked for, not yet asked for themselves.
+  // The sizes of the documents started ahead of the one asked for, not yet asked for themselves.
   const aheadSizes = new Map<number, number>();
   let aheadBytes = 0;
   return {
     next(index) {
       aheadBytes -= aheadSizes.get(index) ?? 0;
       aheadSizes.delete(index);
-      for (; ahead < pending.length && ahead <= index + READ_AHEAD; ahead++) {
+      for (; ahead < pending.length && ahead <= index + count; ahead++) {
         if (ahead > index) {
-          if (aheadBytes + sizeOf(ahead) > READ_AHEAD_BYTES) break;
-          aheadSizes.set(ahead, sizeOf(ahead));
-          aheadBytes += sizeOf(ahead);
+          const size = pending[ahead]?.metadata.file_size;
+          const bytes = typeof size === "number" && size > 0 ? size : 0;
+          if (aheadBytes + bytes > READ_AHEAD_BYTES) break;
+          aheadSizes.set(ahead, bytes);
+          aheadBytes += bytes;
         }
-        const reading = read(pending[ahead] as TextNode);
-        reading.catch(() => {});
-        started.set(ahead, reading);
+        const work = start(ahead);
+        work.catch(() => {});
+        started.set(ahead, work);
       }
-      const reading = started.get(index) as Promise<TextNode | undefined | "same-bytes">;
+      const work = started.get(index) as Promise<T>;
       started.delete(index);
-      return reading;
+      return work;
     },
   };
 }
@@ -84,33 +96,10 @@ export function splittingAhead(
   reading: { next(index: number): Promise<TextNode | undefined | "same-bytes"> },
   pool: SplitPool,
 ): { next(index: number): Promise<Prepared> } {
-  const window = 64 * pool.threads;
-  const started = new Map<number, Promise<Prepared>>();
-  const aheadSizes = new Map<number, number>();
-  let aheadBytes = 0;
-  let ahead = 0;
-  return {
-    next(index) {
-      aheadBytes -= aheadSizes.get(index) ?? 0;
-      aheadSizes.delete(index);
-      for (; ahead < pending.length && ahead <= index + window; ahead++) {
-        if (ahead > index) {
-          const size = pending[ahead]?.metadata.file_size;
-          const bytes = typeof size === "number" && size > 0 ? size : 0;
-          if (aheadBytes + bytes > READ_AHEAD_BYTES) break;
-          aheadSizes.set(ahead, bytes);
-          aheadBytes += bytes;
-        }
-        const prepared = reading.next(ahead).then(async (document): Promise<Prepared> => {
-          if (document === undefined || document === "same-bytes") return document;
-          return { document, chunks: await pool.split(document) };
-        });
-        prepared.catch(() => {});
-        started.set(ahead, prepared);
-      }
-      const prepared = started.get(index) as Promise<Prepared>;
-      started.delete(index);
-      return prepared;
-    },
-  };
+  return startedAhead(pending, 64 * pool.threads, (index) =>
+    reading.next(index).then(async (document): Promise<Prepared> => {
+      if (document === undefined || document === "same-bytes") return document;
+      return { document, chunks: await pool.split(document) };
+    }),
+  );
 }
