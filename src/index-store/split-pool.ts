@@ -13,7 +13,10 @@ import type { SplitReply, SplitRequest, SplitThreadSettings } from "./split-thre
 // back in the build's order. Splitting is most of a first index's time (tokens counted, sentences found, terms
 // analyzed, rows deflated); the store's writes stay in one thread, as SQLite wants them.
 
-/** Worker threads an index build starts by itself at most: each holds its own tokenizer caches (tens of MB). */
+/**
+ * Worker threads an index build starts by itself at most: each holds its own tokenizer caches (125–255 MB a thread in
+ * BENCHMARKS.md's `threads` figure).
+ */
 const MAX_AUTO_THREADS = 4;
 /**
  * Text a build must have to split (its files' sizes) before it starts worker threads by itself: starting one and
@@ -22,10 +25,10 @@ const MAX_AUTO_THREADS = 4;
 const AUTO_MIN_BYTES = 1024 * 1024;
 
 /**
- * The pool for a build of `pending` with `splitter`: `threads` workers when given, else (unset) one per core up to
- * {@link MAX_AUTO_THREADS} when there is at least {@link AUTO_MIN_BYTES} to split and more than one core; none (the
- * build splits in its own thread) for 0, a splitter other than a plain `BlockSplitter`, or one whose options cannot
- * be sent to a thread (a custom tokenizer or sentence function).
+ * The pool for a build of `pending` with `splitter`: `threads` workers when given, else (unset) {@link autoThreads}
+ * when there is at least {@link AUTO_MIN_BYTES} to split; none (the build splits in its own thread) for 0, a splitter
+ * other than a plain `BlockSplitter`, or one whose options cannot be sent to a thread (a custom tokenizer or sentence
+ * function).
  */
 export function splitPoolFor(
   threads: number | undefined,
@@ -51,8 +54,9 @@ export function splitPoolFor(
 
 /**
  * One thread per core but the build's own, up to {@link MAX_AUTO_THREADS}, from four cores. With two, the build's
- * reads and writes leave about one core: two threads there made the bench's 30.6 MB first index 1.4× faster for
- * 250–300 MB more memory (each thread's tokenizer caches), so they are asked for (`threads: 2`), not assumed.
+ * reads and writes leave about one core: two threads there made the bench's 30.6 MB first index 1.43× faster for
+ * 177 MB more peak memory (the 306.5 MB one 1.47× for 491 MB), still short of 5 MB/s, so they are asked for
+ * (`threads: 2`), not assumed.
  */
 function autoThreads(): number {
   const cores = availableParallelism();
@@ -92,6 +96,9 @@ export class SplitPool {
     for (let index = 0; index < threads; index++) {
       const worker = new Worker(url, {
         workerData: sourceEntry ? { ...settings, sourceEntry } : settings,
+        // Not the caller's Node options: a thread would take them as its own (`node --input-type=module -e …`
+        // left every thread failing to start: its entry is a file), and it needs none.
+        execArgv: [],
       });
       const entry: PoolWorker = { worker, waiting: new Map(), alive: true };
       const lost = () => {
@@ -188,14 +195,23 @@ export class SplitPool {
 }
 
 /**
- * The worker's code: the bundled `dist/index-store/split-worker.js` beside this module's bundle (a chunk in
- * dist/chunks, or dist/cli/cli.cjs), or, running from the TypeScript sources (tests), split-worker.ts through tsx.
+ * The worker's code: the bundled `dist/index-store/split-worker.js` of the package whose bundle holds this code
+ * (`dist/index.js`, a chunk in `dist/chunks/` or `dist/cli/cli.cjs`: found from the last `/dist/` of its URL), or,
+ * running from the TypeScript sources (tests), split-worker.ts through tsx.
  */
 function workerEntry(): { url: URL; sourceEntry?: string } {
-  if (!import.meta.url.endsWith(".ts"))
-    return { url: new URL("../index-store/split-worker.js", import.meta.url) };
+  const here = import.meta.url;
+  if (here.endsWith(".ts")) {
+    return {
+      url: new URL("./split-worker-from-sources.mjs", here),
+      sourceEntry: new URL("./split-worker.ts", here).href,
+    };
+  }
+  const dist = here.lastIndexOf("/dist/");
   return {
-    url: new URL("./split-worker-from-sources.mjs", import.meta.url),
-    sourceEntry: new URL("./split-worker.ts", import.meta.url).href,
+    url:
+      dist < 0
+        ? new URL("../index-store/split-worker.js", here)
+        : new URL("index-store/split-worker.js", here.slice(0, dist + "/dist/".length)),
   };
 }
