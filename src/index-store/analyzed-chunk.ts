@@ -19,6 +19,23 @@ export interface AnalyzedChunk {
 }
 
 /**
+ * A chunk analyzed at once (a worker thread's, `split-thread.ts`, which sends everything back): the same content
+ * hash, terms and image flag as {@link analyzeChunk}, with its content for embedding when `keepVectors`.
+ */
+export function analyzeChunkNow(
+  node: TextNode,
+  keepVectors: boolean,
+): { contentHash: string; terms: string[]; holdsImage: boolean; content?: string } {
+  const content = lexicalContent(node);
+  return {
+    contentHash: contentHash(content),
+    terms: lexicalDocumentTerms(content),
+    holdsImage: holdsImage(node),
+    ...(keepVectors ? { content } : {}),
+  };
+}
+
+/**
  * A chunk split in this thread: its terms analyzed when first asked for (a store asks only for the chunks it writes)
  * and from the node again, not from the content, so a group does not hold every chunk's content a second time.
  */

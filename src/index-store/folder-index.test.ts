@@ -8,6 +8,7 @@ import { BUILT_IN_READERS } from "../reader/formats/registry.js";
 import type { DocumentReader } from "../reader/index.js";
 import { defaultCacheDir } from "./folder-cache-dir.js";
 import { buildFolderIndex, folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
+import { folderIndexOptions } from "./folder-index-options.test.util.js";
 import { countSkipped } from "./folder-index-stats.js";
 import { type FolderIndexOptions, readFolderDocuments } from "./folder-read.js";
 import { SKIPPED_READS_FILE } from "./skipped-reads.js";
@@ -22,18 +23,7 @@ afterEach(async () => {
 });
 
 function options(paths: string[], more: Partial<FolderIndexOptions> = {}): FolderIndexOptions {
-  return {
-    paths,
-    walk: { include: [], exclude: [], readAs: {}, noIgnore: false, hidden: false, followSymlinks: false },
-    cacheDir: undefined,
-    embedModel: new HashingEmbedder(),
-    embedLabel: "hashing",
-    rebuild: false,
-    cwd: dir,
-    userCacheDir: join(dir, "user-cache"),
-    signal: new AbortController().signal,
-    ...more,
-  };
+  return folderIndexOptions(dir, paths, more);
 }
 
 /** The text of the chunk `index` ranks first for `query`. */

@@ -9,6 +9,7 @@ import { BlockSplitter } from "../splitter/block-splitter.js";
 import type { IndexStore } from "../store/index-store.js";
 import { decodeNode } from "../store/node-row.js";
 import { openFolderIndex } from "./folder-index.js";
+import { folderIndexOptions } from "./folder-index-options.test.util.js";
 import type { FolderIndexOptions } from "./folder-read.js";
 import { SplitPool, splitPoolFor } from "./split-pool.js";
 import { openStoreAt } from "./store-location.js";
@@ -24,18 +25,7 @@ afterEach(async () => {
 });
 
 function options(cacheDir: string, more: Partial<FolderIndexOptions> = {}): FolderIndexOptions {
-  return {
-    paths: ["docs"],
-    walk: { include: [], exclude: [], readAs: {}, noIgnore: false, hidden: false, followSymlinks: false },
-    cacheDir,
-    embedModel: new HashingEmbedder(),
-    embedLabel: "hashing",
-    rebuild: false,
-    cwd: dir,
-    userCacheDir: join(dir, "user-cache"),
-    signal: new AbortController().signal,
-    ...more,
-  };
+  return folderIndexOptions(dir, ["docs"], { cacheDir, ...more });
 }
 
 /** A folder of Markdown (sections, code, a table, long paragraphs), plain text and code, some files many chunks long. */

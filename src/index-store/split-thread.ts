@@ -1,15 +1,12 @@
-import { lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { setDocumentBlocks } from "../reader/document-blocks.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
-import { holdsImage } from "../reader/image-references.js";
 import { TextNode, type TextNodeInit } from "../schema/text-node.js";
 import type { BlockSplitter, BlockSplitterOptions } from "../splitter/block-splitter.js";
 import { encodeNode } from "../store/node-row.js";
-import { contentHash } from "./embedding-cache.js";
-import { lexicalContent } from "./index-retriever.js";
+import { analyzeChunkNow } from "./analyzed-chunk.js";
 
 // What an index build's worker threads are sent and send back (split-pool.ts starts them, split-worker.ts is their
-// code): a document in, its chunks out, each analyzed as a build analyzes the chunks it splits itself
+// code): a document in, its chunks out, each analyzed by the rule a build analyzes the chunks it splits itself with
 // (analyzed-chunk.ts) and encoded as its row.
 
 /** What a worker thread is started with. */
@@ -63,14 +60,7 @@ export function splitRequested(
   const rows: Buffer[] = [];
   let total = 0;
   for (const node of splitter.iterateNodes(document)) {
-    const content = lexicalContent(node);
-    chunks.push({
-      id: node.id,
-      contentHash: contentHash(content),
-      terms: lexicalDocumentTerms(content),
-      holdsImage: holdsImage(node),
-      ...(keepVectors ? { content } : {}),
-    });
+    chunks.push({ id: node.id, ...analyzeChunkNow(node, keepVectors) });
     const row = encodeNode(node);
     rows.push(row);
     total += row.length;
