@@ -1,7 +1,9 @@
-// Figure: an index build's worker threads (`--threads`, src/index-store/split-pool.ts). The large corpus's first
-// index at --threads 0 (this machine's default on 2 cores: split in the main thread), 1 and 2, interleaved in
-// rotating order; and the large corpus ten times over at 0 and 2, once each. Wall time, CPU time (user + system,
-// every thread), peak RSS and throughput; and whether the index is the same row for row (scripts/index-digest.mjs).
+// Figure: an index build's worker threads (`--threads`, src/index-store/split-pool.ts). First indexes at --threads 0
+// (this machine's default on 2 cores: everything in the main thread) and 2, interleaved in rotating order: the small
+// corpus (Markdown), the large one (also at 1), the mixed-format one (HTML, PDF, man pages, RST, DOCX: most of its
+// build is parsing) when built; and the large corpus ten times over at 0 and 2, once each. Wall time, CPU time (user
+// + system, every thread), the main thread's busy time (what threads cannot take: listing, reading, writing the
+// store), peak RSS and throughput; and whether the index is the same row for row (scripts/index-digest.mjs).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +12,7 @@ import { join } from "node:path";
 import { BIN, cli } from "../lib/cli-run.mjs";
 import { ensureCorpus } from "../lib/corpus.mjs";
 import { NOT_BUILT, ROOT_DIR } from "../lib/libs.mjs";
+import { mixedCorpusIfBuilt } from "../lib/mixed-corpus.mjs";
 import { fmt } from "../lib/report.mjs";
 import { repeatedCorpus } from "./scale.mjs";
 
@@ -41,6 +44,7 @@ function row(label, textBytes, runs) {
     label,
     `${fmt(wall / 1000, 2)} s (${fmt(textBytes / 1e6 / (wall / 1000), 1)} MB/s)`,
     `${fmt(median(runs.map((run) => run.cpuMs)) / 1000, 1)} s`,
+    `${fmt(median(runs.map((run) => run.mainBusyMs)) / 1000, 1)} s`,
     `${fmt(Math.max(...runs.map((run) => run.rss)))} MB`,
     String(runs[0].threads),
   ];
@@ -48,21 +52,28 @@ function row(label, textBytes, runs) {
 
 export async function threadsFigure({ quick, runs }) {
   const title = "First index with worker threads (--threads), offline";
-  const headers = ["case", "first index (median)", "CPU, user + system", "peak RSS", "threads that split"];
+  const headers = [
+    "case",
+    "first index (median)",
+    "CPU, user + system",
+    "main thread busy",
+    "peak RSS",
+    "threads used",
+  ];
   if (!existsSync(BIN)) return { id: "threads", title, headers, rows: [["all", NOT_BUILT]], notes: [] };
   const rounds = Math.max(3, Math.min(runs, 5));
   const rows = [];
   const json = { cores: availableParallelism() };
-  // The small corpus (Markdown: most of its build is parsing, which stays in the main thread) at 0 and 2, and the
-  // large one (mostly .d.ts text: most of its build is splitting) at 0, 1 and 2.
+  // The small corpus (Markdown) at 0 and 2, the large one (mostly .d.ts text: most of its build is splitting) at 0,
+  // 1 and 2, and the mixed-format one (most of its build is parsing) at 0 and 2 when it is built.
+  const mixed = quick ? undefined : mixedCorpusIfBuilt();
   const cases = quick
     ? [["small", [0, 2]]]
-    : [
-        ["small", [0, 2]],
-        ["large", [0, 1, 2]],
-      ];
+    : [["small", [0, 2]], ["large", [0, 1, 2]], ...(mixed ? [["mixed", [0, 2]]] : [])];
+  if (!quick && !mixed)
+    rows.push(["mixed: not built (bench/lib/mixed-corpus.mjs builds it)", "n/a", "", "", "", ""]);
   for (const [name, settings] of cases) {
-    const corpus = await ensureCorpus(name);
+    const corpus = name === "mixed" ? mixed : await ensureCorpus(name);
     const results = new Map(settings.map((threads) => [threads, []]));
     for (let round = 0; round < (quick ? 1 : rounds); round++) {
       // Rotating order: each setting runs first, middle and last in turn.
@@ -106,7 +117,7 @@ export async function threadsFigure({ quick, runs }) {
     rows,
     targets: [],
     notes: [
-      `\`ragsynth index <folder> --cache-dir <fresh> --threads <n> --json\`, the built CLI started and timed by a small launcher, no model configured; ${quick ? "one run each" : `${rounds} runs of each setting on the small and large corpora, interleaved in rotating order (median wall and CPU, largest peak RSS), and one of each on large10 (the scale figure's ten copies)`}. CPU is the process's user + system time, every thread included. This machine has ${availableParallelism()} cores, where the default is --threads 0 (threads start by themselves from 4 cores).`,
+      `\`ragsynth index <folder> --cache-dir <fresh> --threads <n> --json\`, the built CLI started and timed by a small launcher, no model configured; ${quick ? "one run each" : `${rounds} runs of each setting on the small, large and mixed corpora, interleaved in rotating order (median wall and CPU, largest peak RSS), and one of each on large10 (the scale figure's ten copies)`}. CPU is the process's user + system time, every thread included; the main thread's busy time is its event loop's active time (\`performance.eventLoopUtilization()\` at exit): what the build does there whatever the threads (listing and reading files, writing the store), so no number of cores takes a first index below it. This machine has ${availableParallelism()} cores, where the default is --threads 0 (threads start by themselves from 4 cores).`,
       `The index each run wrote, by scripts/index-digest.mjs (every chunk's node, hash and length, every source row, the statistics and every term's postings): ${json.sameIndex ? "the same digest for every run and setting of each corpus" : "DIFFERENT digests across settings"}${json.large10 ? `; large10: ${json.sameIndex10 ? "the same at 0 and 2" : "DIFFERENT at 0 and 2"}` : ""}.`,
     ],
     json,

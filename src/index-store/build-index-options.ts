@@ -1,4 +1,6 @@
 import type { Embedder } from "../embedding/types.js";
+import type { ChosenReader } from "../reader/formats/registry.js";
+import type { ReaderInput, ReadFileResult } from "../reader/formats/types.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { EmbedProgress } from "./embed-nodes.js";
 import type { EmbeddingCache } from "./embedding-cache.js";
@@ -59,9 +61,10 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
   /** Ignore the stored index and embed everything again. @default false */
   rebuild?: boolean;
   /**
-   * Worker threads that split the documents (the build reads them and writes the store in this thread): 0 splits
-   * them here. Only the default splitter, or a `BlockSplitter` with a built-in tokenizer and no function among its
-   * options, is run in threads; any other splits here. The chunks are the same either way.
+   * Worker threads that split the documents, and parse the files of a folder index (the build lists and reads the
+   * files and writes the store in this thread): 0 does all here. Only the default splitter, or a `BlockSplitter`
+   * with a built-in tokenizer and no function among its options, is run in threads (with any other, no thread
+   * starts); only the built-in readers parse in threads. The chunks are the same either way.
    * @default one per core but one, up to 4, from 4 cores, when there is at least 1 MiB of files to split (none on
    *   fewer cores: each thread holds its own tokenizer caches, see BENCHMARKS.md's `threads` figure)
    */
@@ -89,6 +92,28 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
   ) => Promise<TextNode | undefined | "same-bytes">;
 }
 
+/** Worker threads a build parses files in (its `SplitPool`), for a `readDocument` that reads with built-in readers. */
+export interface FileParser {
+  /**
+   * What `chosen` (a built-in reader, by the folder index's `readAs`) makes of `input`, parsed in a thread;
+   * `undefined` when it must be parsed by the caller. Throws what the reader threw.
+   */
+  parse(
+    readAs: Readonly<Record<string, string>>,
+    chosen: ChosenReader,
+    input: ReaderInput,
+  ): Promise<ReadFileResult | undefined>;
+}
+
+/**
+ * How a build has a document read: {@link FromDocumentsCachedOptions.readDocument}, told the build's worker threads
+ * as `parser` when it has some (a folder index parses its files in them; a caller's `readDocument` ignores it).
+ */
+export type BuildReadDocument = (
+  document: TextNode,
+  options?: { unlessBytesHash?: string; parser?: FileParser },
+) => Promise<TextNode | undefined | "same-bytes">;
+
 /** What building an index cost, and how the documents compare with the stored index. */
 export interface IndexBuildStats {
   /** Nodes in the index. */
@@ -101,7 +126,10 @@ export interface IndexBuildStats {
   sources: { added: string[]; changed: string[]; unchanged: string[]; removed: string[] };
   /** The stored index's embedding model id, when it differed from the current one (so nothing was reused). */
   previousEmbedModelId?: string;
-  /** Worker threads that split the documents (`threads`); 0 or absent when they were split in the caller's thread. */
+  /**
+   * Worker threads that split the documents or parsed files (`threads`); 0 or absent when the caller's thread did
+   * all (none asked for, or none could start).
+   */
   threads?: number;
 }
 

@@ -39,6 +39,8 @@ describe("indexSummary", () => {
       "hashing",
       resolve("project"),
     );
-    expect(summary).toMatch(/^Indexed 1 file: 10 chunks, in 310 ms \(split in 2 threads\) · cache /);
+    expect(summary).toMatch(
+      /^Indexed 1 file: 10 chunks, in 310 ms \(parsed and split in 2 threads\) · cache /,
+    );
   });
 });

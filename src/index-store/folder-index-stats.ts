@@ -26,7 +26,7 @@ export interface FolderIndexStats {
   reused: number;
   /** Documents by how they compare with the cached index. */
   sources: IndexBuildStats["sources"];
-  /** Worker threads that split the files read (0: split in the main thread, or nothing to split). */
+  /** Worker threads that parsed and split the files read (0: all in the main thread, or nothing to read). */
   threads: number;
   durationMs: number;
 }
@@ -75,7 +75,7 @@ export function indexSummary(stats: FolderIndexStats, embedderId: string, cwd: s
   ].filter(Boolean);
   return (
     `Indexed ${plural(stats.files, "file")}${changes.length > 0 ? ` (${changes.join(", ")})` : ""}: ` +
-    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${stats.embedded} embedded, ${stats.reused} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (split in ${stats.threads} threads)` : ""}` +
+    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${stats.embedded} embedded, ${stats.reused} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (parsed and split in ${stats.threads} threads)` : ""}` +
     ` · cache ${isPostgresUrl(stats.cacheDir) ? stats.cacheDir : displayPath(stats.cacheDir, cwd)} · ${embedderId}`
   );
 }

@@ -5,13 +5,14 @@ import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import { builtInReader } from "../reader/formats/registry.js";
-import { type DocumentReader, listDocuments, type SkippedPath } from "../reader/index.js";
+import { builtInReadersFor } from "../reader/formats/registry.js";
+import { listDocuments, type SkippedPath } from "../reader/index.js";
+import type { ParseElsewhere } from "../reader/read-file.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { displayPath } from "../util/display-path.js";
-import type { FromDocumentsCachedOptions, IndexBuildStats, NodeParser } from "./build-index-options.js";
+import type { BuildReadDocument, IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folder-cache-dir.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { LocalFingerprints } from "./local-fingerprints.js";
@@ -51,7 +52,7 @@ export interface FolderIndexOptions {
   embedModel: Embedder;
   /** How documents become chunks. @default new BlockSplitter() (1,024 tokens, 200 overlap) */
   splitter?: NodeParser | undefined;
-  /** Worker threads that split the documents (`FromDocumentsCachedOptions.threads`). @default by the cores */
+  /** Worker threads that parse the files and split the documents (`FromDocumentsCachedOptions.threads`). @default by the cores */
   threads?: number | undefined;
   /** The embedder's name on the progress line (`hashing`, a model spec). */
   embedLabel: string;
@@ -82,7 +83,7 @@ export interface FolderRead {
    * the texts of a group are held at a time, not the folder's. Those the stored index holds unchanged are never read.
    */
   documents: TextNode[];
-  readDocument: NonNullable<FromDocumentsCachedOptions["readDocument"]>;
+  readDocument: BuildReadDocument;
   /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
   rebuild: boolean;
   /**
@@ -195,7 +196,7 @@ async function listFolder(
   const { readAs, ...walkOptions } = walk;
   const listing = await listDocuments(given, {
     ...walkOptions,
-    readers: readersFor(readAs),
+    readers: builtInReadersFor(readAs),
     signal,
     // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
     skipRead: ({ path, size, lastModifiedAt, reader }) => {
@@ -232,14 +233,18 @@ async function listFolder(
   const unchanged =
     !rebuild && Array.isArray(stored) ? unchangedBuildStats(documents, stored, embedModel) : undefined;
   const unreadable = new Set<string>();
-  const readDocument = async (document: TextNode, { unlessBytesHash }: { unlessBytesHash?: string } = {}) => {
+  const readDocument: BuildReadDocument = async (document, { unlessBytesHash, parser } = {}) => {
+    // The build's worker threads parse the files: the readers here are built-in ones by `readAs`, which a thread
+    // makes again.
+    const parseElsewhere: ParseElsewhere | undefined =
+      parser && ((chosen, input) => parser.parse(readAs, chosen, input));
     // Only documents the store does not hold unchanged are read: one listed as known (unread) means the store
     // changed since the listing (another process rebuilt it), so it is read after all. One the store holds under
     // another size or time is first compared by its bytes.
     const read =
       unlessBytesHash === undefined
-        ? await listing.read(document, { evenIfKnown: true })
-        : await listing.readUnlessBytes(document, unlessBytesHash);
+        ? await listing.read(document, { evenIfKnown: true, parseElsewhere })
+        : await listing.readUnlessBytes(document, unlessBytesHash, { parseElsewhere });
     if (read === "same-bytes" && unlessBytesHash !== undefined)
       localFingerprints.note(document, unlessBytesHash);
     if (read === undefined) {
@@ -319,16 +324,6 @@ function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]):
     code: "document_read",
     message: `No documents to read in ${paths.join(", ")}${passed}. Point ragsynth at files or a folder of documents.`,
   });
-}
-
-/** `readAs` as the reader's `readers` option: each ending read by the built-in reader of its format. */
-function readersFor(readAs: Record<string, string>): Record<string, DocumentReader> {
-  const readers: Record<string, DocumentReader> = {};
-  for (const [ending, format] of Object.entries(readAs)) {
-    const reader = builtInReader(format);
-    if (reader) readers[ending] = reader;
-  }
-  return readers;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
 import type { AnalyzedChunk } from "./analyzed-chunk.js";
-import type { FromDocumentsCachedOptions } from "./build-index-options.js";
+import type { BuildReadDocument, FileParser } from "./build-index-options.js";
 import type { SplitPool } from "./split-pool.js";
 
 // The reads of a build (store-build.ts): files read a few ahead of the one being split, so a file's read overlaps
@@ -23,16 +23,18 @@ const READ_AHEAD_BYTES = 4 * 1024 * 1024;
  */
 export function readingAhead(
   pending: readonly TextNode[],
-  readDocument: FromDocumentsCachedOptions["readDocument"],
+  readDocument: BuildReadDocument | undefined,
   before: ReadonlyMap<string, StoredSource>,
+  parser: FileParser | undefined,
 ): { next(index: number): Promise<TextNode | undefined | "same-bytes"> } {
   if (!readDocument) return { next: async (index) => pending[index] };
+  const threads = parser ? { parser } : {};
   // Bytes read by another reader (a new version, another format for the ending) make another document: read whole.
   const read = (document: TextNode) => {
     const stored = before.get(document.id);
     return stored?.bytesHash !== undefined && stored.reader === document.metadata.reader
-      ? readDocument(document, { unlessBytesHash: stored.bytesHash })
-      : readDocument(document);
+      ? readDocument(document, { unlessBytesHash: stored.bytesHash, ...threads })
+      : readDocument(document, threads);
   };
   return startedAhead(pending, READ_AHEAD, (index) => read(pending[index] as TextNode));
 }

@@ -1,17 +1,21 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { getDocumentBlocks } from "../reader/document-blocks.js";
+import type { ChosenReader } from "../reader/formats/registry.js";
+import type { ReaderInput, ReadFileResult } from "../reader/formats/types.js";
 import { TextNode } from "../schema/text-node.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
 import { rankTableCodeCacheDir, tokenizerCacheDir } from "../tokenizer/cache-dir.js";
 import type { AnalyzedChunk } from "./analyzed-chunk.js";
 import type { NodeParser } from "./build-index-options.js";
+import { type ParseReply, type ParseRequest, parsedResult } from "./parse-thread.js";
 import type { SplitReply, SplitRequest, SplitThreadSettings } from "./split-thread.js";
 
-// An index build's worker threads (store-build.ts): the build reads its documents and writes its store in the main
-// thread, and sends each document to one of these to be split, analyzed and encoded, the documents' chunks coming
-// back in the build's order. Splitting is most of a first index's time (tokens counted, sentences found, terms
-// analyzed, rows deflated); the store's writes stay in one thread, as SQLite wants them.
+// An index build's worker threads (store-build.ts): the build lists and reads its files and writes its store in the
+// main thread, and sends each file's bytes to one of these to be parsed (a folder index's built-in readers), and each
+// document to one to be split, analyzed and encoded, the documents' chunks coming back in the build's order.
+// Splitting is most of a first index's time on text and Markdown (tokens counted, sentences found, terms analyzed,
+// rows deflated), parsing on HTML and PDF; the store's writes stay in one thread, as SQLite wants them.
 
 /**
  * Worker threads an index build starts by itself at most: each holds its own tokenizer caches (125–255 MB a thread in
@@ -74,21 +78,23 @@ function pendingBytes(pending: readonly TextNode[]): number {
 
 interface PoolWorker {
   worker: Worker;
-  /** Documents sent and not answered yet, by sequence number. */
-  waiting: Map<number, (reply: SplitReply | undefined) => void>;
+  /** Requests sent and not answered yet, by sequence number. */
+  waiting: Map<number, (reply: SplitReply | ParseReply | undefined) => void>;
   alive: boolean;
 }
 
 /**
- * Worker threads that split documents. {@link SplitPool.split} answers `undefined` for a document it cannot split
- * (not a plain `TextNode`, metadata that cannot be sent, a splitter error, a thread that died): the build splits
- * that one itself, so nothing is lost and an error is thrown with its own type.
+ * Worker threads that parse files' bytes and split documents. {@link SplitPool.split} and {@link SplitPool.parse}
+ * answer `undefined` for what they cannot do (a document that is not a plain `TextNode`, metadata that cannot be
+ * sent, a splitter error, a reader the thread does not have, a thread that died): the build does that one itself,
+ * so nothing is lost and an error is thrown with its own type.
  */
 export class SplitPool {
   readonly threads: number;
   readonly #workers: PoolWorker[] = [];
   #seq = 0;
   #split = 0;
+  #parsed = 0;
 
   constructor(threads: number, settings: SplitThreadSettings) {
     this.threads = threads;
@@ -106,7 +112,7 @@ export class SplitPool {
         for (const answer of entry.waiting.values()) answer(undefined);
         entry.waiting.clear();
       };
-      worker.on("message", (reply: SplitReply | { saved: true }) => {
+      worker.on("message", (reply: SplitReply | ParseReply | { saved: true }) => {
         if (!("seq" in reply)) return;
         const answer = entry.waiting.get(reply.seq);
         entry.waiting.delete(reply.seq);
@@ -114,7 +120,7 @@ export class SplitPool {
       });
       worker.on("error", lost);
       worker.on("exit", lost);
-      // A reply that could not be read here: which document it answered is unknown, so the thread is given up.
+      // A reply that could not be read here: which request it answered is unknown, so the thread is given up.
       worker.on("messageerror", () => {
         lost();
         void worker.terminate();
@@ -128,25 +134,19 @@ export class SplitPool {
     return this.#split;
   }
 
+  /** Files whose bytes a thread parsed (a reader's skip included; the others were answered `undefined`). */
+  get filesParsed(): number {
+    return this.#parsed;
+  }
+
   /** The chunks of `document` split in a worker, or `undefined` when it must be split in this thread. */
   async split(document: TextNode): Promise<AnalyzedChunk[] | undefined> {
     if (document.constructor !== TextNode) return undefined;
-    let chosen: PoolWorker | undefined;
-    for (const entry of this.#workers)
-      if (entry.alive && (!chosen || entry.waiting.size < chosen.waiting.size)) chosen = entry;
-    if (!chosen) return undefined;
-    const target = chosen;
-    const seq = this.#seq++;
-    const request: SplitRequest = { seq, document: document.toJSON(), blocks: getDocumentBlocks(document) };
-    const reply = await new Promise<SplitReply | undefined>((resolve) => {
-      try {
-        target.worker.postMessage(request);
-        target.waiting.set(seq, resolve);
-      } catch {
-        // Metadata a thread cannot be sent (a function, a class instance of a custom reader's).
-        resolve(undefined);
-      }
-    });
+    const reply = (await this.#send((seq) => ({
+      seq,
+      document: document.toJSON(),
+      blocks: getDocumentBlocks(document),
+    }))) as SplitReply | undefined;
     if (!reply || "failed" in reply) return undefined;
     this.#split++;
     const rows = Buffer.from(reply.rows);
@@ -160,6 +160,51 @@ export class SplitPool {
       holdsImage: chunk.holdsImage,
       ...(chunk.content === undefined ? {} : { content: chunk.content }),
     }));
+  }
+
+  /**
+   * What the reader `chosen` (a built-in one, by `readAs`) makes of a file's bytes, parsed in a worker; `undefined`
+   * when it must be parsed in this thread. Throws what the reader threw, as `parsedResult` gives it.
+   */
+  async parse(
+    readAs: Readonly<Record<string, string>>,
+    chosen: ChosenReader,
+    input: ReaderInput,
+  ): Promise<ReadFileResult | undefined> {
+    // The thread gets its own copy of the bytes (moved, not copied again): the caller's stay usable. (A Buffer's
+    // `slice` is a view of the same memory, so the copy is made as a plain Uint8Array.)
+    const bytes = new Uint8Array(input.bytes);
+    const reply = (await this.#send(
+      (seq) => ({
+        seq,
+        parse: { readAs, readerId: chosen.id, path: input.path, bytes, limits: input.limits },
+      }),
+      [bytes.buffer],
+    )) as ParseReply | undefined;
+    if (reply && !("cannot" in reply)) this.#parsed++;
+    return parsedResult(reply);
+  }
+
+  /** Sends a request to the thread with the fewest waiting; its reply, or `undefined` when none can take it. */
+  async #send(
+    request: (seq: number) => SplitRequest | ParseRequest,
+    transfer: ArrayBuffer[] = [],
+  ): Promise<SplitReply | ParseReply | undefined> {
+    let chosen: PoolWorker | undefined;
+    for (const entry of this.#workers)
+      if (entry.alive && (!chosen || entry.waiting.size < chosen.waiting.size)) chosen = entry;
+    if (!chosen) return undefined;
+    const target = chosen;
+    const seq = this.#seq++;
+    return await new Promise<SplitReply | ParseReply | undefined>((resolve) => {
+      try {
+        target.worker.postMessage(request(seq), transfer);
+        target.waiting.set(seq, resolve);
+      } catch {
+        // What a thread cannot be sent (metadata holding a function, a class instance of a custom reader's).
+        resolve(undefined);
+      }
+    });
   }
 
   /**

@@ -15,6 +15,7 @@ import type {
 } from "../store/index-store.js";
 import { type AnalyzedChunk, analyzeChunk } from "./analyzed-chunk.js";
 import type {
+  BuildReadDocument,
   FromDocumentsCachedOptions,
   FromDocumentsOptions,
   IndexBuildStats,
@@ -43,8 +44,8 @@ export const GROUP_CHUNKS_UNEMBEDDED = 512;
 export type UpdateStoreOptions = FromDocumentsOptions & {
   embedModel: Embedder;
   rebuild?: boolean | undefined;
-  /** As {@link FromDocumentsCachedOptions.readDocument}. */
-  readDocument?: FromDocumentsCachedOptions["readDocument"] | undefined;
+  /** As {@link FromDocumentsCachedOptions.readDocument}, told the build's worker threads when it has some. */
+  readDocument?: BuildReadDocument | undefined;
   /** As {@link FromDocumentsCachedOptions.threads}. */
   threads?: number | undefined;
 };
@@ -294,9 +295,10 @@ async function writeDocuments(
     signal?.throwIfAborted();
     sliceStart = performance.now();
   };
-  const reading = readingAhead(pending, options.readDocument, before);
-  // With worker threads, each document is split in one of them while the build reads and writes the others.
+  // With worker threads, each document is split in one of them (and a folder index's files parsed in them) while
+  // the build reads and writes the others.
   const pool = splitPoolFor(options.threads, splitter, pending, keepVectors);
+  const reading = readingAhead(pending, options.readDocument, before, pool);
   const preparing = pool
     ? splittingAhead(pending, reading, pool)
     : {
@@ -352,8 +354,8 @@ async function writeDocuments(
     await pool?.terminate();
   }
   options.onSplitProgress?.({ split: pending.length, total: pending.length });
-  // Threads that split something: none when they could not start (the build split every document itself).
-  const threads = pool && pool.documentsSplit > 0 ? pool.threads : 0;
+  // Threads that split or parsed something: none when they could not start (the build did all itself).
+  const threads = pool && pool.documentsSplit + pool.filesParsed > 0 ? pool.threads : 0;
   return { embedded, embeddedChunks, unreadable, chunksWritten, threads };
 }
 

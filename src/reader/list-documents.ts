@@ -9,6 +9,7 @@ import {
   type ExaminedFile,
   examineWalkedFile,
   type FileOutcome,
+  type ParseElsewhere,
   type ReadFileContext,
   readExaminedFile,
   readExaminedFileUnlessBytes,
@@ -97,7 +98,11 @@ export interface DocumentListing {
    * a caller that holds what those bytes make, such as an index that finds a file with a new time (touched, copied,
    * checked out again) whose bytes it holds.
    */
-  readUnlessBytes(document: TextNode, bytesHash: string): Promise<TextNode | undefined | "same-bytes">;
+  readUnlessBytes(
+    document: TextNode,
+    bytesHash: string,
+    options?: Pick<ReadListedOptions, "parseElsewhere">,
+  ): Promise<TextNode | undefined | "same-bytes">;
   /** Why {@link DocumentListing.read} returned `undefined` for this document, once it has. */
   whySkipped(document: TextNode): SkippedPath | undefined;
 }
@@ -109,6 +114,8 @@ export interface ReadListedOptions {
    * copy of the text went away since the listing (an index another process rebuilt meanwhile). @default false
    */
   evenIfKnown?: boolean | undefined;
+  /** Where to parse the file's bytes instead of in this thread, when it can be (an index build's worker threads). */
+  parseElsewhere?: ParseElsewhere | undefined;
 }
 
 /**
@@ -236,11 +243,13 @@ export async function listDocuments(
       skipped: [...skipped].sort((left, right) => compare(left.path, right.path)),
       formats: Object.fromEntries(Object.entries(formats).sort(([left], [right]) => compare(left, right))),
     }),
-    read: (document, { evenIfKnown = false } = {}) =>
-      readListed<never>(document, evenIfKnown, (examined) => readExaminedFile(examined, context(examined))),
-    readUnlessBytes: (document, bytesHash) =>
+    read: (document, { evenIfKnown = false, parseElsewhere } = {}) =>
+      readListed<never>(document, evenIfKnown, (examined) =>
+        readExaminedFile(examined, { ...context(examined), parseElsewhere }),
+      ),
+    readUnlessBytes: (document, bytesHash, { parseElsewhere } = {}) =>
       readListed<"same-bytes">(document, true, (examined) =>
-        readExaminedFileUnlessBytes(examined, context(examined), bytesHash),
+        readExaminedFileUnlessBytes(examined, { ...context(examined), parseElsewhere }, bytesHash),
       ),
     whySkipped: (document) => whySkipped.get(document),
   };

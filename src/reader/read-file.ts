@@ -9,9 +9,11 @@ import { looksBinary, SNIFF_LENGTH } from "./formats/looks-binary.js";
 import type { ChosenReader, ReaderRegistry } from "./formats/registry.js";
 import {
   type DocumentBlock,
+  type ReaderInput,
   type ReaderLimits,
   type ReaderSkipCode,
   ReaderSkipError,
+  type ReadFileResult,
 } from "./formats/types.js";
 import { resolveInsideRoots } from "./inside-roots.js";
 import type { SkipCode, SkippedPath } from "./skipped-path.js";
@@ -29,7 +31,20 @@ export interface ReadFileContext {
   imageEndings: ReadonlySet<string>;
   skipRead: SkipRead | undefined;
   signal: AbortSignal | undefined;
+  /** Where a file's bytes are parsed instead of here, when it can be (an index build's worker threads). */
+  parseElsewhere?: ParseElsewhere | undefined;
 }
+
+/**
+ * Parses a file's bytes with the reader chosen for it somewhere else (an index build's worker thread): what the
+ * reader returned, or `undefined` when it cannot be parsed there (it is then parsed here). Throws what the reader
+ * threw (a `ReaderSkipError` with its code, else an error with the reader's message), so a file is skipped with the
+ * same code and reason wherever it was parsed.
+ */
+export type ParseElsewhere = (
+  chosen: ChosenReader,
+  input: ReaderInput,
+) => Promise<ReadFileResult | undefined>;
 
 /**
  * A caller's say on a file before it is read, from its path, size, modification time and reader id: `true` to list
@@ -197,12 +212,13 @@ async function readExamined(
   let blocks: DocumentBlock[];
   let metadata: Record<string, string | number> = {};
   try {
-    const result = await chosen.reader.read({
-      bytes,
-      path: displayPath,
-      limits: context.limits,
-      signal: context.signal,
-    });
+    const input: ReaderInput = { bytes, path: displayPath, limits: context.limits, signal: context.signal };
+    let result = context.parseElsewhere ? await context.parseElsewhere(chosen, input) : undefined;
+    if (result === undefined) {
+      // Not parsed elsewhere: a worker thread that was ended by an abort answers nothing, and nothing is parsed then.
+      context.signal?.throwIfAborted();
+      result = await chosen.reader.read(input);
+    }
     blocks = checkBlocks(result?.blocks, chosen.reader.format);
     metadata = plainMetadata(result?.metadata);
   } catch (error) {

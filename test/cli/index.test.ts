@@ -99,7 +99,7 @@ describe("ragsynth index", () => {
     expect(rows(join(dir, "threaded"))).toEqual(rows(join(dir, "here")));
     // Said on the summary line too; nothing left to split, no threads started.
     const shown = await runCli(["index", docs, "--cache-dir", join(dir, "shown"), "--threads", "2"]);
-    expect(shown.stdout).toMatch(/\(split in 2 threads\)/);
+    expect(shown.stdout).toMatch(/\(parsed and split in 2 threads\)/);
     expect((await indexJSON([docs, "--cache-dir", join(dir, "threaded"), "--threads", "2"])).threads).toBe(0);
 
     const bad = await runCli(["index", docs, "--threads", "-1"]);

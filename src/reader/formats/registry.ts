@@ -119,6 +119,20 @@ export function builtInReader(format: string): DocumentReader | undefined {
   return [...BUILT_IN_READERS].reverse().find((reader) => reader.format === format);
 }
 
+/**
+ * `readAs` (`{ ".mdx": "markdown" }`: endings by the format whose built-in reader reads them) as the `readers` of
+ * {@link createReaderRegistry}; a format with no built-in reader is left out. Plain data in, so another thread
+ * (an index build's worker) makes the same registry from it.
+ */
+export function builtInReadersFor(readAs: Readonly<Record<string, string>>): Record<string, DocumentReader> {
+  const readers: Record<string, DocumentReader> = {};
+  for (const [ending, format] of Object.entries(readAs)) {
+    const reader = builtInReader(format);
+    if (reader) readers[ending] = reader;
+  }
+  return readers;
+}
+
 /** The formats of the built-in readers, sorted: what {@link builtInReader} knows. */
 export function builtInFormats(): string[] {
   return [...new Set([...BUILT_IN_READERS.map((reader) => reader.format), FALLBACK_READER.format])].sort();
