@@ -3,13 +3,19 @@ import type { CliIO } from "./io.js";
 
 /**
  * Reports the walk on stderr: the counts line (always with `always`, as `index` does; otherwise when something
- * other than an ignore rule passed a file over, or with `verbose`), then with `verbose` every skipped path and why.
+ * other than an ignore rule passed a file over, or with `verbose`), then with `verbose` every skipped path and why;
+ * and a note when the build's worker threads did nothing because they failed.
  */
 export function reportReadCounts(
-  counts: ReadCounts,
+  counts: ReadCounts & { threadsFailed?: string | undefined },
   io: CliIO,
   { verbose, always }: { verbose: boolean; always: boolean },
 ): void {
+  if (counts.threadsFailed !== undefined) {
+    io.stderr.write(
+      `ragsynth: note: no worker thread could read or split files (${counts.threadsFailed}), so the main thread did; --threads 0 asks for that.\n`,
+    );
+  }
   const notable = counts.skipped.some((entry) => entry.code !== "ignored");
   if (!always && !verbose && !notable) return;
   const hint = counts.skipped.length > 0 && !verbose ? " (-v lists them)" : "";

@@ -131,6 +131,11 @@ export interface IndexBuildStats {
    * all (none asked for, or none could start).
    */
   threads?: number;
+  /**
+   * Why the worker threads the build started did nothing (the error of the first that failed: it could not start,
+   * or died), when none split or parsed anything: the build then did all in the caller's thread.
+   */
+  threadsFailed?: string;
 }
 
 /** Progress of writing the BM25 postings: documents written of those to write. */

@@ -28,6 +28,8 @@ export interface FolderIndexStats {
   sources: IndexBuildStats["sources"];
   /** Worker threads that parsed and split the files read (0: all in the main thread, or nothing to read). */
   threads: number;
+  /** `IndexBuildStats.threadsFailed`: why the threads started did nothing. */
+  threadsFailed?: string | undefined;
   durationMs: number;
 }
 

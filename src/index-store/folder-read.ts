@@ -266,6 +266,7 @@ async function listFolder(
       reused: build.reused,
       sources: build.sources,
       threads: build.threads ?? 0,
+      ...(build.threadsFailed === undefined ? {} : { threadsFailed: build.threadsFailed }),
       durationMs: performance.now() - started,
     };
   };

@@ -150,6 +150,22 @@ describe("an index split in worker threads", () => {
     expect(terminate).toHaveBeenCalledTimes(1);
   });
 
+  it("says why when the threads it started did nothing (every one failed), the index built here", async () => {
+    await docs();
+    const here = await builtWith(0);
+    // Threads that cannot take anything (as when they fail to start: SplitPool answers undefined, failure set).
+    vi.spyOn(SplitPool.prototype, "split").mockResolvedValue(undefined);
+    vi.spyOn(SplitPool.prototype, "parse").mockResolvedValue(undefined);
+    vi.spyOn(SplitPool.prototype, "failure", "get").mockReturnValue("Cannot find module split-worker.js");
+    const failed = await builtWith(2);
+    expect(failed.stats.threads).toBe(0);
+    expect(failed.stats.threadsFailed).toBe("Cannot find module split-worker.js");
+    expect(failed.content).toEqual(here.content);
+    expect(here.stats.threadsFailed).toBeUndefined();
+    vi.restoreAllMocks();
+    expect((await builtWith(2)).stats.threadsFailed).toBeUndefined();
+  });
+
   it("rejects a threads count that is not an integer ≥ 0", async () => {
     await docs();
     for (const threads of [-1, 1.5, "2" as unknown as number]) {
@@ -191,6 +207,8 @@ describe("splitPoolFor", () => {
       expect(answers).toEqual([undefined, undefined]);
       expect(await pool.split(new TextNode({ id: "c.md", text: "c" }))).toBeUndefined();
       expect(pool.documentsSplit).toBe(0);
+      // Why, for the build to say: the thread's own error.
+      expect(pool.failure).toMatch(/chunkSize/);
     } finally {
       await pool.terminate();
     }

@@ -95,6 +95,7 @@ export class SplitPool {
   #seq = 0;
   #split = 0;
   #parsed = 0;
+  #failure: string | undefined;
 
   constructor(threads: number, settings: SplitThreadSettings) {
     this.threads = threads;
@@ -118,7 +119,10 @@ export class SplitPool {
         entry.waiting.delete(reply.seq);
         answer?.(reply);
       });
-      worker.on("error", lost);
+      worker.on("error", (error: Error) => {
+        this.#failure ??= error.message;
+        lost();
+      });
       worker.on("exit", lost);
       // A reply that could not be read here: which request it answered is unknown, so the thread is given up.
       worker.on("messageerror", () => {
@@ -132,6 +136,11 @@ export class SplitPool {
   /** Documents a thread split (the others were answered `undefined`). */
   get documentsSplit(): number {
     return this.#split;
+  }
+
+  /** The error of the first thread that failed (to start, or later), if one did. */
+  get failure(): string | undefined {
+    return this.#failure;
   }
 
   /** Files whose bytes a thread parsed (a reader's skip included; the others were answered `undefined`). */

@@ -182,6 +182,7 @@ async function updateInPlace(
     sources,
     ...(previousEmbedModelId === undefined ? {} : { previousEmbedModelId }),
     ...(counts.threads > 0 ? { threads: counts.threads } : {}),
+    ...(counts.threadsFailed === undefined ? {} : { threadsFailed: counts.threadsFailed }),
   };
   return { stats, wrote, chunksWritten: counts.chunksWritten };
 }
@@ -198,6 +199,7 @@ async function writeDocuments(
   unreadable: string[];
   chunksWritten: number;
   threads: number;
+  threadsFailed: string | undefined;
 }> {
   const { embedModel, signal, embedBatchSize = 256 } = options;
   checkInteger("embedBatchSize", embedBatchSize, 1);
@@ -354,9 +356,12 @@ async function writeDocuments(
     await pool?.terminate();
   }
   options.onSplitProgress?.({ split: pending.length, total: pending.length });
-  // Threads that split or parsed something: none when they could not start (the build did all itself).
-  const threads = pool && pool.documentsSplit + pool.filesParsed > 0 ? pool.threads : 0;
-  return { embedded, embeddedChunks, unreadable, chunksWritten, threads };
+  // Threads that split or parsed something: none when they could not start (the build did all itself), and then
+  // why, when one failed.
+  const worked = pool !== undefined && pool.documentsSplit + pool.filesParsed > 0;
+  const threads = pool && worked ? pool.threads : 0;
+  const threadsFailed = pool && !worked ? pool.failure : undefined;
+  return { embedded, embeddedChunks, unreadable, chunksWritten, threads, threadsFailed };
 }
 
 /** A document's `sources` row: its id, content hash, and the size, modification time and reader it was read with. */
