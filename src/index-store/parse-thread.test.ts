@@ -150,6 +150,14 @@ describe("SplitPool.parse", () => {
       const text = input("# Heading\n\nBody.\n", "docs/d.txt");
       expect(await pool.parse({}, asMarkdown, text)).toBeUndefined();
       expect(await pool.parse(readAs, asMarkdown, text)).toEqual(await markdownReader.read(text));
+      // Plain text and code are parsed by the caller: cutting them costs less than sending them.
+      for (const name of ["e.txt", "f.py"]) {
+        const chosenHere = registry.readerFor(name);
+        if (!chosenHere) throw new Error(`expected a reader for ${name}`);
+        expect(
+          await pool.parse({}, chosenHere, input("def f():\n    return 1\n", `docs/${name}`)),
+        ).toBeUndefined();
+      }
       expect(pool.filesParsed).toBe(3);
     } finally {
       await pool.terminate();
