@@ -5,6 +5,7 @@ import {
   ReaderSkipError,
   type ReadFileResult,
 } from "../reader/formats/types.js";
+import { nameParts } from "../reader/read-file.js";
 
 // What an index build's worker threads are sent to parse and send back (split-pool.ts sends, split-worker.ts
 // answers): a file's bytes in, what its reader made of them out. Only files of a folder index's readers go, the
@@ -46,8 +47,8 @@ export async function parseRequested({ seq, parse }: ParseRequest): Promise<Pars
     registry = createReaderRegistry({ readers: builtInReadersFor(parse.readAs) });
     registries.set(key, registry);
   }
-  const name = parse.path.slice(parse.path.lastIndexOf("/") + 1);
-  const chosen = registry.readerFor(name) ?? registry.fallback;
+  // Chosen as the main thread's listing chose it (read-file.ts): by the name in the display path, else the fallback.
+  const chosen = registry.readerFor(nameParts(parse.path).name) ?? registry.fallback;
   if (chosen.id !== parse.readerId) return { seq, cannot: true };
   try {
     const parsed = await chosen.reader.read({ bytes: parse.bytes, path: parse.path, limits: parse.limits });

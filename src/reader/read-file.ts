@@ -334,7 +334,7 @@ function shortened(value: string): string {
  * split as path.basename and path.extname split them (".bashrc" has no ending), in one pass: those walk the path
  * again each, a call or two per file of an ask's listing.
  */
-function nameParts(displayPath: string): { name: string; stem: string; ending: string } {
+export function nameParts(displayPath: string): { name: string; stem: string; ending: string } {
   const name = displayPath.slice(displayPath.lastIndexOf("/") + 1);
   const dot = name.lastIndexOf(".");
   return dot > 0
