@@ -37,6 +37,11 @@ const GROUP_CHUNKS = 256;
  * postings are most of what a build holds besides the tokenizer's caches, and V8 lets the heap grow to a few times
  * what it holds: on the bench's large corpus 512 kept the first index's peak memory steady and well below 2,048's
  * (which swung by a quarter from run to run), for the same CPU time.
+ * Tried and not kept (one run each, 2 cores): transactions of several groups, each group's rows written as it is
+ * split and the postings of all gathered and written at the commit. On large10 (306.5 MB, --threads 0) 4,096 chunks
+ * a transaction took the postings writes from 22.6 to 15.7 s and the commits from 11.5 to 3.0 s (CPU profiles), but
+ * the first index only from 108 to 106 s (16,384: 102 s) for 887 MB of peak memory against 673 (16,384: 1.2 GB);
+ * at --threads 2, 75 to 72 s, 1.3 GB; and a write lock held across seconds of splitting.
  */
 export const GROUP_CHUNKS_UNEMBEDDED = 512;
 
