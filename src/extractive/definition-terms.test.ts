@@ -42,3 +42,119 @@ describe("ExtractiveLLM and definition items", () => {
     expect(text).toContain("gc.pruneExpire When git gc is run");
   });
 });
+
+// Definition items whose term is a paragraph of its own (an HTML `<dt>`, a reStructuredText signature), as the HTML,
+// reStructuredText and DOCX readers write them: the term on one line, a blank line, then what it defines.
+
+describe("splitPassages and term paragraphs", () => {
+  const items = (text: string) =>
+    splitPassages(text).map((passage) => [passage.text, passage.term, passage.block]);
+
+  it("makes a term paragraph and the prose after it one item, each passage carrying the term", () => {
+    const text = [
+      "--depth <depth>",
+      "Create a shallow clone. Implies --single-branch.",
+      "isleap(year)",
+      "Returns True if year is a leap year.",
+      "\\fontencoding{encoding}",
+      "Selects the encoding.",
+      "Plain prose stays on its own.",
+    ].join("\n\n");
+    expect(items(text)).toEqual([
+      ["--depth <depth>", "--depth <depth>", 0],
+      ["Create a shallow clone.", "--depth <depth>", 0],
+      ["Implies --single-branch.", "--depth <depth>", 0],
+      ["isleap(year)", "isleap(year)", 1],
+      ["Returns True if year is a leap year.", "isleap(year)", 1],
+      ["\\fontencoding{encoding}", "\\fontencoding{encoding}", 2],
+      ["Selects the encoding.", "\\fontencoding{encoding}", 2],
+      ["Plain prose stays on its own.", "", 3],
+    ]);
+  });
+
+  it("takes terms in a row as one passage, and their description with them", () => {
+    const run = "descr.__get__(self, obj, type=None) -> value\n\ndescr.__set__(self, obj, value) -> None";
+    expect(items(`${run}\n\nDefine any of these methods.`)).toEqual([
+      [run, run, 0],
+      ["Define any of these methods.", run, 0],
+    ]);
+  });
+
+  it("leaves a term alone when a heading, code or a list follows it, and prose that only looks short", () => {
+    const text = [
+      "--verbose",
+      "## Next",
+      "Prose under the heading.",
+      "parse(text)",
+      "```js\nparse('a')\n```",
+      "Note:",
+      "Not a term, so this is no description.",
+    ].join("\n\n");
+    expect(items(text)).toEqual([
+      ["--verbose", "--verbose", 0],
+      ["Prose under the heading.", "", 1],
+      ["parse(text)", "parse(text)", 2],
+      ["```js\nparse('a')\n```", "", 3],
+      ["Note:", "", 4],
+      ["Not a term, so this is no description.", "", 5],
+    ]);
+  });
+
+  it("takes a code block of one term line as a term (a `<dt>` holding a `<code>` element)", () => {
+    const fenced = "```\n--num-callers=<number> [default: 12]\n```";
+    expect(
+      items(`${fenced}\n\nSpecifies the maximum number of entries.\n\n\`\`\`\nrun(a)\nrun(b)\n\`\`\``),
+    ).toEqual([
+      [fenced, fenced, 0],
+      ["Specifies the maximum number of entries.", fenced, 0],
+      ["```\nrun(a)\nrun(b)\n```", "", 1],
+    ]);
+  });
+
+  it("keeps a paragraph's own opening term over the term paragraph before it", () => {
+    expect(items("--all\n\n-n, --line-number Prefix the line number.")).toEqual([
+      ["--all", "--all", 0],
+      ["-n, --line-number Prefix the line number.", "-n, --line-number", 0],
+    ]);
+  });
+});
+
+describe("ExtractiveLLM and term paragraphs", () => {
+  // Fails on the answerer before term paragraphs: it quoted the description without the option it describes.
+  it("quotes the term paragraph with the sentence of its description it answers from", async () => {
+    const context = [
+      "## OPTIONS",
+      "--bare",
+      "Make a bare Git repository. That is, instead of creating a working tree, put the administrative files directly in the directory.",
+      "--depth <depth>",
+      "Create a shallow clone with a history truncated to the specified number of commits. Implies --single-branch unless --no-single-branch is given.",
+    ].join("\n\n");
+    const { text } = await new ExtractiveLLM({ maxSentences: 1 }).complete(
+      "",
+      qa("How do I clone a repository with only a truncated history of recent commits?", context),
+    );
+    expect(text).toContain("Create a shallow clone with a history truncated");
+    expect(text).toContain("--depth <depth>");
+    expect(text).not.toContain("--bare");
+  });
+
+  it("keeps the lines of a term written as code when it quotes it after other text", async () => {
+    const filler =
+      "Suppression files list errors to hide, one entry each, with mangled function names. ".repeat(6);
+    const context = [
+      "## Basic Options",
+      "Valgrind always traces the child of a fork, since fork makes an identical copy of the process.",
+      filler.trim(),
+      "```\n--trace-children=<yes|no> [default: no]\n```",
+      "When enabled, Valgrind will trace into child processes initiated via the exec system call.",
+    ].join("\n\n");
+    const { text } = await new ExtractiveLLM({ maxSentences: 2 }).complete(
+      "",
+      qa("How do I make valgrind trace into child processes started by exec?", context),
+    );
+    // The fence opens a line of its own (not "…the process. ```"), so a Markdown view shows the option as code.
+    expect(text).toContain(
+      "the process.\n\n```\n--trace-children=<yes|no> [default: no]\n```\n\nWhen enabled",
+    );
+  });
+});

@@ -33,6 +33,23 @@ const TABLE_ROW = /^\s*\|/;
 // Prefix …`, `--prune=<date> Prune …`, `-A <num>, --after-context <num> Show …`, `gc.pruneExpire When …`.
 const OPTION_TERM = String.raw`(?:--?(?:\[[\w-]+\])?[\w<][^\s,]*(?: <[^>\s]+>)?|[a-z][\w-]*(?:\.[\w<>*-]+)+)`;
 const TERM = new RegExp(String.raw`^${OPTION_TERM}(?:,\s+${OPTION_TERM})*(?=\s+\S)`);
+// A call signature (`isleap(year)`, `asyncio.gather(*aws, return_exceptions=False)`, `class Counter([iterable])`,
+// one level of nested parentheses) or a TeX command (`\fontencoding{encoding}`).
+const SIGNATURE = String.raw`(?:(?:class|exception|async|coroutine|awaitable|classmethod|staticmethod|abstractmethod|method|function|decorator)\s+)?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\))*\)(?:\s*->\s*\S[^\n]*)?`;
+const TEX_COMMAND = String.raw`\\[A-Za-z@]+\*?(?:\s*(?:\{[^{}\n]*\}|\[[^\]\n]*\]))*`;
+// A setting named with its type, as PostgreSQL's reference lists them: `work_mem (integer)`.
+const TYPED_SETTING = String.raw`[a-z_][\w.]*\s+\([a-z][\w ,]*\)`;
+// A paragraph that is nothing but a term: an HTML definition list's `<dt>` (`--depth <depth>`, `--num-callers=<number>
+// [default: 12]`), a reStructuredText `.. function::` signature (`isleap(year)`), read as a line of its own. The
+// prose paragraph right after it is what it defines.
+const TERM_LINE = new RegExp(
+  String.raw`^(?:${OPTION_TERM}(?:,\s+${OPTION_TERM})*(?:\s+\[[^\]\n]*\])?|${SIGNATURE}|${TEX_COMMAND}|${TYPED_SETTING})$`,
+);
+const MAX_TERM_LINE = 160;
+// A code block of one line and no language (a term, not an example): its fence, the line, the same fence.
+const FENCED_LINE = /^(```|~~~)\n([^\n]*)\n\1$/;
+// Term paragraphs in a row are one run while it spans at most this many characters.
+const MAX_TERMS = 300;
 // The label citation mode puts on a line of its own before each numbered piece (`Source 3:`): it names the
 // piece, it is no part of any document, so it ends a block and is never quoted.
 const SOURCE_LABEL = /^Source \d+:\s*$/;
@@ -40,7 +57,9 @@ const SOURCE_LABEL = /^Source \d+:\s*$/;
 /**
  * Cuts Markdown or plain text into the passages an extractive answer may quote: the sentences of prose
  * paragraphs, and whole fenced code blocks, list items and table rows (where option names, defaults and
- * examples live in developer docs), each with the heading it sits under. Headings are not passages, nor are the
+ * examples live in developer docs), each with the heading it sits under. A paragraph that is only a term (an HTML
+ * `<dt>`, a reStructuredText signature: `--depth <depth>`, `isleap(year)`) and the prose paragraph right after it
+ * are one item: one block, the term given to each sentence of both. Headings are not passages, nor are the
  * `Source N:` label lines of citation mode. Code,
  * lists and tables longer than {@link MAX_PASSAGE} characters are cut into runs of whole lines. Every
  * passage is a verbatim slice of `text`; one pass over the lines, so linear.
@@ -58,9 +77,42 @@ export function splitPassages(
   let block: { start: number; end: number; kind: "prose" | "lines" } | undefined;
   let fence: string | undefined;
   let blocks = 0;
+  // Term paragraphs in a row (only blank lines between), held until the next block shows whether prose they define
+  // follows: then terms and prose are one item, one block, and each passage of the prose carries the terms.
+  let terms: { start: number; end: number } | undefined;
+  const pushTerms = () => {
+    if (!terms) return undefined;
+    // The run is its own term (verbatim, so the widening knows it as a passage that opens with its term).
+    const term = text.slice(terms.start, terms.end).trim();
+    const at = { heading, section, block: blocks++ };
+    pushPassage(passages, text, terms.start, terms.end, term.includes("\n") ? "lines" : "sentence", at, term);
+    terms = undefined;
+    return { term, block: at.block };
+  };
   const flush = () => {
-    if (block) pushBlock(passages, text, block, { heading, section, block: blocks++ }, split);
+    const current = block;
     block = undefined;
+    if (!current) return;
+    if (holdsOnlyTerm(text.slice(current.start, current.end), current.kind)) {
+      // Another term of the run, unless the run would grow past a quote's length.
+      if (terms && current.end - terms.start <= MAX_TERMS) terms.end = current.end;
+      else {
+        pushTerms();
+        terms = { start: current.start, end: current.end };
+      }
+      return;
+    }
+    const item = pushTerms();
+    if (item && current.kind === "prose") {
+      pushBlock(passages, text, current, { heading, section, block: item.block }, split, item.term);
+    } else {
+      pushBlock(passages, text, current, { heading, section, block: blocks++ }, split);
+    }
+  };
+  /** Ends a block and any run of terms before it (a heading or a new piece follows). */
+  const settle = () => {
+    flush();
+    pushTerms();
   };
   let offset = 0;
   while (offset < text.length) {
@@ -71,7 +123,7 @@ export function splitPassages(
     if (SOURCE_LABEL.test(line)) {
       // A new piece begins: a code block the last piece was cut inside ends with it.
       fence = undefined;
-      flush();
+      settle();
     } else if (fence !== undefined) {
       if (block) block.end = lineEnd;
       if (line.trim().startsWith(fence)) {
@@ -88,7 +140,7 @@ export function splitPassages(
     } else if (line.trim() === "") {
       flush();
     } else if (HEADING.test(line)) {
-      flush();
+      settle();
       heading = (HEADING.exec(line) as RegExpExecArray)[1]?.trim() ?? "";
       section++;
     } else if (LIST_ITEM.test(line) || TABLE_ROW.test(line)) {
@@ -103,7 +155,7 @@ export function splitPassages(
     }
     offset = next;
   }
-  flush();
+  settle();
   return passages;
 }
 
@@ -111,29 +163,16 @@ function pushBlock(
   passages: Passage[],
   text: string,
   { start, end, kind }: { start: number; end: number; kind: "prose" | "lines" },
-  { heading, section, block }: Pick<Passage, "heading" | "section" | "block">,
+  place: Place,
   split: (paragraph: string) => string[],
+  definedTerm = "",
 ): void {
-  const push = (from: number, to: number, passageKind: Passage["kind"], term = "") => {
-    // Trim to the visible text, so a quote never starts or ends in whitespace.
-    while (from < to && /\s/.test(text[from] as string)) from++;
-    while (to > from && /\s/.test(text[to - 1] as string)) to--;
-    // A lone fence line (a code block cut by chunking) quotes nothing.
-    if (to > from && !LONE_FENCE.test(text.slice(from, to)))
-      passages.push({
-        start: from,
-        end: to,
-        text: text.slice(from, to),
-        kind: passageKind,
-        heading,
-        term,
-        section,
-        block,
-      });
-  };
+  const push = (from: number, to: number, passageKind: Passage["kind"], term = "") =>
+    pushPassage(passages, text, from, to, passageKind, place, term);
   if (kind === "prose") {
     const paragraph = text.slice(start, end);
-    const term = TERM.exec(paragraph.trimStart())?.[0] ?? "";
+    // A paragraph that opens with its own term keeps it; the one after term paragraphs takes theirs.
+    const term = TERM.exec(paragraph.trimStart())?.[0] ?? definedTerm;
     let position = 0;
     for (const sentence of split(paragraph)) {
       const trimmed = sentence.trim();
@@ -160,6 +199,40 @@ function pushBlock(
     position = lineEnd;
   }
   push(pieceStart, end, "lines");
+}
+
+/**
+ * Whether a block holds a term and nothing else (options, a key, a signature, a TeX command on one line): a prose
+ * paragraph of that line, or a code block of that one line (a `<dt>` whose text is a `<code>` element).
+ */
+function holdsOnlyTerm(block: string, kind: "prose" | "lines"): boolean {
+  const line = kind === "prose" ? block.trim() : FENCED_LINE.exec(block.trim())?.[2]?.trim();
+  return (
+    line !== undefined &&
+    line !== "" &&
+    line.length <= MAX_TERM_LINE &&
+    !line.includes("\n") &&
+    TERM_LINE.test(line)
+  );
+}
+
+type Place = Pick<Passage, "heading" | "section" | "block">;
+
+/** Pushes `text.slice(from, to)`, trimmed to its visible text, as a passage (a lone fence line is none). */
+function pushPassage(
+  passages: Passage[],
+  text: string,
+  from: number,
+  to: number,
+  kind: Passage["kind"],
+  { heading, section, block }: Place,
+  term: string,
+): void {
+  // Trim to the visible text, so a quote never starts or ends in whitespace.
+  while (from < to && /\s/.test(text[from] as string)) from++;
+  while (to > from && /\s/.test(text[to - 1] as string)) to--;
+  if (to > from && !LONE_FENCE.test(text.slice(from, to)))
+    passages.push({ start: from, end: to, text: text.slice(from, to), kind, heading, term, section, block });
 }
 
 function isBlankAfter(text: string, offset: number): boolean {

@@ -67,7 +67,11 @@ export function neighbourWidener<T extends QuotablePassage>(
     reach(-1);
     reach(1);
     if (start === candidate.start && end === candidate.end) return candidate;
-    return { ...candidate, start, end, text: (sources[candidate.source] as string).slice(start, end) };
+    // A quote that takes in lines (a term written as code) keeps its line breaks.
+    const kind = group.some((other) => other.kind === "lines" && other.start >= start && other.end <= end)
+      ? "lines"
+      : candidate.kind;
+    return { ...candidate, start, end, kind, text: (sources[candidate.source] as string).slice(start, end) };
   };
 }
 
