@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { qa } from "./extractive-fixtures.test.util.js";
 import { ExtractiveLLM } from "./extractive-llm.js";
 import { splitPassages } from "./passages.js";
+import { termInReach } from "./quote-widening.js";
 
 // Definition items read as text (a man page's `.TP` items): a paragraph that opens with the option or key it defines.
 
@@ -156,5 +157,26 @@ describe("ExtractiveLLM and term paragraphs", () => {
     expect(text).toContain(
       "the process.\n\n```\n--trace-children=<yes|no> [default: no]\n```\n\nWhen enabled",
     );
+  });
+});
+
+describe("termInReach", () => {
+  it("scores a sentence with its item's term only while a quote of it can reach back to the term", () => {
+    const filler = "Some clients and networks may consider the server to be hung and give up on it. ".repeat(
+      5,
+    );
+    const text = [
+      "uploadpack.keepAlive",
+      `When upload-pack has started pack-objects, there may be a quiet period. ${filler}The default is 5 seconds.`,
+      "Plain prose has no term.",
+    ].join("\n\n");
+    const candidates = splitPassages(text).map((passage) => ({ ...passage, source: 1, whole: false }));
+    const inReach = termInReach(candidates);
+    const reached = candidates.map((candidate) => [candidate.text.slice(0, 24), inReach(candidate)]);
+    expect(reached[0]).toEqual(["uploadpack.keepAlive", true]);
+    expect(reached[1]).toEqual(["When upload-pack has sta", true]);
+    // More than 400 characters after the term: quoted alone, so scored alone.
+    expect(reached.at(-2)).toEqual(["The default is 5 seconds", false]);
+    expect(reached.at(-1)).toEqual(["Plain prose has no term.", false]);
   });
 });

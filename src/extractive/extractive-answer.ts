@@ -8,7 +8,7 @@ import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
 import { type Passage, splitPassages } from "./passages.js";
 import { quoteAdmission } from "./quote-admission.js";
-import { neighbourWidener, passagesQuoted } from "./quote-widening.js";
+import { neighbourWidener, passagesQuoted, termInReach } from "./quote-widening.js";
 
 // A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
 // answer is often its "Default: `72000`" line next to the sentence that names the option.
@@ -293,10 +293,15 @@ async function score(
 ): Promise<number[]> {
   const texts = candidates.map((candidate) => candidate.text);
   if (settings.embedModel === undefined && query !== "") {
-    // BM25 over the passages: rare query words weigh most, and a passage's heading counts as its words.
+    // BM25 over the passages: rare query words weigh most, and a passage's heading (and the term it is quoted with)
+    // counts as its words.
     const index = new LexicalIndex();
+    const withTerm = termInReach(candidates);
     for (const [id, candidate] of candidates.entries())
-      index.add(String(id), `${candidate.heading}\n${candidate.term}\n${candidate.text}`);
+      index.add(
+        String(id),
+        `${candidate.heading}\n${withTerm(candidate) ? candidate.term : ""}\n${candidate.text}`,
+      );
     const scores = new Array<number>(candidates.length).fill(0);
     for (const hit of index.search(query, { topK: candidates.length })) scores[Number(hit.id)] = hit.score;
     return withSectionScores(candidates, scores, query);

@@ -76,6 +76,26 @@ export function neighbourWidener<T extends QuotablePassage>(
 }
 
 /**
+ * Whether a passage's term (`Passage.term`) can be quoted with it: the passage names it, or the passage that names
+ * it comes before it in its block within {@link MAX_PARAGRAPH} characters, so the widened quote shows it. A sentence
+ * far down a long item is scored without its term: it would be quoted without it, and a match on the term's words
+ * would not show in the answer.
+ * @internal
+ */
+export function termInReach<T extends QuotablePassage>(candidates: readonly T[]): (candidate: T) => boolean {
+  const naming = new Map<string, number>();
+  for (const candidate of candidates) {
+    const group = `${candidate.source}:${candidate.block}`;
+    if (!candidate.whole && definesTerm(candidate) && !naming.has(group)) naming.set(group, candidate.start);
+  }
+  return (candidate) => {
+    if (candidate.term === "" || definesTerm(candidate)) return candidate.term !== "";
+    const start = naming.get(`${candidate.source}:${candidate.block}`);
+    return start !== undefined && start <= candidate.start && candidate.end - start <= MAX_PARAGRAPH;
+  };
+}
+
+/**
  * How many of `maxSentences` a quote uses: each passage it holds but the code-naming ones a widened quote takes in
  * for free (so a sentence joined for holding a query word costs a place, and the answer stays as long), at least 1.
  * @internal
