@@ -33,10 +33,13 @@ export const droppedRoles = new Set([
 /**
  * Class names and ids of page furniture that documentation generators write as plain `<div>`s, dropped like the
  * elements above: DocBook's Prev/Up/Next bars (`navheader`, `navfooter`: PostgreSQL's and many Debian manuals),
- * AsciiDoc's `#footer` (git's pages: "Last updated …"), Javadoc's `topNav`/`bottomNav`, and the common navigation
- * bar and breadcrumb names. Whole names only: `header-anchor` or `navigation-guide` are not furniture.
+ * AsciiDoc's `#footer` (git's pages: "Last updated …"), Javadoc's `topNav`/`bottomNav`, Sphinx's and MkDocs'
+ * permalink anchors (`<a class="headerlink">¶</a>` after every heading and every definition term: Python's
+ * reference would quote `time.time() → float¶`), and the common navigation bar and breadcrumb names. Whole names
+ * only: `header-anchor` or `navigation-guide` are not furniture.
  */
 export const droppedClassNames = new Set([
+  "headerlink",
   "navheader",
   "navfooter",
   "navbar",

@@ -115,6 +115,17 @@ describe("htmlReader", () => {
     ]);
   });
 
+  it("drops Sphinx's permalink after a definition term as after a heading", async () => {
+    // As Python's library reference writes a function: its signature in a <dt>, the permalink last.
+    const html = `<dl class="py function"><dt class="sig sig-object py" id="time.time">
+      <span class="sig-prename descclassname"><span class="pre">time.</span></span><span class="sig-name descname"><span class="pre">time</span></span><span class="sig-paren">(</span><span class="sig-paren">)</span> <span class="sig-return">→ float</span><a class="headerlink" href="#time.time" title="Permalink to this definition">¶</a></dt>
+      <dd><p>Return the time in seconds since the epoch.</p></dd></dl>`;
+    expect((await read(html)).blocks.map((block) => block.text)).toEqual([
+      "time.time() → float",
+      "Return the time in seconds since the epoch.",
+    ]);
+  });
+
   it("reads a nested list as one item per <li>, the outer item's own words apart", async () => {
     const html = "<ul><li>Outer words<ul><li>Inner one</li><li>Inner two</li></ul></li><li>Last</li></ul>";
     expect((await read(html)).blocks.map((block) => [block.kind, block.text])).toEqual([
