@@ -160,6 +160,25 @@ describe("ExtractiveLLM and term paragraphs", () => {
   });
 });
 
+describe("ExtractiveLLM and a term chosen on its own", () => {
+  // Fails before: the signature scored best and was quoted alone, without the sentence saying what it does.
+  it("quotes a term with the first sentence of what it defines", async () => {
+    const filler =
+      "Clocks count the time in seconds since the epoch, and each platform keeps its own. ".repeat(7);
+    const context = [
+      "## Functions",
+      filler.trim(),
+      "time.time_ns() → int",
+      "Like time(), at a finer resolution.",
+    ];
+    const { text } = await new ExtractiveLLM({ maxSentences: 1 }).complete(
+      "",
+      qa("Which function gives the time in nanoseconds as an int?", context.join("\n\n")),
+    );
+    expect(text).toBe("time.time_ns() → int\n\nLike time(), at a finer resolution.");
+  });
+});
+
 describe("termInReach", () => {
   it("scores a sentence with its item's term only while a quote of it can reach back to the term", () => {
     const filler = "Some clients and networks may consider the server to be hung and give up on it. ".repeat(

@@ -34,8 +34,8 @@ const TABLE_ROW = /^\s*\|/;
 const OPTION_TERM = String.raw`(?:--?(?:\[[\w-]+\])?[\w<][^\s,]*(?: <[^>\s]+>)?|[a-z][\w-]*(?:\.[\w<>*-]+)+)`;
 const TERM = new RegExp(String.raw`^${OPTION_TERM}(?:,\s+${OPTION_TERM})*(?=\s+\S)`);
 // A call signature (`isleap(year)`, `asyncio.gather(*aws, return_exceptions=False)`, `class Counter([iterable])`,
-// one level of nested parentheses) or a TeX command (`\fontencoding{encoding}`).
-const SIGNATURE = String.raw`(?:(?:class|exception|async|coroutine|awaitable|classmethod|staticmethod|abstractmethod|method|function|decorator)\s+)?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\))*\)(?:\s*->\s*\S[^\n]*)?`;
+// `time.time() → float`, one level of nested parentheses) or a TeX command (`\fontencoding{encoding}`).
+const SIGNATURE = String.raw`(?:(?:class|exception|async|coroutine|awaitable|classmethod|staticmethod|abstractmethod|method|function|decorator)\s+)?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\))*\)(?:\s*(?:->|→)\s*\S[^\n]*)?`;
 const TEX_COMMAND = String.raw`\\[A-Za-z@]+\*?(?:\s*(?:\{[^{}\n]*\}|\[[^\]\n]*\]))*`;
 // A setting named with its type, as PostgreSQL's reference lists them: `work_mem (integer)`.
 const TYPED_SETTING = String.raw`[a-z_][\w.]*\s+\([a-z][\w ,]*\)`;
@@ -45,7 +45,7 @@ const TYPED_SETTING = String.raw`[a-z_][\w.]*\s+\([a-z][\w ,]*\)`;
 const TERM_LINE = new RegExp(
   String.raw`^(?:${OPTION_TERM}(?:,\s+${OPTION_TERM})*(?:\s+\[[^\]\n]*\])?|${SIGNATURE}|${TEX_COMMAND}|${TYPED_SETTING})$`,
 );
-const MAX_TERM_LINE = 160;
+const MAX_TERM_LINE = 300;
 // A code block of one line and no language (a term, not an example): its fence, the line, the same fence.
 const FENCED_LINE = /^(```|~~~)\n([^\n]*)\n\1$/;
 // Term paragraphs in a row are one run while it spans at most this many characters.

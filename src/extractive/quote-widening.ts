@@ -57,7 +57,9 @@ export function neighbourWidener<T extends QuotablePassage>(
         const source = sources[candidate.source] as string;
         const names = namesCode(other.text) || definesTerm(other);
         const completes = step === 1 && addsQueryWord(other.text, source.slice(start, end));
-        if (names || completes) {
+        // A term on its own (`--depth <depth>`, a signature) is quoted with the sentence that says what it is.
+        const defined = step === 1 && index === at + 1 && candidate.text === candidate.term;
+        if (names || completes || defined) {
           start = from;
           end = to;
           return;
@@ -67,11 +69,15 @@ export function neighbourWidener<T extends QuotablePassage>(
     reach(-1);
     reach(1);
     if (start === candidate.start && end === candidate.end) return candidate;
-    // A quote that takes in lines (a term written as code) keeps its line breaks.
-    const kind = group.some((other) => other.kind === "lines" && other.start >= start && other.end <= end)
-      ? "lines"
-      : candidate.kind;
-    return { ...candidate, start, end, kind, text: (sources[candidate.source] as string).slice(start, end) };
+    const text = (sources[candidate.source] as string).slice(start, end);
+    // A quote that takes in lines (a term written as code) or spans paragraphs (a term on a line of its own, then
+    // what it defines) keeps its line breaks, and stands apart from the quotes around it.
+    const kind =
+      /\n\s*\n/.test(text) ||
+      group.some((other) => other.kind === "lines" && other.start >= start && other.end <= end)
+        ? "lines"
+        : candidate.kind;
+    return { ...candidate, start, end, kind, text };
   };
 }
 
