@@ -112,6 +112,15 @@ describe("splitPassages and term paragraphs", () => {
     ]);
   });
 
+  it("keeps a long list item's term line with the line after it when the item is cut into runs of lines", () => {
+    // curl's man page as the chunk renders it: the option on the item's first line, one long line of text after.
+    const description = `  (HTTP) If the server reports that the page has moved, curl redoes the request. ${"More. ".repeat(100)}`;
+    const item = `- -L, --location\n${description.trimEnd()}\n  Second line.`;
+    const pieces = splitPassages(item).map((passage) => passage.text);
+    expect(pieces[0]?.startsWith("- -L, --location\n  (HTTP) If the server reports")).toBe(true);
+    expect(pieces).toHaveLength(2);
+  });
+
   it("keeps a paragraph's own opening term over the term paragraph before it", () => {
     expect(items("--all\n\n-n, --line-number Prefix the line number.")).toEqual([
       ["--all", "--all", 0],

@@ -192,7 +192,12 @@ function pushBlock(
   while (position < end) {
     const newline = text.indexOf("\n", position);
     const lineEnd = newline === -1 || newline >= end ? end : newline + 1;
-    if (lineEnd - pieceStart > MAX_PASSAGE && position > pieceStart) {
+    // A definition item's term line (`- -L, --location`, then its text) stays with the line after it.
+    const cut =
+      lineEnd - pieceStart > MAX_PASSAGE &&
+      position > pieceStart &&
+      !(pieceStart === start && holdsOnlyTerm(text.slice(start, position).replace(LIST_ITEM, ""), "prose"));
+    if (cut) {
       push(pieceStart, position, "lines");
       pieceStart = position;
     }
