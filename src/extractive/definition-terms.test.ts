@@ -88,6 +88,8 @@ describe("splitPassages and term paragraphs", () => {
       "Prose under the heading.",
       "parse(text)",
       "```js\nparse('a')\n```",
+      "--quiet",
+      "- a list item",
       "Note:",
       "Not a term, so this is no description.",
     ].join("\n\n");
@@ -96,8 +98,10 @@ describe("splitPassages and term paragraphs", () => {
       ["Prose under the heading.", "", 1],
       ["parse(text)", "parse(text)", 2],
       ["```js\nparse('a')\n```", "", 3],
-      ["Note:", "", 4],
-      ["Not a term, so this is no description.", "", 5],
+      ["--quiet", "--quiet", 4],
+      ["- a list item", "", 5],
+      ["Note:", "", 6],
+      ["Not a term, so this is no description.", "", 7],
     ]);
   });
 
