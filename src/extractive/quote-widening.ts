@@ -17,7 +17,8 @@ export interface QuotablePassage extends Passage {
  * A passage is quoted together with the nearest passage before and after it in its paragraph that names
  * something in code (`` `limit` ``, `` Default: `'100kb'` ``, a short example) or opens a definition item with its
  * term (`gc.pruneExpire When git gc is run, …`, a man page's `.TP` item), and with the nearest sentence after it in
- * its paragraph that holds a query word the quote lacks, and what lies between, while the quote stays within
+ * its paragraph that holds a query word the quote lacks (a term on a line of its own takes the first sentence of
+ * what it defines, whatever its words), and what lies between, while the quote stays within
  * {@link MAX_PARAGRAPH} characters (the naming passage before is reached for first, so a later sentence of a long
  * item keeps its name rather than the sentence after it): the sentence that names the option and the one that gives its value are often
  * neighbours ("Controls the maximum request body size. … Defaults to `'100kb'`.", or in text without code marks
@@ -95,7 +96,8 @@ export function termInReach<T extends QuotablePassage>(candidates: readonly T[])
     if (!candidate.whole && definesTerm(candidate) && !naming.has(group)) naming.set(group, candidate.start);
   }
   return (candidate) => {
-    if (candidate.term === "" || definesTerm(candidate)) return candidate.term !== "";
+    if (candidate.term === "") return false;
+    if (definesTerm(candidate)) return true;
     const start = naming.get(`${candidate.source}:${candidate.block}`);
     return start !== undefined && start <= candidate.start && candidate.end - start <= MAX_PARAGRAPH;
   };
