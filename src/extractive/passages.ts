@@ -93,7 +93,7 @@ export function splitPassages(
     const current = block;
     block = undefined;
     if (!current) return;
-    if (holdsOnlyTerm(text.slice(current.start, current.end), current.kind)) {
+    if (holdsOnlyTerm(text, current.start, current.end, current.kind)) {
       // Another term of the run, unless the run would grow past a quote's length.
       if (terms && current.end - terms.start <= MAX_TERMS) terms.end = current.end;
       else {
@@ -196,7 +196,7 @@ function pushBlock(
     const cut =
       lineEnd - pieceStart > MAX_PASSAGE &&
       position > pieceStart &&
-      !(pieceStart === start && holdsOnlyTerm(text.slice(start, position).replace(LIST_ITEM, ""), "prose"));
+      !(pieceStart === start && termLineOfItem(text.slice(start, position)));
     if (cut) {
       push(pieceStart, position, "lines");
       pieceStart = position;
@@ -210,8 +210,11 @@ function pushBlock(
  * Whether a block holds a term and nothing else (options, a key, a signature, a TeX command on one line): a prose
  * paragraph of that line, or a code block of that one line (a `<dt>` whose text is a `<code>` element).
  */
-function holdsOnlyTerm(block: string, kind: "prose" | "lines"): boolean {
-  const line = kind === "prose" ? block.trim() : FENCED_LINE.exec(block.trim())?.[2]?.trim();
+function holdsOnlyTerm(text: string, start: number, end: number, kind: "prose" | "lines"): boolean {
+  // Every block of the context passes here: one too long to be a term line (with its fences) is not sliced.
+  if (end - start > MAX_TERM_LINE + 16) return false;
+  const block = text.slice(start, end).trim();
+  const line = kind === "prose" ? block : FENCED_LINE.exec(block)?.[2]?.trim();
   return (
     line !== undefined &&
     line !== "" &&
@@ -219,6 +222,12 @@ function holdsOnlyTerm(block: string, kind: "prose" | "lines"): boolean {
     !line.includes("\n") &&
     TERM_LINE.test(line)
   );
+}
+
+/** Whether a list item's first line (`- -L, --location`) is a term line once its marker is gone. */
+function termLineOfItem(firstLine: string): boolean {
+  const line = firstLine.replace(LIST_ITEM, "");
+  return holdsOnlyTerm(line, 0, line.length, "prose");
 }
 
 type Place = Pick<Passage, "heading" | "section" | "block">;
