@@ -12,13 +12,14 @@ export const BIN = join(ROOT_DIR, "dist", "cli", "bin.js");
 const RSS_HOOK = `process.on("exit",()=>{const u=process.resourceUsage();const e=performance.eventLoopUtilization();process.stderr.write("\\nbench-maxrss "+u.maxRSS+" cpu "+(u.userCPUTime+u.systemCPUTime)+" main "+Math.round(e.active)+"\\n")})`;
 
 /** Runs `ragsynth <args>`; throws with the end of stderr when it exits non-zero. */
-export function cli(args, { firstOutput = false, bin = BIN, env = {} } = {}) {
+export function cli(args, { firstOutput = false, bin = BIN, env = {}, cwd } = {}) {
   const result = timedSpawn(
     process.execPath,
     ["--import", `data:text/javascript,${encodeURIComponent(RSS_HOOK)}`, bin, ...args],
     {
       env: { ...process.env, RAGSYNTH_LLM: "", RAGSYNTH_EMBED: "", NO_COLOR: "1", ...env },
       firstOutput,
+      ...(cwd === undefined ? {} : { cwd }),
     },
   );
   const usage = /bench-maxrss (\d+) cpu (\d+) main (\d+)/.exec(result.stderr);

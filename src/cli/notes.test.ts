@@ -63,6 +63,19 @@ describe("imageStep", () => {
       "ragsynth: note: sent 2 local images to gpt-4o-mini (--vision).",
     ]);
   });
+
+  it("resolves a chunk's file_path from the folder the index named it from, not the working folder", async () => {
+    // Asked from inside docs/ (`ask .`), the index still names the chunk docs/a.md, from `dir`.
+    const inside = join(dir, "docs");
+    const named = imageStep({ attach: true, paths: ["."], cwd: inside, baseDir: dir });
+    const found = await named.postprocessor.postprocessNodes([{ node: chunk }], { query: "q" });
+    expect(found.map(({ node }) => node.id)).toEqual(["docs/a.md#0", "docs/a.md#0#image0"]);
+    expect(named.report.skipped).toMatchObject([{ src: "../secret.png", code: "outside_roots" }]);
+    // Resolved from the working folder instead, the chart is looked for at docs/docs/chart.png.
+    const fromCwd = imageStep({ attach: true, paths: ["."], cwd: inside });
+    const lost = await fromCwd.postprocessor.postprocessNodes([{ node: chunk }], { query: "q" });
+    expect(lost.map(({ node }) => node.id)).toEqual(["docs/a.md#0"]);
+  });
 });
 
 describe("notes on skipped images", () => {

@@ -117,7 +117,12 @@ export async function openRetrieval(
   if (opened.index.storeNotice && options.retrieval !== "lexical")
     io.stderr.write(`ragsynth: note: ${opened.index.storeNotice}\n`);
   // Local files go to a model's server only with --vision: a visible choice.
-  const images = { attach: attachesImages(options.vision, metadata), paths: options.paths, cwd: io.cwd };
+  const images = {
+    attach: attachesImages(options.vision, metadata),
+    paths: options.paths,
+    cwd: io.cwd,
+    baseDir: opened.namesFrom,
+  };
   const promptHelper = PromptHelper.fromLLMMetadata(metadata, { numOutput: options.numOutput });
   return { opened, query: indexQuery(opened.index, { ...options, images }), promptHelper };
 }

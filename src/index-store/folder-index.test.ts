@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -54,7 +54,7 @@ describe("openFolderIndex", () => {
     expect(await topText(opened.index, "default mode")).toContain("compact");
   });
 
-  it("says why it reads every file again when run from another folder (the index names files by their path from there)", async () => {
+  it("keeps the names the index holds its files by when run from another folder or by another path: nothing is read again", async () => {
     const folder = await docs();
     const cwd = process.cwd();
     const notices: string[] = [];
@@ -62,16 +62,57 @@ describe("openFolderIndex", () => {
     try {
       process.chdir(dir);
       await folderIndexSaved(await openFolderIndex(options(["docs"], { onNotice })));
-      expect(notices).toEqual([]);
       process.chdir(folder);
-      const again = await refreshFolderIndex(options(["."], { cwd: folder, onNotice }));
+      const inside = await refreshFolderIndex(options(["."], { cwd: folder, onNotice }));
+      expect(inside.index).toBeUndefined();
+      expect(inside.stats.sources).toEqual({
+        added: [],
+        changed: [],
+        unchanged: ["docs/modes.md", "docs/tree.md"],
+        removed: [],
+      });
+      // Relative links and images in the files resolve from the folder the names are relative to.
+      expect(inside.namesFrom).toBe(dir);
+      process.chdir(tmpdir());
+      const absolute = await refreshFolderIndex(options([folder], { cwd: tmpdir(), onNotice }));
+      expect(absolute.stats.sources.unchanged).toEqual(["docs/modes.md", "docs/tree.md"]);
+      // An edit made while asking from inside is found under the same name.
+      process.chdir(folder);
+      await writeFile(join(folder, "tree.md"), "# Tree\n\nNow the tree is different.\n");
+      const edited = await openFolderIndex(options(["."], { cwd: folder, onNotice }));
+      await folderIndexSaved(edited);
+      expect(edited.stats.sources.changed).toEqual(["docs/tree.md"]);
+      expect(await topText(edited.index, "tree different")).toContain("different");
+      await edited.index.close();
+      expect(notices).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it("says why it reads every file again when the index names them from a folder it cannot place", async () => {
+    const folder = await docs();
+    // A copy of the documents elsewhere, sharing the cache: the stored names lead to no file below it.
+    const copy = join(dir, "copy");
+    await cp(folder, copy, { recursive: true });
+    const cacheDir = join(dir, "shared-cache");
+    const cwd = process.cwd();
+    const notices: string[] = [];
+    const onNotice = ({ message }: { message: string }) => notices.push(message);
+    try {
+      process.chdir(dir);
+      await folderIndexSaved(await openFolderIndex(options(["docs"], { cacheDir, onNotice })));
+      expect(notices).toEqual([]);
+      process.chdir(copy);
+      const again = await refreshFolderIndex(options(["."], { cwd: copy, cacheDir, onNotice }));
       expect(again.stats.sources.added).toEqual(["modes.md", "tree.md"]);
+      expect(again.namesFrom).toBe(copy);
       expect(notices).toHaveLength(1);
       expect(notices[0]).toMatch(
         /names these files from another working folder \(docs\/modes\.md is modes\.md from here\)/,
       );
       // From the folder it now names them from, nothing to say.
-      await refreshFolderIndex(options(["."], { cwd: folder, onNotice }));
+      await refreshFolderIndex(options(["."], { cwd: copy, cacheDir, onNotice }));
       expect(notices).toHaveLength(1);
     } finally {
       process.chdir(cwd);

@@ -19,6 +19,8 @@ export interface OpenedFolderIndex {
   index: VectorStoreIndex;
   embedModel: Embedder;
   stats: FolderIndexStats;
+  /** The folder the documents' relative `file_path`s are named from (`FolderRead.namesFrom`). */
+  namesFrom: string;
   /** Why the index could not be written (queries are still answered, from an index in memory). */
   saveError?: unknown;
 }
@@ -45,6 +47,7 @@ export async function buildFolderIndex(
     nothingRead,
     keepReadMemory,
     forgetOwnIndex,
+    namesFrom,
   }: FolderRead,
   {
     persist,
@@ -62,7 +65,7 @@ export async function buildFolderIndex(
       : await openUnchanged(folder, embedModel, signal);
     if (index) {
       keepReadMemory();
-      return { index, embedModel, stats: stats(unchanged) };
+      return { index, embedModel, stats: stats(unchanged), namesFrom };
     }
     // onHeldStore closed it.
     held = undefined;
@@ -99,7 +102,7 @@ export async function buildFolderIndex(
     }
     if (read.length === 0) throw nothingRead();
     index = await VectorStoreIndex.fromDocuments(read, buildOptions);
-    return { index, embedModel, stats: stats(index.buildStats), saveError: error };
+    return { index, embedModel, stats: stats(index.buildStats), namesFrom, saveError: error };
   }
   const built = stats(index.buildStats);
   if (built.files === 0) {
@@ -109,7 +112,7 @@ export async function buildFolderIndex(
     throw nothingRead();
   }
   keepReadMemory();
-  return { index, embedModel, stats: built };
+  return { index, embedModel, stats: built, namesFrom };
 }
 
 /**
@@ -136,7 +139,7 @@ export async function refreshFolderIndex(
   if (read.unchanged) {
     await read.openStore?.close();
     read.keepReadMemory();
-    return { embedModel: read.embedModel, stats: read.stats(read.unchanged) };
+    return { embedModel: read.embedModel, stats: read.stats(read.unchanged), namesFrom: read.namesFrom };
   }
   return buildFolderIndex(read, { persist: "await", signal, progress });
 }

@@ -19,6 +19,7 @@ import { LocalFingerprints } from "./local-fingerprints.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
+import { namesAsStored } from "./stored-names.js";
 import { openStoredFiles, unchangedBuildStats } from "./stored-sources.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
@@ -98,6 +99,11 @@ export interface FolderRead {
    * build, `refreshFolderIndex` closes it when there is nothing to build).
    */
   openStore: IndexStore | undefined;
+  /**
+   * The folder the documents' relative `file_path`s are named from (relative links and images in them resolve
+   * against it): the working folder, or the one the stored index named them from when it runs from another.
+   */
+  namesFrom: string;
   /** The counts of what was read and skipped (complete once the build is done), with the build's. */
   stats(build: IndexBuildStats): FolderIndexStats;
   /** The error to throw when every file listed turned out unreadable, so nothing was indexed. */
@@ -172,13 +178,15 @@ async function listFolder(
   },
 ): Promise<Omit<FolderRead, "openStore">> {
   const { paths, walk, embedModel, cwd, signal } = options;
-  // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
-  // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files.
-  const given = paths.map((path) => sourcePath(path, cwd));
   const rebuild = options.rebuild || stored === "other-version";
   const known = new Map(
     (stored === "other-version" ? undefined : stored)?.map((source) => [source.id, source]),
   );
+  // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
+  // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files. Run
+  // from another folder (`ask .` inside docs/), they keep the names the store holds them by.
+  const roots = paths.map((path) => ({ location: resolve(cwd, path), name: sourcePath(path, cwd) }));
+  const named = rebuild ? namesAsStored(roots, new Map(), cwd) : namesAsStored(roots, known, cwd);
   // Files earlier runs read and skipped (binary, not UTF-8…): reported again unread while they keep their size, time
   // and reader; the skips of this run are kept for the next. Kept beside a cache folder's index; for a PostgreSQL
   // store, which other machines share, on this machine.
@@ -194,26 +202,30 @@ async function listFolder(
   });
   const knownLocally = new Set<string>();
   const { readAs, ...walkOptions } = walk;
-  const listing = await listDocuments(given, {
-    ...walkOptions,
-    readers: builtInReadersFor(readAs),
-    signal,
-    // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
-    skipRead: ({ path, size, lastModifiedAt, reader }) => {
-      const source = known.get(path);
-      if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
-        return true;
-      if (localFingerprints.knows({ path, size, lastModifiedAt, reader }, source)) {
-        knownLocally.add(path);
-        return true;
-      }
-      return skippedReads.answer({ path, size, lastModifiedAt, reader }) ?? false;
+  const listing = await listDocuments(
+    roots.map((root) => root.location),
+    {
+      ...walkOptions,
+      readers: builtInReadersFor(readAs),
+      rootNames: named.names,
+      signal,
+      // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
+      skipRead: ({ path, size, lastModifiedAt, reader }) => {
+        const source = known.get(path);
+        if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
+          return true;
+        if (localFingerprints.knows({ path, size, lastModifiedAt, reader }, source)) {
+          knownLocally.add(path);
+          return true;
+        }
+        return skippedReads.answer({ path, size, lastModifiedAt, reader }) ?? false;
+      },
     },
-  });
+  );
   // Our own cache folder is no news.
   const report = () => {
     const { skipped, formats } = listing.report();
-    return { skipped: skipped.filter((entry) => resolve(cwd, entry.path) !== folder), formats };
+    return { skipped: skipped.filter((entry) => resolve(named.from, entry.path) !== folder), formats };
   };
   const documents = listing.documents;
   if (documents.length === 0) throw noDocuments(paths, report().skipped);
@@ -280,6 +292,7 @@ async function listFolder(
     readDocument,
     rebuild,
     unchanged,
+    namesFrom: named.from,
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
     keepReadMemory: () => {

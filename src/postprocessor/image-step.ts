@@ -28,11 +28,14 @@ export function imageStep({
   attach,
   paths,
   cwd,
+  baseDir = cwd,
 }: {
   attach: boolean;
-  /** The paths the user gave: images must lie under them. */
+  /** The paths the user gave (relative to `cwd`): images must lie under them. */
   paths: readonly string[];
   cwd: string;
+  /** Where the nodes' relative `file_path`s resolve (an index's `namesFrom`). @default cwd */
+  baseDir?: string | undefined;
 }): { postprocessor: NodePostprocessor; report: ImageReport } {
   const report: ImageReport = { attach, attached: 0, skipped: [], withheld: 0 };
   const roots = paths.map((given) => path.resolve(cwd, given));
@@ -45,7 +48,7 @@ export function imageStep({
         for (const { node } of text) report.withheld += findImageReferences(node.text).length;
         return text;
       }
-      const loaded = await loadReferencedImages(nodes, { roots, baseDir: cwd });
+      const loaded = await loadReferencedImages(nodes, { roots, baseDir });
       report.attached += loaded.attached;
       report.skipped.push(...loaded.skipped);
       return loaded.nodes;

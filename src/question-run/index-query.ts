@@ -19,7 +19,9 @@ export interface IndexQueryOptions {
    * Local images the retrieved nodes are or reference, checked under `paths` and attached only with `attach`
    * (see `imageStep`); no step at all for an index without images. @default no image step
    */
-  images?: { attach: boolean; paths: readonly string[]; cwd: string } | undefined;
+  images?:
+    | { attach: boolean; paths: readonly string[]; cwd: string; baseDir?: string | undefined }
+    | undefined;
 }
 
 /** The retriever and postprocessors of one query, and the report of its images (when it has an image step). */

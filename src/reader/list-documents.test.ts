@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { DocumentReader } from "./formats/types.js";
 import { listDocuments } from "./list-documents.js";
@@ -86,5 +87,22 @@ describe("listDocuments", () => {
     expect((await listing.read(a, { evenIfKnown: true }))?.text).toBe("a happened");
     expect(reader.reads.map((file) => path.basename(file))).toEqual(["a.log"]);
     expect(listing.report()).toEqual({ skipped: [], formats: { log: 1 } });
+  });
+
+  it("lists a path given under the name rootNames gives it, and refuses a name that is not a non-empty string", async () => {
+    await mkdir(path.join(root, "docs", "guide"));
+    await writeFile(path.join(root, "docs", "guide", "a.md"), "# A\n\nText.\n");
+    const docs = path.join(root, "docs");
+    const listing = await listDocuments([docs], { rootNames: { [docs]: "manual/docs/" } });
+    expect(listing.documents.map((document) => [document.id, document.metadata.file_path])).toEqual([
+      ["manual/docs/guide/a.md", "manual/docs/guide/a.md"],
+    ]);
+    for (const rootNames of [{ [docs]: "" }, { [docs]: 3 }, ["docs"], null]) {
+      const error = await listDocuments([docs], { rootNames: rootNames as never }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect((error as InvalidArgumentError).parameter).toBe("rootNames");
+    }
   });
 });

@@ -66,6 +66,13 @@ export interface ReadDocumentsOptions {
    * @default every file is read
    */
   skipRead?: SkipRead | undefined;
+  /**
+   * The name each path given is listed under, by the path as given in `paths`: its files' ids and `file_path`
+   * then start with this name (`docs/guide.md`) instead of the path as typed (`./guide.md`), and display globs
+   * (`include`, `exclude`) see those names. For a caller that names files as an index first saw them, whichever
+   * working folder it runs from. @default each path as given, normalised (forward slashes, no trailing slash)
+   */
+  rootNames?: Readonly<Record<string, string>> | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -138,13 +145,14 @@ export async function listDocuments(
     recursive = true,
     maxFileBytes = DEFAULT_READER_LIMITS.maxFileBytes,
     skipRead,
+    rootNames,
     signal,
   }: ReadDocumentsOptions = {},
 ): Promise<DocumentListing> {
-  validate(paths, extensions, maxFileBytes);
+  validate(paths, extensions, maxFileBytes, rootNames);
   const registry = createReaderRegistry({ readers });
   const endings = extensions?.map(normalizeEnding);
-  const roots = await statRoots(paths, signal);
+  const roots = await statRoots(paths, rootNames, signal);
   const walked = await walkFiles(roots, {
     recursive,
     hidden,
@@ -255,13 +263,19 @@ export async function listDocuments(
   };
 }
 
-async function statRoots(paths: readonly string[], signal: AbortSignal | undefined): Promise<WalkRoot[]> {
+async function statRoots(
+  paths: readonly string[],
+  rootNames: ReadDocumentsOptions["rootNames"],
+  signal: AbortSignal | undefined,
+): Promise<WalkRoot[]> {
   const roots: WalkRoot[] = [];
   const missing: string[] = [];
   for (const given of paths) {
     signal?.throwIfAborted();
     const absolute = path.resolve(given);
-    const displayPath = toDisplayPath(given);
+    const displayPath = toDisplayPath(
+      rootNames !== undefined && Object.hasOwn(rootNames, given) ? (rootNames[given] as string) : given,
+    );
     try {
       roots.push({ absolute, displayPath, stats: await stat(absolute) });
     } catch (error) {
@@ -297,6 +311,7 @@ function validate(
   paths: readonly string[],
   extensions: readonly string[] | undefined,
   maxFileBytes: number,
+  rootNames: ReadDocumentsOptions["rootNames"],
 ): void {
   if (!Array.isArray(paths) || paths.some((given) => typeof given !== "string" || given === "")) {
     throw new InvalidArgumentError({
@@ -313,6 +328,20 @@ function validate(
       parameter: "extensions",
       value: extensions,
       expected: 'be an array of file endings such as [".md", ".txt"]',
+    });
+  }
+  if (
+    rootNames !== undefined &&
+    (typeof rootNames !== "object" ||
+      rootNames === null ||
+      Array.isArray(rootNames) ||
+      Object.values(rootNames).some((name) => typeof name !== "string" || name === ""))
+  ) {
+    throw new InvalidArgumentError({
+      parameter: "rootNames",
+      value: rootNames,
+      expected:
+        'be an object from a path given to the non-empty name its files are listed under, such as { "/home/me/docs": "docs" }',
     });
   }
   if (!(maxFileBytes >= 0)) {

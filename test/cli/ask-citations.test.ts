@@ -98,14 +98,21 @@ describe("ragsynth ask --citations", () => {
     const start = readme.indexOf(command);
     expect(start).toBeGreaterThan(0);
     const shown = readme.slice(start + command.length, readme.indexOf("```", start));
-    const cwd = docs.slice(0, -"/docs".length);
-    const { code, stdout, stderr } = await runCli(
-      ["ask", "docs", "--query", "What is the default response mode?", "--citations", "--no-stream"],
-      { cwd, env: { NO_COLOR: "1" } },
-    );
-    expect(code, stderr).toBe(0);
-    const printed = stdout.slice(0, stdout.lastIndexOf("\n\n") + 1);
-    expect(printed).toBe(shown);
+    // A copy of its own, as a reader has it: the shared one's index names its files by their absolute path (it was
+    // built from another folder), and an ask keeps the names its index has.
+    const fresh = await copyExampleDocs();
+    try {
+      const cwd = fresh.docs.slice(0, -"/docs".length);
+      const { code, stdout, stderr } = await runCli(
+        ["ask", "docs", "--query", "What is the default response mode?", "--citations", "--no-stream"],
+        { cwd, env: { NO_COLOR: "1" } },
+      );
+      expect(code, stderr).toBe(0);
+      const printed = stdout.slice(0, stdout.lastIndexOf("\n\n") + 1);
+      expect(printed).toBe(shown);
+    } finally {
+      await fresh.cleanup();
+    }
   });
 
   it("--judge asks LlamaIndex's faithfulness question of each citation; its NO flags, its YES clears", async () => {
