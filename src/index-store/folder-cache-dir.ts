@@ -56,9 +56,10 @@ export async function writableCacheDir(
 
 /**
  * Where this machine keeps what it learned about the files of a shared store (PostgreSQL: `location` as
- * `storeLabel` prints it, without password), read from `cwd`: `<userCacheDir>/stores/<hash of both>`. The store's
- * rows name files by their path from the working folder, so another working folder keeps its own.
+ * `storeLabel` prints it, without password), named from `from`: `<userCacheDir>/stores/<hash of both>`. The store's
+ * rows name files by their path from a folder (the working folder, or the one `namesAsStored` found), so files
+ * named from another folder are kept apart.
  */
-export function sharedStoreMemoryDir(userCacheDir: string, location: string, cwd: string): string {
-  return join(userCacheDir, "stores", sha256Hex(`${location}\n${cwd}`).slice(0, 16));
+export function sharedStoreMemoryDir(userCacheDir: string, location: string, from: string): string {
+  return join(userCacheDir, "stores", sha256Hex(`${location}\n${from}`).slice(0, 16));
 }

@@ -189,11 +189,12 @@ async function listFolder(
   const named = rebuild ? namesAsStored(roots, new Map(), cwd) : namesAsStored(roots, known, cwd);
   // Files earlier runs read and skipped (binary, not UTF-8…): reported again unread while they keep their size, time
   // and reader; the skips of this run are kept for the next. Kept beside a cache folder's index; for a PostgreSQL
-  // store, which other machines share, on this machine.
+  // store, which other machines share, on this machine, by the folder the names are from (another working folder
+  // that names the files as the store does finds what this one learned).
   const memoryDir =
     options.store === undefined
       ? folder
-      : sharedStoreMemoryDir(options.userCacheDir, storeLabel(folder), cwd);
+      : sharedStoreMemoryDir(options.userCacheDir, storeLabel(folder), named.from);
   const skippedReads = new SkippedReadsMemory(memoryDir, { forget: rebuild });
   // A store's rows hold the times of the machine that wrote them: on a shared one, this machine's own times of the
   // files whose bytes it found to be the rows'.

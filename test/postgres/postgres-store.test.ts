@@ -292,11 +292,19 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
         for (const name of await readdir(path.join(machine.cwd, "docs")))
           await utimes(path.join(machine.cwd, "docs", name), machine.when, machine.when);
       }
-      const ask = async (machine: (typeof machines)[number]) => {
+      const ask = async (machine: (typeof machines)[number], { inside = false } = {}) => {
         const run = await runCli(
-          ["ask", "docs", "--store", url, "-q", "What is the default response mode?", "--json"],
+          [
+            "ask",
+            inside ? "." : "docs",
+            "--store",
+            url,
+            "-q",
+            "What is the default response mode?",
+            "--json",
+          ],
           {
-            cwd: machine.cwd,
+            cwd: inside ? path.join(machine.cwd, "docs") : machine.cwd,
             env: { XDG_CACHE_HOME: machine.cache },
           },
         );
@@ -316,6 +324,19 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
         expect(await ask(machine)).toEqual({ added: [], changed: [], unchanged: files, removed: [] });
         expect(await rows()).toEqual(settled);
       }
+      // Asked from inside its folder (`ask .`), machine B names the files as the store does, and uses what it
+      // learned of them from its parent folder (no second memory of the same files, no file read).
+      const memories = () => readdir(path.join(b.cache, "ragsynth", "stores"));
+      const learned = await memories();
+      expect(learned).toHaveLength(1);
+      expect(await ask(b, { inside: true })).toEqual({
+        added: [],
+        changed: [],
+        unchanged: files,
+        removed: [],
+      });
+      expect(await rows()).toEqual(settled);
+      expect(await memories()).toEqual(learned);
       // An edit on machine B is read and written, and machine A then finds its own copy changed.
       await writeFile(path.join(b.cwd, "docs", "overview.md"), "# Overview\n\nEdited on machine B.\n");
       expect((await ask(b)).changed).toEqual(["docs/overview.md"]);
