@@ -331,6 +331,7 @@ export async function corpusFigure({ quick, runs }) {
     notes: [
       `Corpora: ${small.sources.map((source) => `${source.set} (${source.packages.join(", ")})`).join("; ")}; large adds bench/corpora/npm-types. Built by the bench on first use.`,
       `CLI runs are child processes of \`node dist/cli/bin.js\`, started and timed by a small launcher process (not the bench, whose large heap makes every fork slower), with no model configured (BM25 + extractive), cache in a fresh temporary folder; "unchanged index" and "ask" are medians of ${Math.max(3, Math.min(runs, 5))}; ask asks "${QUESTION}". Peak RSS is the largest maxRSS of those processes.`,
+      `From inside the folder: the same index (built by the bench with the folder's absolute path, so its files are named from the bench's folder: \`bench/corpora/out/small/…\`), asked \`ask .\` with the folder as working folder; "files read again" counts the added and changed files of one more such ask with \`--json\` (every file, before the index kept its names across working folders).`,
       ...(json.largeEdited
         ? [
             `Edited: a copy of the large corpus, indexed once; before each ask a line is appended to its first file, so the ask splits that file again and rewrites its rows in the index (it exits once they are written). "answer shown" is when the answer's first byte reached stdout, "exit" when the process ended; medians of ${Math.max(3, Math.min(runs, 5))}.`,
