@@ -104,6 +104,26 @@ describe("the walk's ignore rules", () => {
     expect(skips(all.skipped)).toEqual([["docs/.gitignore", "ignored"]]);
   });
 
+  it("reads a Sphinx HTML build's pages once: its copies of the sources and its theme files are passed over", async () => {
+    // As Debian's python3.11-doc installs it: every page twice (HTML, and its reStructuredText in _sources/).
+    await write("html/library/gzip.html", "<p>gzip.open() opens a gzip-compressed file.</p>");
+    await write("html/_sources/library/gzip.rst.txt", "gzip.open() opens a gzip-compressed file.");
+    await write("html/_static/doctools.js", "const Documentation = {};");
+    await write("html/_downloads/example.py", "print('example')");
+    const { documents, skipped } = await readDocuments([path.join(root, "html")]);
+    expect(ids(documents)).toEqual(["html/_downloads/example.py", "html/library/gzip.html"]);
+    expect(skips(skipped)).toEqual([
+      ["html/_sources", "ignored"],
+      ["html/_static", "ignored"],
+    ]);
+    expect(skipped[0]?.reason).toBe(
+      "_sources/ holds Sphinx's copies of the pages' sources (the HTML pages beside it hold the same text), passed over by default (--no-ignore reads it)",
+    );
+    // Named, the folder is read: the rules apply below the paths given.
+    const sources = await readDocuments([path.join(root, "html", "_sources")]);
+    expect(ids(sources.documents)).toEqual(["html/_sources/library/gzip.rst.txt"]);
+  });
+
   it("reads hidden files and folders with hidden, but not .git", async () => {
     await write("docs/.notes.md");
     await write("docs/.github/guide.md");
