@@ -36,6 +36,13 @@ export interface HtmlToBlocksOptions {
 }
 
 /** A block being filled: the innermost heading, list item, `<pre>`, table row, or a plain paragraph. */
+/**
+ * The text of a heading's permalink, a link to the heading itself that the page shows beside it: Node's API docs
+ * (`<a class="mark" href="#readline">#</a>`), MkDocs and Sphinx themes (`¶`), others (`§`, `🔗`). Taken as the
+ * heading's text it ended every heading of those pages (`Readline#`, in every source line of an answer).
+ */
+const PERMALINK_MARK = /^\s*[#¶§🔗]\s*$/u;
+
 interface OpenBlock {
   kind: DocumentBlock["kind"];
   element: number;
@@ -99,6 +106,8 @@ export async function htmlToBlocks({
   const captures: OpenBlock[] = [];
   let paragraph: OpenBlock | undefined;
   let dropUntil = -1; // stack depth of the dropped element we are inside, or -1
+  // A link to a place on the page inside a heading: where its text starts in the heading's (see PERMALINK_MARK).
+  let pageLink: { depth: number; heading: OpenBlock; from: number } | undefined;
   const mainAt: number[] = []; // stack depths of the open <main>/<article>/[role=main] elements
   let title: string | undefined;
   let inTitle = false;
@@ -193,6 +202,9 @@ export async function htmlToBlocks({
         return;
       }
       const index = base + parser.startIndex;
+      const within = captures[captures.length - 1];
+      if (name === "a" && within?.kind === "heading" && attributes.href?.startsWith("#"))
+        pageLink = { depth, heading: within, from: within.text.length };
       if (name === "main" || name === "article" || role === "main") {
         mainAt.push(depth);
         seenMain = true;
@@ -303,6 +315,11 @@ export async function htmlToBlocks({
       if (dropUntil !== -1) {
         if (depth === dropUntil) dropUntil = -1;
         return;
+      }
+      if (pageLink?.depth === depth) {
+        const { heading, from } = pageLink;
+        if (PERMALINK_MARK.test(heading.text.slice(from))) heading.text = heading.text.slice(0, from);
+        pageLink = undefined;
       }
       if (depth > maxDepth) {
         separate(name);

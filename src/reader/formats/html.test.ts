@@ -126,6 +126,21 @@ describe("htmlReader", () => {
     ]);
   });
 
+  it("drops a heading's permalink (a link to the page's own place whose text is only #, ¶, § or 🔗)", async () => {
+    // As Node's API docs write a heading: the mark inside a <span>, then an empty legacy anchor.
+    const node = `<h2>Readline<span><a class="mark" href="#readline" id="readline">#</a></span><a aria-hidden="true" class="legacy" id="readline_readline"></a></h2>
+      <h3>Class: <code>InterfaceConstructor</code><span><a class="mark" href="#class-interfaceconstructor">#</a></span></h3>
+      <h4>MkDocs<a class="anchor-link" href="#mkdocs" title="Permanent link">¶</a></h4>`;
+    expect((await read(node)).blocks.map((block) => block.text)).toEqual([
+      "Readline",
+      "Class: InterfaceConstructor",
+      "MkDocs",
+    ]);
+    // A link with words, a link elsewhere, and a # that is the heading's own text stay.
+    const kept = `<h2><a href="#setup">Setup</a> notes</h2><h2>C<a href="/languages/c-sharp">#</a></h2><h2>C#</h2>`;
+    expect((await read(kept)).blocks.map((block) => block.text)).toEqual(["Setup notes", "C#", "C#"]);
+  });
+
   it("reads a nested list as one item per <li>, the outer item's own words apart", async () => {
     const html = "<ul><li>Outer words<ul><li>Inner one</li><li>Inner two</li></ul></li><li>Last</li></ul>";
     expect((await read(html)).blocks.map((block) => [block.kind, block.text])).toEqual([
