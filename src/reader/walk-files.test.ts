@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { readDocuments } from "./read-documents.js";
@@ -102,6 +103,30 @@ describe("the walk's ignore rules", () => {
       "docs/node_modules/pkg/readme.md",
     ]);
     expect(skips(all.skipped)).toEqual([["docs/.gitignore", "ignored"]]);
+  });
+
+  it("reads a page once when its source or data lies beside its HTML (git's .txt, Node's .md and .json.gz)", async () => {
+    await write("doc/git-add.html", "<p>git add stages changes.</p>");
+    await write("doc/git-add.txt", "git-add(1)\n==========\n\nStages changes.");
+    await write("doc/readline.html", "<h2>Readline</h2><p>Reads lines.</p>");
+    await write("doc/readline.md", "## Readline\n\nReads lines.");
+    await write("doc/readline.json.gz", gzipSync('{"source":"readline.md"}'));
+    await write("doc/notes.txt", "Notes of their own.");
+    const { documents, skipped } = await readDocuments([path.join(root, "doc")]);
+    expect(ids(documents)).toEqual(["doc/git-add.html", "doc/notes.txt", "doc/readline.html"]);
+    expect(skips(skipped)).toEqual([
+      ["doc/git-add.txt", "ignored"],
+      ["doc/readline.json.gz", "ignored"],
+      ["doc/readline.md", "ignored"],
+    ]);
+    expect(skipped[0]?.reason).toBe(
+      "the source or data of git-add.html beside it, which is read (--no-ignore reads both)",
+    );
+    // When the page itself is not read (left out by --include), its source is.
+    const sources = await readDocuments([path.join(root, "doc")], { include: ["*.txt"] });
+    expect(ids(sources.documents)).toEqual(["doc/git-add.txt", "doc/notes.txt"]);
+    const both = await readDocuments([path.join(root, "doc")], { noIgnore: true });
+    expect(both.documents).toHaveLength(6);
   });
 
   it("reads a Sphinx HTML build's pages once: its copies of the sources and its theme files are passed over", async () => {

@@ -10,6 +10,7 @@ import {
   type IgnoreLevel,
   ignoredBy,
   loadIgnoreLevel,
+  renderedPageOf,
 } from "./walk-rules.js";
 
 /** How {@link walkFiles} walks. */
@@ -106,6 +107,19 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
     const displayBase = childBase(display, path.posix.join);
     const realBase = childBase(realFolder, path.join);
 
+    // Whether the walk reads the page `name` of this folder: a regular file no rule leaves out.
+    const readsPage = (name: string): boolean =>
+      entries.some((entry) => entry.name === name && entry.isFile()) &&
+      leftOutBy(
+        name,
+        relativeBase === "" ? name : `${relativeBase}/${name}`,
+        displayBase + name,
+        absoluteBase + name,
+        false,
+        rules,
+        options,
+      ) === undefined;
+
     for (const entry of entries) {
       const absolute = absoluteBase + entry.name;
       const entryDisplay = displayBase + entry.name;
@@ -122,6 +136,11 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
       const ruled = leftOutBy(entry.name, relative, entryDisplay, absolute, isFolder, rules, options);
       if (ruled) {
         leave("ignored", ruled);
+        continue;
+      }
+      const page = isFile && !options.noIgnore ? renderedPageOf(entry.name, names) : undefined;
+      if (page !== undefined && readsPage(page)) {
+        leave("ignored", `the source or data of ${page} beside it, which is read (--no-ignore reads both)`);
         continue;
       }
       const real = target?.real ?? realBase + entry.name;

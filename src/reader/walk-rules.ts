@@ -49,6 +49,25 @@ export const DEFAULT_IGNORED_FOLDERS: ReadonlyMap<string, string> = new Map([
   ["coverage", "test coverage reports"],
 ]);
 
+// A page's source or data that documentation folders ship beside its HTML rendering: git's `git-add.txt` (AsciiDoc)
+// by `git-add.html`, Node's `readline.md` and `readline.json.gz` by `readline.html`. Compressed (`.gz`) or not.
+const PAGE_SOURCE_ENDINGS = [".md", ".markdown", ".txt", ".rst", ".adoc", ".asciidoc", ".json"];
+const PAGE_ENDINGS = [".html", ".htm"];
+
+/**
+ * The HTML page in the same folder (`names`: the folder's entries) that the file `name` is the source or data of
+ * (the same name before its ending), or undefined. Read both, every section of the folder came twice or three times,
+ * and the copies filled an answer's sources.
+ */
+export function renderedPageOf(name: string, names: ReadonlySet<string>): string | undefined {
+  const bare = name.toLowerCase().endsWith(".gz") ? name.slice(0, -3) : name;
+  const lower = bare.toLowerCase();
+  const ending = PAGE_SOURCE_ENDINGS.find((candidate) => lower.endsWith(candidate));
+  if (ending === undefined || bare.length === ending.length) return undefined;
+  const stem = bare.slice(0, -ending.length);
+  return PAGE_ENDINGS.map((page) => stem + page).find((page) => names.has(page));
+}
+
 /** Files of ignore rules read in every folder walked, in `.gitignore` syntax. `.ragsignore` is for ragsynth only. */
 export const IGNORE_FILES = [".gitignore", ".ragsignore"] as const;
 
