@@ -97,6 +97,18 @@ describe("htmlReader", () => {
       "git-add - Add file contents to the index",
       "Adds content.",
     ]);
+    // SQLite's pages (sqlite.org and Debian's sqlite3-doc): the site header, menu and table of contents, unquoted class.
+    const sqlite = `<body><div class=nosearch><a href="index.html"><img class="logo" src="logo.gif" alt="SQLite"></a>
+      <div class="tagline desktoponly">Small. Fast. Reliable.<br>Choose any three.</div>
+      <div class="menu mainmenu"><ul><li><a href="index.html">Home</a><li><a href="copyright.html">License</a></ul></div></div>
+      <div class=fancy><div class=nosearch><div class="fancy_title">Quirks</div><div class="fancy_toc"><a href="#fk">4. Foreign Keys</a></div></div>
+      <h1 id="fk"><span>4. </span>Foreign Key Enforcement Is Off By Default</h1><p>Use PRAGMA foreign_keys.</p></div></body>`;
+    expect(texts(await read(sqlite))).toEqual([
+      "SQLite",
+      "Quirks",
+      "4. Foreign Key Enforcement Is Off By Default",
+      "Use PRAGMA foreign_keys.",
+    ]);
     // Whole class names only: a heading anchor or a guide about navigation is content.
     const named = `<body><h2 class="header-anchor title">Navigation bars</h2><p class="navigation-guide note">Use a navbar.</p></body>`;
     expect(texts(await read(named))).toEqual(["Navigation bars", "Use a navbar."]);
