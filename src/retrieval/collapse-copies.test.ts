@@ -65,6 +65,35 @@ describe("collapseCopies", () => {
     expect(nodes[1]).toBe(list[3]);
   });
 
+  it("names a copy from the smallest file, with its own score: the page, not the one that holds every page", async () => {
+    const sized = (file: string, size: number, text: string, score: number): NodeWithScore => ({
+      node: new TextNode({ id: `${file}#0`, text, metadata: { file_path: file, file_size: size } }),
+      score,
+    });
+    // As Node's API docs rank them: all.html's copy a little higher (its title and name weigh in).
+    const list = [
+      sized("api/all.html", 5_000_000, "--max-old-space-size", 4.2),
+      sized("api/all.html", 5_000_000, "resourceLimits", 4.1),
+      sized("api/cli.html", 90_000, "--max-old-space-size", 4),
+      sized("api/worker_threads.html", 80_000, "resourceLimits", 3),
+      sized("notes.md", 10, "heap notes", 3.5),
+    ];
+    const nodes = await collapseCopies(ranked(list).retrieverFor, 3).retrieve({ query: "q" });
+    expect(
+      nodes.map(({ node, score }) => [node.metadata.file_path, node.metadata[SAME_TEXT_KEY], score]),
+    ).toEqual([
+      ["api/cli.html", ["api/all.html"], 4],
+      ["notes.md", undefined, 3.5],
+      ["api/worker_threads.html", ["api/all.html"], 3],
+    ]);
+    // Files of one size (or none given): the best-ranked copy is named, as before.
+    const same = [sized("a/changelog", 100, "fixes", 2), sized("b/changelog", 100, "fixes", 1)];
+    const kept = await collapseCopies(ranked(same).retrieverFor, 2).retrieve({ query: "q" });
+    expect(kept.map(({ node }) => [node.metadata.file_path, node.metadata[SAME_TEXT_KEY]])).toEqual([
+      ["a/changelog", ["b/changelog"]],
+    ]);
+  });
+
   it("asks at most twice, the second time for maxTopK, and not again when the first answer was short", async () => {
     const copies = Array.from({ length: 40 }, (_, index) =>
       found(`copy${index}.txt`, "the same", 40 - index),

@@ -54,10 +54,25 @@ export function collapseCopies(
   };
 }
 
-/** `nodes` without those whose text a better-ranked one has; the kept ones list where the copies are. */
+/**
+ * Whether `found` comes from a smaller file (`file_size`) than `held`, whose text it has: the more particular place
+ * of a text a large file repeats, such as Node's API page `cli.html` beside `all.html`, every page in one. (The two
+ * score a little apart: the index weighs each chunk with its file's name and title.)
+ */
+function isSmallerFile(found: NodeWithScore, held: NodeWithScore): boolean {
+  const size = found.node.metadata.file_size;
+  const heldSize = held.node.metadata.file_size;
+  return typeof size === "number" && typeof heldSize === "number" && size < heldSize;
+}
+
+/**
+ * `nodes` without those whose text another has: of copies, the one from the smallest file is kept (the first when
+ * sizes are equal or unknown), with its own score, and the kept ones list where the copies are.
+ */
 function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
   const kept: NodeWithScore[] = [];
   const byText = new Map<string, { at: number; copies: string[] }>();
+  let moved = false;
   for (const found of nodes) {
     if (ImageNode.isInstance(found.node)) {
       kept.push(found);
@@ -70,8 +85,17 @@ function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
       continue;
     }
     const name = sourceName(found.node);
-    if (name !== sourceName((kept[first.at] as NodeWithScore).node) && !first.copies.includes(name))
-      first.copies.push(name);
+    const held = kept[first.at] as NodeWithScore;
+    if (isSmallerFile(found, held)) {
+      // The same text from a smaller file: that page is named, the larger one listed as a copy.
+      kept[first.at] = found;
+      moved = true;
+      const previous = sourceName(held.node);
+      first.copies = first.copies.filter((copy) => copy !== name);
+      if (previous !== name && !first.copies.includes(previous)) first.copies.push(previous);
+      continue;
+    }
+    if (name !== sourceName(held.node) && !first.copies.includes(name)) first.copies.push(name);
   }
   for (const { at, copies } of byText.values()) {
     if (copies.length === 0) continue;
@@ -86,5 +110,7 @@ function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
       ...(score === undefined ? {} : { score }),
     };
   }
+  // A copy that took a place scores as itself: the places follow the scores again (a stable sort).
+  if (moved) kept.sort((left, right) => (right.score ?? 0) - (left.score ?? 0));
   return kept;
 }
