@@ -135,6 +135,36 @@ describe("plainTextReader", () => {
     ]);
   });
 
+  it("skips a Devhelp book index (its <book> root and <chapters>), and reads other XML as text", async () => {
+    const devhelp = `<?xml version="1.0" encoding="iso-8859-1"?>
+<book title="Python 3.11 Documentation" name="Python 3.11" version="3.11" link="index.html">
+<chapters>
+<sub name="os" link="library/os.html"/>
+</chapters>
+<functions><function name="os.waitid" link="library/os.html#os.waitid"/></functions>
+</book>`;
+    const v2 = `<?xml version="1.0"?>\n<!-- generated -->\n<book xmlns="http://www.devhelp.net/book" title="GLib" link="index.html" name="glib" version="2">\n  <chapters>\n  </chapters>\n</book>`;
+    for (const text of [devhelp, v2]) {
+      await expect(
+        Promise.resolve().then(() =>
+          plainTextReader.read({
+            bytes: encode(text),
+            path: "python3.11.devhelp",
+            limits: DEFAULT_READER_LIMITS,
+          }),
+        ),
+      ).rejects.toMatchObject({ code: "unsupported", message: expect.stringContaining("a Devhelp index") });
+    }
+    const other = await plainTextReader.read({
+      bytes: encode(
+        '<?xml version="1.0"?>\n<book><title>A DocBook book</title><chapter>Text.</chapter></book>\n',
+      ),
+      path: "book.xml",
+      limits: DEFAULT_READER_LIMITS,
+    });
+    expect(other.blocks).toHaveLength(1);
+  });
+
   it("offsets line numbers for text that starts inside a larger file", () => {
     expect(paragraphBlocks("a\n\nb", 10).map((block) => block.lines)).toEqual([
       { start: 10, end: 10 },

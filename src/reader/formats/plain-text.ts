@@ -202,6 +202,16 @@ function isPostScript(bytes: Uint8Array): boolean {
   return POSTSCRIPT.every((byte, index) => bytes[start + index] === byte);
 }
 
+// A Devhelp book index (GNOME's help browser; Debian's python3.11-doc ships `python3.11.devhelp.gz`): an XML list of
+// every page, section and function with its link, `<book …><chapters>…`. Read as text it was a source of answers
+// (`html#os.waitid" name="waitid…`) beside the pages it links to, which are read.
+const DEVHELP = /^(?:\uFEFF)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<book\s[^>]*>\s*<chapters>/;
+
+/** Whether `bytes` are a Devhelp book index: its `<book>` root and `<chapters>` first, in the first 4 KiB. */
+function isDevhelpIndex(bytes: Uint8Array): boolean {
+  return DEVHELP.test(new TextDecoder("latin1").decode(bytes.subarray(0, 4096)));
+}
+
 export const plainTextReader: DocumentReader = {
   format: "text",
   extensions: [".txt", ".text"],
@@ -212,6 +222,12 @@ export const plainTextReader: DocumentReader = {
       throw new ReaderSkipError(
         "unsupported",
         `${path}: PostScript (a program that draws pages), not text. Convert it to PDF (ps2pdf from Ghostscript) and index the PDF, or to text (ps2ascii); a PDF of it beside it is read as usual.`,
+      );
+    }
+    if (isDevhelpIndex(bytes)) {
+      throw new ReaderSkipError(
+        "unsupported",
+        `${path}: a Devhelp index (a list of the book's pages and their links), not text: the HTML pages it lists are read.`,
       );
     }
     const blocks = await paragraphBlocksInSlices(decodeText(bytes, path), signal);

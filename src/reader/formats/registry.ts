@@ -43,8 +43,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 10: Sphinx's permalink anchors (`<a class="headerlink">¶</a>`) dropped after definition terms too, not only headings.
  * 11: a heading's permalink of any class dropped (Node's API docs' `<a class="mark" href="#x">#</a>`).
  * 12: SQLite's site header, menus and table of contents (`tagline`, `mainmenu`, `fancy_toc`…) dropped as furniture.
+ * 13: a Devhelp book index (`<book …><chapters>`, `python3.11.devhelp.gz`) skipped as unsupported, not read as text.
  */
-export const READERS_VERSION = 12;
+export const READERS_VERSION = 13;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
