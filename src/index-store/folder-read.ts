@@ -186,7 +186,8 @@ async function listFolder(
   // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files. Run
   // from another folder (`ask .` inside docs/), they keep the names the store holds them by.
   const roots = paths.map((path) => ({ location: resolve(cwd, path), name: sourcePath(path, cwd) }));
-  const named = rebuild ? namesAsStored(roots, new Map(), cwd) : namesAsStored(roots, known, cwd);
+  // Rebuilt (or another format's), `known` is empty and the working folder's names stand.
+  const named = namesAsStored(roots, known, cwd);
   // Files earlier runs read and skipped (binary, not UTF-8…): reported again unread while they keep their size, time
   // and reader; the skips of this run are kept for the next. Kept beside a cache folder's index; for a PostgreSQL
   // store, which other machines share, on this machine, by the folder the names are from (another working folder

@@ -41,7 +41,7 @@ export function namesAsStored(
     names: Object.fromEntries(roots.map((root) => [root.location, root.name])),
     from: cwd,
   };
-  if (stored.size === 0 || roots.every((root) => holds(stored, root.name, root.location))) return own;
+  if (stored.size === 0) return own;
   const names: Record<string, string> = {};
   let from: string | undefined;
   for (const root of roots) {
@@ -49,7 +49,7 @@ export function namesAsStored(
       ? root.name
       : trailingNames(root.location).find((candidate) => holds(stored, candidate, root.location));
     if (name === undefined) return own;
-    const base = folderOf(root.location, isAbsolute(name) ? undefined : name, cwd, root.name);
+    const base = folderOf(root, name, cwd);
     if (base !== undefined) {
       if (from !== undefined && from !== base) return own;
       from = base;
@@ -90,18 +90,13 @@ function trailingNames(location: string): string[] {
 }
 
 /**
- * The folder a root's relative name is relative to: its location with the name's parts taken off the end; the
- * working folder for the root's own name; undefined for an absolute name (it needs no folder).
+ * The folder `name` (the root's own name, or one the store holds it by) is relative to: the working folder for its own
+ * name, its location with the name's parts taken off the end for another; undefined for an absolute name.
  */
-function folderOf(
-  location: string,
-  name: string | undefined,
-  cwd: string,
-  ownName: string,
-): string | undefined {
-  if (name === undefined) return undefined;
-  if (name === ownName) return isAbsolute(ownName) ? undefined : cwd;
-  if (name === ".") return location;
-  const parts = location.split(sep);
+function folderOf(root: GivenRoot, name: string, cwd: string): string | undefined {
+  if (isAbsolute(name)) return undefined;
+  if (name === root.name) return cwd;
+  if (name === ".") return root.location;
+  const parts = root.location.split(sep);
   return parts.slice(0, parts.length - name.split("/").length).join(sep) || sep;
 }
