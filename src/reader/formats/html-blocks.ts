@@ -35,7 +35,6 @@ export interface HtmlToBlocksOptions {
   withLines: boolean;
 }
 
-/** A block being filled: the innermost heading, list item, `<pre>`, table row, or a plain paragraph. */
 /**
  * The text of a heading's permalink, a link to the heading itself that the page shows beside it: Node's API docs
  * (`<a class="mark" href="#readline">#</a>`), MkDocs and Sphinx themes (`¶`), others (`§`, `🔗`). Taken as the
@@ -43,6 +42,7 @@ export interface HtmlToBlocksOptions {
  */
 const PERMALINK_MARK = /^\s*[#¶§🔗]\s*$/u;
 
+/** A block being filled: the innermost heading, list item, `<pre>`, table row, or a plain paragraph. */
 interface OpenBlock {
   kind: DocumentBlock["kind"];
   element: number;

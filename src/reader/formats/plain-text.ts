@@ -205,11 +205,19 @@ function isPostScript(bytes: Uint8Array): boolean {
 // A Devhelp book index (GNOME's help browser; Debian's python3.11-doc ships `python3.11.devhelp.gz`): an XML list of
 // every page, section and function with its link, `<book …><chapters>…`. Read as text it was a source of answers
 // (`html#os.waitid" name="waitid…`) beside the pages it links to, which are read.
-const DEVHELP = /^(?:\uFEFF)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<book\s[^>]*>\s*<chapters>/;
+const DEVHELP = /^(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<book\s[^>]*>\s*<chapters>/;
 
 /** Whether `bytes` are a Devhelp book index: its `<book>` root and `<chapters>` first, in the first 4 KiB. */
 function isDevhelpIndex(bytes: Uint8Array): boolean {
-  return DEVHELP.test(new TextDecoder("latin1").decode(bytes.subarray(0, 4096)));
+  // Text files are read here by the thousand: only one whose first character (after a BOM, spaces) is `<` is decoded.
+  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (
+    start < bytes.length &&
+    (bytes[start] === 0x20 || ((bytes[start] as number) >= 0x09 && (bytes[start] as number) <= 0x0d))
+  )
+    start++;
+  if (bytes[start] !== 0x3c) return false;
+  return DEVHELP.test(new TextDecoder("latin1").decode(bytes.subarray(start, start + 4096)));
 }
 
 export const plainTextReader: DocumentReader = {
