@@ -90,7 +90,7 @@ describe("fromDocumentsCached with readDocument", () => {
 
   it("reads fewer documents ahead when their files are large (a few MB of files at most)", async () => {
     // The most reads running at once, each read settling a few milliseconds after it starts.
-    const mostAtOnce = async (fileSize: number, name: string) => {
+    const mostAtOnce = async (fileSize: number, name: string, threads = 0) => {
       const full = Array.from({ length: 12 }, (_, index) => {
         const document = fullDocument(index);
         document.metadata.file_size = fileSize;
@@ -102,6 +102,7 @@ describe("fromDocumentsCached with readDocument", () => {
       const index = await VectorStoreIndex.fromDocumentsCached(full.map(listed), {
         cacheDir: join(dir, name),
         splitter: splitter(),
+        threads,
         readDocument: async (document) => {
           running++;
           most = Math.max(most, running);
@@ -120,6 +121,10 @@ describe("fromDocumentsCached with readDocument", () => {
     expect(await mostAtOnce(3_000_000, "large")).toBe(2);
     // 5 MB: none ahead, only the one asked for.
     expect(await mostAtOnce(5_000_000, "larger")).toBe(1);
+    // The same with worker threads, which are sent documents ahead within the same few MB (the reads' own window
+    // stacked on theirs read three 3 MB files at once).
+    expect(await mostAtOnce(3_000_000, "large-threads", 2)).toBe(2);
+    expect(await mostAtOnce(5_000_000, "larger-threads", 2)).toBe(1);
   });
 
   it("keeps the stored documents in the documents' order through edits, additions and removals", async () => {

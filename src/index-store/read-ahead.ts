@@ -36,7 +36,9 @@ export function readingAhead(
       ? readDocument(document, { unlessBytesHash: stored.bytesHash, ...threads })
       : readDocument(document, threads);
   };
-  return startedAhead(pending, READ_AHEAD, (index) => read(pending[index] as TextNode));
+  // With threads (`parser`), `splittingAhead` asks for the documents in order, as far ahead as its own window goes:
+  // reading ahead of each of those too stacked a second window on it (3 MB files: three read at once, not two).
+  return startedAhead(pending, parser ? 0 : READ_AHEAD, (index) => read(pending[index] as TextNode));
 }
 
 /**
