@@ -30,8 +30,8 @@ const AUTO_MIN_BYTES = 1024 * 1024;
 /**
  * The same on two or three cores, where the threads share the cores with the build's own thread: on 2 cores
  * (three interleaved runs each, slices of the bench's 30.6 MB corpus) two threads made the first index slower at
- * 2.4 MB of Markdown (1.53 → 1.83 s), about even at 4.3 MB (1.63 → 1.57 s), and faster from 8.2 MB (2.63 →
- * 2.39 s; 17 MB 4.87 → 3.84 s; 30.6 MB 9.34 → 6.79 s).
+ * 2.4 MB of Markdown (1.53 → 1.83 s), even at 4.3 MB (1.63 → 1.57 s), and faster from 8.2 MB (2.63 → 2.39 s;
+ * 17 MB 4.87 → 3.84 s; 30.6 MB 9.34 → 6.79 s).
  */
 const FEW_CORES_MIN_BYTES = 8 * 1024 * 1024;
 /** Memory a machine of two or three cores must have for threads to start by themselves (see {@link autoThreads}). */
@@ -46,7 +46,7 @@ const PARSED_HERE = new Set(["text", "code", "csv"]);
 
 /**
  * The pool for a build of `pending` with `splitter`: `threads` workers when given, else (unset) {@link autoThreads}
- * of the files' bytes to split; none (the build splits in its own thread) for 0, a splitter
+ * when there is at least {@link AUTO_MIN_BYTES} to split; none (the build splits in its own thread) for 0, a splitter
  * other than a plain `BlockSplitter`, or one whose options cannot be sent to a thread (a custom tokenizer or sentence
  * function).
  */
