@@ -1,5 +1,5 @@
 // Figure: an index build's worker threads (`--threads`, src/index-store/split-pool.ts). First indexes at --threads 0
-// (everything in the main thread) and 2 (the default on 2 cores from 8 MiB of files), interleaved in rotating order: the small
+// (this machine's default on 2 cores: everything in the main thread) and 2, interleaved in rotating order: the small
 // corpus (Markdown), the large one (also at 1), the mixed-format one (HTML, PDF, man pages, RST, DOCX: most of its
 // build is parsing) when built; and the large corpus ten times over at 0 and 2, once each. Wall time, CPU time (user
 // + system, every thread), the main thread's busy time (what threads cannot take: listing, reading, writing the
@@ -7,7 +7,7 @@
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, tmpdir, totalmem } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, cli } from "../lib/cli-run.mjs";
 import { ensureCorpus } from "../lib/corpus.mjs";
@@ -15,9 +15,6 @@ import { NOT_BUILT, ROOT_DIR } from "../lib/libs.mjs";
 import { mixedCorpusIfBuilt } from "../lib/mixed-corpus.mjs";
 import { fmt } from "../lib/report.mjs";
 import { repeatedCorpus } from "./scale.mjs";
-
-/** True on a machine where a build's default is two threads from 8 MiB of files (split-pool.ts's `autoThreads`). */
-const fewCoresDefault = () => availableParallelism() >= 2 && availableParallelism() < 4 && totalmem() >= 4 * 2 ** 30;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -120,7 +117,7 @@ export async function threadsFigure({ quick, runs }) {
     rows,
     targets: [],
     notes: [
-      `\`ragsynth index <folder> --cache-dir <fresh> --threads <n> --json\`, the built CLI started and timed by a small launcher, no model configured; ${quick ? "one run each" : `${rounds} runs of each setting on the small, large and mixed corpora, interleaved in rotating order (median wall and CPU, largest peak RSS), and one of each on large10 (the scale figure's ten copies)`}. CPU is the process's user + system time, every thread included; the main thread's busy time is its event loop's active time (\`performance.eventLoopUtilization()\` at exit): what the build does there whatever the threads (listing and reading files, writing the store), so no number of cores takes a first index below it. This machine has ${availableParallelism()} cores and ${fmt(totalmem() / 2 ** 30, 1)} GiB of memory. By default a build starts threads by itself: from 4 cores one per core but one (up to 4) for 1 MiB of files or more; on 2 or 3 cores two, for 8 MiB of files or more on a machine with 4 GiB of memory or more${fewCoresDefault() ? " (so here, by default, the small corpus is built at --threads 0 and the others at 2)" : ""}.`,
+      `\`ragsynth index <folder> --cache-dir <fresh> --threads <n> --json\`, the built CLI started and timed by a small launcher, no model configured; ${quick ? "one run each" : `${rounds} runs of each setting on the small, large and mixed corpora, interleaved in rotating order (median wall and CPU, largest peak RSS), and one of each on large10 (the scale figure's ten copies)`}. CPU is the process's user + system time, every thread included; the main thread's busy time is its event loop's active time (\`performance.eventLoopUtilization()\` at exit): what the build does there whatever the threads (listing and reading files, writing the store), so no number of cores takes a first index below it. This machine has ${availableParallelism()} cores, where the default is --threads 0 (threads start by themselves from 4 cores).`,
       `The index each run wrote, by scripts/index-digest.mjs (every chunk's node, hash and length, every source row, the statistics and every term's postings): ${json.sameIndex ? "the same digest for every run and setting of each corpus" : "DIFFERENT digests across settings"}${json.large10 ? `; large10: ${json.sameIndex10 ? "the same at 0 and 2" : "DIFFERENT at 0 and 2"}` : ""}.`,
     ],
     json,

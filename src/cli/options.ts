@@ -163,7 +163,7 @@ export const OPTIONS = {
   threads: {
     value: "<n>",
     description:
-      "Worker threads that parse and split files while indexing (0: none; default one per core but one, up to 4, from 4 cores and 1 MiB of files; two on 2–3 cores from 8 MiB; each holds its own tokenizer caches)",
+      "Worker threads that parse and split files while indexing (0: none; default one per core but one, up to 4, from 4 cores; each holds its own tokenizer caches)",
     read: nonNegativeInteger,
   },
   include: {

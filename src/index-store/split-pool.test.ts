@@ -11,7 +11,7 @@ import { decodeNode } from "../store/node-row.js";
 import { openFolderIndex } from "./folder-index.js";
 import { folderIndexOptions } from "./folder-index-options.test.util.js";
 import type { FolderIndexOptions } from "./folder-read.js";
-import { autoThreads, SplitPool, splitPoolFor } from "./split-pool.js";
+import { SplitPool, splitPoolFor } from "./split-pool.js";
 import { openStoreAt } from "./store-location.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
@@ -173,30 +173,6 @@ describe("an index split in worker threads", () => {
       expect(error).toBeInstanceOf(InvalidArgumentError);
       expect((error as Error).message).toMatch(/threads/);
     }
-  });
-});
-
-describe("autoThreads", () => {
-  const MiB = 1024 * 1024;
-  const GiB = 1024 * MiB;
-
-  it("from four cores, one thread per core but the build's own, up to 4, from 1 MiB of files", () => {
-    expect(autoThreads(MiB, 4, 8 * GiB)).toBe(3);
-    expect(autoThreads(MiB, 64, 8 * GiB)).toBe(4);
-    expect(autoThreads(MiB - 1, 8, 8 * GiB)).toBe(0);
-  });
-
-  it("on two or three cores, two threads from 8 MiB of files on a machine with 4 GiB of memory or more", () => {
-    expect(autoThreads(8 * MiB, 2, 4 * GiB)).toBe(2);
-    expect(autoThreads(300 * MiB, 3, 16 * GiB)).toBe(2);
-    // A small folder is split faster without threads on two cores (they start and load their code).
-    expect(autoThreads(8 * MiB - 1, 2, 16 * GiB)).toBe(0);
-    // Each thread holds its own tokenizer caches.
-    expect(autoThreads(300 * MiB, 2, 4 * GiB - 1)).toBe(0);
-  });
-
-  it("none on one core", () => {
-    expect(autoThreads(300 * MiB, 1, 16 * GiB)).toBe(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { availableParallelism, totalmem } from "node:os";
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { getDocumentBlocks } from "../reader/document-blocks.js";
 import type { ChosenReader } from "../reader/formats/registry.js";
@@ -28,15 +28,6 @@ const MAX_AUTO_THREADS = 4;
  */
 const AUTO_MIN_BYTES = 1024 * 1024;
 /**
- * The same on two or three cores, where the threads share the cores with the build's own thread: on 2 cores
- * (three interleaved runs each, slices of the bench's 30.6 MB corpus) two threads made the first index slower at
- * 2.4 MB of Markdown (1.53 → 1.83 s), even at 4.3 MB (1.63 → 1.57 s), and faster from 8.2 MB (2.63 → 2.39 s;
- * 17 MB 4.87 → 3.84 s; 30.6 MB 9.34 → 6.79 s).
- */
-const FEW_CORES_MIN_BYTES = 8 * 1024 * 1024;
-/** Memory a machine of two or three cores must have for threads to start by themselves (see {@link autoThreads}). */
-const FEW_CORES_MIN_MEMORY = 4 * 1024 * 1024 * 1024;
-/**
  * Formats parsed in the build's own thread even with threads: their readers only decode the bytes and cut them at
  * blank lines, which costs less than sending the bytes to a thread and its blocks back (the bench's 30.6 MB corpus,
  * mostly text, at --threads 2, three interleaved runs: 7.43 s with every file parsed in threads, 6.94 s with these
@@ -56,7 +47,7 @@ export function splitPoolFor(
   pending: readonly TextNode[],
   keepVectors: boolean,
 ): SplitPool | undefined {
-  const count = threads ?? autoThreads(pendingBytes(pending));
+  const count = threads ?? (pendingBytes(pending) >= AUTO_MIN_BYTES ? autoThreads() : 0);
   if (count < 1 || pending.length === 0) return undefined;
   const block = splitter ?? new BlockSplitter();
   const options =
@@ -73,17 +64,14 @@ export function splitPoolFor(
 }
 
 /**
- * The threads a build of `bytes` of files starts by itself: from four cores, one per core but the build's own, up
- * to {@link MAX_AUTO_THREADS}, from {@link AUTO_MIN_BYTES}. On two or three cores, two from
- * {@link FEW_CORES_MIN_BYTES} on a machine with at least {@link FEW_CORES_MIN_MEMORY}: there the build's reads and
- * writes leave about one core, and two threads made the bench's 30.6 MB first index 1.43× faster for 177 MB more
- * peak memory, the 306.5 MB one 1.47× for 491 MB (BENCHMARKS.md's `threads` figure). None on one core.
- * `cores` and `memory` (bytes) are this machine's unless given.
+ * One thread per core but the build's own, up to {@link MAX_AUTO_THREADS}, from four cores. With two, the build's
+ * reads and writes leave about one core: two threads there made the bench's 30.6 MB first index 1.43× faster for
+ * 177 MB more peak memory (the 306.5 MB one 1.47× for 491 MB), still short of 5 MB/s, so they are asked for
+ * (`threads: 2`), not assumed.
  */
-export function autoThreads(bytes: number, cores = availableParallelism(), memory = totalmem()): number {
-  if (cores >= 4) return bytes >= AUTO_MIN_BYTES ? Math.min(cores - 1, MAX_AUTO_THREADS) : 0;
-  if (cores >= 2 && bytes >= FEW_CORES_MIN_BYTES && memory >= FEW_CORES_MIN_MEMORY) return 2;
-  return 0;
+function autoThreads(): number {
+  const cores = availableParallelism();
+  return cores < 4 ? 0 : Math.min(cores - 1, MAX_AUTO_THREADS);
 }
 
 function pendingBytes(pending: readonly TextNode[]): number {
