@@ -67,8 +67,9 @@ const CACHE_KIB = 64 * 1024;
 /**
  * WAL pages after which a commit copies them into the database file (SQLite's default is 1,000, ~4 MB). A group of a
  * large build dirties more than that, so every commit also checkpointed: each term's pages, rewritten by every group,
- * went to the file (and were synced) once per group instead of once per ~100 MB of WAL. With both settings the
- * 306.5 MB corpus's first index (2 cores, interleaved runs) took 72.0 and 73.9 s against 78.2 and 79.4 with two
+ * went to the file (and were synced) once per group instead of once per ~100 MB of WAL. Measured by hand, outside
+ * the bench (whose scale figure did not show it on a slower day: BENCHMARKS.md), with both settings the
+ * 306.5 MB corpus's first index (2 cores, interleaved pairs) took 72.0 and 73.9 s against 78.2 and 79.4 with two
  * threads (system time 8.7 s against 13.6), 109.2 and 108.7 s against 111.4 and 117.1 without (7.8–8.2 s against
  * 12.6–12.9). The larger WAL alone, with the default cache, did not help (system time 16.4 s: pages read back from
  * it); 16 MiB of cache took it to 10.5–11.5 s. Peak memory rose by the cache's use (the 30.6 MB corpus's first
