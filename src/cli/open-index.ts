@@ -23,6 +23,8 @@ export interface IndexFlags {
   chunking?: { chunkSize: number | undefined; chunkOverlap: number | undefined } | undefined;
   /** `--threads`: worker threads that split files (by the cores when not given). */
   threads?: number | undefined;
+  /** `--no-refresh` (ask, plan): answer from the index as it was built, no file listed or read. */
+  noRefresh?: boolean | undefined;
 }
 
 /**
@@ -31,11 +33,17 @@ export interface IndexFlags {
  * mistake on the command line, exit 2), notices and progress on stderr, the user's cache folder as fallback.
  */
 export async function folderIndexOptions(
-  { paths, walk, embed, rebuild, chunking, threads, ...place }: IndexFlags,
+  { paths, walk, embed, rebuild, chunking, threads, noRefresh, ...place }: IndexFlags,
   { io, signal }: CommandContext,
   progress: Progress,
 ): Promise<FolderIndexOptions> {
   await checkPaths(paths, io.cwd);
+  if (noRefresh && rebuild) {
+    throw new UsageError(
+      "--no-refresh answers from the index as it was built, and --rebuild builds it again: give one of them.",
+      "Example: ragsynth index docs --rebuild, then ragsynth ask docs --no-refresh -q …",
+    );
+  }
   const splitter = chunkSplitter(chunking);
   const { url, cacheDir } = storeFlag(place.store, place.cacheDir);
   return {
@@ -48,6 +56,7 @@ export async function folderIndexOptions(
     ...(threads === undefined ? {} : { threads }),
     embedLabel: embed.label,
     rebuild,
+    ...(noRefresh ? { refresh: false } : {}),
     cwd: io.cwd,
     userCacheDir: userCacheDir(io.env),
     signal,

@@ -149,6 +149,10 @@ export const OPTIONS = {
     read: readStore,
   },
   rebuild: { description: "Ignore the cached index and build it again" },
+  "no-refresh": {
+    description:
+      "Answer from the index as it was last built (ragsynth index): no file is listed or read, so changes since are not seen",
+  },
   "chunk-size": {
     value: "<n>",
     description: "Tokens per chunk (default 1024); an index built with another size is built again",
@@ -312,13 +316,14 @@ export const COMMAND_OPTIONS = {
     "stream",
     "no-stream",
     ...INDEX,
+    "no-refresh",
     "trace",
     "citations",
     "judge",
     "report",
     ...ALWAYS,
   ],
-  plan: [...RETRIEVAL, "price-in", "price-out", ...INDEX, "report", ...ALWAYS],
+  plan: [...RETRIEVAL, "price-in", "price-out", ...INDEX, "no-refresh", "report", ...ALWAYS],
   index: ["embed", ...INDEX, ...ALWAYS],
   batch: [
     "index",
@@ -373,6 +378,7 @@ export const COMMAND_OPTIONS = {
     "citations",
     "count",
     ...INDEX,
+    "no-refresh",
     "report",
     ...ALWAYS,
   ],

@@ -29,7 +29,10 @@ const HINTS: Partial<Record<RagsynthErrorCode, string | { hint: string; unless: 
   tree_not_shrinking: "Raise --context-window or lower --num-output so summaries fit.",
   optimizer_zero_sentences: "Lower the --optimizer threshold, or use percentile=… instead.",
   document_read: { hint: "Check that the path exists and is readable.", unless: /Check|Point ragsynth/ },
-  index_load: { hint: "Run again with --rebuild to rebuild the cached index.", unless: /PostgreSQL/ },
+  index_load: {
+    hint: "Run again with --rebuild to rebuild the cached index.",
+    unless: /PostgreSQL|Build it first/,
+  },
   index_save: { hint: "Pass --cache-dir with a folder you can write to.", unless: /PostgreSQL/ },
   unknown_mode: "Run ragsynth ask --help to see the modes.",
 };

@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { access, constants, mkdir, stat } from "node:fs/promises";
 import { dirname, join, parse, resolve, sep } from "node:path";
+import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { sha256Hex } from "../util/sha256.js";
 
 // Where a folder's index is kept when no cache folder is given.
@@ -46,12 +48,27 @@ export async function writableCacheDir(
     const code = (error as { code?: unknown }).code;
     if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return folder;
   }
-  const fallback = join(userCacheDir, sha256Hex(folder).slice(0, 16));
+  const fallback = fallbackCacheDir(folder, userCacheDir);
   onNotice?.({
     kind: "read-only",
     message: `${dirname(folder)} is read-only, so the index is kept in ${fallback}`,
   });
   return fallback;
+}
+
+/** Where the index of `folder` goes when `folder` is read-only: `<userCacheDir>/<hash of the folder>`. */
+export function fallbackCacheDir(folder: string, userCacheDir: string): string {
+  return join(userCacheDir, sha256Hex(folder).slice(0, 16));
+}
+
+/**
+ * Where an index of `folder` (a default cache folder) was written, found without writing anything: `folder` when it
+ * holds one, else its read-only fallback ({@link writableCacheDir}) when that does, else `folder`.
+ */
+export function writtenCacheDir(folder: string, userCacheDir: string): string {
+  if (existsSync(join(folder, SQLITE_INDEX_FILE))) return folder;
+  const fallback = fallbackCacheDir(folder, userCacheDir);
+  return existsSync(join(fallback, SQLITE_INDEX_FILE)) ? fallback : folder;
 }
 
 /**

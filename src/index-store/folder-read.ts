@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Embedder } from "../embedding/types.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReadersFor } from "../reader/formats/registry.js";
 import { listDocuments, type SkippedPath } from "../reader/index.js";
@@ -13,14 +14,19 @@ import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { displayPath } from "../util/display-path.js";
 import type { BuildReadDocument, IndexBuildStats, NodeParser } from "./build-index-options.js";
-import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folder-cache-dir.js";
+import {
+  defaultCacheDir,
+  sharedStoreMemoryDir,
+  writableCacheDir,
+  writtenCacheDir,
+} from "./folder-cache-dir.js";
 import { countSkipped, type FolderIndexStats } from "./folder-index-stats.js";
 import { LocalFingerprints } from "./local-fingerprints.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
 import { namesAsStored } from "./stored-names.js";
-import { openStoredFiles, unchangedBuildStats } from "./stored-sources.js";
+import { openStoredFiles, storedBuildStats, unchangedBuildStats } from "./stored-sources.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
 
@@ -59,6 +65,12 @@ export interface FolderIndexOptions {
   embedLabel: string;
   /** Build anew instead of on the stored index. */
   rebuild: boolean;
+  /**
+   * `false`: query the stored index as it was last built, without listing or reading a file (changes since are not
+   * seen; `walk` is not used). It must be there, built with `embedModel` and `splitter`: `ragsynth index` builds it.
+   * Not with `rebuild`. @default true
+   */
+  refresh?: boolean | undefined;
   /** Relative paths are resolved against it; sources are named relative to it. */
   cwd: string;
   /** Where an index goes when the default folder is read-only (`<userCacheDir>/<hash of the folder>`). */
@@ -132,6 +144,7 @@ export const SILENT_PROGRESS: IndexProgress = { start() {}, update() {}, clear()
 export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
   const { paths, cacheDir, cwd, progress = SILENT_PROGRESS } = options;
   const started = performance.now();
+  if (options.refresh === false) return readIndexedFolder(options, started);
   progress.start("Reading documents");
   const defaultFolder =
     options.store === undefined && cacheDir === undefined ? await defaultCacheDir(paths, cwd) : undefined;
@@ -185,7 +198,7 @@ async function listFolder(
   // Sources show relative to the working folder (`examples/docs/modes.md`), whichever way the path was spelled:
   // the index knows files by that name, so `docs`, `./docs` and its absolute path find the same stored files. Run
   // from another folder (`ask .` inside docs/), they keep the names the store holds them by.
-  const roots = paths.map((path) => ({ location: resolve(cwd, path), name: sourcePath(path, cwd) }));
+  const roots = givenRoots(paths, cwd);
   // Rebuilt (or another format's), `known` is empty and the working folder's names stand.
   const named = namesAsStored(roots, known, cwd);
   // Files earlier runs read and skipped (binary, not UTF-8…): reported again unread while they keep their size, time
@@ -309,6 +322,81 @@ async function listFolder(
       }
     },
   };
+}
+
+/**
+ * {@link readFolderDocuments} with `refresh: false`: the stored index as it is, its files listed from its rows (none
+ * walked, examined or read), so an ask costs the same however many files the folder holds.
+ * @throws RagsynthError `index_load` when there is no index built with these settings to query, or with `rebuild`
+ */
+async function readIndexedFolder(options: FolderIndexOptions, started: number): Promise<FolderRead> {
+  const { paths, cacheDir, cwd, embedModel } = options;
+  if (options.rebuild) {
+    throw new InvalidArgumentError({
+      parameter: "rebuild",
+      value: options.rebuild,
+      expected: "be false with refresh: false (the index is queried as it was built, never built again)",
+      hint: "Drop refresh: false to build the index again, or rebuild to query it as it is.",
+    });
+  }
+  const folder =
+    options.store ??
+    (cacheDir === undefined
+      ? writtenCacheDir(await defaultCacheDir(paths, cwd), options.userCacheDir)
+      : resolve(cwd, cacheDir));
+  const opened = await storedFiles(folder, { ...options, onNotice: undefined });
+  if (opened === undefined || opened === "other-version") {
+    throw new RagsynthError({
+      code: "index_load",
+      message: `Expected an index in ${storeLabel(folder)} built with this embedding model and chunk size to answer from as it is (no refresh), but ${opened === undefined ? "there is none" : "it was written by another ragsynth version"}. Build it first (ragsynth index ${paths.join(" ")}, with the same --embed, --chunk-size and --cache-dir or --store), or ask without --no-refresh to build it as the files are.`,
+    });
+  }
+  const { store, sources } = opened;
+  const known = new Map(sources.map((source) => [source.id, source]));
+  const formats: Record<string, number> = {};
+  for (const { reader } of sources) {
+    const format = reader?.slice(0, reader.lastIndexOf("@")) || "unknown";
+    formats[format] = (formats[format] ?? 0) + 1;
+  }
+  const noRead = () =>
+    new RagsynthError({
+      code: "invalid_argument",
+      message: "Expected no file to be read: this index is queried as it was built (refresh: false).",
+    });
+  return {
+    folder,
+    embedModel,
+    splitter: options.splitter,
+    threads: options.threads,
+    embedLabel: options.embedLabel,
+    documents: [],
+    readDocument: () => Promise.reject(noRead()),
+    rebuild: false,
+    unchanged: storedBuildStats(sources, embedModel),
+    openStore: store,
+    namesFrom: namesAsStored(givenRoots(paths, cwd), known, cwd).from,
+    stats: (build) => ({
+      cacheDir: storeLabel(folder),
+      files: sources.length,
+      formats: Object.fromEntries(Object.entries(formats).sort(([left], [right]) => (left < right ? -1 : 1))),
+      skipped: [],
+      skippedCounts: {},
+      chunks: build.chunks,
+      embedded: build.embedded,
+      reused: build.reused,
+      sources: build.sources,
+      threads: 0,
+      durationMs: performance.now() - started,
+    }),
+    nothingRead: noRead,
+    keepReadMemory: () => {},
+    forgetOwnIndex: async () => {},
+  };
+}
+
+/** The paths given, each with the name its files are listed under (relative to the working folder when inside it). */
+function givenRoots(paths: readonly string[], cwd: string): { location: string; name: string }[] {
+  return paths.map((path) => ({ location: resolve(cwd, path), name: sourcePath(path, cwd) }));
 }
 
 /**

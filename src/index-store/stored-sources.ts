@@ -159,6 +159,11 @@ export function unchangedBuildStats(
   ) {
     return undefined;
   }
+  return storedBuildStats(sources, embedModel);
+}
+
+/** What a cached build with `embedModel` reports when the store's `sources` rows are its documents, every one unchanged. */
+export function storedBuildStats(sources: readonly StoredSource[], embedModel: Embedder): IndexBuildStats {
   const chunks = sources.reduce((sum, source) => sum + source.chunkCount, 0);
   return {
     chunks,

@@ -276,6 +276,35 @@ describe("ragsynth index", () => {
     expect(after.sources.changed).toEqual([]);
   });
 
+  it("ask --no-refresh answers from the index as built, without reading the files again; with no index it says to build one", async () => {
+    const none = await runCli(["ask", docs, "--no-refresh", "-q", "What is the default response mode?"]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("ragsynth index");
+    expect(none.stderr).toContain("--no-refresh");
+    expect(none.stderr).not.toContain("--rebuild");
+    expect(await readdir(docs)).not.toContain(".ragsynth");
+    await indexJSON([docs]);
+    await appendFile(join(docs, "cli.md"), "\nThe zebra-striped banner marks a stale index.\n");
+    const asked = await runCli([
+      "ask",
+      docs,
+      "--no-refresh",
+      "-q",
+      "What does the zebra-striped banner mark?",
+      "--json",
+    ]);
+    expect(asked.code, asked.stderr).toBe(0);
+    const answer = JSON.parse(asked.stdout);
+    expect(answer.answer).not.toContain("zebra-striped banner");
+    expect(answer.index.sources).toMatchObject({ added: [], changed: [], removed: [] });
+    expect(answer.index.sources.unchanged).toHaveLength(6);
+    // The index was not written: a refreshing run still finds the edit.
+    expect((await indexJSON([docs])).sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+    const both = await runCli(["ask", docs, "--no-refresh", "--rebuild", "-q", "Anything?"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--no-refresh");
+  });
+
   describe("with a model embedding model", () => {
     let server: FakeOpenAIServer;
     beforeEach(async () => {

@@ -3,7 +3,7 @@
 // askers from several processes while one indexes, and survives a kill -9 in the middle of indexing.
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -337,6 +337,20 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       });
       expect(await rows()).toEqual(settled);
       expect(await memories()).toEqual(learned);
+      // An asker that does not refresh writes nothing, even with an edit of its own: the store answers as it is.
+      await appendFile(path.join(b.cwd, "docs", "overview.md"), "\nA local edit, not seen.\n");
+      const asIs = await runCli(
+        ["ask", "docs", "--store", url, "--no-refresh", "-q", "What is the default response mode?", "--json"],
+        { cwd: b.cwd, env: { XDG_CACHE_HOME: b.cache } },
+      );
+      expect(asIs.code, asIs.stderr).toBe(0);
+      expect(JSON.parse(asIs.stdout).index.sources).toEqual({
+        added: [],
+        changed: [],
+        unchanged: files,
+        removed: [],
+      });
+      expect(await rows()).toEqual(settled);
       // An edit on machine B is read and written, and machine A then finds its own copy changed.
       await writeFile(path.join(b.cwd, "docs", "overview.md"), "# Overview\n\nEdited on machine B.\n");
       expect((await ask(b)).changed).toEqual(["docs/overview.md"]);
