@@ -99,12 +99,14 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
     const first = cli(["index", corpus.dir, ...place.args, "--json", ...flags]);
     const chunks = JSON.parse(first.stdout).chunks;
     const indexBytes = place.bytes();
-    const ask = () => {
-      const run = cli(["ask", corpus.dir, ...place.args, "-q", QUESTION, "--no-stream", "--json", ...flags]);
+    const ask = (more = []) => {
+      const run = cli(["ask", corpus.dir, ...place.args, "-q", QUESTION, "--no-stream", "--json", ...flags, ...more]);
       return { ...run, retrieveMs: JSON.parse(run.stdout).timings?.retrieveMs ?? Number.NaN };
     };
     ask(); // warm: the V8 code cache and the page cache, as a user's second ask
     const unchanged = Array.from({ length: runs }, ask);
+    // The index as it is (`--no-refresh`): no file listed or examined, the store's own cost.
+    const asIs = Array.from({ length: runs }, () => ask(["--no-refresh"]));
     const edited = [];
     for (let round = 0; round < runs; round++) {
       appendFileSync(
@@ -131,12 +133,13 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
       indexRss: first.rss,
       indexBytes,
       unchangedMs: ms(unchanged),
+      asIsMs: ms(asIs),
       editedMs: ms(edited),
       touchedMs: ms(touched),
       retrieveMs: ms(unchanged, "retrieveMs"),
       bm25FirstMs: bm25.firstMs,
       bm25WarmMs: bm25.warmMs,
-      askRss: Math.max(...[...unchanged, ...edited, ...touched].map((run) => run.rss)),
+      askRss: Math.max(...[...unchanged, ...asIs, ...edited, ...touched].map((run) => run.rss)),
     };
   } finally {
     place.dispose();
@@ -151,6 +154,7 @@ export const MEASURED_HEADERS = [
   "first index",
   "index / text",
   "ask unchanged",
+  "ask --no-refresh",
   "ask after an edit",
   "ask after every file was touched",
   "retrieval in the ask",
@@ -167,6 +171,7 @@ export function measuredRow(label, r) {
     `${fmt(r.firstIndexMs / 1000, 1)} s (${fmt(r.textBytes / 1e6 / (r.firstIndexMs / 1000), 1)} MB/s, ${fmt(r.indexRss)} MB RSS)`,
     fmtRatio(r.indexBytes / r.textBytes),
     `${fmt(r.unchangedMs / 1000, 2)} s`,
+    r.asIsMs === undefined ? "—" : `${fmt(r.asIsMs / 1000, 2)} s`,
     `${fmt(r.editedMs / 1000, 2)} s`,
     `${fmt(r.touchedMs / 1000, 2)} s`,
     `${fmt(r.retrieveMs)} ms`,
@@ -210,6 +215,7 @@ export async function scaleFigure({ quick, runs }) {
     .filter(([name]) => name !== MILLION)
     .map(([, r]) => r);
   const targets = [];
+  const asIsSpread = largest.asIsMs / smallest.asIsMs;
   if (!quick) {
     const spread = largest.unchangedMs / smallest.unchangedMs;
     // The largest size is not always the slowest ask (large10 at the default chunk size answers from 1,000-token
@@ -266,7 +272,7 @@ export async function scaleFigure({ quick, runs }) {
     rows,
     targets,
     notes: [
-      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask), and ${runs} times right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in a fresh process on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`): the first query, then the median of ${runs} more. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix; "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
+      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged, ${runs} times with \`--no-refresh\` (the index as it is: no file of the folder listed or examined; the largest ${fmtRatio(asIsSpread)} the smallest) and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask), and ${runs} times right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in a fresh process on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`): the first query, then the median of ${runs} more. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix; "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
     ],
     json: results,
   };
