@@ -100,7 +100,17 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
     const chunks = JSON.parse(first.stdout).chunks;
     const indexBytes = place.bytes();
     const ask = (more = []) => {
-      const run = cli(["ask", corpus.dir, ...place.args, "-q", QUESTION, "--no-stream", "--json", ...flags, ...more]);
+      const run = cli([
+        "ask",
+        corpus.dir,
+        ...place.args,
+        "-q",
+        QUESTION,
+        "--no-stream",
+        "--json",
+        ...flags,
+        ...more,
+      ]);
       return { ...run, retrieveMs: JSON.parse(run.stdout).timings?.retrieveMs ?? Number.NaN };
     };
     ask(); // warm: the V8 code cache and the page cache, as a user's second ask
