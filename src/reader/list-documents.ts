@@ -3,6 +3,7 @@ import path from "node:path";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { TextNode } from "../schema/text-node.js";
+import { eventLoopTurns } from "../util/event-loop-turns.js";
 import { createReaderRegistry, normalizeEnding, type ReaderOverrides } from "./formats/registry.js";
 import { DEFAULT_READER_LIMITS } from "./formats/types.js";
 import {
@@ -16,7 +17,7 @@ import {
   type SkipRead,
 } from "./read-file.js";
 import type { SkippedPath } from "./skipped-path.js";
-import { type WalkRoot, walkFiles } from "./walk-files.js";
+import { TURN_MS, type WalkRoot, walkFiles } from "./walk-files.js";
 import { globTest } from "./walk-rules.js";
 
 /** Options of {@link listDocuments} and `readDocuments`. */
@@ -184,11 +185,15 @@ export async function listDocuments(
         }
       : walkedContext;
   // Examining reads no content, only each file's lstat (synchronous: at 6,000 files a promise per file cost more
-  // than the system calls), so the files are examined in turn.
-  const results = walked.files.map((file) => {
-    signal?.throwIfAborted();
-    return examineWalkedFile(file.absolute, file.displayPath, context(file), file.realPath);
-  });
+  // than the system calls), so the files are examined in turn, with a turn for the event loop every TURN_MS: Ctrl-C
+  // is seen while a tree such as /usr (98,000 files) is examined.
+  signal?.throwIfAborted();
+  const turns = eventLoopTurns(TURN_MS, signal);
+  const results: ReturnType<typeof examineWalkedFile>[] = [];
+  for (const file of walked.files) {
+    if (turns.due()) await turns.take();
+    results.push(examineWalkedFile(file.absolute, file.displayPath, context(file), file.realPath));
+  }
   const documents: TextNode[] = [];
   const formats: Record<string, number> = {};
   const unread = new Map<TextNode, ExaminedFile>();

@@ -86,16 +86,18 @@ export async function loadIgnoreLevel(
   label: string,
   names: ReadonlySet<string> | undefined,
 ): Promise<IgnoreLevel | undefined> {
-  const matcher = ignore();
+  // A matcher only for a folder that holds an ignore file: most hold none.
+  let matcher: ReturnType<typeof ignore> | undefined;
   const found: string[] = [];
   for (const name of IGNORE_FILES) {
     if (names && !names.has(name)) continue;
     const text = await readFile(path.join(folder, name), "utf8").catch(() => undefined);
     if (text === undefined) continue;
+    matcher ??= ignore();
     matcher.add(text);
     found.push(path.posix.join(label, name));
   }
-  return found.length === 0 ? undefined : { folder, label: found.join(" and "), matcher };
+  return matcher === undefined ? undefined : { folder, label: found.join(" and "), matcher };
 }
 
 /**
