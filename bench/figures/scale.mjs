@@ -27,6 +27,7 @@ import { fmt, fmtRatio, target } from "../lib/report.mjs";
 export const QUESTION = "How do I validate a request body against a JSON schema?";
 const MILLION_CHUNK_SIZE = 100;
 const MILLION = `large10 at --chunk-size ${MILLION_CHUNK_SIZE}`;
+const NESTED = "large10, nested";
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
@@ -59,24 +60,30 @@ function dirBytes(dir) {
 /**
  * The large corpus `copies` times in `dir`, each copy in its own folder; in copies after the first every 50th word
  * of four letters or more gets the copy's suffix, so each copy adds its own terms, not only longer postings.
+ * `nested`: each file in the folders its name flattened (`@fastify__ajv-compiler__README.md` goes to
+ * `@fastify/ajv-compiler/README.md`), as the packages' docs lie in node_modules: a tree of folders to walk.
  */
-export function repeatedCorpus(large, copies, dir) {
+export function repeatedCorpus(large, copies, dir, { nested = false } = {}) {
   let bytes = 0;
   const files = [];
+  const folders = new Set();
   for (let copy = 0; copy < copies; copy++) {
     for (const file of large.files) {
       let count = 0;
       const text = readFileSync(file, "utf8").replace(/[A-Za-z]{4,}/g, (word) =>
         copy > 0 && ++count % 50 === 0 ? `${word}c${copy}` : word,
       );
-      const path = join(dir, `copy${copy}`, relative(large.dir, file));
+      const name = relative(large.dir, file);
+      const path = join(dir, `copy${copy}`, nested ? name.split("__").join("/") : name);
+      for (let folder = dirname(path); folder.length > dir.length; folder = dirname(folder))
+        folders.add(folder);
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
       bytes += Buffer.byteLength(text);
       files.push(path);
     }
   }
-  return { dir, files, bytes };
+  return { dir, files, bytes, folders: folders.size };
 }
 
 /** Where `measure` keeps an index: a fresh cache folder (the default), or a PostgreSQL store (postgres.mjs). */
@@ -208,6 +215,10 @@ export async function scaleFigure({ quick, runs }) {
       rmSync(join(work, "large"), { recursive: true, force: true });
       const large10 = repeatedCorpus(large, 10, join(work, "large10"));
       results.large10 = measure(large10, runs);
+      // The same files in the folders of node_modules they came from: the walk lists each folder.
+      const nested = repeatedCorpus(large, 10, join(work, "large10-nested"), { nested: true });
+      results[NESTED] = { ...measure(nested, runs), folders: nested.folders };
+      rmSync(nested.dir, { recursive: true, force: true });
       // The same text in chunks of 100 tokens: past 10^6 chunks (issue 28's largest size), postings 10x as many.
       results[MILLION] = measure(large10, runs, ["--chunk-size", String(MILLION_CHUNK_SIZE)]);
     }
@@ -215,7 +226,12 @@ export async function scaleFigure({ quick, runs }) {
     rmSync(work, { recursive: true, force: true });
   }
   const rows = Object.entries(results).map(([name, r]) =>
-    measuredRow(name === MILLION ? name : `${name}: ${fmt(r.files)} files`, r),
+    measuredRow(
+      name === MILLION
+        ? name
+        : `${name}: ${fmt(r.files)} files${name === NESTED ? ` in ${fmt(r.folders)} folders` : ""}`,
+      r,
+    ),
   );
   const sizes = Object.values(results);
   const smallest = sizes[0];
@@ -282,7 +298,7 @@ export async function scaleFigure({ quick, runs }) {
     rows,
     targets,
     notes: [
-      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged, ${runs} times with \`--no-refresh\` (the index as it is: no file of the folder listed or examined; the largest ${fmtRatio(asIsSpread)} the smallest) and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask), and ${runs} times right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in a fresh process on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`): the first query, then the median of ${runs} more. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix; "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
+      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged, ${runs} times with \`--no-refresh\` (the index as it is: no file of the folder listed or examined; the largest ${fmtRatio(asIsSpread)} the smallest) and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask), and ${runs} times right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in a fresh process on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`): the first query, then the median of ${runs} more. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix (the corpus's files lie flat in one folder per copy); "${NESTED}" is the same files in the folders of node_modules their names were flattened from; "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
     ],
     json: results,
   };
