@@ -23,7 +23,7 @@ export interface IndexFlags {
   chunking?: { chunkSize: number | undefined; chunkOverlap: number | undefined } | undefined;
   /** `--threads`: worker threads that split files (by the cores when not given). */
   threads?: number | undefined;
-  /** `--no-refresh` (ask, plan): answer from the index as it was built, no file listed or read. */
+  /** `--no-refresh` (ask, plan, eval): answer from the index as it was built, no file listed or read. */
   noRefresh?: boolean | undefined;
 }
 

@@ -327,7 +327,8 @@ async function listFolder(
 /**
  * {@link readFolderDocuments} with `refresh: false`: the stored index as it is, its files listed from its rows (none
  * walked, examined or read), so an ask costs the same however many files the folder holds.
- * @throws RagsynthError `index_load` when there is no index built with these settings to query, or with `rebuild`
+ * @throws RagsynthError `index_load` when there is no index built with these settings to query;
+ *   InvalidArgumentError with `rebuild`
  */
 async function readIndexedFolder(options: FolderIndexOptions, started: number): Promise<FolderRead> {
   const { paths, cacheDir, cwd, embedModel } = options;
@@ -348,7 +349,7 @@ async function readIndexedFolder(options: FolderIndexOptions, started: number): 
   if (opened === undefined || opened === "other-version") {
     throw new RagsynthError({
       code: "index_load",
-      message: `Expected an index in ${storeLabel(folder)} built with this embedding model and chunk size to answer from as it is (no refresh), but ${opened === undefined ? "there is none" : "it was written by another ragsynth version"}. Build it first (ragsynth index ${paths.join(" ")}, with the same --embed, --chunk-size and --cache-dir or --store), or ask without --no-refresh to build it as the files are.`,
+      message: `Expected an index in ${storeLabel(folder)} built with this embedding model and chunk size to answer from as it is (no refresh), but ${opened === undefined ? "there is none" : "it was written by another ragsynth version"}. Build it first (ragsynth index ${paths.join(" ")}, with the same --embed, --chunk-size and --cache-dir or --store), or drop --no-refresh to build it as the files are.`,
     });
   }
   const { store, sources } = opened;
