@@ -299,10 +299,7 @@ async function listFolder(
   };
   return {
     folder,
-    embedModel,
-    splitter: options.splitter,
-    threads: options.threads,
-    embedLabel: options.embedLabel,
+    ...buildSettings(options),
     documents,
     readDocument,
     rebuild,
@@ -366,10 +363,7 @@ async function readIndexedFolder(options: FolderIndexOptions, started: number): 
     });
   return {
     folder,
-    embedModel,
-    splitter: options.splitter,
-    threads: options.threads,
-    embedLabel: options.embedLabel,
+    ...buildSettings(options),
     documents: [],
     readDocument: () => Promise.reject(noRead()),
     rebuild: false,
@@ -393,6 +387,11 @@ async function readIndexedFolder(options: FolderIndexOptions, started: number): 
     keepReadMemory: () => {},
     forgetOwnIndex: async () => {},
   };
+}
+
+/** What a {@link FolderRead} passes on from the options to the build. */
+function buildSettings({ embedModel, splitter, threads, embedLabel }: FolderIndexOptions) {
+  return { embedModel, splitter, threads, embedLabel };
 }
 
 /** The paths given, each with the name its files are listed under (relative to the working folder when inside it). */
