@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { FolderIndexOptions, FolderWalk } from "../index-store/folder-read.js";
+import type { FolderIndexOptions, FolderWalk } from "../index-store/folder-read-options.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../splitter/sentence-splitter.js";
 import { userCacheDir } from "../util/user-cache-dir.js";

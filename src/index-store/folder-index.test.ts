@@ -3,16 +3,15 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { BUILT_IN_READERS } from "../reader/formats/registry.js";
 import type { DocumentReader } from "../reader/index.js";
-import { BlockSplitter } from "../splitter/block-splitter.js";
-import { defaultCacheDir, fallbackCacheDir } from "./folder-cache-dir.js";
+import { defaultCacheDir } from "./folder-cache-dir.js";
 import { buildFolderIndex, folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
-import { folderIndexOptions } from "./folder-index-options.test.util.js";
+import { folderIndexOptions, topText, twoDocs } from "./folder-index-options.test.util.js";
 import { countSkipped } from "./folder-index-stats.js";
-import { type FolderIndexOptions, readFolderDocuments } from "./folder-read.js";
+import { readFolderDocuments } from "./folder-read.js";
+import type { FolderIndexOptions } from "./folder-read-options.js";
 import { SKIPPED_READS_FILE } from "./skipped-reads.js";
 import type { VectorStoreIndex } from "./vector-store-index.js";
 
@@ -28,19 +27,7 @@ function options(paths: string[], more: Partial<FolderIndexOptions> = {}): Folde
   return folderIndexOptions(dir, paths, more);
 }
 
-/** The text of the chunk `index` ranks first for `query`. */
-async function topText(index: VectorStoreIndex, query: string): Promise<string | undefined> {
-  const retrieved = await index.asRetriever({ similarityTopK: 1 }).retrieve({ query });
-  return retrieved[0]?.node.text;
-}
-
-async function docs(): Promise<string> {
-  const folder = join(dir, "docs");
-  await mkdir(folder);
-  await writeFile(join(folder, "modes.md"), "# Modes\n\nThe default response mode is compact.\n");
-  await writeFile(join(folder, "tree.md"), "# Tree\n\ntree_summarize builds summaries level by level.\n");
-  return folder;
-}
+const docs = () => twoDocs(dir);
 
 describe("openFolderIndex", () => {
   it("keeps the index in .ragsynth/ beside the documents, saved while the caller queries", async () => {
@@ -340,75 +327,6 @@ describe("openFolderIndex", () => {
     } finally {
       await chmod(folder, 0o755);
     }
-  });
-});
-
-describe("openFolderIndex with refresh: false", () => {
-  it("answers from the index as it was built: no file is listed or read, edits and removals since are not seen", async () => {
-    const folder = await docs();
-    await folderIndexSaved(await openFolderIndex(options(["docs"])));
-    await writeFile(join(folder, "modes.md"), "# Modes\n\nThe default response mode is refine now.\n");
-    await rm(join(folder, "tree.md"));
-    await writeFile(join(folder, "new.md"), "# New\n\nA file added after the build.\n");
-    const opened = await openFolderIndex(options(["docs"], { refresh: false }));
-    expect(opened.stats).toMatchObject({
-      cacheDir: join(folder, ".ragsynth"),
-      files: 2,
-      formats: { markdown: 2 },
-      skipped: [],
-      embedded: 0,
-      // Named as the build named them (run from another working folder than `dir`: by their absolute paths).
-      sources: {
-        added: [],
-        changed: [],
-        unchanged: [join(folder, "modes.md"), join(folder, "tree.md")],
-        removed: [],
-      },
-    });
-    expect(opened.namesFrom).toBe(dir);
-    expect(await topText(opened.index, "default response mode")).toContain("compact");
-    expect(await topText(opened.index, "level by level")).toContain("tree_summarize");
-    await folderIndexSaved(opened);
-    await opened.index.close();
-    // Refreshed, the same index sees them.
-    const refreshed = await refreshFolderIndex(options(["docs"]));
-    expect(refreshed.stats.sources).toMatchObject({
-      added: [join(folder, "new.md")],
-      changed: [join(folder, "modes.md")],
-      removed: [join(folder, "tree.md")],
-    });
-  });
-
-  it("refuses when there is no index built with these settings, and makes no cache folder", async () => {
-    const folder = await docs();
-    const missing = await openFolderIndex(options(["docs"], { refresh: false })).catch(
-      (error: unknown) => error,
-    );
-    expect(RagsynthError.isInstance(missing) && missing.code).toBe("index_load");
-    expect((missing as Error).message).toContain("ragsynth index docs");
-    expect(await readdir(folder)).toEqual(["modes.md", "tree.md"]);
-    await folderIndexSaved(await openFolderIndex(options(["docs"])));
-    const otherSize = await openFolderIndex(
-      options(["docs"], {
-        refresh: false,
-        splitter: new BlockSplitter({ chunkSize: 100, chunkOverlap: 20 }),
-      }),
-    ).catch((error: unknown) => error);
-    expect(RagsynthError.isInstance(otherSize) && otherSize.code).toBe("index_load");
-    const both = await openFolderIndex(options(["docs"], { refresh: false, rebuild: true })).catch(
-      (error: unknown) => error,
-    );
-    expect(InvalidArgumentError.isInstance(both) && both.parameter).toBe("rebuild");
-  });
-
-  it("finds the index a read-only folder's build kept in the user cache folder", async () => {
-    const folder = await docs();
-    const fallback = fallbackCacheDir(join(folder, ".ragsynth"), join(dir, "user-cache"));
-    await folderIndexSaved(await openFolderIndex(options(["docs"], { cacheDir: fallback })));
-    const opened = await openFolderIndex(options(["docs"], { refresh: false }));
-    expect(opened.stats.cacheDir).toBe(fallback);
-    expect(await topText(opened.index, "default response mode")).toContain("compact");
-    await opened.index.close();
   });
 });
 

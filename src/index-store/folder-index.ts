@@ -4,13 +4,13 @@ import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
 import type { FromDocumentsOptions, NodeParser } from "./build-index-options.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
+import { readFolderDocuments } from "./folder-read.js";
 import {
   type FolderIndexOptions,
   type FolderRead,
   type IndexProgress,
-  readFolderDocuments,
   SILENT_PROGRESS,
-} from "./folder-read.js";
+} from "./folder-read-options.js";
 import { IndexSaveError } from "./index-save-error.js";
 import { storeBuiltFor } from "./stored-sources.js";
 import { buildOnStore, indexOnStore, VectorStoreIndex } from "./vector-store-index.js";

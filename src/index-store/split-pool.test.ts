@@ -10,7 +10,7 @@ import type { IndexStore } from "../store/index-store.js";
 import { decodeNode } from "../store/node-row.js";
 import { openFolderIndex } from "./folder-index.js";
 import { folderIndexOptions } from "./folder-index-options.test.util.js";
-import type { FolderIndexOptions } from "./folder-read.js";
+import type { FolderIndexOptions } from "./folder-read-options.js";
 import { SplitPool, splitPoolFor } from "./split-pool.js";
 import { openStoreAt } from "./store-location.js";
 import { VectorStoreIndex } from "./vector-store-index.js";

@@ -1,0 +1,122 @@
+// A folder's index taken as it was last built (`refresh: false`: `ask --no-refresh`), and what listing a folder
+// shares with it: the store's files, the roots' names, the settings passed on to the build.
+import { resolve } from "node:path";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { RagsynthError } from "../errors/ragsynth-error.js";
+import type { IndexStore, StoredSource } from "../store/index-store.js";
+import { displayPath } from "../util/display-path.js";
+import { defaultCacheDir, writtenCacheDir } from "./folder-cache-dir.js";
+import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
+import { isOtherIndexVersion } from "./store-index.js";
+import { storeLabel } from "./store-location.js";
+import { namesAsStored } from "./stored-names.js";
+import { openStoredFiles, storedBuildStats } from "./stored-sources.js";
+
+/**
+ * `readFolderDocuments` with `refresh: false`: the stored index as it is, its files listed from its rows (none
+ * walked, examined or read), so an ask costs the same however many files the folder holds.
+ * @throws RagsynthError `index_load` when there is no index built with these settings to query;
+ *   InvalidArgumentError with `rebuild`
+ */
+export async function readIndexedFolder(options: FolderIndexOptions, started: number): Promise<FolderRead> {
+  const { paths, cacheDir, cwd, embedModel } = options;
+  if (options.rebuild) {
+    throw new InvalidArgumentError({
+      parameter: "rebuild",
+      value: options.rebuild,
+      expected: "be false with refresh: false (the index is queried as it was built, never built again)",
+      hint: "Drop refresh: false to build the index again, or rebuild to query it as it is.",
+    });
+  }
+  const folder =
+    options.store ??
+    (cacheDir === undefined
+      ? writtenCacheDir(await defaultCacheDir(paths, cwd), options.userCacheDir)
+      : resolve(cwd, cacheDir));
+  const opened = await storedFiles(folder, { ...options, onNotice: undefined });
+  if (opened === undefined || opened === "other-version") {
+    throw new RagsynthError({
+      code: "index_load",
+      message: `Expected an index in ${storeLabel(folder)} built with this embedding model and chunk size to answer from as it is (no refresh), but ${opened === undefined ? "there is none" : "it was written by another ragsynth version"}. Build it first (ragsynth index ${paths.join(" ")}, with the same --embed, --chunk-size and --cache-dir or --store), or drop --no-refresh to build it as the files are.`,
+    });
+  }
+  const { store, sources } = opened;
+  const known = new Map(sources.map((source) => [source.id, source]));
+  const formats: Record<string, number> = {};
+  for (const { reader } of sources) {
+    const format = reader?.slice(0, reader.lastIndexOf("@")) || "unknown";
+    formats[format] = (formats[format] ?? 0) + 1;
+  }
+  const noRead = () =>
+    new RagsynthError({
+      code: "invalid_argument",
+      message: "Expected no file to be read: this index is queried as it was built (refresh: false).",
+    });
+  return {
+    folder,
+    ...buildSettings(options),
+    documents: [],
+    readDocument: () => Promise.reject(noRead()),
+    rebuild: false,
+    unchanged: storedBuildStats(sources, embedModel),
+    openStore: store,
+    namesFrom: namesAsStored(givenRoots(paths, cwd), known, cwd).from,
+    stats: (build) => ({
+      cacheDir: storeLabel(folder),
+      files: sources.length,
+      formats: Object.fromEntries(Object.entries(formats).sort(([left], [right]) => (left < right ? -1 : 1))),
+      skipped: [],
+      skippedCounts: {},
+      chunks: build.chunks,
+      embedded: build.embedded,
+      reused: build.reused,
+      sources: build.sources,
+      threads: 0,
+      durationMs: performance.now() - started,
+    }),
+    nothingRead: noRead,
+    keepReadMemory: () => {},
+    forgetOwnIndex: async () => {},
+  };
+}
+
+/** What a {@link FolderRead} passes on from the options to the build. */
+export function buildSettings({ embedModel, splitter, threads, embedLabel }: FolderIndexOptions) {
+  return { embedModel, splitter, threads, embedLabel };
+}
+
+/** The paths given, each with the name its files are listed under (relative to the working folder when inside it). */
+export function givenRoots(paths: readonly string[], cwd: string): { location: string; name: string }[] {
+  return paths.map((path) => ({ location: resolve(cwd, path), name: sourcePath(path, cwd) }));
+}
+
+/**
+ * How the reader is given a path: relative to the working folder when it lies inside it, otherwise absolute. A file's
+ * name in the index then does not depend on how the path was typed (an index built with `/home/me/docs` is reused
+ * by `ask docs`, instead of every file looking new).
+ */
+function sourcePath(path: string, cwd: string): string {
+  return cwd === process.cwd() ? displayPath(path, cwd) : resolve(cwd, path);
+}
+
+/**
+ * The stored index's files (fingerprints and chunk counts) with the store they were read from (open), or
+ * `"other-version"` (with a notice) when the cache was written in another index format: a cache is rebuilt then,
+ * not refused. A damaged file of this format still stops the run.
+ */
+export async function storedFiles(
+  folder: string,
+  { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
+): Promise<{ store: IndexStore; sources: StoredSource[] } | undefined | "other-version"> {
+  try {
+    // Fingerprints only: the node ids of 10^6 chunks are not what a freshness check needs.
+    return await openStoredFiles(folder, { embedModel, splitter, signal });
+  } catch (error) {
+    if (!isOtherIndexVersion(error)) throw error;
+    onNotice?.({
+      kind: "other-version",
+      message: `the cached index in ${storeLabel(folder)} was written by another ragsynth version (another index format); rebuilding it.`,
+    });
+    return "other-version";
+  }
+}
