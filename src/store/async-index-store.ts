@@ -67,6 +67,7 @@ export function asyncIndexStore(store: SyncIndexStore): IndexStore {
     statistics: async () => store.statistics(),
     documentFrequencies: async (terms) => store.documentFrequencies(terms),
     postings: async (term) => store.postings(term),
+    postingsAt: async (term, keys) => store.postingsAt(term, keys),
     chunks: async (keys) => store.chunks(keys),
     chunkByNodeId: async (id) => store.chunkByNodeId(id),
     async *allChunks(batchSize) {

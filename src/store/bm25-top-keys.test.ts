@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bm25TopKeys } from "./bm25-top-keys.js";
+import { type Bm25Term, bm25TopKeys, bm25TopKeysOfTerms } from "./bm25-top-keys.js";
 import type { TermPostings } from "./index-store.js";
 
 const K1 = 1.2;
@@ -113,5 +113,86 @@ describe("bm25TopKeys", () => {
     expect(got.keys).toEqual(expected.map(([key]) => key));
     expect(got.keys).toEqual([0, 12, 24]);
     expect(got.scored).toBe(lists.reduce((sum, list) => sum + list.keys.length, 0));
+  });
+});
+
+/** Terms over full lists that count what is read: whole lists, and postings read at keys. */
+function countingTerms(lists: TermPostings[]) {
+  const read = { whole: [] as number[], atKeys: 0, atPostings: 0 };
+  const terms: Bm25Term[] = lists.map((list, index) => ({
+    frequency: list.keys.length,
+    all: () => {
+      read.whole.push(index);
+      return list;
+    },
+    at: (keys: Float64Array) => {
+      read.atKeys += keys.length;
+      const wanted = new Set(keys);
+      const picked = [...list.keys.keys()].filter((at) => wanted.has(list.keys[at] as number));
+      read.atPostings += picked.length;
+      return {
+        keys: picked.map((at) => list.keys[at] as number),
+        frequencies: picked.map((at) => list.frequencies[at] as number),
+        lengths: picked.map((at) => list.lengths[at] as number),
+      };
+    },
+  }));
+  return { terms, read };
+}
+
+describe("bm25TopKeysOfTerms", () => {
+  it("ranks exactly as scoring every posting, reading common terms only where it needs them", async () => {
+    let pruned = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3_000 }),
+        fc.array(fc.oneof(fc.double({ min: 0.001, max: 0.08 }), fc.double({ min: 0.1, max: 1 })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer(),
+        async (documents, chances, topK, seed) => {
+          const { lists, averageLength } = corpus(documents, chances, seed);
+          const { terms, read } = countingTerms(lists);
+          const got = await bm25TopKeysOfTerms(terms, { documents, averageLength, topK, k1: K1, b: B });
+          const expected = fullScoring(lists, documents, averageLength, topK);
+          expect(got.keys).toEqual(expected.map(([key]) => key));
+          for (const [key, score] of expected) expect(Object.is(got.scores.get(key), score)).toBe(true);
+          if (read.atKeys > 0) pruned++;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // The case this is for came up: some runs read a common term only at some keys.
+    expect(pruned).toBeGreaterThan(10);
+  });
+
+  it("reads a common term only in the few chunks whose rarer terms' scores leave them a chance", async () => {
+    // 100,000 chunks: "common" in about 30% of them, two rarer terms in about 2% each (both in about 40).
+    const documents = 100_000;
+    const { lists, averageLength } = corpus(documents, [0.02, 0.3, 0.02], 11);
+    const { terms, read } = countingTerms(lists);
+    const got = await bm25TopKeysOfTerms(terms, { documents, averageLength, topK: 4, k1: K1, b: B });
+    expect(got.keys).toEqual(fullScoring(lists, documents, averageLength, 4).map(([key]) => key));
+    expect(read.whole).toEqual([0, 2]);
+    const common = lists[1] as TermPostings;
+    expect(read.atKeys).toBeGreaterThanOrEqual(4);
+    expect(read.atPostings).toBeLessThan(common.keys.length / 64);
+  });
+
+  it("reads every term whole when a chunk only the common terms reach could be among the best", async () => {
+    const documents = 1_000;
+    const common = (every: number): TermPostings => {
+      const keys = [];
+      for (let key = 0; key < documents; key += every) keys.push(key);
+      return { keys, frequencies: keys.map(() => 5), lengths: keys.map(() => 3) };
+    };
+    const lists = [common(3), { keys: [501], frequencies: [1], lengths: [200] }, common(4)];
+    const { terms, read } = countingTerms(lists);
+    const got = await bm25TopKeysOfTerms(terms, { documents, averageLength: 20, topK: 3, k1: K1, b: B });
+    expect(got.keys).toEqual([0, 12, 24]);
+    expect(read.whole.sort()).toEqual([0, 1, 2]);
+    expect(read.atKeys).toBe(0);
   });
 });

@@ -34,7 +34,7 @@ const COMMON_SHARE = 0.1;
  * Otherwise the common terms' other postings are scored too, and the result is the full scoring's.
  */
 export function bm25TopKeys(lists: readonly TermPostings[], ranking: Bm25Ranking): Bm25TopKeys {
-  const { documents, averageLength, topK, k1, b } = ranking;
+  const { documents, topK, k1 } = ranking;
   const idfOf = (frequency: number) => Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
   const common = lists.map((list) => list.keys.length > documents * COMMON_SHARE);
   if (common.every(Boolean)) common.fill(false);
@@ -45,7 +45,7 @@ export function bm25TopKeys(lists: readonly TermPostings[], ranking: Bm25Ranking
   const scores = new Float64Array(found.length);
   let scored = 0;
   // Every list in query order, so each chunk's addends are summed in the order the full scoring sums them.
-  for (const list of lists) scored += addScores(list, idfOf(list.keys.length), found, scores);
+  for (const list of lists) scored += addTermScores(list, idfOf(list.keys.length), found, scores, ranking);
   let best = topKeys(found, scores, topK);
   const bound = lists.reduce(
     (sum, list, index) => (common[index] ? sum + idfOf(list.keys.length) * (k1 + 1) : sum),
@@ -59,7 +59,7 @@ export function bm25TopKeys(lists: readonly TermPostings[], ranking: Bm25Ranking
     const only = differenceOf(commonKeys, found);
     const onlyScores = new Float64Array(only.length);
     for (const [index, list] of lists.entries()) {
-      if (common[index]) scored += addScores(list, idfOf(list.keys.length), only, onlyScores);
+      if (common[index]) scored += addTermScores(list, idfOf(list.keys.length), only, onlyScores, ranking);
     }
     best = topKeys(only, onlyScores, topK, best);
   }
@@ -68,26 +68,161 @@ export function bm25TopKeys(lists: readonly TermPostings[], ranking: Bm25Ranking
     scores: new Map(best.map((hit) => [hit.key, hit.score])),
     scored,
   };
+}
 
+/**
+ * A query term as {@link bm25TopKeysOfTerms} reads it: its document frequency, known before any of its postings are
+ * read, and its postings, all of them or only those of some chunks.
+ */
+export interface Bm25Term {
+  /** How many chunks hold the term: the number of postings {@link Bm25Term.all} gives. */
+  frequency: number;
+  /** Every posting of the term, keys ascending. */
+  all(): TermPostings | Promise<TermPostings>;
   /**
-   * Adds the term's score to each of its chunks that `targets` (ascending keys) holds, into `into` beside it: the
-   * list and the targets walked together. Returns how many postings it scored.
+   * Optional: the term's postings in the chunks `keys` (ascending) names, keys ascending; chunks without the term
+   * are left out. Without it, the term's postings are read whole.
    */
-  function addScores(list: TermPostings, idf: number, targets: Float64Array, into: Float64Array): number {
-    const { keys, frequencies, lengths } = list;
-    let count = 0;
-    let target = 0;
-    for (let at = 0; at < keys.length && target < targets.length; at++) {
-      const key = keys[at] as number;
-      while (target < targets.length && (targets[target] as number) < key) target++;
-      if (targets[target] !== key) continue;
-      const tf = frequencies[at] as number;
-      const norm = k1 * (1 - b + (b * (lengths[at] as number)) / averageLength);
-      into[target] = (into[target] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
-      count++;
-    }
-    return count;
+  at?(keys: Float64Array): TermPostings | Promise<TermPostings>;
+}
+
+/**
+ * A common term whose postings are read only in these chunks, when at most this share of its postings would be
+ * asked for: past it, reading them all costs less than finding each one's block.
+ */
+const AT_MOST_SHARE = 1 / 64;
+
+/**
+ * {@link bm25TopKeys} over terms read as it needs them: the same keys and the very same scores, without reading a
+ * common term's postings when it can.
+ *
+ * The common terms' postings are most of a query's reading at 10^6 chunks ("request", in a quarter of the chunks of
+ * a folder of API docs: 3 × 10^5 postings, a megabyte of blocks to read and decode), yet a common term adds at most
+ * its bound (`idf × (k1 + 1)`) to any chunk. So the rarer terms are scored first: the k-th best of their sums is a
+ * floor under the k-th best final score (adding terms only raises scores). A chunk whose sum plus the common terms'
+ * bounds is below that floor cannot enter the top k, and neither can a chunk only common terms reach when their
+ * bounds alone are below it (MaxScore: Turtle & Flood 1995). The chunks left (a few hundred for a top 50) are scored
+ * again from every term's postings in query order, the common terms' read only in those chunks (`at`). When the
+ * bounds do not allow it, the terms are read whole and ranked by {@link bm25TopKeys}.
+ */
+export async function bm25TopKeysOfTerms(
+  terms: readonly Bm25Term[],
+  ranking: Bm25Ranking,
+): Promise<Bm25TopKeys> {
+  const { documents, topK, k1 } = ranking;
+  const idfOf = (frequency: number) => Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+  const common = terms.map((term) => term.at !== undefined && term.frequency > documents * COMMON_SHARE);
+  const readWhole = async () => bm25TopKeys(await Promise.all(terms.map((term) => term.all())), ranking);
+  if (!common.some(Boolean) || common.every(Boolean)) return readWhole();
+  const rare = new Map<number, TermPostings>();
+  for (const [index, term] of terms.entries()) if (!common[index]) rare.set(index, await term.all());
+  const found = unionOf([...rare.values()].map((list) => list.keys));
+  const sums = new Float64Array(found.length);
+  let scored = 0;
+  for (const list of rare.values())
+    scored += addTermScores(list, idfOf(list.keys.length), found, sums, ranking);
+  const floor = kthLargest(sums, topK);
+  const bound = terms.reduce(
+    (sum, term, index) => (common[index] ? sum + idfOf(term.frequency) * (k1 + 1) : sum),
+    0,
+  );
+  // A margin for rounding: the final sums add the same addends in another order.
+  const below = (sum: number) => (sum + bound) * (1 + 1e-9) < floor;
+  if (!(floor > 0) || !below(0)) {
+    const lists = await Promise.all(terms.map((term, index) => rare.get(index) ?? term.all()));
+    return bm25TopKeys(lists, ranking);
   }
+  const kept = new Float64Array(found.length);
+  let keptCount = 0;
+  for (let index = 0; index < found.length; index++)
+    if (!below(sums[index] as number)) kept[keptCount++] = found[index] as number;
+  const survivors = kept.subarray(0, keptCount);
+  const lists: TermPostings[] = [];
+  for (const [index, term] of terms.entries()) {
+    const known = rare.get(index);
+    if (known) lists.push(known);
+    else if (survivors.length <= term.frequency * AT_MOST_SHARE && term.at)
+      lists.push(await term.at(survivors));
+    else lists.push(await term.all());
+  }
+  // Scored again from every term in query order: each chunk's addends summed as the full scoring sums them.
+  const scores = new Float64Array(survivors.length);
+  for (const [index, list] of lists.entries()) {
+    const frequency = (terms[index] as Bm25Term).frequency;
+    scored += addTermScores(
+      list,
+      idfOf(common[index] ? frequency : list.keys.length),
+      survivors,
+      scores,
+      ranking,
+    );
+  }
+  const best = topKeys(survivors, scores, topK);
+  return {
+    keys: best.map((hit) => hit.key),
+    scores: new Map(best.map((hit) => [hit.key, hit.score])),
+    scored,
+  };
+}
+
+/**
+ * Adds the term's score to each of its chunks that `targets` (ascending keys) holds, into `into` beside it: the
+ * list and the targets walked together. Returns how many postings it scored.
+ */
+function addTermScores(
+  list: TermPostings,
+  idf: number,
+  targets: Float64Array,
+  into: Float64Array,
+  { k1, b, averageLength }: Bm25Ranking,
+): number {
+  const { keys, frequencies, lengths } = list;
+  let count = 0;
+  let target = 0;
+  for (let at = 0; at < keys.length && target < targets.length; at++) {
+    const key = keys[at] as number;
+    while (target < targets.length && (targets[target] as number) < key) target++;
+    if (targets[target] !== key) continue;
+    const tf = frequencies[at] as number;
+    const norm = k1 * (1 - b + (b * (lengths[at] as number)) / averageLength);
+    into[target] = (into[target] as number) + (idf * tf * (k1 + 1)) / (tf + norm);
+    count++;
+  }
+  return count;
+}
+
+/** The `k`-th largest of `values`, or 0 when fewer than `k` of them are positive. */
+function kthLargest(values: Float64Array, k: number): number {
+  // A min-heap of the k largest so far: most values are below its root and cost one comparison.
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index] as number;
+    if (!(value > 0)) continue;
+    if (size < k) {
+      let at = size++;
+      while (at > 0 && (heap[(at - 1) >> 1] as number) > value) {
+        heap[at] = heap[(at - 1) >> 1] as number;
+        at = (at - 1) >> 1;
+      }
+      heap[at] = value;
+      continue;
+    }
+    if (value <= (heap[0] as number)) continue;
+    // Replace the root and sift it down.
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && (heap[right] as number) < (heap[left] as number) ? right : left;
+      if ((heap[child] as number) >= value) break;
+      heap[at] = heap[child] as number;
+      at = child;
+    }
+    heap[at] = value;
+  }
+  return size === k ? (heap[0] as number) : 0;
 }
 
 interface Scored {

@@ -139,6 +139,12 @@ export interface IndexStore {
   documentFrequencies(terms: readonly string[]): Promise<Map<string, number>>;
   postings(term: string): Promise<TermPostings | undefined>;
   /**
+   * Optional: a term's postings in the chunks `keys` (ascending) names only, keys ascending (chunks without the term
+   * left out), reading only the rows that hold them: a common term's postings where a BM25 query needs them. A
+   * store without it is read whole ({@link IndexStore.postings}).
+   */
+  postingsAt?(term: string, keys: ArrayLike<number>): Promise<TermPostings>;
+  /**
    * Optional: the `topK` chunks with the highest positive BM25 score for these (distinct) query terms, computed by
    * the engine (one query over the terms' postings) with the same formula, statistics and tie order (key) as
    * `createStoreLexicalSearch` computes from {@link IndexStore.postings}. A store without it is ranked in JS.
@@ -210,6 +216,8 @@ export interface SyncIndexStore {
   /** The document frequency of each term the store holds (terms it does not hold are absent). */
   documentFrequencies(terms: readonly string[]): Map<string, number>;
   postings(term: string): TermPostings | undefined;
+  /** As {@link IndexStore.postingsAt}. */
+  postingsAt(term: string, keys: ArrayLike<number>): TermPostings;
   /** The chunks with these keys (missing keys are skipped), in the order asked. */
   chunks(keys: readonly number[]): StoredChunk[];
   /** The chunk with this node id. */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LEXICAL_ANALYZER } from "../analysis/lexical-tokens.js";
+import { LEXICAL_ANALYZER, lexicalTokens } from "../analysis/lexical-tokens.js";
 import { openSqliteStore } from "./open-sqlite-store.js";
 import { sourceEdit } from "./source-edit.test.util.js";
 import { snapshot } from "./sqlite-snapshot.test.util.js";
@@ -34,7 +34,7 @@ const operation = fc.oneof(
 );
 
 describe("SqliteIndexStore", () => {
-  it("keeps the statistics, document frequencies, postings, vectors and their codes exact after any sequence of edits (against a rebuild)", () => {
+  it("keeps the statistics, document frequencies, postings (whole and read at keys), vectors and their codes exact after any sequence of edits (against a rebuild)", () => {
     fc.assert(
       fc.property(
         fc.array(fc.array(operation, { minLength: 1, maxLength: 3 }), { maxLength: 12 }),
@@ -51,6 +51,18 @@ describe("SqliteIndexStore", () => {
             store.write(edits, removed);
             for (const id of removed) state.delete(id);
             for (const op of batch) if (op.kind === "put") state.set(op.id, op.texts);
+          }
+          // A term's postings read at some chunks' keys (every other key, and keys no chunk has) are the ones its
+          // whole postings hold there, across the edits' small and emptied blocks.
+          const keys = [...store.allChunks()].flat().map((chunk) => chunk.key);
+          const asked = [-1, ...keys.filter((_, index) => index % 2 === 0), (keys.at(-1) ?? 0) + 5];
+          for (const term of new Set(WORDS.flatMap((word) => lexicalTokens(word)))) {
+            const whole = store.postings(term);
+            const picked = [...(whole?.keys ?? [])].flatMap((key, at) => (asked.includes(key) ? [at] : []));
+            const at = store.postingsAt(term, asked);
+            expect([...at.keys]).toEqual(picked.map((index) => whole?.keys[index]));
+            expect([...at.frequencies]).toEqual(picked.map((index) => whole?.frequencies[index]));
+            expect([...at.lengths]).toEqual(picked.map((index) => whole?.lengths[index]));
           }
           store.close();
 

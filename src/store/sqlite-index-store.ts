@@ -13,7 +13,12 @@ import type {
 } from "./index-store.js";
 import { damaged, decodeNode } from "./node-row.js";
 import { type CodePage, signCodesFit } from "./sign-codes.js";
-import { type PostingsBlockRow, readPostings } from "./sqlite-postings.js";
+import {
+  type KeyedBlockRow,
+  type PostingsBlockRow,
+  readPostings,
+  readPostingsAt,
+} from "./sqlite-postings.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import { readCodePages, searchCodes, toFloat32, VectorCodeStatements } from "./sqlite-vector-codes.js";
 import { SqliteWrite } from "./sqlite-writes.js";
@@ -255,6 +260,14 @@ export class SqliteIndexStore implements SyncIndexStore {
 
   postings(term: string): TermPostings | undefined {
     return readPostings(this.#sql.postingBlocks.all(term) as PostingsBlockRow[], this.location);
+  }
+
+  postingsAt(term: string, keys: ArrayLike<number>): TermPostings {
+    return readPostingsAt(
+      (key) => this.#sql.blockHolding.get(term, key) as KeyedBlockRow | undefined,
+      keys,
+      this.location,
+    );
   }
 
   chunks(keys: readonly number[]): StoredChunk[] {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodePostings } from "./postings-codec.js";
-import { dropKeys, readPostings } from "./sqlite-postings.js";
+import { dropKeys, type KeyedBlockRow, readPostings, readPostingsAt } from "./sqlite-postings.js";
 
 const first = { keys: [3, 9, 400], frequencies: [1, 2, 70_000], lengths: [10, 200, 90_000] };
 const second = { keys: [401, 2 ** 31 - 1], frequencies: [5, 1], lengths: [6, 7] };
@@ -29,6 +29,57 @@ describe("readPostings", () => {
     expect(read(3, block.subarray(0, block.length - 1))).toThrow(/not readable/);
     expect(read(1, Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 1, 1]))).toThrow(/not readable/);
     expect(read(3, block)).not.toThrow();
+  });
+});
+
+describe("readPostingsAt", () => {
+  it("gives exactly the postings of the keys asked for, each block read once, whatever the gaps between blocks", () => {
+    const blocksAndAsked = fc
+      .uniqueArray(fc.integer({ min: 0, max: 3_000 }), { minLength: 1, maxLength: 400 })
+      .chain((keys) =>
+        fc.tuple(
+          fc.constant([...keys].sort((a, b) => a - b)),
+          // Where blocks end: after these positions of the sorted keys.
+          fc.uniqueArray(fc.nat(keys.length - 1), { maxLength: 12 }),
+          // Keys asked for: held ones, and others anywhere (before the first block, in gaps, past the last).
+          fc.uniqueArray(fc.oneof(fc.constantFrom(...keys), fc.integer({ min: -5, max: 3_100 })), {
+            maxLength: 60,
+          }),
+        ),
+      );
+    fc.assert(
+      fc.property(blocksAndAsked, ([keys, ends, asked]) => {
+        const cuts = [...new Set([...ends, keys.length - 1])].sort((a, b) => a - b);
+        const blocks: KeyedBlockRow[] = [];
+        let start = 0;
+        for (const end of cuts) {
+          const part = keys.slice(start, end + 1);
+          const list = {
+            keys: part,
+            frequencies: part.map((key) => key + 1),
+            lengths: part.map((key) => 2 * key),
+          };
+          blocks.push({ first_key: part[0] as number, count: part.length, block: encodePostings(list) });
+          start = end + 1;
+        }
+        const reads: number[] = [];
+        const holding = (key: number) => {
+          const row = blocks.findLast((block) => block.first_key <= key);
+          if (row) reads.push(row.first_key);
+          return row;
+        };
+        const sortedAsked = [...asked].sort((a, b) => a - b);
+        const got = readPostingsAt(holding, sortedAsked, "here");
+        const held = sortedAsked.filter((key) => keys.includes(key));
+        expect([...got.keys]).toEqual(held);
+        expect([...got.frequencies]).toEqual(held.map((key) => key + 1));
+        expect([...got.lengths]).toEqual(held.map((key) => 2 * key));
+        // A block is decoded once: asked again only to find a key past its end held by no later block.
+        const decoded = reads.filter((firstKey, index) => index === 0 || reads[index - 1] !== firstKey);
+        expect(new Set(decoded).size).toBe(decoded.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -254,3 +254,44 @@ export function readPostings(blocks: readonly PostingsBlockRow[], where: string)
   }
   return arrays;
 }
+
+/** One stored block of a term with its first key. */
+export interface KeyedBlockRow extends PostingsBlockRow {
+  first_key: number;
+}
+
+/**
+ * The postings of one term in the chunks `keys` (ascending) names, keys ascending; chunks without the term are left
+ * out. `blockHolding(key)` gives the term's last block whose first key is not above `key`; each block is read and
+ * decoded once, for every asked key it covers. A block that does not hold exactly its `count` postings is damage.
+ */
+export function readPostingsAt(
+  blockHolding: (key: number) => KeyedBlockRow | undefined,
+  keys: ArrayLike<number>,
+  where: string,
+): TermPostings {
+  const found = { keys: [] as number[], frequencies: [] as number[], lengths: [] as number[] };
+  let next = 0;
+  let previous: number | undefined;
+  while (next < keys.length) {
+    const row = blockHolding(keys[next] as number);
+    // Before the term's first block, or past the end of the block read last (and before the next one): not held.
+    if (row === undefined || row.first_key === previous) {
+      next++;
+      continue;
+    }
+    previous = row.first_key;
+    const block = readPostings([row], where) as TermPostings;
+    const last = block.keys[block.keys.length - 1] as number;
+    let at = 0;
+    for (; next < keys.length && (keys[next] as number) <= last; next++) {
+      const key = keys[next] as number;
+      while ((block.keys[at] as number) < key) at++;
+      if (block.keys[at] !== key) continue;
+      found.keys.push(key);
+      found.frequencies.push(block.frequencies[at] as number);
+      found.lengths.push(block.lengths[at] as number);
+    }
+  }
+  return found;
+}

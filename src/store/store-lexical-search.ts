@@ -3,7 +3,7 @@ import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { type LexicalHit, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
 import type { TextNode } from "../schema/text-node.js";
-import { bm25TopKeys } from "./bm25-top-keys.js";
+import { type Bm25Term, bm25TopKeysOfTerms } from "./bm25-top-keys.js";
 import type { IndexStore } from "./index-store.js";
 
 /** BM25 over a store, as `LexicalIndex` scores it; hits carry node ids, whose nodes `getNode` then gives. */
@@ -15,8 +15,9 @@ export interface StoreLexicalSearch {
 }
 
 /**
- * Okapi BM25 computed from the store's rows: the query terms' postings, the corpus statistics, then the nodes of
- * the `topK` best chunks, nothing else. The same formula, IDF and tie order (insertion order) as `LexicalIndex.search`,
+ * Okapi BM25 computed from the store's rows: the query terms' document frequencies and postings (a common term's
+ * only in the chunks that can still rank, when the store reads postings at keys: `bm25TopKeysOfTerms`), the corpus
+ * statistics, then the nodes of the `topK` best chunks, nothing else. The same formula, IDF and tie order (insertion order) as `LexicalIndex.search`,
  * and the same parameters as a `VectorStoreIndex`'s in-memory index (`RETRIEVAL_BM25`: k1 1.2, b 0.6), so both
  * rank the same chunks the same way. A store that ranks in its engine (`lexicalTopK`, PostgreSQL) computes the
  * scores there, from the same rows and parameters.
@@ -64,12 +65,20 @@ export function createStoreLexicalSearch(
     const { documents, totalLength } = await store.statistics();
     if (documents === 0) return [];
     const averageLength = totalLength / documents || 1;
-    const lists = [];
+    // Each term's document frequency first: a common term's postings are read only where the ranking needs them.
+    const frequencies = await store.documentFrequencies(terms);
+    const bm25Terms: Bm25Term[] = [];
     for (const term of terms) {
-      const postings = await store.postings(term);
-      if (postings && postings.keys.length > 0) lists.push(postings);
+      const frequency = frequencies.get(term);
+      if (!frequency) continue;
+      const postingsAt = store.postingsAt?.bind(store);
+      bm25Terms.push({
+        frequency,
+        all: async () => (await store.postings(term)) ?? { keys: [], frequencies: [], lengths: [] },
+        ...(postingsAt ? { at: (keys: Float64Array) => postingsAt(term, keys) } : {}),
+      });
     }
-    const best = bm25TopKeys(lists, { documents, averageLength, topK, k1, b });
+    const best = await bm25TopKeysOfTerms(bm25Terms, { documents, averageLength, topK, k1, b });
     return hitsOf(best.keys, best.scores);
   }
 
