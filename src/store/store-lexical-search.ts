@@ -17,10 +17,10 @@ export interface StoreLexicalSearch {
 /**
  * Okapi BM25 computed from the store's rows: the query terms' document frequencies and postings (a common term's
  * only in the chunks that can still rank, when the store reads postings at keys: `bm25TopKeysOfTerms`), the corpus
- * statistics, then the nodes of the `topK` best chunks, nothing else. The same formula, IDF and tie order (insertion order) as `LexicalIndex.search`,
- * and the same parameters as a `VectorStoreIndex`'s in-memory index (`RETRIEVAL_BM25`: k1 1.2, b 0.6), so both
- * rank the same chunks the same way. A store that ranks in its engine (`lexicalTopK`, PostgreSQL) computes the
- * scores there, from the same rows and parameters.
+ * statistics, then the nodes of the `topK` best chunks, nothing else. The same formula, IDF and tie order
+ * (insertion order) as `LexicalIndex.search`, and the same parameters as a `VectorStoreIndex`'s in-memory index
+ * (`RETRIEVAL_BM25`: k1 1.2, b 0.6), so both rank the same chunks the same way. A store that ranks in its engine
+ * (`lexicalTopK`, PostgreSQL) computes the scores there, from the same rows and parameters.
  */
 export function createStoreLexicalSearch(
   store: IndexStore,
@@ -67,11 +67,11 @@ export function createStoreLexicalSearch(
     const averageLength = totalLength / documents || 1;
     // Each term's document frequency first: a common term's postings are read only where the ranking needs them.
     const frequencies = await store.documentFrequencies(terms);
+    const postingsAt = store.postingsAt?.bind(store);
     const bm25Terms: Bm25Term[] = [];
     for (const term of terms) {
       const frequency = frequencies.get(term);
       if (!frequency) continue;
-      const postingsAt = store.postingsAt?.bind(store);
       bm25Terms.push({
         frequency,
         all: async () => (await store.postings(term)) ?? { keys: [], frequencies: [], lengths: [] },
