@@ -2,7 +2,9 @@ import type { Embedder } from "../embedding/types.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
+import { isPostgresUrl } from "../store/open-postgres-store.js";
 import type { FromDocumentsOptions, NodeParser } from "./build-index-options.js";
+import { takeBuildLease } from "./build-lease.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
 import { readFolderDocuments } from "./folder-read.js";
 import {
@@ -82,6 +84,8 @@ export async function buildFolderIndex(
     },
   };
   let index: VectorStoreIndex;
+  // Askers that find this lease answer from what the build has committed (readFolderDocuments).
+  const releaseLease = isPostgresUrl(folder) ? () => {} : takeBuildLease(folder);
   try {
     // Built on the store held open: not opened again, its rows not read again (the memo of `sources`).
     index = await buildOnStore(
@@ -91,6 +95,7 @@ export async function buildFolderIndex(
       held,
     );
   } catch (error) {
+    releaseLease();
     if (persist !== "background" || !IndexSaveError.isInstance(error)) throw error;
     // An index in memory holds every text anyway: read them all (again, those the failed build had read).
     const read: TextNode[] = [];
@@ -104,6 +109,8 @@ export async function buildFolderIndex(
     index = await VectorStoreIndex.fromDocuments(read, buildOptions);
     return { index, embedModel, stats: stats(index.buildStats), namesFrom, saveError: error };
   }
+  const settled = () => releaseLease();
+  index.saved.then(settled, settled);
   const built = stats(index.buildStats);
   if (built.files === 0) {
     // A folder pointed at by mistake (nothing in it can be read) is left as it was found.
@@ -118,12 +125,15 @@ export async function buildFolderIndex(
 /**
  * Opens a folder's index for querying: reads the documents and builds the index on the one stored in the cache
  * folder, and saves it back while the caller queries; await {@link folderIndexSaved} before the process ends.
- * Queries are weighted by the index's own documents (`index.queryEmbedModel`).
+ * Queries are weighted by the index's own documents (`index.queryEmbedModel`). When another live process is
+ * building the folder's SQLite index (its lease, `build-lease.ts`), the index is queried as that process has
+ * committed it, nothing is listed or written, and `onNotice` says so (`kind: "building"`).
  * @throws RagsynthError `document_read` when there is nothing to read
  */
 export async function openFolderIndex(options: FolderIndexOptions): Promise<OpenedFolderIndex> {
   const { signal, progress } = options;
-  return buildFolderIndex(await readFolderDocuments(options), { persist: "background", signal, progress });
+  const read = await readFolderDocuments(options, { whileAnotherBuilds: "answer-as-is" });
+  return buildFolderIndex(read, { persist: "background", signal, progress });
 }
 
 /**

@@ -56,9 +56,13 @@ export interface FolderIndexOptions {
   userCacheDir: string;
   signal: AbortSignal;
   progress?: IndexProgress | undefined;
-  /** What the caller should tell its user: the index went to a fallback folder, or another format's is rebuilt. */
+  /**
+   * What the caller should tell its user: the index went to a fallback folder, another format's is rebuilt, the
+   * files are named from another folder, or (`openFolderIndex`) another process is building the index, so the answer
+   * comes from what it has written so far.
+   */
   onNotice?:
-    | ((notice: { kind: "read-only" | "other-version" | "renamed"; message: string }) => void)
+    | ((notice: { kind: "read-only" | "other-version" | "renamed" | "building"; message: string }) => void)
     | undefined;
 }
 

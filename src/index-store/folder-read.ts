@@ -2,6 +2,7 @@
 // whether the index holds every file unchanged. Building on the listing is folder-index.ts's.
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReadersFor } from "../reader/formats/registry.js";
@@ -11,6 +12,7 @@ import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import type { BuildReadDocument, IndexBuildStats } from "./build-index-options.js";
+import { liveBuild } from "./build-lease.js";
 import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folder-cache-dir.js";
 import { countSkipped } from "./folder-index-stats.js";
 import { type FolderIndexOptions, type FolderRead, SILENT_PROGRESS } from "./folder-read-options.js";
@@ -26,7 +28,10 @@ import { unchangedBuildStats } from "./stored-sources.js";
  * each when it reaches it, except the files the stored index holds with the same size, modification time and reader.
  * @throws RagsynthError `document_read` when there is nothing to read
  */
-export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
+export async function readFolderDocuments(
+  options: FolderIndexOptions,
+  { whileAnotherBuilds = "build" }: { whileAnotherBuilds?: "build" | "answer-as-is" } = {},
+): Promise<FolderRead> {
   const { paths, cacheDir, cwd, progress = SILENT_PROGRESS } = options;
   const started = performance.now();
   if (options.refresh === false) return readIndexedFolder(options, started);
@@ -43,6 +48,12 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   const madeFolder =
     options.store === undefined && (folder === defaultFolder ? !hadDefaultFolder : !existsSync(folder));
   const hadIndex = options.store !== undefined || existsSync(join(folder, SQLITE_INDEX_FILE));
+  // An asker that finds another process building this folder's index answers from what it has committed, rather
+  // than build the same files beside it (minutes, for a large folder's first index).
+  if (whileAnotherBuilds === "answer-as-is" && options.store === undefined && hadIndex && !options.rebuild) {
+    const asIs = await readWhileBuilt(options, folder, started);
+    if (asIs) return asIs;
+  }
   // Files the stored index holds with the same size and modification time are listed, not read.
   const opened = options.rebuild ? undefined : await storedFiles(folder, options);
   const stored = opened === "other-version" ? opened : opened?.sources;
@@ -56,6 +67,34 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   }
   // An unchanged index is queried through the store just read; anything else is built on it.
   return { ...read, openStore: store };
+}
+
+/**
+ * The index as it is, with a notice, when another live process holds the folder's build lease; undefined when none
+ * does, or when what it has written so far is not an index of these settings (another chunk size: then this run
+ * builds its own, as before).
+ */
+async function readWhileBuilt(
+  options: FolderIndexOptions,
+  folder: string,
+  started: number,
+): Promise<FolderRead | undefined> {
+  const builder = liveBuild(folder);
+  if (!builder) return undefined;
+  let read: FolderRead;
+  try {
+    read = await readIndexedFolder(options, started, folder);
+  } catch (error) {
+    if (RagsynthError.isInstance(error) && error.code === "index_load") return undefined;
+    throw error;
+  }
+  const where =
+    builder.host === hostname() ? `process ${builder.pid}` : `process ${builder.pid} on ${builder.host}`;
+  options.onNotice?.({
+    kind: "building",
+    message: `another ragsynth (${where}, since ${builder.startedAt}) is building the index in ${storeLabel(folder)}: this answer comes from what it has written so far, without the files it has not reached yet or edits since. Ask again when it is done.`,
+  });
+  return read;
 }
 
 /** {@link readFolderDocuments} once the store's fingerprints are read: the listing and what building on it needs. */

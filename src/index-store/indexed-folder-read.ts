@@ -14,11 +14,16 @@ import { openStoredFiles, storedBuildStats } from "./stored-sources.js";
 
 /**
  * `readFolderDocuments` with `refresh: false`: the stored index as it is, its files listed from its rows (none
- * walked, examined or read), so an ask costs the same however many files the folder holds.
+ * walked, examined or read), so an ask costs the same however many files the folder holds. `resolvedFolder`: the
+ * index's folder when the caller has found it already.
  * @throws RagsynthError `index_load` when there is no index built with these settings to query;
  *   InvalidArgumentError with `rebuild`
  */
-export async function readIndexedFolder(options: FolderIndexOptions, started: number): Promise<FolderRead> {
+export async function readIndexedFolder(
+  options: FolderIndexOptions,
+  started: number,
+  resolvedFolder?: string,
+): Promise<FolderRead> {
   const { paths, cacheDir, cwd, embedModel } = options;
   if (options.rebuild) {
     throw new InvalidArgumentError({
@@ -29,6 +34,7 @@ export async function readIndexedFolder(options: FolderIndexOptions, started: nu
     });
   }
   const folder =
+    resolvedFolder ??
     options.store ??
     (cacheDir === undefined
       ? writtenCacheDir(await defaultCacheDir(paths, cwd), options.userCacheDir)

@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BUILD_LEASE_FILE, liveBuild, STALE_MS, takeBuildLease } from "./build-lease.js";
+import { folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
+import { folderIndexOptions, topText, twoDocs } from "./folder-index-options.test.util.js";
+
+let dir: string;
+let child: ChildProcess | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ragsynth-lease-"));
+});
+afterEach(async () => {
+  child?.kill("SIGKILL");
+  child = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Another process that stays alive until killed: the pid a live build's lease names. */
+async function otherProcess(): Promise<number> {
+  child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { stdio: "ignore" });
+  await new Promise((resolve) => child?.once("spawn", resolve));
+  return child.pid as number;
+}
+
+async function writeLease(folder: string, lease: unknown, renewedAgoMs = 0): Promise<void> {
+  const file = join(folder, BUILD_LEASE_FILE);
+  await writeFile(file, typeof lease === "string" ? lease : JSON.stringify(lease));
+  const when = new Date(Date.now() - renewedAgoMs);
+  await utimes(file, when, when);
+}
+
+describe("build lease", () => {
+  it("is written for this process while held and removed when released; this process never waits on its own", async () => {
+    const release = takeBuildLease(join(dir, "index"));
+    const file = join(dir, "index", BUILD_LEASE_FILE);
+    expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ pid: process.pid, host: hostname() });
+    expect(liveBuild(join(dir, "index"))).toBeUndefined();
+    release();
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("names a live process of this machine whose lease was renewed lately, and nothing else", async () => {
+    const pid = await otherProcess();
+    const startedAt = new Date().toISOString();
+    await writeLease(dir, { pid, host: hostname(), startedAt });
+    expect(liveBuild(dir)).toEqual({ pid, host: hostname(), startedAt });
+    // Not renewed for longer than STALE_MS: a killed build's, even if its process id were taken again.
+    await writeLease(dir, { pid, host: hostname(), startedAt }, STALE_MS + 1_000);
+    expect(liveBuild(dir)).toBeUndefined();
+    // Another machine's: alive while renewed.
+    await writeLease(dir, { pid: 1, host: `not-${hostname()}`, startedAt });
+    expect(liveBuild(dir)?.host).toBe(`not-${hostname()}`);
+    await writeLease(dir, { pid: 1, host: `not-${hostname()}`, startedAt }, STALE_MS + 1_000);
+    expect(liveBuild(dir)).toBeUndefined();
+    // Untrusted bytes: anything but a lease is none.
+    for (const junk of ["", "{", "[]", JSON.stringify({ pid: -3, host: hostname(), startedAt })]) {
+      await writeLease(dir, junk);
+      expect(liveBuild(dir)).toBeUndefined();
+    }
+    await writeLease(dir, { pid, host: hostname(), startedAt: "yesterday-ish" });
+    expect(liveBuild(dir)).toBeUndefined();
+    // The process gone: no live build.
+    await writeLease(dir, { pid, host: hostname(), startedAt });
+    child?.kill("SIGKILL");
+    await new Promise((resolve) => child?.once("exit", resolve));
+    expect(liveBuild(dir)).toBeUndefined();
+  });
+
+  it("an ask that finds another process building the index answers from what it committed, and writes nothing", async () => {
+    const docs = await twoDocs(dir);
+    await folderIndexSaved(await openFolderIndex(folderIndexOptions(dir, ["docs"])));
+    const cache = join(docs, ".ragsynth");
+    await writeFile(join(docs, "modes.md"), "# Modes\n\nThe default response mode is refine now.\n");
+    await writeFile(join(docs, "new.md"), "# New\n\nA file the other build has not reached.\n");
+    const indexFile = join(cache, "ragsynth-index.sqlite");
+    const before = (await stat(indexFile)).mtimeMs;
+    await writeLease(cache, {
+      pid: await otherProcess(),
+      host: hostname(),
+      startedAt: new Date().toISOString(),
+    });
+    const notices: { kind: string; message: string }[] = [];
+    const opened = await openFolderIndex(
+      folderIndexOptions(dir, ["docs"], { onNotice: (n) => notices.push(n) }),
+    );
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.kind).toBe("building");
+    expect(notices[0]?.message).toMatch(
+      /another ragsynth \(process \d+, since .+\) is building the index in .*\.ragsynth: this answer comes from what it has written so far/,
+    );
+    expect(await topText(opened.index, "default response mode")).toContain("compact");
+    expect(opened.stats.files).toBe(2);
+    await folderIndexSaved(opened);
+    await opened.index.close();
+    expect((await stat(indexFile)).mtimeMs).toBe(before);
+    expect(existsSync(join(cache, BUILD_LEASE_FILE))).toBe(true);
+    // Once the other process is gone, an ask sees the edits.
+    child?.kill("SIGKILL");
+    await new Promise((resolve) => child?.once("exit", resolve));
+    const asked = await openFolderIndex(
+      folderIndexOptions(dir, ["docs"], { onNotice: (n) => notices.push(n) }),
+    );
+    expect(notices).toHaveLength(1);
+    expect(asked.stats.sources).toMatchObject({
+      added: [join(docs, "new.md")],
+      changed: [join(docs, "modes.md")],
+    });
+    expect(await topText(asked.index, "default response mode")).toContain("refine");
+    await folderIndexSaved(asked);
+    await asked.index.close();
+    // Its own build took the lease and gave it back.
+    expect(existsSync(join(cache, BUILD_LEASE_FILE))).toBe(false);
+  });
+
+  it("an index build holds the lease while it writes and leaves none behind", async () => {
+    const docs = await twoDocs(dir);
+    const cache = join(docs, ".ragsynth");
+    let seen: unknown;
+    await refreshFolderIndex(
+      folderIndexOptions(dir, ["docs"], {
+        progress: {
+          start: () => {},
+          update: () => {
+            seen ??= existsSync(join(cache, BUILD_LEASE_FILE)) && liveBuild(cache) === undefined;
+          },
+          clear: () => {},
+        },
+      }),
+    );
+    // While it split, the lease was there and named this process (so this process found no other build).
+    expect(seen).toBe(true);
+    expect(existsSync(join(cache, BUILD_LEASE_FILE))).toBe(false);
+  });
+});
