@@ -32,7 +32,10 @@ export async function runAsk(options: AskOptions, context: CommandContext): Prom
     const models = chooseModels(options, io, options.report ? { onRetry: retries.onRetry } : {});
     const { llm } = models;
     const citationJudge = chooseJudge(options, io.env)?.create();
-    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress, {
+      // A question wants its answer now: from what another process building the index has written so far.
+      whileAnotherBuilds: "answer-as-is",
+    });
     const imageReport = query.images;
     const showProgress = progressFromEvents(progress);
     let answering = false;

@@ -1,6 +1,7 @@
 import { PromptHelper } from "../budget/index.js";
 import type { RagsynthEvent } from "../events/events.js";
 import { type OpenedFolderIndex, openFolderIndex } from "../index-store/folder-index.js";
+import type { FolderIndexOptions } from "../index-store/folder-read-options.js";
 import type { LLM, LLMMetadata } from "../llm/types.js";
 import { type IndexQuery, indexQuery } from "../question-run/index-query.js";
 import type { RetryEvent } from "../util/retry.js";
@@ -106,10 +107,12 @@ export async function openRetrieval(
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
+  { whileAnotherBuilds = "build" }: Pick<FolderIndexOptions, "whileAnotherBuilds"> = {},
 ): Promise<{ opened: OpenedFolderIndex; query: IndexQuery; promptHelper: PromptHelper }> {
-  const opened = await openFolderIndex(
-    await folderIndexOptions({ ...options, embed: embedChoice }, { io, signal }, progress),
-  );
+  const opened = await openFolderIndex({
+    ...(await folderIndexOptions({ ...options, embed: embedChoice }, { io, signal }, progress)),
+    whileAnotherBuilds,
+  });
   progress.clear();
   noteIndexBuild(opened.stats);
   reportReadCounts(opened.stats, io, { verbose: options.verbose, always: false });

@@ -20,7 +20,10 @@ export async function runPlan(options: PlanOptions, context: CommandContext): Pr
   return queryCommand(options, io, async (progress, style) => {
     const models = chooseModels(options, io);
     const { metadata } = models;
-    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress);
+    const { opened, query, promptHelper } = await openRetrieval(options, models, context, progress, {
+      // A question wants its answer now: from what another process building the index has written so far.
+      whileAnotherBuilds: "answer-as-is",
+    });
     const log = createEventLog();
     const showProgress = progressFromEvents(progress);
     // Retrieval and postprocessing as ask runs them; the engine's synthesizer is never called.

@@ -43,6 +43,13 @@ describe("build lease", () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  it("is no error when the folder cannot be written (the build reports that when it writes the index)", async () => {
+    await writeFile(join(dir, "blocker"), "a file, not a folder");
+    const release = takeBuildLease(join(dir, "blocker", "cache"));
+    expect(existsSync(join(dir, "blocker", "cache"))).toBe(false);
+    expect(() => release()).not.toThrow();
+  });
+
   it("names a live process of this machine whose lease was renewed lately, and nothing else", async () => {
     const pid = await otherProcess();
     const startedAt = new Date().toISOString();
@@ -84,9 +91,12 @@ describe("build lease", () => {
       startedAt: new Date().toISOString(),
     });
     const notices: { kind: string; message: string }[] = [];
-    const opened = await openFolderIndex(
-      folderIndexOptions(dir, ["docs"], { onNotice: (n) => notices.push(n) }),
-    );
+    const asker = () =>
+      folderIndexOptions(dir, ["docs"], {
+        whileAnotherBuilds: "answer-as-is",
+        onNotice: (notice) => notices.push(notice),
+      });
+    const opened = await openFolderIndex(asker());
     expect(notices).toHaveLength(1);
     expect(notices[0]?.kind).toBe("building");
     expect(notices[0]?.message).toMatch(
@@ -101,9 +111,7 @@ describe("build lease", () => {
     // Once the other process is gone, an ask sees the edits.
     child?.kill("SIGKILL");
     await new Promise((resolve) => child?.once("exit", resolve));
-    const asked = await openFolderIndex(
-      folderIndexOptions(dir, ["docs"], { onNotice: (n) => notices.push(n) }),
-    );
+    const asked = await openFolderIndex(asker());
     expect(notices).toHaveLength(1);
     expect(asked.stats.sources).toMatchObject({
       added: [join(docs, "new.md")],
@@ -114,6 +122,23 @@ describe("build lease", () => {
     await asked.index.close();
     // Its own build took the lease and gave it back.
     expect(existsSync(join(cache, BUILD_LEASE_FILE))).toBe(false);
+  });
+
+  it("an opener that does not answer as-is (eval: the whole index) builds beside the other build, as before", async () => {
+    const docs = await twoDocs(dir);
+    await folderIndexSaved(await openFolderIndex(folderIndexOptions(dir, ["docs"])));
+    const cache = join(docs, ".ragsynth");
+    await writeFile(join(docs, "modes.md"), "# Modes\n\nThe default response mode is refine now.\n");
+    await writeLease(cache, {
+      pid: await otherProcess(),
+      host: hostname(),
+      startedAt: new Date().toISOString(),
+    });
+    const opened = await openFolderIndex(folderIndexOptions(dir, ["docs"]));
+    expect(opened.stats.sources.changed).toEqual([join(docs, "modes.md")]);
+    expect(await topText(opened.index, "default response mode")).toContain("refine");
+    await folderIndexSaved(opened);
+    await opened.index.close();
   });
 
   it("an index build holds the lease while it writes and leaves none behind", async () => {

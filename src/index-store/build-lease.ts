@@ -40,7 +40,11 @@ export function takeBuildLease(folder: string): () => void {
     writeFileSync(temporary, `${JSON.stringify(holder)}\n`);
     renameSync(temporary, file);
   } catch {
-    rmSync(temporary, { force: true });
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // The folder cannot be written at all: the build says so when it writes the index.
+    }
     return () => {};
   }
   const timer = setInterval(() => {
@@ -55,7 +59,11 @@ export function takeBuildLease(folder: string): () => void {
   return () => {
     clearInterval(timer);
     const current = readHolder(file);
-    if (current?.pid === holder.pid && current.host === holder.host) rmSync(file, { force: true });
+    try {
+      if (current?.pid === holder.pid && current.host === holder.host) rmSync(file, { force: true });
+    } catch {
+      // Left behind: askers pass over a lease not renewed for STALE_MS, and the next build takes its place.
+    }
   };
 }
 

@@ -125,15 +125,14 @@ export async function buildFolderIndex(
 /**
  * Opens a folder's index for querying: reads the documents and builds the index on the one stored in the cache
  * folder, and saves it back while the caller queries; await {@link folderIndexSaved} before the process ends.
- * Queries are weighted by the index's own documents (`index.queryEmbedModel`). When another live process is
- * building the folder's SQLite index (its lease, `build-lease.ts`), the index is queried as that process has
- * committed it, nothing is listed or written, and `onNotice` says so (`kind: "building"`).
+ * Queries are weighted by the index's own documents (`index.queryEmbedModel`). With `whileAnotherBuilds:
+ * "answer-as-is"`, when another live process is building the folder's SQLite index (its lease, `build-lease.ts`),
+ * the index is queried as that process has committed it, nothing is listed or written, and `onNotice` says so.
  * @throws RagsynthError `document_read` when there is nothing to read
  */
 export async function openFolderIndex(options: FolderIndexOptions): Promise<OpenedFolderIndex> {
   const { signal, progress } = options;
-  const read = await readFolderDocuments(options, { whileAnotherBuilds: "answer-as-is" });
-  return buildFolderIndex(read, { persist: "background", signal, progress });
+  return buildFolderIndex(await readFolderDocuments(options), { persist: "background", signal, progress });
 }
 
 /**

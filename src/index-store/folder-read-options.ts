@@ -50,6 +50,13 @@ export interface FolderIndexOptions {
    * Not with `rebuild`. @default true
    */
   refresh?: boolean | undefined;
+  /**
+   * When another live process is building this folder's SQLite index (it holds the build lease, `build-lease.ts`):
+   * `"answer-as-is"` queries what that build has committed, as `refresh: false` does, with a notice (`kind:
+   * "building"`), and writes nothing; `"build"` builds the same files beside it. `openFolderIndex` only: an interactive
+   * question wants an answer now, an evaluation wants the whole index. @default "build"
+   */
+  whileAnotherBuilds?: "build" | "answer-as-is" | undefined;
   /** Relative paths are resolved against it; sources are named relative to it. */
   cwd: string;
   /** Where an index goes when the default folder is read-only (`<userCacheDir>/<hash of the folder>`). */
@@ -58,8 +65,8 @@ export interface FolderIndexOptions {
   progress?: IndexProgress | undefined;
   /**
    * What the caller should tell its user: the index went to a fallback folder, another format's is rebuilt, the
-   * files are named from another folder, or (`openFolderIndex`) another process is building the index, so the answer
-   * comes from what it has written so far.
+   * files are named from another folder, or another process is building the index, so the answer comes from what it
+   * has written so far (`whileAnotherBuilds`).
    */
   onNotice?:
     | ((notice: { kind: "read-only" | "other-version" | "renamed" | "building"; message: string }) => void)

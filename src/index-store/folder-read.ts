@@ -28,10 +28,7 @@ import { unchangedBuildStats } from "./stored-sources.js";
  * each when it reaches it, except the files the stored index holds with the same size, modification time and reader.
  * @throws RagsynthError `document_read` when there is nothing to read
  */
-export async function readFolderDocuments(
-  options: FolderIndexOptions,
-  { whileAnotherBuilds = "build" }: { whileAnotherBuilds?: "build" | "answer-as-is" } = {},
-): Promise<FolderRead> {
+export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
   const { paths, cacheDir, cwd, progress = SILENT_PROGRESS } = options;
   const started = performance.now();
   if (options.refresh === false) return readIndexedFolder(options, started);
@@ -50,7 +47,12 @@ export async function readFolderDocuments(
   const hadIndex = options.store !== undefined || existsSync(join(folder, SQLITE_INDEX_FILE));
   // An asker that finds another process building this folder's index answers from what it has committed, rather
   // than build the same files beside it (minutes, for a large folder's first index).
-  if (whileAnotherBuilds === "answer-as-is" && options.store === undefined && hadIndex && !options.rebuild) {
+  if (
+    options.whileAnotherBuilds === "answer-as-is" &&
+    options.store === undefined &&
+    hadIndex &&
+    !options.rebuild
+  ) {
     const asIs = await readWhileBuilt(options, folder, started);
     if (asIs) return asIs;
   }

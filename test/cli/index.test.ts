@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { appendFile, mkdir, readdir, stat, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
@@ -303,6 +305,33 @@ describe("ragsynth index", () => {
     const both = await runCli(["ask", docs, "--no-refresh", "--rebuild", "-q", "Anything?"]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("--no-refresh");
+  });
+
+  it("an ask while another process builds the index answers from what it wrote, with a note (plan too)", async () => {
+    await indexJSON([docs]);
+    await appendFile(join(docs, "cli.md"), "\nThe zebra-striped banner marks a stale index.\n");
+    // A live build's lease, as `ragsynth index` holds it: another process of this machine, renewed just now.
+    const builder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { stdio: "ignore" });
+    await new Promise((resolve) => builder.once("spawn", resolve));
+    try {
+      const lease = { pid: builder.pid, host: hostname(), startedAt: new Date().toISOString() };
+      await writeFile(join(docs, ".ragsynth", "ragsynth-index.building"), JSON.stringify(lease));
+      const question = ["-q", "What does the zebra-striped banner mark?", "--json"];
+      for (const command of ["ask", "plan"]) {
+        const asked = await runCli([command, docs, ...question]);
+        expect(asked.code, asked.stderr).toBe(0);
+        expect(asked.stderr).toContain(`another ragsynth (process ${builder.pid}, since ${lease.startedAt})`);
+        expect(JSON.parse(asked.stdout).index.sources.changed).toEqual([]);
+      }
+      // Nothing was written: the edit is still news to a refreshing run.
+      builder.kill("SIGKILL");
+      await new Promise((resolve) => builder.once("exit", resolve));
+      const after = await runCli(["ask", docs, ...question]);
+      expect(after.stderr).not.toContain("another ragsynth");
+      expect(JSON.parse(after.stdout).index.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+    } finally {
+      builder.kill("SIGKILL");
+    }
   });
 
   describe("with a model embedding model", () => {
