@@ -35,6 +35,14 @@ export interface LexicalHit {
 }
 
 /**
+ * Okapi BM25's inverse document frequency of a term held by `frequency` of `documents` documents (Lucene's form,
+ * never negative): the one formula every BM25 here, in memory or over a store, scores with.
+ */
+export function bm25Idf(frequency: number, documents: number): number {
+  return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+}
+
+/**
  * An inverted index scored with Okapi BM25: exact terms (no hashing, so no collisions), the Lucene
  * IDF `ln(1 + (N − df + 0.5) / (df + 0.5))`, `k1` 1.2 and `b` 0.75. Documents are added and removed
  * one at a time (so an index follows its files incrementally) and the index serializes to compact
@@ -141,7 +149,7 @@ export class LexicalIndex {
       const postings = this.#list(term);
       if (!postings) continue;
       const frequency = postings.length / 2;
-      const idf = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+      const idf = bm25Idf(frequency, documents);
       for (let index = 0; index < postings.length; index += 2) {
         const slot = postings[index] as number;
         const tf = postings[index + 1] as number;
@@ -165,8 +173,7 @@ export class LexicalIndex {
     const postings = this.#list(term);
     if (!postings) return 0;
     const documents = this.#ids.length;
-    const frequency = postings.length / 2;
-    return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+    return bm25Idf(postings.length / 2, documents);
   }
 
   /** A compact, JSON-safe copy: terms with delta-encoded postings. Restore with {@link LexicalIndex.fromJSON}. */

@@ -1,3 +1,4 @@
+import { bm25Idf } from "../retrieval/lexical-index.js";
 import type { TermPostings } from "./index-store.js";
 
 /** What {@link bm25TopKeys} ranks with: the corpus statistics and Okapi BM25's parameters. */
@@ -35,7 +36,7 @@ const COMMON_SHARE = 0.1;
  */
 export function bm25TopKeys(lists: readonly TermPostings[], ranking: Bm25Ranking): Bm25TopKeys {
   const { documents, topK, k1 } = ranking;
-  const idfOf = (frequency: number) => Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+  const idfOf = (frequency: number) => bm25Idf(frequency, documents);
   const common = lists.map((list) => list.keys.length > documents * COMMON_SHARE);
   if (common.every(Boolean)) common.fill(false);
   // The chunks the rarer terms found, ascending, each once, with their scores in an array beside them. An array
@@ -110,7 +111,7 @@ export async function bm25TopKeysOfTerms(
   ranking: Bm25Ranking,
 ): Promise<Bm25TopKeys> {
   const { documents, topK, k1 } = ranking;
-  const idfOf = (frequency: number) => Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+  const idfOf = (frequency: number) => bm25Idf(frequency, documents);
   const common = terms.map((term) => term.at !== undefined && term.frequency > documents * COMMON_SHARE);
   const readWhole = async () => bm25TopKeys(await Promise.all(terms.map((term) => term.all())), ranking);
   if (!common.some(Boolean) || common.every(Boolean)) return readWhole();

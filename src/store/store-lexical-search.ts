@@ -1,7 +1,7 @@
 import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import { type LexicalHit, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
+import { bm25Idf, type LexicalHit, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
 import type { TextNode } from "../schema/text-node.js";
 import { type Bm25Term, bm25TopKeysOfTerms } from "./bm25-top-keys.js";
 import type { IndexStore } from "./index-store.js";
@@ -27,8 +27,6 @@ export function createStoreLexicalSearch(
   { k1 = RETRIEVAL_BM25.k1, b = RETRIEVAL_BM25.b }: { k1?: number; b?: number } = {},
 ): StoreLexicalSearch {
   const found = new Map<string, TextNode>();
-  const idfOf = (frequency: number, documents: number) =>
-    Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
   return {
     search(query, options = {}) {
       return store.read(() => searchSnapshot(query, options));
@@ -36,7 +34,7 @@ export function createStoreLexicalSearch(
     idf(term) {
       return store.read(async () => {
         const frequency = (await store.documentFrequencies([term])).get(term);
-        return frequency === undefined ? 0 : idfOf(frequency, (await store.statistics()).documents);
+        return frequency === undefined ? 0 : bm25Idf(frequency, (await store.statistics()).documents);
       });
     },
     getNode(id) {
