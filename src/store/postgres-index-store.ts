@@ -19,13 +19,8 @@ import {
   prepareLayout,
 } from "./postgres-layout.js";
 import { quoteIdentifier } from "./postgres-schema.js";
-import {
-  flushPostings,
-  insertEdit,
-  pendingPostings,
-  removeSources,
-  vectorLiteral,
-} from "./postgres-writes.js";
+import { postgresDenseTopK, postgresLexicalTopK } from "./postgres-search.js";
+import { flushPostings, insertEdit, pendingPostings, removeSources } from "./postgres-writes.js";
 import { storeMetaOf } from "./store-meta.js";
 
 export type { PgvectorStatus, PostgresClient, PostgresPool } from "./postgres-layout.js";
@@ -282,33 +277,9 @@ export class PostgresIndexStore implements IndexStore {
 
   async lexicalTopK(
     terms: readonly string[],
-    { topK, k1, b }: { topK: number; k1: number; b: number },
+    options: { topK: number; k1: number; b: number },
   ): Promise<ScoredKey[]> {
-    if (terms.length === 0) return [];
-    // Okapi BM25 as createStoreLexicalSearch computes it: idf ln(1 + (N − df + 0.5)/(df + 0.5)), the average length
-    // from the exact statistics (1 for an empty store), positive scores only, ties by key (insertion order). A tie is
-    // a tie to 9 decimals: the engine adds a chunk's terms in whatever order its plan gives (parallel workers too),
-    // so equal scores came out a last bit apart, and the same ask over the same index named other chunks from run to
-    // run.
-    const rows = await this.#query(
-      `WITH s AS (
-         SELECT documents::float8 AS n,
-                coalesce(nullif(total_length::float8 / nullif(documents, 0), 0), 1) AS average
-         FROM ${this.#t}.stats WHERE id = 0 AND documents > 0
-       ), q AS (
-         SELECT t.id, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf
-         FROM ${this.#t}.terms t CROSS JOIN s WHERE t.term = ANY($1::text[])
-       ), scored AS (
-         SELECT p.chunk AS key,
-                sum(q.idf * p.tf * ($3::float8 + 1)
-                    / (p.tf + $3::float8 * (1 - $4::float8 + $4::float8 * p.length / s.average))) AS score
-         FROM q JOIN ${this.#t}.postings p ON p.term_id = q.id CROSS JOIN s
-         GROUP BY p.chunk
-       )
-       SELECT key, score FROM scored WHERE score > 0 ORDER BY round(score::numeric, 9) DESC, key LIMIT $2`,
-      [terms, topK, k1, b],
-    );
-    return rows.map((row) => ({ key: row.key as number, score: Number(row.score) }));
+    return postgresLexicalTopK((text, values) => this.#query(text, values), this.#t, terms, options);
   }
 
   async chunks(keys: readonly number[]): Promise<StoredChunk[]> {
@@ -373,15 +344,7 @@ export class PostgresIndexStore implements IndexStore {
 
   async denseTopK(query: Float32Array, topK: number): Promise<ScoredKey[] | undefined> {
     if (!this.pgvector.available) return undefined;
-    // Cosine distance in SQL (`<=>`), over the vectors of the query's dimensions; ties by key.
-    const rows = await this.#query(
-      `SELECT c.key, 1 - (v.embedding_vector <=> $1::vector) AS score
-       FROM ${this.#t}.chunks c JOIN ${this.#t}.vectors v ON v.content_hash = c.content_hash
-       WHERE vector_dims(v.embedding_vector) = $2
-       ORDER BY v.embedding_vector <=> $1::vector, c.key LIMIT $3`,
-      [vectorLiteral(query), query.length, topK],
-    );
-    return rows.map((row) => ({ key: row.key as number, score: Number(row.score) }));
+    return postgresDenseTopK((text, values) => this.#query(text, values), this.#t, query, topK);
   }
 
   async hasImages(): Promise<boolean> {
