@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runInFreshProcess } from "../util/fresh-process.test.util.js";
 import { MAX_SAVED_PIECES, seedPieceCounts } from "./piece-count-file.js";
-import { PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
+import { BLOCK_PIECES, PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
 import { PieceCounts } from "./piece-counts.js";
 
 const require = createRequire(import.meta.url);
@@ -30,7 +30,7 @@ describe("the piece count table", () => {
     await writeFile(join(dir, `piece-table-cl100k_base-${version}.bin`), "RSPT former format");
     expect(PieceCountTable.open(dir, "cl100k_base")).toBeUndefined();
     expect(savePieceCountTable(dir, "cl100k_base", pieces, counts)).toBe(true);
-    expect(await readdir(dir)).toEqual([`piece-table-cl100k_base-${version}-f2.bin`]);
+    expect(await readdir(dir)).toEqual([`piece-table-cl100k_base-${version}-f3.bin`]);
     const table = PieceCountTable.open(dir, "cl100k_base");
     expect(table?.size).toBe(pieces.length);
     for (const [index, piece] of pieces.entries()) expect(table?.get(piece)).toBe(counts[index]);
@@ -57,7 +57,7 @@ describe("the piece count table", () => {
     });
     fc.assert(
       fc.property(entries, entries, fc.integer({ min: 0, max: 50 }), (before, run, keep) => {
-        rmSync(join(dir, `piece-table-cl100k_base-${version}-f2.bin`), { force: true });
+        rmSync(join(dir, `piece-table-cl100k_base-${version}-f3.bin`), { force: true });
         const old = savePieceCountTable(
           dir,
           "cl100k_base",
@@ -99,15 +99,78 @@ describe("the piece count table", () => {
     );
   });
 
-  it("is passed over when damaged", async () => {
+  it("is passed over when its header or directory is damaged, and a damaged block answers nothing", async () => {
     savePieceCountTable(dir, "cl100k_base", [" hello", " world"], [1, 1]);
-    const file = join(dir, `piece-table-cl100k_base-${version}-f2.bin`);
+    const file = join(dir, `piece-table-cl100k_base-${version}-f3.bin`);
     const bytes = await readFile(file);
-    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 1, bytes.length - 1);
-    await writeFile(file, bytes);
+    const flipped = (at: number) => {
+      const copy = Buffer.from(bytes);
+      copy.writeUInt8(copy.readUInt8(at) ^ 1, at);
+      return copy;
+    };
+    // The last byte is the one block's text: the table opens, and answers nothing rather than a wrong count.
+    await writeFile(file, flipped(bytes.length - 1));
+    const table = PieceCountTable.open(dir, "cl100k_base");
+    expect(table?.size).toBe(2);
+    expect([table?.get(" hello"), table?.get(" world")]).toEqual([undefined, undefined]);
+    expect(table?.entries()).toEqual({ pieces: [], counts: [] });
+    // A byte of the header (the number of pieces) or the directory (the first block's start), or a cut file.
+    for (const at of [8, 24]) {
+      await writeFile(file, flipped(at));
+      expect(PieceCountTable.open(dir, "cl100k_base")).toBeUndefined();
+    }
+    await writeFile(file, bytes.subarray(0, bytes.length - 4));
     expect(PieceCountTable.open(dir, "cl100k_base")).toBeUndefined();
     await writeFile(file, bytes.subarray(0, 10));
     expect(PieceCountTable.open(dir, "cl100k_base")).toBeUndefined();
+  });
+
+  it("reads the blocks a lookup needs, each checked: a damaged one loses only its own pieces", async () => {
+    const pieces = Array.from(
+      { length: 3 * BLOCK_PIECES + 5 },
+      (_, index) => ` w${String(index).padStart(4, "0")}`,
+    );
+    const counts = pieces.map((_, index) => 1 + (index % 7));
+    savePieceCountTable(dir, "cl100k_base", pieces, counts);
+    const file = join(dir, `piece-table-cl100k_base-${version}-f3.bin`);
+    const bytes = await readFile(file);
+    // The second block's last byte (of its text): the directory, after the 24 bytes of header, starts with the
+    // blocks' starts in the file, and the second block ends where the third starts.
+    const blockStarts = new Uint32Array(
+      bytes.buffer.slice(bytes.byteOffset + 24, bytes.byteOffset + 24 + 20),
+    );
+    bytes.writeUInt8(bytes.readUInt8((blockStarts[2] as number) - 1) ^ 1, (blockStarts[2] as number) - 1);
+    await writeFile(file, bytes);
+    const table = PieceCountTable.open(dir, "cl100k_base") as PieceCountTable;
+    expect(table.size).toBe(pieces.length);
+    const got = pieces.map((piece) => table.get(piece));
+    expect(got.slice(0, BLOCK_PIECES)).toEqual(counts.slice(0, BLOCK_PIECES));
+    expect(got.slice(BLOCK_PIECES, 2 * BLOCK_PIECES)).toEqual(Array(BLOCK_PIECES).fill(undefined));
+    expect(got.slice(2 * BLOCK_PIECES)).toEqual(counts.slice(2 * BLOCK_PIECES));
+    // Merged into a new table, the damaged block's pieces are dropped (counted again when met), the rest kept.
+    savePieceCountTable(dir, "cl100k_base", [" fresh"], [2]);
+    const merged = PieceCountTable.open(dir, "cl100k_base") as PieceCountTable;
+    expect(merged.size).toBe(pieces.length - BLOCK_PIECES + 1);
+    expect([
+      merged.get(" fresh"),
+      merged.get(pieces[0] as string),
+      merged.get(pieces[BLOCK_PIECES] as string),
+    ]).toEqual([2, counts[0], undefined]);
+  });
+
+  it("reads the file it opened: held open, its blocks; read again, none once it was replaced", () => {
+    savePieceCountTable(dir, "cl100k_base", [" a"], [1]);
+    const held = PieceCountTable.open(dir, "cl100k_base", { hold: true }) as PieceCountTable;
+    const reopened = PieceCountTable.open(dir, "cl100k_base", { hold: false }) as PieceCountTable;
+    // Another run saves the table (a new file renamed over it) before either read a block.
+    savePieceCountTable(dir, "cl100k_base", [" b"], [2]);
+    expect([held.get(" a"), held.get(" b")]).toEqual([1, undefined]);
+    expect([reopened.get(" a"), reopened.get(" b")]).toEqual([undefined, undefined]);
+    expect([" a", " b"].map((piece) => PieceCountTable.open(dir, "cl100k_base")?.get(piece))).toEqual([1, 2]);
+    // Opened whole (to be merged), it holds what it read.
+    const whole = PieceCountTable.open(dir, "cl100k_base", { whole: true }) as PieceCountTable;
+    savePieceCountTable(dir, "cl100k_base", [" c"], [3]);
+    expect([whole.get(" a"), whole.get(" b"), whole.get(" c")]).toEqual([1, 2, undefined]);
   });
 
   it("answers a memo's misses before its counter, without counting them as counted", () => {
