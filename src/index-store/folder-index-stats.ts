@@ -30,8 +30,23 @@ export interface FolderIndexStats {
   threads: number;
   /** `IndexBuildStats.threadsFailed`: why the threads started did nothing. */
   threadsFailed?: string | undefined;
+  /**
+   * Set when the index answered as it is, its files neither listed nor read: asked to (`refresh: false`, the CLI's
+   * `--no-refresh`), or because another live process holds its build lease (`whileAnotherBuilds: "answer-as-is"`):
+   * then what that build has committed so far, without the files it has not reached or edits since.
+   */
+  asIs?: AsIsIndex | undefined;
   durationMs: number;
 }
+
+/** Why an index answered as it is (see {@link FolderIndexStats.asIs}). */
+export type AsIsIndex =
+  | { reason: "no-refresh" }
+  | {
+      reason: "another-build";
+      /** The building process: its pid, host and when it started. */
+      builder: { pid: number; host: string; startedAt: string };
+    };
 
 /** What the walk read and passed over. */
 export interface ReadCounts {

@@ -31,7 +31,8 @@ import { unchangedBuildStats } from "./stored-sources.js";
 export async function readFolderDocuments(options: FolderIndexOptions): Promise<FolderRead> {
   const { paths, cacheDir, cwd, progress = SILENT_PROGRESS } = options;
   const started = performance.now();
-  if (options.refresh === false) return readIndexedFolder(options, started);
+  if (options.refresh === false)
+    return readIndexedFolder(options, started, undefined, { reason: "no-refresh" });
   progress.start("Reading documents");
   const defaultFolder =
     options.store === undefined && cacheDir === undefined ? await defaultCacheDir(paths, cwd) : undefined;
@@ -85,7 +86,11 @@ async function readWhileBuilt(
   if (!builder) return undefined;
   let read: FolderRead;
   try {
-    read = await readIndexedFolder(options, started, folder);
+    const { pid, host, startedAt } = builder;
+    read = await readIndexedFolder(options, started, folder, {
+      reason: "another-build",
+      builder: { pid, host, startedAt },
+    });
   } catch (error) {
     if (RagsynthError.isInstance(error) && error.code === "index_load") return undefined;
     throw error;

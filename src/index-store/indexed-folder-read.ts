@@ -6,6 +6,7 @@ import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { displayPath } from "../util/display-path.js";
 import { defaultCacheDir, writtenCacheDir } from "./folder-cache-dir.js";
+import type { AsIsIndex } from "./folder-index-stats.js";
 import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
@@ -22,7 +23,8 @@ import { openStoredFiles, storedBuildStats } from "./stored-sources.js";
 export async function readIndexedFolder(
   options: FolderIndexOptions,
   started: number,
-  resolvedFolder?: string,
+  resolvedFolder: string | undefined,
+  asIs: AsIsIndex,
 ): Promise<FolderRead> {
   const { paths, cacheDir, cwd, embedModel } = options;
   if (options.rebuild) {
@@ -78,6 +80,7 @@ export async function readIndexedFolder(
       reused: build.reused,
       sources: build.sources,
       threads: 0,
+      asIs,
       durationMs: performance.now() - started,
     }),
     nothingRead: noRead,

@@ -300,6 +300,7 @@ describe("ragsynth index", () => {
     expect(answer.answer).not.toContain("zebra-striped banner");
     expect(answer.index.sources).toMatchObject({ added: [], changed: [], removed: [] });
     expect(answer.index.sources.unchanged).toHaveLength(6);
+    expect(answer.index.asIs).toEqual({ reason: "no-refresh" });
     // The index was not written: a refreshing run still finds the edit.
     expect((await indexJSON([docs])).sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
     const both = await runCli(["ask", docs, "--no-refresh", "--rebuild", "-q", "Anything?"]);
@@ -321,7 +322,13 @@ describe("ragsynth index", () => {
         const asked = await runCli([command, docs, ...question]);
         expect(asked.code, asked.stderr).toBe(0);
         expect(asked.stderr).toContain(`another ragsynth (process ${builder.pid}, since ${lease.startedAt})`);
-        expect(JSON.parse(asked.stdout).index.sources.changed).toEqual([]);
+        const { index } = JSON.parse(asked.stdout);
+        expect(index.sources.changed).toEqual([]);
+        // Said in the JSON too, for a script that reads no stderr.
+        expect(index.asIs).toEqual({
+          reason: "another-build",
+          builder: { pid: builder.pid, host: hostname(), startedAt: lease.startedAt },
+        });
       }
       // Nothing was written: the edit is still news to a refreshing run.
       builder.kill("SIGKILL");
@@ -329,6 +336,7 @@ describe("ragsynth index", () => {
       const after = await runCli(["ask", docs, ...question]);
       expect(after.stderr).not.toContain("another ragsynth");
       expect(JSON.parse(after.stdout).index.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+      expect(JSON.parse(after.stdout).index.asIs).toBeUndefined();
     } finally {
       builder.kill("SIGKILL");
     }
