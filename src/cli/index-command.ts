@@ -14,9 +14,11 @@ export async function runIndex(options: IndexOptions, { io, signal }: CommandCon
   const progress = createProgress({ enabled: io.stderrIsTTY, sink: io.stderr, columns: io.columns });
   try {
     const embed = chooseEmbedder(options.embed, io.env, options.timeoutMs);
-    const opened = await refreshFolderIndex(
-      await folderIndexOptions({ ...options, embed }, { io, signal }, progress),
-    );
+    // Another `index` (or an ask that builds) of the same folder running: wait for it, then index what it left.
+    const opened = await refreshFolderIndex({
+      ...(await folderIndexOptions({ ...options, embed }, { io, signal }, progress)),
+      whileAnotherBuilds: "wait",
+    });
     progress.clear();
     noteIndexBuild(opened.stats);
     reportReadCounts(opened.stats, io, { verbose: options.verbose, always: true });

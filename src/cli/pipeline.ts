@@ -107,7 +107,8 @@ export async function openRetrieval(
   { embedChoice, metadata }: ModelChoices,
   { io, signal }: CommandContext,
   progress: Progress,
-  { whileAnotherBuilds = "build" }: Pick<FolderIndexOptions, "whileAnotherBuilds"> = {},
+  // eval measures the whole index: it waits for another process's build rather than build the same files beside it.
+  { whileAnotherBuilds = "wait" }: Pick<FolderIndexOptions, "whileAnotherBuilds"> = {},
 ): Promise<{ opened: OpenedFolderIndex; query: IndexQuery; promptHelper: PromptHelper }> {
   const opened = await openFolderIndex({
     ...(await folderIndexOptions({ ...options, embed: embedChoice }, { io, signal }, progress)),

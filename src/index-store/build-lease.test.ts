@@ -124,7 +124,7 @@ describe("build lease", () => {
     expect(existsSync(join(cache, BUILD_LEASE_FILE))).toBe(false);
   });
 
-  it("an opener that does not answer as-is (eval: the whole index) builds beside the other build, as before", async () => {
+  it("an opener left to build (the default) builds beside the other build, as before", async () => {
     const docs = await twoDocs(dir);
     await folderIndexSaved(await openFolderIndex(folderIndexOptions(dir, ["docs"])));
     const cache = join(docs, ".ragsynth");

@@ -53,10 +53,12 @@ export interface FolderIndexOptions {
   /**
    * When another live process is building this folder's SQLite index (it holds the build lease, `build-lease.ts`):
    * `"answer-as-is"` queries what that build has committed, as `refresh: false` does, with a notice (`kind:
-   * "building"`), and writes nothing; `"build"` builds the same files beside it. `openFolderIndex` only: an interactive
-   * question wants an answer now, an evaluation wants the whole index. @default "build"
+   * "building"`), and writes nothing (`openFolderIndex` only: an interactive question wants an answer now);
+   * `"wait"` says so (`kind: "waiting"`), waits for that build to end (or the signal), then builds on what it wrote
+   * (the CLI's `index` and `eval`: the whole index, without reading and writing the same files twice); `"build"`
+   * builds the same files beside it. Not for a PostgreSQL store (no lease), nor with `rebuild`. @default "build"
    */
-  whileAnotherBuilds?: "build" | "answer-as-is" | undefined;
+  whileAnotherBuilds?: "build" | "wait" | "answer-as-is" | undefined;
   /** Relative paths are resolved against it; sources are named relative to it. */
   cwd: string;
   /** Where an index goes when the default folder is read-only (`<userCacheDir>/<hash of the folder>`). */
@@ -69,7 +71,10 @@ export interface FolderIndexOptions {
    * has written so far (`whileAnotherBuilds`).
    */
   onNotice?:
-    | ((notice: { kind: "read-only" | "other-version" | "renamed" | "building"; message: string }) => void)
+    | ((notice: {
+        kind: "read-only" | "other-version" | "renamed" | "building" | "waiting";
+        message: string;
+      }) => void)
     | undefined;
 }
 

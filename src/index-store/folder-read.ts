@@ -42,6 +42,10 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     (defaultFolder !== undefined
       ? await writableCacheDir(defaultFolder, options)
       : resolve(cwd, cacheDir as string));
+  // A build that finds another live one of the same folder waits for it, then builds on what it wrote (the files it
+  // did not reach, edits since), rather than reading and writing the same files beside it.
+  if (options.whileAnotherBuilds === "wait" && options.store === undefined && !options.rebuild)
+    await waitForOtherBuild(options, folder);
   // What this run finds in a cache folder, so a run that indexes nothing leaves no folder or index of its own.
   const madeFolder =
     options.store === undefined && (folder === defaultFolder ? !hadDefaultFolder : !existsSync(folder));
@@ -72,6 +76,46 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
   return { ...read, openStore: store };
 }
 
+/** How often a build waiting for another one looks at its lease. */
+const WAIT_POLL_MS = 250;
+
+/**
+ * Returns once no other live process holds the folder's build lease (at once when none does), having said once whom
+ * it waits for. Its lease ends when that build ends or fails, or goes stale a minute after its process stops renewing
+ * it. @throws the signal's reason when it is aborted while waiting (Ctrl-C)
+ */
+async function waitForOtherBuild(options: FolderIndexOptions, folder: string): Promise<void> {
+  let builder = liveBuild(folder);
+  if (!builder) return;
+  options.onNotice?.({
+    kind: "waiting",
+    message: `another ragsynth (${builderName(builder)}, since ${builder.startedAt}) is building the index in ${storeLabel(folder)}: waiting for it to finish, then indexing what it left (Ctrl-C stops waiting).`,
+  });
+  while (builder) {
+    options.signal.throwIfAborted();
+    await nextPoll(WAIT_POLL_MS, options.signal);
+    builder = liveBuild(folder);
+  }
+}
+
+function nextPoll(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolvePoll, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", stop);
+      resolvePoll();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", stop, { once: true });
+  });
+}
+
+function builderName(builder: { pid: number; host: string }): string {
+  return builder.host === hostname() ? `process ${builder.pid}` : `process ${builder.pid} on ${builder.host}`;
+}
+
 /**
  * The index as it is, with a notice, when another live process holds the folder's build lease; undefined when none
  * does, or when what it has written so far is not an index of these settings (another chunk size: then this run
@@ -95,11 +139,9 @@ async function readWhileBuilt(
     if (RagsynthError.isInstance(error) && error.code === "index_load") return undefined;
     throw error;
   }
-  const where =
-    builder.host === hostname() ? `process ${builder.pid}` : `process ${builder.pid} on ${builder.host}`;
   options.onNotice?.({
     kind: "building",
-    message: `another ragsynth (${where}, since ${builder.startedAt}) is building the index in ${storeLabel(folder)}: this answer comes from what it has written so far, without the files it has not reached yet or edits since. Ask again when it is done.`,
+    message: `another ragsynth (${builderName(builder)}, since ${builder.startedAt}) is building the index in ${storeLabel(folder)}: this answer comes from what it has written so far, without the files it has not reached yet or edits since. Ask again when it is done.`,
   });
   return read;
 }

@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
-import { appendFile, mkdir, readdir, stat, utimes, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "ragsynth/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { copyExampleDocs, runCli } from "./run-cli.js";
+import { copyExampleDocs, runCli, startCli, waitForOutput } from "./run-cli.js";
 
 /** Runs SQL on an index file with the engine's own driver, as a user with `sqlite3` would. */
 function sql<T>(file: string, run: (db: Database.Database) => T): T {
@@ -337,6 +337,38 @@ describe("ragsynth index", () => {
       expect(after.stderr).not.toContain("another ragsynth");
       expect(JSON.parse(after.stdout).index.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
       expect(JSON.parse(after.stdout).index.asIs).toBeUndefined();
+    } finally {
+      builder.kill("SIGKILL");
+    }
+  });
+
+  it("an index while another process builds waits for it, then indexes what it left; Ctrl-C stops the wait", async () => {
+    await indexJSON([docs]);
+    await appendFile(join(docs, "cli.md"), "\nThe zebra-striped banner marks a stale index.\n");
+    const builder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { stdio: "ignore" });
+    await new Promise((resolve) => builder.once("spawn", resolve));
+    const leaseFile = join(docs, ".ragsynth", "ragsynth-index.building");
+    try {
+      const lease = { pid: builder.pid, host: hostname(), startedAt: new Date().toISOString() };
+      await writeFile(leaseFile, JSON.stringify(lease));
+      const note = `another ragsynth (process ${builder.pid}, since ${lease.startedAt}) is building the index`;
+      // Ctrl-C while waiting: the run stops, and the builder's lease stays.
+      const stopped = startCli(["index", docs, "--json"]);
+      await waitForOutput(stopped.output, ({ stderr }) => stderr.includes(note));
+      stopped.child.kill("SIGINT");
+      const interrupted = await stopped.done;
+      expect(interrupted.code).toBe(130);
+      expect(JSON.parse(await readFile(leaseFile, "utf8"))).toEqual(lease);
+      // Waiting: said, and nothing done while the builder lives.
+      const waiting = startCli(["index", docs, "--json"]);
+      await waitForOutput(waiting.output, ({ stderr }) => stderr.includes(note));
+      expect(waiting.output().stderr).toContain("waiting for it to finish");
+      expect(waiting.child.exitCode).toBeNull();
+      // The build ends (its process is gone): the waiting run indexes what it left, the edit.
+      builder.kill("SIGKILL");
+      const done = await waiting.done;
+      expect(done.code, done.stderr).toBe(0);
+      expect(JSON.parse(done.stdout).sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
     } finally {
       builder.kill("SIGKILL");
     }
