@@ -7,8 +7,9 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runInFreshProcess } from "../util/fresh-process.test.util.js";
 import { MAX_SAVED_PIECES, seedPieceCounts } from "./piece-count-file.js";
-import { BLOCK_PIECES, PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
+import { PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
 import { PieceCounts } from "./piece-counts.js";
+import { BLOCK_PIECES } from "./piece-table-file.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("gpt-tokenizer/package.json") as { version: string };
