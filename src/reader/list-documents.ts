@@ -178,7 +178,7 @@ export async function listDocuments(
     signal,
   };
   const context = (file: { displayPath: string }): ReadFileContext =>
-    explicit.has(file.displayPath)
+    explicit.size > 0 && explicit.has(file.displayPath)
       ? {
           ...walkedContext,
           imageEndings: new Set([...wantedImages, path.extname(file.displayPath).slice(1).toLowerCase()]),
