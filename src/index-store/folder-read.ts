@@ -11,6 +11,7 @@ import type { ParseElsewhere } from "../reader/read-file.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
+import { sleep } from "../util/abort.js";
 import type { BuildReadDocument, IndexBuildStats } from "./build-index-options.js";
 import { liveBuild } from "./build-lease.js";
 import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folder-cache-dir.js";
@@ -82,7 +83,7 @@ const WAIT_POLL_MS = 250;
 /**
  * Returns once no other live process holds the folder's build lease (at once when none does), having said once whom
  * it waits for. Its lease ends when that build ends or fails, or goes stale a minute after its process stops renewing
- * it. @throws the signal's reason when it is aborted while waiting (Ctrl-C)
+ * it. @throws an `AbortError` when the signal aborts while waiting (Ctrl-C)
  */
 async function waitForOtherBuild(options: FolderIndexOptions, folder: string): Promise<void> {
   let builder = liveBuild(folder);
@@ -92,24 +93,9 @@ async function waitForOtherBuild(options: FolderIndexOptions, folder: string): P
     message: `another ragsynth (${builderName(builder)}, since ${builder.startedAt}) is building the index in ${storeLabel(folder)}: waiting for it to finish, then indexing what it left (Ctrl-C stops waiting).`,
   });
   while (builder) {
-    options.signal.throwIfAborted();
-    await nextPoll(WAIT_POLL_MS, options.signal);
+    await sleep(WAIT_POLL_MS, options.signal);
     builder = liveBuild(folder);
   }
-}
-
-function nextPoll(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolvePoll, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", stop);
-      resolvePoll();
-    }, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", stop, { once: true });
-  });
 }
 
 function builderName(builder: { pid: number; host: string }): string {
