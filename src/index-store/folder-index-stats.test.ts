@@ -33,6 +33,18 @@ describe("indexSummary", () => {
     expect(line({ added: ["a.md"] }, 2)).not.toContain("threads");
   });
 
+  it("says how long it waited for another build, when it did", () => {
+    const summary = indexSummary(
+      { ...stats({ changed: ["a.md"] }, 1), waitedMs: 250 },
+      "hashing",
+      resolve("project"),
+    );
+    expect(summary).toMatch(/: 10 chunks, in 310 ms, 250 ms of it waiting for another build · cache /);
+    expect(indexSummary(stats({ changed: ["a.md"] }, 1), "hashing", resolve("project"))).not.toContain(
+      "waiting",
+    );
+  });
+
   it("says how many worker threads split the files, when any did", () => {
     const summary = indexSummary(
       { ...stats({ added: ["a.md"] }, 1), threads: 2 },

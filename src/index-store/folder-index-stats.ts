@@ -36,6 +36,9 @@ export interface FolderIndexStats {
    * then what that build has committed so far, without the files it has not reached or edits since.
    */
   asIs?: AsIsIndex | undefined;
+  /** Time spent waiting for another process's build of the same index before this one (`whileAnotherBuilds: "wait"`). */
+  waitedMs?: number | undefined;
+  /** The whole run, a wait included. */
   durationMs: number;
 }
 
@@ -92,7 +95,7 @@ export function indexSummary(stats: FolderIndexStats, embedderId: string, cwd: s
   ].filter(Boolean);
   return (
     `Indexed ${plural(stats.files, "file")}${changes.length > 0 ? ` (${changes.join(", ")})` : ""}: ` +
-    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${stats.embedded} embedded, ${stats.reused} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (parsed and split in ${stats.threads} threads)` : ""}` +
+    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${stats.embedded} embedded, ${stats.reused} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (parsed and split in ${stats.threads} threads)` : ""}${stats.waitedMs === undefined ? "" : `, ${formatDuration(stats.waitedMs)} of it waiting for another build`}` +
     ` · cache ${isPostgresUrl(stats.cacheDir) ? stats.cacheDir : displayPath(stats.cacheDir, cwd)} · ${embedderId}`
   );
 }

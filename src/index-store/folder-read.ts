@@ -45,8 +45,10 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
       : resolve(cwd, cacheDir as string));
   // A build that finds another live one of the same folder waits for it, then builds on what it wrote (the files it
   // did not reach, edits since), rather than reading and writing the same files beside it.
-  if (options.whileAnotherBuilds === "wait" && options.store === undefined && !options.rebuild)
-    await waitForOtherBuild(options, folder);
+  const waitedMs =
+    options.whileAnotherBuilds === "wait" && options.store === undefined && !options.rebuild
+      ? await waitForOtherBuild(options, folder)
+      : undefined;
   // What this run finds in a cache folder, so a run that indexes nothing leaves no folder or index of its own.
   const madeFolder =
     options.store === undefined && (folder === defaultFolder ? !hadDefaultFolder : !existsSync(folder));
@@ -74,20 +76,23 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     throw error;
   }
   // An unchanged index is queried through the store just read; anything else is built on it.
-  return { ...read, openStore: store };
+  if (waitedMs === undefined) return { ...read, openStore: store };
+  const { stats } = read;
+  return { ...read, openStore: store, stats: (build) => ({ ...stats(build), waitedMs }) };
 }
 
 /** How often a build waiting for another one looks at its lease. */
 const WAIT_POLL_MS = 250;
 
 /**
- * Returns once no other live process holds the folder's build lease (at once when none does), having said once whom
- * it waits for. Its lease ends when that build ends or fails, or goes stale a minute after its process stops renewing
+ * Returns once no other live process holds the folder's build lease, having said once whom it waited for, with how
+ * long it waited (undefined at once when none holds it). Its lease ends when that build ends or fails, or goes stale a minute after its process stops renewing
  * it. @throws an `AbortError` when the signal aborts while waiting (Ctrl-C)
  */
-async function waitForOtherBuild(options: FolderIndexOptions, folder: string): Promise<void> {
+async function waitForOtherBuild(options: FolderIndexOptions, folder: string): Promise<number | undefined> {
   let builder = liveBuild(folder);
-  if (!builder) return;
+  if (!builder) return undefined;
+  const started = performance.now();
   options.onNotice?.({
     kind: "waiting",
     message: `another ragsynth (${builderName(builder)}, since ${builder.startedAt}) is building the index in ${storeLabel(folder)}: waiting for it to finish, then indexing what it left (Ctrl-C stops waiting).`,
@@ -96,6 +101,7 @@ async function waitForOtherBuild(options: FolderIndexOptions, folder: string): P
     await sleep(WAIT_POLL_MS, options.signal);
     builder = liveBuild(folder);
   }
+  return performance.now() - started;
 }
 
 function builderName(builder: { pid: number; host: string }): string {

@@ -368,7 +368,10 @@ describe("ragsynth index", () => {
       builder.kill("SIGKILL");
       const done = await waiting.done;
       expect(done.code, done.stderr).toBe(0);
-      expect(JSON.parse(done.stdout).sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+      const stats = JSON.parse(done.stdout);
+      expect(stats.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+      expect(stats.waitedMs).toBeGreaterThan(0);
+      expect(stats.durationMs).toBeGreaterThanOrEqual(stats.waitedMs);
     } finally {
       builder.kill("SIGKILL");
     }
