@@ -33,15 +33,16 @@ export class PieceCountTable {
 
   /**
    * The table of `name`'s counts in `dir`, or undefined when there is none (or a damaged or foreign file). With
-   * `whole`, the file is read at once (to merge it into a new one); else block by block as lookups need them, from
-   * the file held open when `hold` (by default in the main thread: a worker's end would leave it open).
+   * `whole`, the file is read at once: to merge it into a new one, and by default in a worker thread, which splits a
+   * build's files and looks up most of the table (and whose end would leave a held file open: the registry that
+   * closes it does not run then). Else block by block as lookups need them, from the file held open.
    */
   static open(
     dir: string,
     name: TokenizerName,
-    { whole = false, hold = isMainThread }: { whole?: boolean; hold?: boolean } = {},
+    { whole = !isMainThread }: { whole?: boolean } = {},
   ): PieceCountTable | undefined {
-    const file = PieceTableFile.open(fileOf(dir, name).file, { whole, hold });
+    const file = PieceTableFile.open(fileOf(dir, name).file, { whole });
     return file && new PieceCountTable(file);
   }
 

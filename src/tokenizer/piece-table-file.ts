@@ -54,11 +54,10 @@ export class PieceTableFile {
 
   /**
    * The table in `file`, or undefined when there is none (or a damaged or foreign file). With `whole`, the file is
-   * read at once (to merge it into a new one); else block by block, from the file held open when `hold` (see
-   * {@link fileByBlocks}).
+   * read at once; else block by block, from the file held open (see {@link fileByBlocks}).
    */
-  static open(file: string, { whole, hold }: { whole: boolean; hold: boolean }): PieceTableFile | undefined {
-    const opened = whole ? wholeFile(file) : fileByBlocks(file, hold);
+  static open(file: string, { whole }: { whole: boolean }): PieceTableFile | undefined {
+    const opened = whole ? wholeFile(file) : fileByBlocks(file);
     if (opened === undefined) return undefined;
     const table = PieceTableFile.#of(opened.read, opened.length);
     // The held file is closed with the table, or now when it holds none.
@@ -256,60 +255,32 @@ const heldFiles = new FinalizationRegistry<number>((fd) => {
 });
 
 /**
- * The file read where asked. The main thread holds it open while the table is in use (closed when the table is
- * collected; an ask opens it once, not once per block). A worker thread opens it again for each read: a worker's end
- * would leave a held file open, since the registry's callbacks do not run then, and a thread that runs a build
- * reads most of the table anyway. Bytes of another file than the one opened (a run saved the table since) are none.
+ * The file read where asked, held open while the table is in use (closed when the table is collected): an ask reads
+ * a few blocks of it, each from the file it opened, even after a run saved a new table in its place.
  */
-function fileByBlocks(
-  file: string,
-  hold: boolean,
-): { read: ReadBytes; length: number; held?: number } | undefined {
-  const identity = (fd: number) => {
-    const stat = fstatSync(fd);
-    return { key: `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`, size: stat.size };
-  };
-  const readAt = (fd: number, start: number, count: number) => {
-    const bytes = new Uint8Array(count);
-    return readSync(fd, bytes, 0, count, start) === count ? bytes : undefined;
-  };
+function fileByBlocks(file: string): { read: ReadBytes; length: number; held?: number } | undefined {
   let fd: number;
-  let opened: { key: string; size: number };
+  let length: number;
   try {
     fd = openSync(file, "r");
   } catch {
     return undefined;
   }
   try {
-    opened = identity(fd);
+    length = fstatSync(fd).size;
   } catch {
     closeSync(fd);
     return undefined;
   }
-  if (hold) {
-    const read: ReadBytes = (start, count) => {
-      try {
-        return readAt(fd, start, count);
-      } catch {
-        return undefined;
-      }
-    };
-    return { read, length: opened.size, held: fd };
-  }
-  closeSync(fd);
   const read: ReadBytes = (start, count) => {
+    const bytes = new Uint8Array(count);
     try {
-      const again = openSync(file, "r");
-      try {
-        return identity(again).key === opened.key ? readAt(again, start, count) : undefined;
-      } finally {
-        closeSync(again);
-      }
+      return readSync(fd, bytes, 0, count, start) === count ? bytes : undefined;
     } catch {
       return undefined;
     }
   };
-  return { read, length: opened.size };
+  return { read, length, held: fd };
 }
 
 function u32(bytes: Uint8Array, at: number, count: number): Uint32Array {
