@@ -2,17 +2,17 @@ import { getDocumentBlocks } from "../reader/document-blocks.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
 import { withoutImages } from "../reader/image-references.js";
 import { ImageNode } from "../schema/image-node.js";
-import { LOCATION_KEY, type LocationRange, type NodeLocation } from "../schema/node-location.js";
-import { TextNode } from "../schema/text-node.js";
+import type { NodeLocation } from "../schema/node-location.js";
+import type { TextNode } from "../schema/text-node.js";
 import { cutsOnlyAtPieceStarts } from "../tokenizer/bounded-pieces.js";
 import { type LineBreakCut, lineBreakCut } from "../tokenizer/line-break-cut.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { BlockFit } from "./block-fit.js";
 import { renderBlock, renderBlocks, type Section, sectionBlocks, sectionsOf } from "./block-sections.js";
+import { blockNode, withLines } from "./located-nodes.js";
 import { longestMetadataStr, metadataTokens } from "./metadata-room.js";
 import { COUNTED_CHUNKS, SentenceSplitter, type SentenceSplitterOptions } from "./sentence-splitter.js";
-import { textLocation } from "./text-location.js";
 
 // More characters than a token of the supported encodings holds in practice. Only ever used to say "does not fit"
 // early: were a token longer, a section would be packed block by block (each block's fit checked exactly), never
@@ -117,7 +117,7 @@ export class BlockSplitter {
     const budget = Math.max(1, this.chunkSize - metadata);
     let index = 0;
     for (const piece of this.#packSections(sectionsOf(blocks), [], budget)) {
-      yield this.#node(document, index++, piece);
+      yield blockNode(document, index++, piece);
     }
   }
 
@@ -338,68 +338,15 @@ export class BlockSplitter {
     return renderBlocks([...path, ...blocks]);
   }
 
-  #node(document: TextNode, index: number, piece: Piece): TextNode {
-    const location: NodeLocation = {
-      ...fileOf(document),
-      headingPath: piece.headingPath,
-      ...ranges(piece.blocks),
-    };
-    return new TextNode({
-      id: `${document.id}#${index}`,
-      text: piece.text,
-      metadata: { ...document.metadata, [LOCATION_KEY]: location },
-      excludedEmbedMetadataKeys: [...document.excludedEmbedMetadataKeys, LOCATION_KEY],
-      excludedLlmMetadataKeys: [...document.excludedLlmMetadataKeys, LOCATION_KEY],
-    });
-  }
-
   /** A plain document through the sentence splitter, each node with its file and line range. */
   #plainNodes(document: TextNode): TextNode[] {
-    const nodes = this.#plain.getNodesFromDocuments([document]);
-    const locate = textLocation(document.text);
-    return nodes.map((node) => {
-      const { start_char_idx: start, end_char_idx: end } = node.metadata;
-      const lines = typeof start === "number" && typeof end === "number" ? locate(start, end) : undefined;
-      const location: NodeLocation = { ...fileOf(document), ...(lines ? { lines } : {}) };
-      return node.with({
-        metadata: { ...node.metadata, [LOCATION_KEY]: location },
-        excludedEmbedMetadataKeys: [...node.excludedEmbedMetadataKeys, LOCATION_KEY],
-        excludedLlmMetadataKeys: [...node.excludedLlmMetadataKeys, LOCATION_KEY],
-      });
-    });
+    return withLines(document, this.#plain.getNodesFromDocuments([document]));
   }
 }
 
 /** The headings' texts as a location's path: without their images (a badge beside a title is not its name). */
 function texts(blocks: readonly DocumentBlock[]): string[] {
   return blocks.map((block) => withoutImages(block.text));
-}
-
-function ranges(blocks: readonly DocumentBlock[]): Pick<NodeLocation, "lines" | "pages" | "cells"> {
-  const lines = span(blocks.map((block) => block.lines));
-  const pages = span(
-    blocks.map((block) => (block.page ? { start: block.page, end: block.page } : undefined)),
-  );
-  const cells = span(
-    blocks.map((block) => (block.cell ? { start: block.cell, end: block.cell } : undefined)),
-  );
-  return { ...(lines ? { lines } : {}), ...(pages ? { pages } : {}), ...(cells ? { cells } : {}) };
-}
-
-function span(found: ReadonlyArray<LocationRange | undefined>): LocationRange | undefined {
-  let result: LocationRange | undefined;
-  for (const range of found) {
-    if (!range) continue;
-    result = result
-      ? { start: Math.min(result.start, range.start), end: Math.max(result.end, range.end) }
-      : { ...range };
-  }
-  return result;
-}
-
-function fileOf(document: TextNode): Pick<NodeLocation, "file"> {
-  const file = document.metadata.file_path;
-  return typeof file === "string" ? { file } : {};
 }
 
 function countNewlines(text: string, from: number, to: number): number {
