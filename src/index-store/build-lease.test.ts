@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -19,6 +19,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The release of a lease this process took (fails the test when another process holds it). */
+function taken(attempt: ReturnType<typeof takeBuildLease>): () => void {
+  if (!("release" in attempt)) throw new Error(`the lease is held by ${JSON.stringify(attempt.heldBy)}`);
+  return attempt.release;
+}
+
 /** Another process that stays alive until killed: the pid a live build's lease names. */
 async function otherProcess(): Promise<number> {
   child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { stdio: "ignore" });
@@ -35,17 +41,80 @@ async function writeLease(folder: string, lease: unknown, renewedAgoMs = 0): Pro
 
 describe("build lease", () => {
   it("is written for this process while held and removed when released; this process never waits on its own", async () => {
-    const release = takeBuildLease(join(dir, "index"));
+    const release = taken(takeBuildLease(join(dir, "index")));
     const file = join(dir, "index", BUILD_LEASE_FILE);
     expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ pid: process.pid, host: hostname() });
     expect(liveBuild(join(dir, "index"))).toBeUndefined();
     release();
     expect(existsSync(file)).toBe(false);
+    // Released once: a later call leaves the next holder's lease alone.
+    const next = taken(takeBuildLease(join(dir, "index")));
+    release();
+    expect(existsSync(file)).toBe(true);
+    next();
   });
+
+  it("is not taken while another live process holds it, which is named; a dead build's lease is replaced", async () => {
+    const pid = await otherProcess();
+    const startedAt = new Date().toISOString();
+    await writeLease(dir, { pid, host: hostname(), startedAt });
+    expect(takeBuildLease(dir)).toEqual({ heldBy: { pid, host: hostname(), startedAt } });
+    // Nothing of this attempt is left: the other build's lease, and no temporary file.
+    expect(JSON.parse(await readFile(join(dir, BUILD_LEASE_FILE), "utf8")).pid).toBe(pid);
+    expect(await readdir(dir)).toEqual([BUILD_LEASE_FILE]);
+    // Its process killed: the lease is replaced by this one's.
+    child?.kill("SIGKILL");
+    await new Promise((resolve) => child?.once("exit", resolve));
+    const release = taken(takeBuildLease(dir));
+    expect(JSON.parse(await readFile(join(dir, BUILD_LEASE_FILE), "utf8")).pid).toBe(process.pid);
+    release();
+    // Not renewed for longer than STALE_MS (killed on another machine): replaced too.
+    await writeLease(dir, { pid: 1, host: `not-${hostname()}`, startedAt }, STALE_MS + 1_000);
+    taken(takeBuildLease(dir))();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("of processes that try at the same instant, one takes it and the others are told who", async () => {
+    const tries = 4;
+    const go = join(dir, "go");
+    const probe = (index: number) => `
+      import { existsSync, writeFileSync } from "node:fs";
+      import { takeBuildLease } from ${JSON.stringify(new URL("./build-lease.ts", import.meta.url).pathname)};
+      writeFileSync(${JSON.stringify(join(dir, `ready-${index}`))}, "");
+      while (!existsSync(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 1));
+      const attempt = takeBuildLease(${JSON.stringify(join(dir, "index"))});
+      console.log(JSON.stringify("release" in attempt ? { taken: process.pid } : attempt));
+      // Held until the others have tried.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      if ("release" in attempt) attempt.release();`;
+    const children = Array.from({ length: tries }, (_, index) => {
+      const spawned = spawn(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "-e", probe(index)],
+        {
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
+      let out = "";
+      spawned.stdout.on("data", (data) => {
+        out += data;
+      });
+      return new Promise<string>((resolve) => spawned.once("exit", () => resolve(out)));
+    });
+    while ((await readdir(dir)).filter((name) => name.startsWith("ready-")).length < tries)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeFile(go, "");
+    const results = (await Promise.all(children)).map((out) => JSON.parse(out));
+    const takers = results.filter((result) => "taken" in result);
+    expect(takers).toHaveLength(1);
+    for (const other of results.filter((result) => "heldBy" in result))
+      expect(other.heldBy.pid).toBe(takers[0].taken);
+    expect(await readdir(join(dir, "index"))).toEqual([]);
+  }, 60_000);
 
   it("is no error when the folder cannot be written (the build reports that when it writes the index)", async () => {
     await writeFile(join(dir, "blocker"), "a file, not a folder");
-    const release = takeBuildLease(join(dir, "blocker", "cache"));
+    const release = taken(takeBuildLease(join(dir, "blocker", "cache")));
     expect(existsSync(join(dir, "blocker", "cache"))).toBe(false);
     expect(() => release()).not.toThrow();
   });
@@ -76,6 +145,50 @@ describe("build lease", () => {
     await new Promise((resolve) => child?.once("exit", resolve));
     expect(liveBuild(dir)).toBeUndefined();
   });
+
+  it("of two builds that wait for others, started at the same instant, one builds and the other waits for it", async () => {
+    // Many small files: listing them takes longer than the two starts are apart, so both list before either builds.
+    const many = join(dir, "many");
+    await mkdir(many);
+    for (let file = 0; file < 1_000; file++)
+      await writeFile(
+        join(many, `note-${file}.md`),
+        `# Note ${file}\n\nThe lease of build ${file} is held.\n`,
+      );
+    const go = join(dir, "go");
+    const probe = (index: number) => `
+      import { existsSync, writeFileSync } from "node:fs";
+      import { refreshFolderIndex } from ${JSON.stringify(new URL("./folder-index.ts", import.meta.url).pathname)};
+      import { folderIndexOptions } from ${JSON.stringify(new URL("./folder-index-options.test.util.ts", import.meta.url).pathname)};
+      writeFileSync(${JSON.stringify(join(dir, `ready-${index}`))}, "");
+      while (!existsSync(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 1));
+      const { stats } = await refreshFolderIndex(
+        folderIndexOptions(${JSON.stringify(dir)}, ["many"], { whileAnotherBuilds: "wait" }),
+      );
+      console.log(JSON.stringify({ added: stats.sources.added.length, waitedMs: stats.waitedMs }));`;
+    const runs = [0, 1].map((index) => {
+      const spawned = spawn(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "-e", probe(index)],
+        {
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
+      let out = "";
+      spawned.stdout.on("data", (data) => {
+        out += data;
+      });
+      return new Promise<string>((resolve) => spawned.once("exit", () => resolve(out)));
+    });
+    while ((await readdir(dir)).filter((name) => name.startsWith("ready-")).length < 2)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeFile(go, "");
+    const results = (await Promise.all(runs)).map((out) => JSON.parse(out));
+    expect(results.map((result) => result.added).sort((a, b) => a - b)).toEqual([0, 1_000]);
+    const waited = results.find((result) => result.added === 0);
+    expect(waited?.waitedMs).toBeGreaterThan(0);
+    expect(results.find((result) => result.added === 1_000)?.waitedMs).toBeUndefined();
+  }, 120_000);
 
   it("an ask that finds another process building the index answers from what it committed, and writes nothing", async () => {
     const docs = await twoDocs(dir);
@@ -139,6 +252,8 @@ describe("build lease", () => {
     expect(await topText(opened.index, "default response mode")).toContain("refine");
     await folderIndexSaved(opened);
     await opened.index.close();
+    // Without a lease of its own: the other build's stays, naming it.
+    expect(liveBuild(cache)?.pid).toBe(child?.pid);
   });
 
   it("an index build holds the lease while it writes and leaves none behind", async () => {

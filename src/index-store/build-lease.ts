@@ -1,6 +1,15 @@
 // Who is building a folder's SQLite index right now: a small file beside the index, so an ask that finds another
 // process building it answers from what that process has committed instead of building the same files again.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 
@@ -22,12 +31,23 @@ export interface BuildLeaseHolder {
   startedAt: string;
 }
 
+/** A lease this process took: `release` ends it (at most once; later calls do nothing). */
+export interface TakenBuildLease {
+  release: () => void;
+}
+
 /**
- * Takes the folder's build lease for this process (in place of any there: a dead build's, or another live one's,
- * which then builds beside this one as two builds always could) and renews it until the returned function releases
- * it. A lease that cannot be written is not an error: askers then build too, as they did before leases.
+ * Takes the folder's build lease for this process and renews it until released, unless another live process holds
+ * it: then `heldBy` names that process and nothing is written. The lease file is created in one step (a hard link
+ * of a file already written, which fails when the lease exists), so of two processes that try at the same instant
+ * one takes it. A dead build's lease (stale, or its process gone) is replaced. A lease that cannot be written is not
+ * an error: the build goes on without one, as builds did before leases.
+ *
+ * Two builds of one folder side by side are safe (the store takes their writes one at a time); the lease saves the
+ * second one's duplicate work. Two processes that find the same dead lease at the same instant may both replace it
+ * and both build.
  */
-export function takeBuildLease(folder: string): () => void {
+export function takeBuildLease(folder: string): TakenBuildLease | { heldBy: BuildLeaseHolder } {
   const file = join(folder, BUILD_LEASE_FILE);
   const holder: BuildLeaseHolder = {
     pid: process.pid,
@@ -38,15 +58,31 @@ export function takeBuildLease(folder: string): () => void {
   try {
     mkdirSync(folder, { recursive: true });
     writeFileSync(temporary, `${JSON.stringify(holder)}\n`);
-    renameSync(temporary, file);
   } catch {
-    try {
-      rmSync(temporary, { force: true });
-    } catch {
-      // The folder cannot be written at all: the build says so when it writes the index.
-    }
-    return () => {};
+    removeQuietly(temporary);
+    return { release: () => {} };
   }
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    const other = (error as { code?: unknown }).code === "EEXIST" ? liveBuild(folder) : undefined;
+    if (other) {
+      removeQuietly(temporary);
+      return { heldBy: other };
+    }
+    // A dead build's lease, or a file system without hard links: written over in one step.
+    try {
+      renameSync(temporary, file);
+    } catch {
+      removeQuietly(temporary);
+      return { release: () => {} };
+    }
+  }
+  removeQuietly(temporary);
+  return { release: renewUntilReleased(file, holder) };
+}
+
+function renewUntilReleased(file: string, holder: BuildLeaseHolder): () => void {
   const timer = setInterval(() => {
     try {
       const now = new Date();
@@ -56,7 +92,10 @@ export function takeBuildLease(folder: string): () => void {
     }
   }, RENEW_MS);
   timer.unref();
+  let released = false;
   return () => {
+    if (released) return;
+    released = true;
     clearInterval(timer);
     const current = readHolder(file);
     try {
@@ -65,6 +104,14 @@ export function takeBuildLease(folder: string): () => void {
       // Left behind: askers pass over a lease not renewed for STALE_MS, and the next build takes its place.
     }
   };
+}
+
+function removeQuietly(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // The folder cannot be written at all: the build says so when it writes the index.
+  }
 }
 
 /**

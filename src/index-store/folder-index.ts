@@ -34,6 +34,18 @@ export interface OpenedFolderIndex {
  * once it is written.
  */
 export async function buildFolderIndex(
+  read: FolderRead,
+  settings: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
+): Promise<OpenedFolderIndex> {
+  try {
+    return await buildOnRead(read, settings);
+  } catch (error) {
+    read.lease?.release();
+    throw error;
+  }
+}
+
+async function buildOnRead(
   {
     folder,
     embedModel,
@@ -50,6 +62,7 @@ export async function buildFolderIndex(
     keepReadMemory,
     forgetOwnIndex,
     namesFrom,
+    lease,
   }: FolderRead,
   {
     persist,
@@ -66,6 +79,7 @@ export async function buildFolderIndex(
       ? await onHeldStore(held, embedModel, splitter)
       : await openUnchanged(folder, embedModel, signal);
     if (index) {
+      lease?.release();
       keepReadMemory();
       return { index, embedModel, stats: stats(unchanged), namesFrom };
     }
@@ -84,8 +98,9 @@ export async function buildFolderIndex(
     },
   };
   let index: VectorStoreIndex;
-  // Askers that find this lease answer from what the build has committed (readFolderDocuments).
-  const releaseLease = isPostgresUrl(folder) ? () => {} : takeBuildLease(folder);
+  // Askers that find this lease answer from what the build has committed (readFolderDocuments). An ask that finds
+  // another build's lease only now (it began after this listing did) builds beside it, as before leases.
+  const releaseLease = lease?.release ?? (isPostgresUrl(folder) ? () => {} : leaseOrNone(folder));
   try {
     // Built on the store held open: not opened again, its rows not read again (the memo of `sources`).
     index = await buildOnStore(
@@ -122,6 +137,11 @@ export async function buildFolderIndex(
   return { index, embedModel, stats: built, namesFrom };
 }
 
+function leaseOrNone(folder: string): () => void {
+  const attempt = takeBuildLease(folder);
+  return "release" in attempt ? attempt.release : () => {};
+}
+
 /**
  * Opens a folder's index for querying: reads the documents and builds the index on the one stored in the cache
  * folder, and saves it back while the caller queries; await {@link folderIndexSaved} before the process ends.
@@ -146,6 +166,7 @@ export async function refreshFolderIndex(
   const read = await readFolderDocuments(options);
   const { signal, progress } = options;
   if (read.unchanged) {
+    read.lease?.release();
     await read.openStore?.close();
     read.keepReadMemory();
     return { embedModel: read.embedModel, stats: read.stats(read.unchanged), namesFrom: read.namesFrom };

@@ -5,6 +5,7 @@ import type { RagsynthError } from "../errors/ragsynth-error.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
 import type { BuildReadDocument, IndexBuildStats, NodeParser } from "./build-index-options.js";
+import type { TakenBuildLease } from "./build-lease.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
 
 /** How a folder is walked: globs, endings read as a built-in format, and what is read that is skipped by default. */
@@ -106,6 +107,12 @@ export interface FolderRead {
    * build, `refreshFolderIndex` closes it when there is nothing to build).
    */
   openStore: IndexStore | undefined;
+  /**
+   * The folder's build lease, when the listing took it (`whileAnotherBuilds: "wait"`): the build holds it instead of
+   * taking one, and whoever takes this FolderRead releases it (`buildFolderIndex` when its write settles or it has
+   * nothing to write, `refreshFolderIndex` when there is nothing to build).
+   */
+  lease?: TakenBuildLease;
   /**
    * The folder the documents' relative `file_path`s are named from (relative links and images in them resolve
    * against it): the working folder, or the one the stored index named them from when it runs from another.

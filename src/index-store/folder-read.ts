@@ -13,7 +13,7 @@ import type { StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { sleep } from "../util/abort.js";
 import type { BuildReadDocument, IndexBuildStats } from "./build-index-options.js";
-import { liveBuild } from "./build-lease.js";
+import { liveBuild, type TakenBuildLease, takeBuildLease } from "./build-lease.js";
 import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folder-cache-dir.js";
 import { countSkipped } from "./folder-index-stats.js";
 import { type FolderIndexOptions, type FolderRead, SILENT_PROGRESS } from "./folder-read-options.js";
@@ -43,16 +43,47 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     (defaultFolder !== undefined
       ? await writableCacheDir(defaultFolder, options)
       : resolve(cwd, cacheDir as string));
-  // A build that finds another live one of the same folder waits for it, then builds on what it wrote (the files it
-  // did not reach, edits since), rather than reading and writing the same files beside it.
-  const waitedMs =
-    options.whileAnotherBuilds === "wait" && options.store === undefined && !options.rebuild
-      ? await waitForOtherBuild(options, folder)
-      : undefined;
   // What this run finds in a cache folder, so a run that indexes nothing leaves no folder or index of its own.
   const madeFolder =
     options.store === undefined && (folder === defaultFolder ? !hadDefaultFolder : !existsSync(folder));
   const hadIndex = options.store !== undefined || existsSync(join(folder, SQLITE_INDEX_FILE));
+  // A build that finds another live one of the same folder waits for it, then builds on what it wrote (the files it
+  // did not reach, edits since), rather than reading and writing the same files beside it. It takes the lease
+  // before it lists the folder, so of two started at once one builds and the other waits.
+  const waited =
+    options.whileAnotherBuilds === "wait" && options.store === undefined && !options.rebuild
+      ? await leaseAfterOtherBuilds(options, folder)
+      : undefined;
+  try {
+    // After waiting, the folder and what is in it are the other build's.
+    const read =
+      waited?.waitedMs === undefined
+        ? await listAndOpen(options, folder, { madeFolder, hadIndex, started })
+        : await listAndOpen(options, folder, {
+            madeFolder: false,
+            hadIndex: existsSync(join(folder, SQLITE_INDEX_FILE)),
+            started,
+          });
+    if (waited === undefined) return read;
+    const { stats } = read;
+    return {
+      ...read,
+      lease: waited.lease,
+      ...(waited.waitedMs === undefined
+        ? {}
+        : { stats: (build: IndexBuildStats) => ({ ...stats(build), waitedMs: waited.waitedMs }) }),
+    };
+  } catch (error) {
+    waited?.lease.release();
+    throw error;
+  }
+}
+
+async function listAndOpen(
+  options: FolderIndexOptions,
+  folder: string,
+  { madeFolder, hadIndex, started }: { madeFolder: boolean; hadIndex: boolean; started: number },
+): Promise<FolderRead> {
   // An asker that finds another process building this folder's index answers from what it has committed, rather
   // than build the same files beside it (minutes, for a large folder's first index).
   if (
@@ -76,32 +107,35 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
     throw error;
   }
   // An unchanged index is queried through the store just read; anything else is built on it.
-  if (waitedMs === undefined) return { ...read, openStore: store };
-  const { stats } = read;
-  return { ...read, openStore: store, stats: (build) => ({ ...stats(build), waitedMs }) };
+  return { ...read, openStore: store };
 }
 
 /** How often a build waiting for another one looks at its lease. */
 const WAIT_POLL_MS = 250;
 
 /**
- * Returns once no other live process holds the folder's build lease, having said once whom it waited for, with how
- * long it waited (undefined at once when none holds it). Its lease ends when that build ends or fails, or goes stale a minute after its process stops renewing
- * it. @throws an `AbortError` when the signal aborts while waiting (Ctrl-C)
+ * Takes the folder's build lease, first waiting for another live process that holds it, having said once whom it
+ * waits for; with how long it waited (undefined when it did not). That lease ends when its build ends or fails, or
+ * goes stale a minute after its process stops renewing it.
+ * @throws an `AbortError` when the signal aborts while waiting (Ctrl-C)
  */
-async function waitForOtherBuild(options: FolderIndexOptions, folder: string): Promise<number | undefined> {
-  let builder = liveBuild(folder);
-  if (!builder) return undefined;
+async function leaseAfterOtherBuilds(
+  options: FolderIndexOptions,
+  folder: string,
+): Promise<{ lease: TakenBuildLease; waitedMs: number | undefined }> {
+  let attempt = takeBuildLease(folder);
+  if ("release" in attempt) return { lease: attempt, waitedMs: undefined };
   const started = performance.now();
+  const { heldBy } = attempt;
   options.onNotice?.({
     kind: "waiting",
-    message: `another ragsynth (${builderName(builder)}, since ${builder.startedAt}) is building the index in ${storeLabel(folder)}: waiting for it to finish, then indexing what it left (Ctrl-C stops waiting).`,
+    message: `another ragsynth (${builderName(heldBy)}, since ${heldBy.startedAt}) is building the index in ${storeLabel(folder)}: waiting for it to finish, then indexing what it left (Ctrl-C stops waiting).`,
   });
-  while (builder) {
+  while (!("release" in attempt)) {
     await sleep(WAIT_POLL_MS, options.signal);
-    builder = liveBuild(folder);
+    attempt = takeBuildLease(folder);
   }
-  return performance.now() - started;
+  return { lease: attempt, waitedMs: performance.now() - started };
 }
 
 function builderName(builder: { pid: number; host: string }): string {

@@ -377,6 +377,36 @@ describe("ragsynth index", () => {
     }
   });
 
+  it("two index runs started together: one builds, the other waits for it and finds every file indexed", async () => {
+    // Enough text that the first build outlasts the second run's start (each loads the CLI from its sources).
+    const many = join(dir, "many");
+    await mkdir(many);
+    const words = ["lease", "index", "folder", "build", "answer", "chunk", "store", "query", "token", "edit"];
+    for (let file = 0; file < 300; file++) {
+      const paragraphs = Array.from({ length: 40 }, (_, paragraph) =>
+        Array.from(
+          { length: 30 },
+          (_, word) =>
+            `${words[(file * 7 + paragraph * 3 + word) % words.length]}${word % 5 === 0 ? file : ""}`,
+        ).join(" "),
+      );
+      await writeFile(join(many, `note-${file}.md`), `# Note ${file}\n\n${paragraphs.join(".\n\n")}.\n`);
+    }
+    const runs = [startCli(["index", many, "--json"]), startCli(["index", many, "--json"])];
+    const results = await Promise.all(runs.map((run) => run.done));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const stats = results.map((result) => JSON.parse(result.stdout));
+    const built = stats.filter((run) => run.sources.added.length === 300);
+    const waited = stats.filter((run) => run.waitedMs !== undefined);
+    expect(built).toHaveLength(1);
+    expect(waited).toHaveLength(1);
+    expect(waited[0]).toMatchObject({ files: 300, sources: { added: [], changed: [], removed: [] } });
+    expect(results.find((result) => JSON.parse(result.stdout).waitedMs !== undefined)?.stderr).toContain(
+      "is building the index",
+    );
+    expect(await readdir(join(many, ".ragsynth"))).not.toContain("ragsynth-index.building");
+  }, 120_000);
+
   describe("with a model embedding model", () => {
     let server: FakeOpenAIServer;
     beforeEach(async () => {
