@@ -5,6 +5,7 @@ import { BlockSplitter } from "../splitter/block-splitter.js";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../splitter/sentence-splitter.js";
 import { userCacheDir } from "../util/user-cache-dir.js";
 import type { CommandContext } from "./io.js";
+import { leanHeapForBuild } from "./lean-heap.js";
 import type { EmbedChoice } from "./models.js";
 import type { Progress } from "./progress.js";
 import { storeFlag } from "./store-flag.js";
@@ -61,6 +62,7 @@ export async function folderIndexOptions(
     userCacheDir: userCacheDir(io.env),
     signal,
     progress,
+    onBuildStart: ({ bytes }) => leanHeapForBuild(bytes),
     onNotice: ({ kind, message }) =>
       io.stderr.write(
         kind === "read-only"

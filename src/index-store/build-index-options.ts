@@ -50,6 +50,11 @@ export interface FromDocumentsOptions extends BuildIndexOptions {
 
 /** Options of {@link VectorStoreIndex.fromDocumentsCached}. */
 export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "cache"> {
+  /**
+   * Called once the documents to split are known (new and changed ones: their count, and their size in bytes, a
+   * file's size where it is not read yet), before the first is read (not called when there is none): to size memory or a progress bar by the work ahead.
+   */
+  onBuildStart?: (plan: { documents: number; bytes: number }) => void;
   /** The folder the index file lives in (`<cacheDir>/ragsynth-index.sqlite`); created when missing. Needed unless `store` is given. */
   cacheDir?: string;
   /**

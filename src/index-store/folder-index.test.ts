@@ -108,6 +108,26 @@ describe("openFolderIndex", () => {
     }
   });
 
+  it("tells onBuildStart what it has to split before it starts, and nothing when there is none", async () => {
+    const folder = await docs();
+    const plans: { documents: number; bytes: number }[] = [];
+    const onBuildStart = (plan: { documents: number; bytes: number }) => plans.push(plan);
+    const size = async (name: string) => (await stat(join(folder, name))).size;
+    await refreshFolderIndex(options(["docs"], { onBuildStart }));
+    expect(plans).toEqual([{ documents: 2, bytes: (await size("modes.md")) + (await size("tree.md")) }]);
+    await refreshFolderIndex(options(["docs"], { onBuildStart }));
+    await folderIndexSaved(await openFolderIndex(options(["docs"], { onBuildStart })));
+    expect(plans).toHaveLength(1);
+    await writeFile(
+      join(folder, "tree.md"),
+      "# Tree\n\ntree_summarize builds summaries, now level by level by level.\n",
+    );
+    const opened = await openFolderIndex(options(["docs"], { onBuildStart }));
+    await folderIndexSaved(opened);
+    await opened.index.close();
+    expect(plans[1]).toEqual({ documents: 1, bytes: await size("tree.md") });
+  });
+
   it("reads no file the stored index holds unchanged, and loads no index that is up to date", async () => {
     await docs();
     await folderIndexSaved(await openFolderIndex(options(["docs"])));

@@ -17,6 +17,14 @@ import { IndexSaveError } from "./index-save-error.js";
 import { storeBuiltFor } from "./stored-sources.js";
 import { buildOnStore, indexOnStore, VectorStoreIndex } from "./vector-store-index.js";
 
+/** How {@link buildFolderIndex} builds: when it returns (`persist`), and the caller's signal and callbacks. */
+interface BuildSettings {
+  persist: "await" | "background";
+  signal: AbortSignal;
+  progress?: IndexProgress | undefined;
+  onBuildStart?: FolderIndexOptions["onBuildStart"];
+}
+
 export interface OpenedFolderIndex {
   index: VectorStoreIndex;
   embedModel: Embedder;
@@ -35,7 +43,7 @@ export interface OpenedFolderIndex {
  */
 export async function buildFolderIndex(
   read: FolderRead,
-  settings: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
+  settings: BuildSettings,
 ): Promise<OpenedFolderIndex> {
   try {
     return await buildOnRead(read, settings);
@@ -64,11 +72,7 @@ async function buildOnRead(
     namesFrom,
     lease,
   }: FolderRead,
-  {
-    persist,
-    signal,
-    progress = SILENT_PROGRESS,
-  }: { persist: "await" | "background"; signal: AbortSignal; progress?: IndexProgress | undefined },
+  { persist, signal, progress = SILENT_PROGRESS, onBuildStart }: BuildSettings,
 ): Promise<OpenedFolderIndex> {
   // The store the listing read its files' rows from, while it is open.
   let held = openStore;
@@ -106,7 +110,14 @@ async function buildOnRead(
     index = await buildOnStore(
       documents,
       folder,
-      { ...buildOptions, embedModel, rebuild, readDocument, ...(threads === undefined ? {} : { threads }) },
+      {
+        ...buildOptions,
+        embedModel,
+        rebuild,
+        readDocument,
+        ...(threads === undefined ? {} : { threads }),
+        ...(onBuildStart ? { onBuildStart } : {}),
+      },
       held,
     );
   } catch (error) {
@@ -151,8 +162,13 @@ function leaseOrNone(folder: string): () => void {
  * @throws RagsynthError `document_read` when there is nothing to read
  */
 export async function openFolderIndex(options: FolderIndexOptions): Promise<OpenedFolderIndex> {
-  const { signal, progress } = options;
-  return buildFolderIndex(await readFolderDocuments(options), { persist: "background", signal, progress });
+  const { signal, progress, onBuildStart } = options;
+  return buildFolderIndex(await readFolderDocuments(options), {
+    persist: "background",
+    signal,
+    progress,
+    onBuildStart,
+  });
 }
 
 /**
@@ -164,14 +180,14 @@ export async function refreshFolderIndex(
   options: FolderIndexOptions,
 ): Promise<Omit<OpenedFolderIndex, "index"> & { index?: VectorStoreIndex }> {
   const read = await readFolderDocuments(options);
-  const { signal, progress } = options;
+  const { signal, progress, onBuildStart } = options;
   if (read.unchanged) {
     read.lease?.release();
     await read.openStore?.close();
     read.keepReadMemory();
     return { embedModel: read.embedModel, stats: read.stats(read.unchanged), namesFrom: read.namesFrom };
   }
-  return buildFolderIndex(read, { persist: "await", signal, progress });
+  return buildFolderIndex(read, { persist: "await", signal, progress, onBuildStart });
 }
 
 /**

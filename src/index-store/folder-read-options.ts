@@ -4,7 +4,12 @@ import type { Embedder } from "../embedding/types.js";
 import type { RagsynthError } from "../errors/ragsynth-error.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
-import type { BuildReadDocument, IndexBuildStats, NodeParser } from "./build-index-options.js";
+import type {
+  BuildReadDocument,
+  FromDocumentsCachedOptions,
+  IndexBuildStats,
+  NodeParser,
+} from "./build-index-options.js";
 import type { TakenBuildLease } from "./build-lease.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
 
@@ -66,6 +71,8 @@ export interface FolderIndexOptions {
   userCacheDir: string;
   signal: AbortSignal;
   progress?: IndexProgress | undefined;
+  /** The build's {@link FromDocumentsCachedOptions.onBuildStart}: what it has to split, before it starts. */
+  onBuildStart?: FromDocumentsCachedOptions["onBuildStart"] | undefined;
   /**
    * What the caller should tell its user: the index went to a fallback folder, another format's is rebuilt, the
    * files are named from another folder, or another process is building the index, so the answer comes from what it

@@ -74,7 +74,8 @@ function autoThreads(): number {
   return cores < 4 ? 0 : Math.min(cores - 1, MAX_AUTO_THREADS);
 }
 
-function pendingBytes(pending: readonly TextNode[]): number {
+/** The bytes `pending` has to split: each document's file size where it is listed unread, else its text's length. */
+export function pendingBytes(pending: readonly TextNode[]): number {
   let bytes = 0;
   for (const document of pending) {
     const size = document.metadata.file_size;

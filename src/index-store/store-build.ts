@@ -26,7 +26,7 @@ import { checkEmbeddings } from "./embed-nodes.js";
 import { contentHash } from "./embedding-cache.js";
 import { sameStat } from "./index-sources.js";
 import { type Prepared, readingAhead, splittingAhead } from "./read-ahead.js";
-import { splitPoolFor } from "./split-pool.js";
+import { pendingBytes, splitPoolFor } from "./split-pool.js";
 
 /** Chunks split, embedded and written per transaction: a kill loses at most one group, and the next run goes on. */
 const GROUP_CHUNKS = 256;
@@ -53,6 +53,8 @@ export type UpdateStoreOptions = FromDocumentsOptions & {
   readDocument?: BuildReadDocument | undefined;
   /** As {@link FromDocumentsCachedOptions.threads}. */
   threads?: number | undefined;
+  /** As {@link FromDocumentsCachedOptions.onBuildStart}. */
+  onBuildStart?: FromDocumentsCachedOptions["onBuildStart"] | undefined;
 };
 
 let defaultSplitterId: string | undefined;
@@ -166,6 +168,7 @@ async function updateInPlace(
     await store.write([], removed);
     wrote = true;
   }
+  if (pending.length > 0) options.onBuildStart?.({ documents: pending.length, bytes: pendingBytes(pending) });
   const counts = await writeDocuments(store, pending, before, sources, options);
   if (pending.length > 0) wrote = true;
   // Unchanged by their fingerprint, then by their bytes or text as they were read: listed in the documents' order.
