@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 
 // A large index build allocates far faster than it keeps: its live heap stays near 100–250 MB while V8, left to
 // itself, lets the heap grow to 3–4 times that between full collections. Indexing Debian's /usr/share/doc (3,956
-// files) peaked at 1,160 MB of RSS that way, and at 622 MB with the heap grown by at most 60% (the wall time within
+// files) peaked at 990 MiB of RSS that way, and at 607 MiB with the heap grown by at most 60% (the wall time within
 // the run-to-run spread: 127–137 s). The CLI asks V8 for that once a build has this much to split; the library sets
 // no flag of its host's process.
 
