@@ -19,6 +19,36 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * Runs each of `probes` (a module's source, run through tsx) in its own process, all let go at the same instant:
+ * each waits, once loaded, until the test has seen every one ready. Returns what each printed, as JSON.
+ */
+async function startedTogether(probes: string[]): Promise<unknown[]> {
+  const go = join(dir, "go");
+  const runs = probes.map((probe, index) => {
+    const prelude = `
+      import { existsSync as ready_exists, writeFileSync as ready_write } from "node:fs";
+      ready_write(${JSON.stringify(join(dir, `ready-${index}`))}, "");
+      while (!ready_exists(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 1));`;
+    const spawned = spawn(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", `${prelude}\n${probe}`],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let out = "";
+    spawned.stdout.on("data", (data) => {
+      out += data;
+    });
+    return new Promise<string>((resolve) => spawned.once("exit", () => resolve(out)));
+  });
+  while ((await readdir(dir)).filter((name) => name.startsWith("ready-")).length < probes.length)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  await writeFile(go, "");
+  return (await Promise.all(runs)).map((out) => JSON.parse(out));
+}
+
 /** The release of a lease this process took (fails the test when another process holds it). */
 function taken(attempt: ReturnType<typeof takeBuildLease>): () => void {
   if (!("release" in attempt)) throw new Error(`the lease is held by ${JSON.stringify(attempt.heldBy)}`);
@@ -75,40 +105,22 @@ describe("build lease", () => {
   });
 
   it("of processes that try at the same instant, one takes it and the others are told who", async () => {
-    const tries = 4;
-    const go = join(dir, "go");
-    const probe = (index: number) => `
-      import { existsSync, writeFileSync } from "node:fs";
+    const probe = `
       import { takeBuildLease } from ${JSON.stringify(new URL("./build-lease.ts", import.meta.url).pathname)};
-      writeFileSync(${JSON.stringify(join(dir, `ready-${index}`))}, "");
-      while (!existsSync(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 1));
       const attempt = takeBuildLease(${JSON.stringify(join(dir, "index"))});
       console.log(JSON.stringify("release" in attempt ? { taken: process.pid } : attempt));
       // Held until the others have tried.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       if ("release" in attempt) attempt.release();`;
-    const children = Array.from({ length: tries }, (_, index) => {
-      const spawned = spawn(
-        process.execPath,
-        ["--import", "tsx", "--input-type=module", "-e", probe(index)],
-        {
-          stdio: ["ignore", "pipe", "inherit"],
-        },
-      );
-      let out = "";
-      spawned.stdout.on("data", (data) => {
-        out += data;
-      });
-      return new Promise<string>((resolve) => spawned.once("exit", () => resolve(out)));
-    });
-    while ((await readdir(dir)).filter((name) => name.startsWith("ready-")).length < tries)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    await writeFile(go, "");
-    const results = (await Promise.all(children)).map((out) => JSON.parse(out));
-    const takers = results.filter((result) => "taken" in result);
+    const results = (await startedTogether([probe, probe, probe, probe])) as (
+      | { taken: number }
+      | { heldBy: { pid: number } }
+    )[];
+    const takers = results.flatMap((result) => ("taken" in result ? [result.taken] : []));
     expect(takers).toHaveLength(1);
-    for (const other of results.filter((result) => "heldBy" in result))
-      expect(other.heldBy.pid).toBe(takers[0].taken);
+    expect(results.flatMap((result) => ("heldBy" in result ? [result.heldBy.pid] : []))).toEqual(
+      Array(3).fill(takers[0]),
+    );
     expect(await readdir(join(dir, "index"))).toEqual([]);
   }, 60_000);
 
@@ -155,35 +167,14 @@ describe("build lease", () => {
         join(many, `note-${file}.md`),
         `# Note ${file}\n\nThe lease of build ${file} is held.\n`,
       );
-    const go = join(dir, "go");
-    const probe = (index: number) => `
-      import { existsSync, writeFileSync } from "node:fs";
+    const probe = `
       import { refreshFolderIndex } from ${JSON.stringify(new URL("./folder-index.ts", import.meta.url).pathname)};
       import { folderIndexOptions } from ${JSON.stringify(new URL("./folder-index-options.test.util.ts", import.meta.url).pathname)};
-      writeFileSync(${JSON.stringify(join(dir, `ready-${index}`))}, "");
-      while (!existsSync(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 1));
       const { stats } = await refreshFolderIndex(
         folderIndexOptions(${JSON.stringify(dir)}, ["many"], { whileAnotherBuilds: "wait" }),
       );
       console.log(JSON.stringify({ added: stats.sources.added.length, waitedMs: stats.waitedMs }));`;
-    const runs = [0, 1].map((index) => {
-      const spawned = spawn(
-        process.execPath,
-        ["--import", "tsx", "--input-type=module", "-e", probe(index)],
-        {
-          stdio: ["ignore", "pipe", "inherit"],
-        },
-      );
-      let out = "";
-      spawned.stdout.on("data", (data) => {
-        out += data;
-      });
-      return new Promise<string>((resolve) => spawned.once("exit", () => resolve(out)));
-    });
-    while ((await readdir(dir)).filter((name) => name.startsWith("ready-")).length < 2)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    await writeFile(go, "");
-    const results = (await Promise.all(runs)).map((out) => JSON.parse(out));
+    const results = (await startedTogether([probe, probe])) as { added: number; waitedMs?: number }[];
     expect(results.map((result) => result.added).sort((a, b) => a - b)).toEqual([0, 1_000]);
     const waited = results.find((result) => result.added === 0);
     expect(waited?.waitedMs).toBeGreaterThan(0);
