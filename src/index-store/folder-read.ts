@@ -56,14 +56,12 @@ export async function readFolderDocuments(options: FolderIndexOptions): Promise<
       : undefined;
   try {
     // After waiting, the folder and what is in it are the other build's.
-    const read =
-      waited?.waitedMs === undefined
-        ? await listAndOpen(options, folder, { madeFolder, hadIndex, started })
-        : await listAndOpen(options, folder, {
-            madeFolder: false,
-            hadIndex: existsSync(join(folder, SQLITE_INDEX_FILE)),
-            started,
-          });
+    const afterOther = waited?.waitedMs !== undefined;
+    const read = await listAndOpen(options, folder, {
+      madeFolder: madeFolder && !afterOther,
+      hadIndex: afterOther ? existsSync(join(folder, SQLITE_INDEX_FILE)) : hadIndex,
+      started,
+    });
     if (waited === undefined) return read;
     const { stats } = read;
     return {
@@ -133,7 +131,8 @@ async function leaseAfterOtherBuilds(
   });
   while (!("release" in attempt)) {
     await sleep(WAIT_POLL_MS, options.signal);
-    attempt = takeBuildLease(folder);
+    // Looked at first (a stat and a small read): trying to take it writes a file, four times a second while waiting.
+    if (!liveBuild(folder)) attempt = takeBuildLease(folder);
   }
   return { lease: attempt, waitedMs: performance.now() - started };
 }
