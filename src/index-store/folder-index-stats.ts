@@ -36,6 +36,12 @@ export interface FolderIndexStats {
    * then what that build has committed so far, without the files it has not reached or edits since.
    */
   asIs?: AsIsIndex | undefined;
+  /**
+   * Set when the folder was not walked: every folder and file walked when the index was last found up to date kept
+   * its modification time, so that listing was used again (a cache folder's `listing.json`). `relisted`: files whose
+   * times changed, listed again one by one.
+   */
+  remembered?: { relisted: number } | undefined;
   /** Time spent waiting for another process's build of the same index before this one (`whileAnotherBuilds: "wait"`). */
   waitedMs?: number | undefined;
   /** The whole run, a wait included. */

@@ -206,7 +206,7 @@ describe("openFolderIndex", () => {
     expect(await first.index.saved).toBeDefined();
     await first.index.close();
     const read = await readFolderDocuments(options(["docs"]));
-    const ids = read.documents.map((document) => document.id);
+    const ids = read.documents().map((document) => document.id);
     expect(ids).toHaveLength(2);
     expect(read.unchanged?.sources.unchanged).toEqual(ids);
     const opened = await buildFolderIndex(read, {
@@ -259,7 +259,7 @@ describe("openFolderIndex", () => {
     const opened = await buildFolderIndex(read, { persist: "await", signal: new AbortController().signal });
     // Built anew for the listing's embedding model: every file added again, none found unchanged.
     expect(opened.stats.sources).toMatchObject({
-      added: read.documents.map((document) => document.id),
+      added: read.documents().map((document) => document.id),
       unchanged: [],
     });
     expect(await topText(opened.index, "default mode")).toContain("compact");

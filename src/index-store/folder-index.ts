@@ -90,7 +90,8 @@ async function buildOnRead(
     // onHeldStore closed it.
     held = undefined;
   }
-  progress.start("Splitting into chunks", documents.length);
+  const listed = documents();
+  progress.start("Splitting into chunks", listed.length);
   const buildOptions: FromDocumentsOptions = {
     embedModel,
     ...(splitter ? { splitter } : {}),
@@ -108,7 +109,7 @@ async function buildOnRead(
   try {
     // Built on the store held open: not opened again, its rows not read again (the memo of `sources`).
     index = await buildOnStore(
-      documents,
+      listed,
       folder,
       {
         ...buildOptions,
@@ -125,7 +126,7 @@ async function buildOnRead(
     if (persist !== "background" || !IndexSaveError.isInstance(error)) throw error;
     // An index in memory holds every text anyway: read them all (again, those the failed build had read).
     const read: TextNode[] = [];
-    for (const document of documents) {
+    for (const document of listed) {
       signal.throwIfAborted();
       // Asked without a bytes hash, a read is never "same-bytes".
       const whole = await readDocument(document);

@@ -97,8 +97,10 @@ export interface FolderRead {
   /**
    * Every file to index, by its metadata only (empty text): `readDocument` reads one when the build reaches it, so
    * the texts of a group are held at a time, not the folder's. Those the stored index holds unchanged are never read.
+   * Made when first asked for: an unchanged index whose listing was remembered (`listing-snapshot.ts`) is queried
+   * without them.
    */
-  documents: TextNode[];
+  documents(): TextNode[];
   readDocument: BuildReadDocument;
   /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
   rebuild: boolean;

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReadersFor } from "../reader/formats/registry.js";
 import { listDocuments, type SkippedPath } from "../reader/index.js";
-import type { ParseElsewhere } from "../reader/read-file.js";
+import type { ParseElsewhere, SkipRead } from "../reader/read-file.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
@@ -18,11 +18,12 @@ import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folde
 import { countSkipped } from "./folder-index-stats.js";
 import { type FolderIndexOptions, type FolderRead, SILENT_PROGRESS } from "./folder-read-options.js";
 import { buildSettings, givenRoots, readIndexedFolder, storedFiles } from "./indexed-folder-read.js";
+import { listFromSnapshot, listingKey, rememberListing } from "./listing-snapshot.js";
 import { LocalFingerprints } from "./local-fingerprints.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
 import { storeLabel } from "./store-location.js";
 import { namesAsStored } from "./stored-names.js";
-import { unchangedBuildStats } from "./stored-sources.js";
+import { storedBuildStats, unchangedBuildStats } from "./stored-sources.js";
 
 /**
  * Picks the cache folder and lists the documents to index (walked and examined, none read yet); the build reads
@@ -215,33 +216,52 @@ async function listFolder(
   });
   const knownLocally = new Set<string>();
   const { readAs, ...walkOptions } = walk;
-  const listing = await listDocuments(
-    roots.map((root) => root.location),
-    {
-      ...walkOptions,
-      readers: builtInReadersFor(readAs),
-      rootNames: named.names,
-      signal,
-      // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
-      skipRead: ({ path, size, lastModifiedAt, reader }) => {
-        const source = known.get(path);
-        if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
-          return true;
-        if (localFingerprints.knows({ path, size, lastModifiedAt, reader }, source)) {
-          knownLocally.add(path);
-          return true;
-        }
-        return skippedReads.answer({ path, size, lastModifiedAt, reader }) ?? false;
-      },
+  const listingOptions = (rootNames: Record<string, string>) => ({
+    ...walkOptions,
+    readers: builtInReadersFor(readAs),
+    rootNames,
+    signal,
+    // Read again when the reader for its ending changed (a new ragsynth, another format), not only the file.
+    skipRead: ({ path, size, lastModifiedAt, reader }: Parameters<SkipRead>[0]) => {
+      const source = known.get(path);
+      if (source?.size === size && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
+        return true;
+      if (localFingerprints.knows({ path, size, lastModifiedAt, reader }, source)) {
+        knownLocally.add(path);
+        return true;
+      }
+      return skippedReads.answer({ path, size, lastModifiedAt, reader }) ?? false;
     },
-  );
+  });
+  const locations = roots.map((root) => root.location);
+  // A cache folder's index remembers the listing that found it up to date: when every folder walked and every file
+  // keeps its time, nothing is walked or examined again (files with new times are listed one by one).
+  const key =
+    options.store === undefined && !rebuild && Array.isArray(stored)
+      ? listingKey({ roots: locations, names: named.names, walk, cwd })
+      : undefined;
+  const startedAt = { wallMs: performance.timeOrigin + started };
+  const remembered =
+    key === undefined
+      ? undefined
+      : await listFromSnapshot(
+          folder,
+          key,
+          stored as StoredSource[],
+          (files, names) => listDocuments(files, listingOptions(names)),
+          { roots: locations, started: startedAt },
+        );
+  const listing = remembered ?? (await listDocuments(locations, listingOptions(named.names)));
   // Our own cache folder is no news.
   const report = () => {
     const { skipped, formats } = listing.report();
     return { skipped: skipped.filter((entry) => resolve(named.from, entry.path) !== folder), formats };
   };
-  const documents = listing.documents;
-  if (documents.length === 0) throw noDocuments(paths, report().skipped);
+  // A remembered listing that listed no file again is the store's files as they are: no document is made for it
+  // unless a build asks (the store changed under the ask).
+  const asStored = remembered?.relisted === 0 && Array.isArray(stored) ? stored : undefined;
+  const documents = asStored ? [] : listing.documents;
+  if (!asStored && documents.length === 0) throw noDocuments(paths, report().skipped);
   // This machine's copy of a file whose bytes are the shared store's row's is listed with the row's time (its size
   // is the same, as its bytes are): the index finds it unchanged, as the machine that wrote the row does.
   for (const document of knownLocally.size > 0 ? documents : []) {
@@ -255,8 +275,11 @@ async function listFolder(
       message: `the cached index in ${storeLabel(folder)} names these files from another working folder (${renamed.stored} is ${renamed.listed} from here), so they are read again: the index names files by their path from where ragsynth runs. Run it from one folder to keep its index.`,
     });
   }
-  const unchanged =
-    !rebuild && Array.isArray(stored) ? unchangedBuildStats(documents, stored, embedModel) : undefined;
+  const unchanged = asStored
+    ? storedBuildStats(asStored, embedModel)
+    : !rebuild && Array.isArray(stored)
+      ? unchangedBuildStats(documents, stored, embedModel)
+      : undefined;
   const unreadable = new Set<string>();
   const readDocument: BuildReadDocument = async (document, { unlessBytesHash, parser } = {}) => {
     // The build's worker threads parse the files: the readers here are built-in ones by `readAs`, which a thread
@@ -282,7 +305,7 @@ async function listFolder(
     const { skipped, formats } = report();
     return {
       cacheDir: storeLabel(folder),
-      files: documents.length - unreadable.size,
+      files: (asStored ?? documents).length - unreadable.size,
       formats,
       skipped,
       skippedCounts: countSkipped(skipped),
@@ -292,13 +315,14 @@ async function listFolder(
       sources: build.sources,
       threads: build.threads ?? 0,
       ...(build.threadsFailed === undefined ? {} : { threadsFailed: build.threadsFailed }),
+      ...(remembered ? { remembered: { relisted: remembered.relisted } } : {}),
       durationMs: performance.now() - started,
     };
   };
   return {
     folder,
     ...buildSettings(options),
-    documents,
+    documents: () => listing.documents,
     readDocument,
     rebuild,
     unchanged,
@@ -306,8 +330,19 @@ async function listFolder(
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
     keepReadMemory: () => {
+      // A remembered listing touched only the files listed again: the memories of the rest stay as they are.
+      if (remembered) {
+        if (unchanged) remembered.remember();
+        return;
+      }
       skippedReads.save();
       localFingerprints.save();
+      if (key !== undefined && unchanged)
+        rememberListing(folder, key, listing, {
+          roots: locations,
+          noIgnore: walk.noIgnore,
+          started: startedAt,
+        });
     },
     forgetOwnIndex: async () => {
       if (madeFolder) await rm(folder, { recursive: true, force: true });

@@ -63,7 +63,7 @@ export async function readIndexedFolder(
   return {
     folder,
     ...buildSettings(options),
-    documents: [],
+    documents: () => [],
     readDocument: () => Promise.reject(noRead()),
     rebuild: false,
     unchanged: storedBuildStats(sources, embedModel),

@@ -25,3 +25,4 @@ export {
   type SkipCode,
   type SkippedPath,
 } from "./read-documents.js";
+export type { WalkedFile } from "./walk-files.js";

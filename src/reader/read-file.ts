@@ -143,7 +143,7 @@ export function examineWalkedFile(
   const stub = new TextNode({
     id: displayPath,
     text: "",
-    ...fileFields(name, displayPath, stats, chosen),
+    ...fileFields(name, displayPath, statFields(stats), { format: chosen.reader.format, reader: chosen.id }),
   });
   const known = context.skipRead?.({
     path: displayPath,
@@ -353,23 +353,47 @@ function imageDocument(
     id: displayPath,
     text: caption,
     imagePath: absolute,
-    ...fileFields(name, displayPath, stats, undefined),
+    ...fileFields(name, displayPath, statFields(stats), undefined),
   });
 }
 
 /** The metadata every document read from a file carries, with the bookkeeping keys hidden from embeddings and prompts. */
-function fileFields(name: string, displayPath: string, stats: Stats, chosen: ChosenReader | undefined) {
+/**
+ * The document a listing gives a file it has not read (its metadata, an empty text), made again from what an earlier
+ * listing found: for a caller that remembers listings (an index's freshness check, `listing-snapshot.ts`).
+ */
+export function listedFileStub(
+  displayPath: string,
+  file: { size: number; lastModifiedAt: string; format: string; reader: string },
+): TextNode {
+  return new TextNode({
+    id: displayPath,
+    text: "",
+    ...fileFields(nameParts(displayPath).name, displayPath, file, file),
+  });
+}
+
+function fileFields(
+  name: string,
+  displayPath: string,
+  { size, lastModifiedAt }: { size: number; lastModifiedAt: string },
+  chosen: { format: string; reader: string } | undefined,
+) {
   return {
     metadata: {
       file_path: displayPath,
       file_name: name,
-      file_size: stats.size,
-      last_modified_at: stats.mtime.toISOString(),
-      ...(chosen ? { format: chosen.reader.format, reader: chosen.id } : {}),
+      file_size: size,
+      last_modified_at: lastModifiedAt,
+      ...(chosen ? { format: chosen.format, reader: chosen.reader } : {}),
     } as Record<string, string | number>,
     excludedEmbedMetadataKeys: [...HIDDEN_KEYS],
     excludedLlmMetadataKeys: [...HIDDEN_KEYS],
   };
+}
+
+function statFields(stats: Stats): { size: number; lastModifiedAt: string } {
+  return { size: stats.size, lastModifiedAt: stats.mtime.toISOString() };
 }
 
 function errorCode(error: unknown): string {

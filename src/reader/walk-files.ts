@@ -58,6 +58,10 @@ export interface WalkResult {
    * Every file is checked against them again when it is read (`resolveInsideRoots`).
    */
   allowedRoots: string[];
+  /** The real paths of the folders walked (each listed once), in the order they were listed. */
+  folders: string[];
+  /** Symbolic links met among the folders' entries (followed or not). */
+  links: number;
 }
 
 /**
@@ -69,6 +73,8 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
   const files: WalkedFile[] = [];
   const skipped: SkippedPath[] = [];
   const allowedRoots: string[] = [];
+  const folders: string[] = [];
+  let links = 0;
   const realRootPaths = new Map<WalkRoot, string>();
   for (const root of roots) {
     const real = await realpath(root.absolute).catch(() => undefined);
@@ -95,6 +101,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
     if (turns.due()) await turns.take();
     options.signal?.throwIfAborted();
     visited.add(realFolder);
+    folders.push(realFolder);
     let entries: Dirent[];
     try {
       entries = readdirSync(folder, { withFileTypes: true });
@@ -132,6 +139,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
       const relative = relativeBase === "" ? entry.name : `${relativeBase}/${entry.name}`;
       const leave = (code: SkipCode, reason: string) => skip(entryDisplay, code, reason);
 
+      if (entry.isSymbolicLink()) links++;
       const target = entry.isSymbolicLink() ? resolveLink(absolute) : undefined;
       if (target && "code" in target) {
         leave(target.code, target.reason);
@@ -202,7 +210,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
       skip(root.displayPath, "not_a_file", "not a regular file (a device, FIFO or socket)");
     }
   }
-  return { files, skipped, allowedRoots };
+  return { files, skipped, allowedRoots, folders, links };
 }
 
 /** The longest the walk, or the examining of the files it found, keeps the event loop before giving it a turn. */

@@ -1,4 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Ignore, Options as IgnoreOptions } from "ignore";
@@ -105,24 +106,35 @@ export async function loadIgnoreLevel(
  * ancestor holding `.git`) down to `root`'s parent. None when `root` is not inside a repository.
  */
 export async function ancestorIgnoreLevels(root: string): Promise<IgnoreLevel[]> {
-  const ancestors: string[] = [];
-  for (let folder = path.dirname(root); ; folder = path.dirname(folder)) {
-    ancestors.unshift(folder);
-    if (
-      await stat(path.join(folder, ".git")).then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
-    if (path.dirname(folder) === folder) return [];
-  }
+  const { folders, inRepository } = foldersAbove(root);
   const levels: IgnoreLevel[] = [];
-  for (const folder of ancestors) {
+  for (const folder of inRepository ? folders : []) {
     const level = await loadIgnoreLevel(folder, folder, undefined);
     if (level) levels.push(level);
   }
   return levels;
+}
+
+/**
+ * The folders {@link ancestorIgnoreLevels} looks in for `.git`, top first: from `root`'s parent up to the
+ * repository's top (`inRepository`), or up to the file system's root when none holds `.git`.
+ */
+export function foldersAbove(root: string): { folders: string[]; inRepository: boolean } {
+  const folders: string[] = [];
+  for (let folder = path.dirname(root); ; folder = path.dirname(folder)) {
+    folders.unshift(folder);
+    if (holds(folder, ".git")) return { folders, inRepository: true };
+    if (path.dirname(folder) === folder) return { folders, inRepository: false };
+  }
+}
+
+/** Whether `folder` holds `name` (anything that cannot be examined does not count). */
+function holds(folder: string, name: string): boolean {
+  try {
+    return statSync(path.join(folder, name), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,0 +1,242 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
+import { folderIndexOptions } from "./folder-index-options.test.util.js";
+import type { FolderIndexStats } from "./folder-index-stats.js";
+import type { FolderIndexOptions } from "./folder-read-options.js";
+import { LISTING_SNAPSHOT_FILE } from "./listing-snapshot.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ragsynth-listing-snapshot-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+// Times a listing may trust: well before now (a time within the last seconds is not remembered, see RACY_MS).
+let clock = Date.now() / 1000 - 86_400;
+async function age(...paths: string[]): Promise<void> {
+  for (const path of paths) {
+    clock += 1;
+    await utimes(path, clock, clock);
+  }
+}
+
+/**
+ * Writes `docs/<name>` and gives it a time in the past; a new file, every folder from it up to docs/ too (their
+ * entries changed, as their times tell).
+ */
+async function put(name: string, text: string): Promise<void> {
+  const path = join(dir, "docs", name);
+  const isNew = !existsSync(path);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+  await age(path, ...(isNew ? foldersUp(dirname(path)) : []));
+}
+
+function foldersUp(folder: string): string[] {
+  const folders: string[] = [];
+  for (let at = folder; at.length >= join(dir, "docs").length; at = dirname(at)) folders.push(at);
+  return folders;
+}
+
+function options(more: Partial<FolderIndexOptions> = {}): FolderIndexOptions {
+  return folderIndexOptions(dir, ["docs"], { cacheDir: "cache", ...more });
+}
+
+/** A file's id in the index: its absolute path (the tests run from another working folder than `dir`). */
+const id = (name: string) => join(dir, "docs", name);
+
+const refresh = async (more: Partial<FolderIndexOptions> = {}) =>
+  (await refreshFolderIndex(options(more))).stats;
+
+async function threeDocs(): Promise<void> {
+  await put("modes.md", "# Modes\n\nThe default response mode is compact.\n");
+  await put("tree.md", "# Tree\n\ntree_summarize builds summaries level by level.\n");
+  await put("guide/start.md", "# Start\n\nInstall it, then ask a question.\n");
+}
+
+describe("a remembered listing", () => {
+  it("is written once the index is found up to date, and then no folder is walked again", async () => {
+    await threeDocs();
+    const first = await refresh();
+    expect(first.sources.added).toHaveLength(3);
+    expect(first.remembered).toBeUndefined();
+    // Built: nothing remembered yet (the store changed); found up to date: remembered.
+    expect(existsSync(join(dir, "cache", LISTING_SNAPSHOT_FILE))).toBe(false);
+    const second = await refresh();
+    expect(second.remembered).toBeUndefined();
+    expect(existsSync(join(dir, "cache", LISTING_SNAPSHOT_FILE))).toBe(true);
+    const third = await refresh();
+    expect(third.remembered).toEqual({ relisted: 0 });
+    expect(comparable(third)).toEqual(comparable(second));
+  });
+
+  it("lists a file edited in place again, alone, and remembers its new time once the index holds it", async () => {
+    await threeDocs();
+    await refresh();
+    await refresh();
+    await put("guide/start.md", "# Start\n\nInstall it, then ask a question. Edited.\n");
+    const edited = await refresh();
+    expect(edited.remembered).toEqual({ relisted: 1 });
+    expect(edited.sources.changed).toEqual([id("guide/start.md")]);
+    // The store holds the edit: that ask finds it unchanged, listing it again, and remembers its time.
+    expect((await refresh()).remembered).toEqual({ relisted: 1 });
+    const after = await refresh();
+    expect(after.remembered).toEqual({ relisted: 0 });
+    expect(after.sources.unchanged).toEqual([id("guide/start.md"), id("modes.md"), id("tree.md")]);
+  });
+
+  it("is not used when a file is added or removed, or an ignore file is edited in place", async () => {
+    await threeDocs();
+    await put(".gitignore", "drafts/\n");
+    await refresh();
+    await refresh();
+    await put("guide/more.md", "# More\n\nAnother page.\n");
+    const added = await refresh();
+    expect(added.remembered).toBeUndefined();
+    expect(added.sources.added).toEqual([id("guide/more.md")]);
+
+    await refresh();
+    await rm(join(dir, "docs", "tree.md"));
+    await age(join(dir, "docs"));
+    const removed = await refresh();
+    expect(removed.remembered).toBeUndefined();
+    expect(removed.sources.removed).toEqual([id("tree.md")]);
+
+    await refresh();
+    // Same folder entries, same name: only the ignore file's own time tells.
+    await put(".gitignore", "drafts/\nguide/\n");
+    const ignored = await refresh();
+    expect(ignored.remembered).toBeUndefined();
+    expect(ignored.sources.removed).toEqual([id("guide/more.md"), id("guide/start.md")]);
+  });
+
+  it("is not used when an ignore file above the folder, in its repository, changes", async () => {
+    await mkdir(join(dir, ".git"));
+    await threeDocs();
+    await refresh();
+    await refresh();
+    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    await writeFile(join(dir, ".gitignore"), "docs/tree.md\n");
+    await age(join(dir, ".gitignore"));
+    const after = await refresh();
+    expect(after.remembered).toBeUndefined();
+    expect(after.sources.removed).toEqual([id("tree.md")]);
+  });
+
+  it("is not kept for a folder with a symbolic link, nor used when its file is not ours", async () => {
+    await threeDocs();
+    await symlink(join(dir, "docs", "modes.md"), join(dir, "docs", "link.md"));
+    await age(join(dir, "docs"));
+    await refresh();
+    await refresh();
+    expect(existsSync(join(dir, "cache", LISTING_SNAPSHOT_FILE))).toBe(false);
+    await rm(join(dir, "docs", "link.md"));
+    await age(join(dir, "docs"));
+    await refresh();
+    await refresh();
+    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    await writeFile(join(dir, "cache", LISTING_SNAPSHOT_FILE), JSON.stringify({ format: 1, key: "x" }));
+    expect((await refresh()).remembered).toBeUndefined();
+  });
+
+  it("reads no file outside the folders given that a forged one names", async () => {
+    await threeDocs();
+    await writeFile(join(dir, "secret.md"), "# Secret\n\nThe password is hunter2.\n");
+    await refresh();
+    await refresh();
+    const path = join(dir, "cache", LISTING_SNAPSHOT_FILE);
+    const snapshot = JSON.parse(await readFile(path, "utf8"));
+    // The first document's row now points at a file outside docs/, with a time that makes it look edited.
+    snapshot.files[0][0] = join(dir, "secret.md");
+    snapshot.files[0][3] = 1;
+    await writeFile(path, JSON.stringify(snapshot));
+    const after = await refreshFolderIndex(options());
+    expect(after.stats.remembered).toBeUndefined();
+    expect(after.stats.sources.changed).toEqual([]);
+    const opened = await openFolderIndex(options());
+    expect(opened.index.nodes.map((node) => node.text).join("\n")).not.toContain("hunter2");
+    await folderIndexSaved(opened);
+  });
+
+  it("is not used by another walk (other rules, another reader for an ending)", async () => {
+    await threeDocs();
+    await refresh();
+    await refresh();
+    const walk = { ...options().walk, exclude: ["tree.md"] };
+    const excluded = await refresh({ walk });
+    expect(excluded.remembered).toBeUndefined();
+    expect(excluded.sources.removed).toEqual([id("tree.md")]);
+  });
+
+  it("gives what a full listing gives, whatever is done to the folder in between (a run without it, beside)", async () => {
+    const operation = fc.oneof(
+      fc.record({ kind: fc.constant("edit" as const), file: fc.nat(7), text: fc.string({ maxLength: 20 }) }),
+      fc.record({ kind: fc.constant("touch" as const), file: fc.nat(7) }),
+      // The same size, other bytes: only the time tells.
+      fc.record({ kind: fc.constant("flip" as const), file: fc.nat(7) }),
+      fc.record({ kind: fc.constant("remove" as const), file: fc.nat(7) }),
+      fc.record({ kind: fc.constant("ignore" as const), file: fc.nat(7) }),
+      fc.record({ kind: fc.constant("binary" as const), file: fc.nat(7) }),
+    );
+    // How often the remembered listing was used, and with files listed again: the property must reach both.
+    const used = { remembered: 0, relisted: 0 };
+    const names = ["a.md", "b.txt", "sub/c.md", "sub/d.md", "sub/deep/e.md", "f.md", "sub/g.txt", "h.md"];
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 8 }), async (operations) => {
+        await rm(join(dir, "docs"), { recursive: true, force: true });
+        await rm(join(dir, "cache"), { recursive: true, force: true });
+        await rm(join(dir, "full"), { recursive: true, force: true });
+        for (const name of names.slice(0, 5)) await put(name, `# ${name}\n\nThe text of ${name}.\n`);
+        const both = async () => {
+          const remembered = await refresh();
+          await rm(join(dir, "full", LISTING_SNAPSHOT_FILE), { force: true });
+          const full = await refresh({ cacheDir: "full" });
+          expect(full.remembered).toBeUndefined();
+          expect(comparable(remembered)).toEqual(comparable(full));
+          if (remembered.remembered) used.remembered++;
+          if (remembered.remembered?.relisted) used.relisted++;
+          return remembered;
+        };
+        await both();
+        await both();
+        for (const step of operations) {
+          const name = names[step.file % names.length] as string;
+          const path = join(dir, "docs", name);
+          if (step.kind === "edit") await put(name, `# ${name}\n\n${step.text}\n`);
+          else if (step.kind === "binary") await put(name, "\u0000\u0001binary\u0000");
+          else if (step.kind === "ignore") await put(".gitignore", `${name}\n`);
+          else if (!existsSync(path)) continue;
+          else if (step.kind === "touch") await age(path);
+          else if (step.kind === "flip") {
+            const text = await readFile(path, "latin1");
+            await writeFile(
+              path,
+              text.replace(/[a-z]/g, (letter) => letter.toUpperCase()).replace(/[A-Z]$/, "x"),
+            );
+            await age(path);
+          } else {
+            await rm(path);
+            await age(...foldersUp(dirname(path)));
+          }
+          await both();
+        }
+      }),
+      { numRuns: 40 },
+    );
+    expect(used.remembered).toBeGreaterThan(10);
+    expect(used.relisted).toBeGreaterThan(5);
+  }, 60_000);
+});
+
+/** A run's stats without what differs between two runs of the same listing (where, how long, how it was listed). */
+function comparable(stats: FolderIndexStats) {
+  const { cacheDir: _cacheDir, durationMs: _durationMs, remembered: _remembered, ...rest } = stats;
+  return rest;
+}
