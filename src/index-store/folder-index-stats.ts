@@ -65,6 +65,40 @@ export interface ReadCounts {
   skipped: readonly SkippedPath[];
 }
 
+/**
+ * A listed folder's {@link FolderIndexStats}: what the listing found (`files`, their `formats`, what it `skipped`) and
+ * what the build did (`build`), in the cache folder `cacheDir` (as shown), since `started` (`performance.now()`).
+ */
+export function listedFolderStats(
+  build: IndexBuildStats,
+  {
+    cacheDir,
+    files,
+    formats,
+    skipped,
+    remembered,
+    started,
+  }: Pick<FolderIndexStats, "cacheDir" | "files" | "formats" | "skipped" | "remembered"> & {
+    started: number;
+  },
+): FolderIndexStats {
+  return {
+    cacheDir,
+    files,
+    formats,
+    skipped,
+    skippedCounts: countSkipped(skipped),
+    chunks: build.chunks,
+    embedded: build.embedded,
+    reused: build.reused,
+    sources: build.sources,
+    threads: build.threads ?? 0,
+    ...(build.threadsFailed === undefined ? {} : { threadsFailed: build.threadsFailed }),
+    ...(remembered ? { remembered } : {}),
+    durationMs: performance.now() - started,
+  };
+}
+
 /** Skips by code: `{ binary: 2, ignored: 9 }`, most first. */
 export function countSkipped(skipped: readonly SkippedPath[]): Record<string, number> {
   const counts: Record<string, number> = {};

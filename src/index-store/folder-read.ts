@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReadersFor } from "../reader/formats/registry.js";
-import { listDocuments, type SkippedPath } from "../reader/index.js";
+import { listDocuments } from "../reader/index.js";
 import type { ParseElsewhere, SkipRead } from "../reader/read-file.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { StoredSource } from "../store/index-store.js";
@@ -15,15 +15,22 @@ import { sleep } from "../util/abort.js";
 import type { BuildReadDocument, IndexBuildStats } from "./build-index-options.js";
 import { liveBuild, type TakenBuildLease, takeBuildLease } from "./build-lease.js";
 import { defaultCacheDir, sharedStoreMemoryDir, writableCacheDir } from "./folder-cache-dir.js";
-import { countSkipped } from "./folder-index-stats.js";
+import { listedFolderStats } from "./folder-index-stats.js";
 import { type FolderIndexOptions, type FolderRead, SILENT_PROGRESS } from "./folder-read-options.js";
-import { buildSettings, givenRoots, readIndexedFolder, storedFiles } from "./indexed-folder-read.js";
-import { listFromSnapshot, listingKey, rememberListing } from "./listing-snapshot.js";
+import {
+  buildSettings,
+  givenRoots,
+  noDocuments,
+  readIndexedFolder,
+  storedStore,
+} from "./indexed-folder-read.js";
+import { listFromSnapshot, rememberListing } from "./listing-snapshot.js";
 import { LocalFingerprints } from "./local-fingerprints.js";
+import { folderListingKey, readRememberedFolder } from "./remembered-folder-read.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";
 import { storeLabel } from "./store-location.js";
 import { namesAsStored } from "./stored-names.js";
-import { storedBuildStats, unchangedBuildStats } from "./stored-sources.js";
+import { storedBuildStats, storedFilesOf, unchangedBuildStats } from "./stored-sources.js";
 
 /**
  * Picks the cache folder and lists the documents to index (walked and examined, none read yet); the build reads
@@ -95,12 +102,27 @@ async function listAndOpen(
     if (asIs) return asIs;
   }
   // Files the stored index holds with the same size and modification time are listed, not read.
-  const opened = options.rebuild ? undefined : await storedFiles(folder, options);
-  const stored = opened === "other-version" ? opened : opened?.sources;
-  const store = opened === "other-version" ? undefined : opened?.store;
+  const opened = options.rebuild ? undefined : await storedStore(folder, options);
+  const store = opened === "other-version" ? undefined : opened;
   let read: Omit<FolderRead, "openStore">;
   try {
-    read = await listFolder(options, { folder, stored, madeFolder, hadIndex, started });
+    // A cache folder's listing remembered with the store's rows as they still are, nothing in it changed: neither
+    // the folder nor the rows are read.
+    const remembered =
+      store && options.store === undefined
+        ? await readRememberedFolder(options, folder, store, started)
+        : undefined;
+    if (remembered) return remembered;
+    const files = store ? await storedFilesOf(store) : undefined;
+    const stored = opened === "other-version" ? opened : files?.sources;
+    read = await listFolder(options, {
+      folder,
+      stored,
+      sourcesVersion: files?.sourcesVersion,
+      madeFolder,
+      hadIndex,
+      started,
+    });
   } catch (error) {
     await store?.close();
     throw error;
@@ -178,12 +200,15 @@ async function listFolder(
   {
     folder,
     stored,
+    sourcesVersion,
     madeFolder,
     hadIndex,
     started,
   }: {
     folder: string;
     stored: StoredSource[] | undefined | "other-version";
+    /** The store's `sourcesVersion`, read with `stored`. */
+    sourcesVersion: number | undefined;
     madeFolder: boolean;
     hadIndex: boolean;
     started: number;
@@ -237,9 +262,7 @@ async function listFolder(
   // A cache folder's index remembers the listing that found it up to date: when every folder walked and every file
   // keeps its time, nothing is walked or examined again (files with new times are listed one by one).
   const key =
-    options.store === undefined && !rebuild && Array.isArray(stored)
-      ? listingKey({ roots: locations, names: named.names, walk, cwd })
-      : undefined;
+    options.store === undefined && !rebuild && Array.isArray(stored) ? folderListingKey(options) : undefined;
   const startedAt = { wallMs: performance.timeOrigin + started };
   const remembered =
     key === undefined
@@ -249,7 +272,7 @@ async function listFolder(
           key,
           stored as StoredSource[],
           (files, names) => listDocuments(files, listingOptions(names)),
-          { roots: locations, started: startedAt },
+          { roots: locations, started: startedAt, names: named.names, sourcesVersion },
         );
   const listing = remembered ?? (await listDocuments(locations, listingOptions(named.names)));
   // Our own cache folder is no news.
@@ -301,24 +324,14 @@ async function listFolder(
     }
     return read;
   };
-  const stats = (build: IndexBuildStats) => {
-    const { skipped, formats } = report();
-    return {
+  const stats = (build: IndexBuildStats) =>
+    listedFolderStats(build, {
       cacheDir: storeLabel(folder),
       files: (asStored ?? documents).length - unreadable.size,
-      formats,
-      skipped,
-      skippedCounts: countSkipped(skipped),
-      chunks: build.chunks,
-      embedded: build.embedded,
-      reused: build.reused,
-      sources: build.sources,
-      threads: build.threads ?? 0,
-      ...(build.threadsFailed === undefined ? {} : { threadsFailed: build.threadsFailed }),
-      ...(remembered ? { remembered: { relisted: remembered.relisted } } : {}),
-      durationMs: performance.now() - started,
-    };
-  };
+      ...report(),
+      remembered: remembered && { relisted: remembered.relisted },
+      started,
+    });
   return {
     folder,
     ...buildSettings(options),
@@ -342,6 +355,9 @@ async function listFolder(
           roots: locations,
           noIgnore: walk.noIgnore,
           started: startedAt,
+          names: named.names,
+          namesFrom: named.from,
+          sourcesVersion,
         });
     },
     forgetOwnIndex: async () => {
@@ -370,17 +386,4 @@ function renamedFiles(
     }
   }
   return undefined;
-}
-
-/** The error when nothing was read: what was given and the first few reasons. */
-function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
-  const shown = skipped.slice(0, 3).map((entry) => `${entry.path}: ${entry.reason}`);
-  const passed =
-    skipped.length > 0
-      ? ` (${skipped.length} skipped: ${shown.join("; ")}${skipped.length > 3 ? "; …" : ""})`
-      : "";
-  return new RagsynthError({
-    code: "document_read",
-    message: `No documents to read in ${paths.join(", ")}${passed}. Point ragsynth at files or a folder of documents.`,
-  });
 }

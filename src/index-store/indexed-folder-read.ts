@@ -3,7 +3,8 @@
 import { resolve } from "node:path";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import type { IndexStore, StoredSource } from "../store/index-store.js";
+import type { SkippedPath } from "../reader/index.js";
+import type { IndexStore } from "../store/index-store.js";
 import { displayPath } from "../util/display-path.js";
 import { defaultCacheDir, writtenCacheDir } from "./folder-cache-dir.js";
 import type { AsIsIndex } from "./folder-index-stats.js";
@@ -11,7 +12,7 @@ import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
 import { isOtherIndexVersion } from "./store-index.js";
 import { storeLabel } from "./store-location.js";
 import { namesAsStored } from "./stored-names.js";
-import { openStoredFiles, storedBuildStats } from "./stored-sources.js";
+import { openBuiltStore, type StoredFiles, storedBuildStats, storedFilesOf } from "./stored-sources.js";
 
 /**
  * `readFolderDocuments` with `refresh: false`: the stored index as it is, its files listed from its rows (none
@@ -115,11 +116,26 @@ function sourcePath(path: string, cwd: string): string {
  */
 export async function storedFiles(
   folder: string,
-  { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
-): Promise<{ store: IndexStore; sources: StoredSource[] } | undefined | "other-version"> {
+  options: FolderIndexOptions,
+): Promise<({ store: IndexStore } & StoredFiles) | undefined | "other-version"> {
+  const store = await storedStore(folder, options);
+  if (store === undefined || store === "other-version") return store;
   try {
     // Fingerprints only: the node ids of 10^6 chunks are not what a freshness check needs.
-    return await openStoredFiles(folder, { embedModel, splitter, signal });
+    return { store, ...(await storedFilesOf(store)) };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** As {@link storedFiles}, with nothing read from the store yet. */
+export async function storedStore(
+  folder: string,
+  { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
+): Promise<IndexStore | undefined | "other-version"> {
+  try {
+    return await openBuiltStore(folder, { embedModel, splitter, signal });
   } catch (error) {
     if (!isOtherIndexVersion(error)) throw error;
     onNotice?.({
@@ -128,4 +144,17 @@ export async function storedFiles(
     });
     return "other-version";
   }
+}
+
+/** The error when nothing was read: what was given and the first few reasons. */
+export function noDocuments(paths: readonly string[], skipped: readonly SkippedPath[]): RagsynthError {
+  const shown = skipped.slice(0, 3).map((entry) => `${entry.path}: ${entry.reason}`);
+  const passed =
+    skipped.length > 0
+      ? ` (${skipped.length} skipped: ${shown.join("; ")}${skipped.length > 3 ? "; …" : ""})`
+      : "";
+  return new RagsynthError({
+    code: "document_read",
+    message: `No documents to read in ${paths.join(", ")}${passed}. Point ragsynth at files or a folder of documents.`,
+  });
 }

@@ -2,8 +2,10 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
 import { folderIndexOptions } from "./folder-index-options.test.util.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
@@ -144,6 +146,20 @@ describe("a remembered listing", () => {
     expect((await refresh()).remembered).toEqual({ relisted: 0 });
     await writeFile(join(dir, "cache", LISTING_SNAPSHOT_FILE), JSON.stringify({ format: 1, key: "x" }));
     expect((await refresh()).remembered).toBeUndefined();
+  });
+
+  it("notices a store row another writer changed (its rows' version moved), and lists that file again", async () => {
+    await threeDocs();
+    await refresh();
+    await refresh();
+    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    const db = new Database(join(dir, "cache", SQLITE_INDEX_FILE));
+    db.prepare("UPDATE sources SET size = size + 1 WHERE id = ?").run(id("tree.md"));
+    db.close();
+    const after = await refresh();
+    expect(after.remembered).toEqual({ relisted: 1 });
+    expect(after.sources.unchanged).toContain(id("tree.md"));
+    expect((await refresh()).remembered).toEqual({ relisted: 0 });
   });
 
   it("reads no file outside the folders given that a forged one names", async () => {

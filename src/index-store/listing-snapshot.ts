@@ -46,6 +46,11 @@ type RuleState = null | "present" | [size: number, modifiedMs: number];
 interface Snapshot {
   format: typeof FORMAT;
   key: string;
+  /** The names the roots' files are listed under (`namesAsStored`), and the folder they are named from. */
+  names: Record<string, string>;
+  namesFrom: string;
+  /** The store's `sourcesVersion` when its rows were found to be these documents (none: the store keeps none). */
+  sourcesVersion?: number | undefined;
   folders: [path: string, modifiedMs: number][];
   /** `.git` markers and ignore files above the roots, and the ignore files of the folders walked. */
   rules: [path: string, state: RuleState][];
@@ -70,42 +75,40 @@ export function listingKey(parts: Record<string, unknown>): string {
   return JSON.stringify({ ...parts, readers: READERS_VERSION });
 }
 
+/** Lists files by their paths (each named by its id): `listDocuments` of those files, with the folder's options. */
+export type ListFiles = (paths: string[], rootNames: Record<string, string>) => Promise<DocumentListing>;
+
+/** Where a remembered listing is checked: its roots (as given), and when the run started (wall clock). */
+export interface SnapshotCheck {
+  roots: readonly string[];
+  started: { wallMs: number };
+}
+
 /**
- * The folder's listing as remembered in `folder`, checked: undefined (list in full) when there is none under `key`,
- * when a folder walked or a rule file above a root changed, when the store's files are not the ones it lists, or when
- * more than a few files changed. Otherwise a listing whose files are the remembered ones, those with new times
- * listed again with `list` (by their paths, named by their ids).
+ * The folder's listing as remembered in `folder`, checked: undefined (list in full) when there is none under `key`
+ * for these `names`, when a folder walked or a rule file changed, when the store's files are not the ones it lists,
+ * or when more than a few files changed. Otherwise a listing whose files are the remembered ones, those with new
+ * times listed again (by their paths, named by their ids).
  */
 export async function listFromSnapshot(
   folder: string,
   key: string,
   stored: readonly StoredSource[],
-  listFiles: (paths: string[], rootNames: Record<string, string>) => Promise<DocumentListing>,
-  { roots, started }: { roots: readonly string[]; started: { wallMs: number } },
+  listFiles: ListFiles,
+  {
+    roots,
+    started,
+    names,
+    sourcesVersion,
+  }: SnapshotCheck & { names: Readonly<Record<string, string>>; sourcesVersion: number | undefined },
 ): Promise<SnapshotListing | undefined> {
-  const snapshot = readSnapshot(folder, key);
-  if (!snapshot) return undefined;
-  // The file is untrusted input (a cache folder others may write): a file it names is listed again (read) only by
-  // its real path, inside the roots; else the folder is listed in full. (Its other paths are only looked at.)
-  const real = realRoots(roots);
-  const insideRoots = (path: string) => real.some((root) => isInside(path, root));
-  const list = async (paths: string[], rootNames: Record<string, string>) => {
-    for (const path of paths) {
-      const resolved = realPathOf(path);
-      if (resolved !== path || !insideRoots(resolved)) return undefined;
-    }
-    return listFiles(paths, rootNames);
-  };
-  for (const [path, modifiedMs] of snapshot.folders) {
-    const stats = lstatSync(path, { throwIfNoEntry: false });
-    if (!stats?.isDirectory() || stats.mtimeMs !== modifiedMs) return undefined;
-  }
-  for (const [path, state] of snapshot.rules) if (!sameRule(path, state)) return undefined;
+  const checked = checkedSnapshot(folder, key, roots, listFiles);
+  if (!checked || JSON.stringify(checked.snapshot.names) !== JSON.stringify(names)) return undefined;
+  const { snapshot, list } = checked;
   // The store's rows must be the remembered documents, in order; one with another size, time or reader (written
   // since by another run) is listed again.
   const documents = snapshot.files.filter((file) => file[4] !== null);
   if (documents.length === 0 || documents.length !== stored.length) return undefined;
-  const changed: RememberedFile[] = [];
   const storedAsRemembered = new Set<RememberedFile>();
   for (const [index, file] of documents.entries()) {
     const source = stored[index] as StoredSource;
@@ -114,17 +117,8 @@ export async function listFromSnapshot(
     if (source.size === file[2] && source.lastModifiedAt === lastModifiedAt && source.reader === reader)
       storedAsRemembered.add(file);
   }
-  for (const file of snapshot.files) {
-    const stats = lstatSync(file[0], { throwIfNoEntry: false });
-    // Gone or another kind of entry, its folder unchanged: listed in full to be sure.
-    if (!stats?.isFile()) return undefined;
-    const same = stats.size === file[2] && stats.mtimeMs === file[3];
-    if (same && (file[4] === null || storedAsRemembered.has(file))) continue;
-    // A file skipped before (binary, too large…) may read differently now, as a folder's listing decides.
-    if (file[4] === null) return undefined;
-    changed.push(file);
-    if (changed.length > MAX_RELISTED) return undefined;
-  }
+  const changed = filesWithNewTimes(snapshot, storedAsRemembered);
+  if (!changed) return undefined;
   const again =
     changed.length === 0
       ? undefined
@@ -133,7 +127,93 @@ export async function listFromSnapshot(
           Object.fromEntries(changed.map((file) => [file[0], file[1]])),
         );
   if (changed.length > 0 && again === undefined) return undefined;
-  return snapshotListing(folder, snapshot, changed, again, list, started);
+  return snapshotListing(folder, { ...snapshot, sourcesVersion }, changed, again, list, started);
+}
+
+/**
+ * The remembered listing when nothing it names changed and the store's rows are the ones it was remembered with (the
+ * same `sourcesVersion`, so they need not be read): the documents' ids, the folder their names are from, and the
+ * listing (made from what was remembered). Undefined otherwise: then the store's rows are read and compared
+ * ({@link listFromSnapshot}).
+ */
+export function unchangedFromSnapshot(
+  folder: string,
+  key: string,
+  sourcesVersion: number,
+  listFiles: ListFiles,
+  { roots, started }: SnapshotCheck,
+): { listing: SnapshotListing; ids: string[]; namesFrom: string } | undefined {
+  const checked = checkedSnapshot(folder, key, roots, listFiles);
+  if (!checked || checked.snapshot.sourcesVersion !== sourcesVersion) return undefined;
+  const { snapshot, list } = checked;
+  const ids: string[] = [];
+  for (const file of snapshot.files) if (file[4] !== null) ids.push(file[1]);
+  if (ids.length === 0 || filesWithNewTimes(snapshot, undefined)?.length !== 0) return undefined;
+  return {
+    listing: snapshotListing(folder, snapshot, [], undefined, list, started),
+    ids,
+    namesFrom: snapshot.namesFrom,
+  };
+}
+
+/**
+ * The remembered listing under `key` when every folder it walked and every rule file keeps its time, with the
+ * `list` that lists files again.
+ */
+function checkedSnapshot(
+  folder: string,
+  key: string,
+  roots: readonly string[],
+  listFiles: ListFiles,
+): { snapshot: Snapshot; list: SafeListFiles } | undefined {
+  const snapshot = readSnapshot(folder, key);
+  if (!snapshot) return undefined;
+  for (const [path, modifiedMs] of snapshot.folders) {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (!stats?.isDirectory() || stats.mtimeMs !== modifiedMs) return undefined;
+  }
+  for (const [path, state] of snapshot.rules) if (!sameRule(path, state)) return undefined;
+  // The file is untrusted input (a cache folder others may write): a file it names is listed again (read) only by
+  // its real path, inside the roots; else the folder is listed in full. (Its other paths are only looked at.)
+  const real = realRoots(roots);
+  const insideRoots = (path: string) => real.some((root) => isInside(path, root));
+  const list: SafeListFiles = async (paths, rootNames) => {
+    for (const path of paths) {
+      const resolved = realPathOf(path);
+      if (resolved !== path || !insideRoots(resolved)) return undefined;
+    }
+    return listFiles(paths, rootNames);
+  };
+  return { snapshot, list };
+}
+
+/** {@link ListFiles}, undefined when a path is not a real path inside the roots. */
+type SafeListFiles = (
+  paths: string[],
+  rootNames: Record<string, string>,
+) => Promise<DocumentListing | undefined>;
+
+/**
+ * The remembered documents whose size or time changed, or whose store row is not as remembered (not in
+ * `storedAsRemembered`, when given); undefined (list the folder in full) when a file is gone or no longer a file,
+ * when a file skipped before changed (it may read differently now, as a folder's listing decides), or when more
+ * than {@link MAX_RELISTED} changed.
+ */
+function filesWithNewTimes(
+  snapshot: Snapshot,
+  storedAsRemembered: ReadonlySet<RememberedFile> | undefined,
+): RememberedFile[] | undefined {
+  const changed: RememberedFile[] = [];
+  for (const file of snapshot.files) {
+    const stats = lstatSync(file[0], { throwIfNoEntry: false });
+    if (!stats?.isFile()) return undefined;
+    const same = stats.size === file[2] && stats.mtimeMs === file[3];
+    if (same && (file[4] === null || !storedAsRemembered || storedAsRemembered.has(file))) continue;
+    if (file[4] === null) return undefined;
+    changed.push(file);
+    if (changed.length > MAX_RELISTED) return undefined;
+  }
+  return changed;
 }
 
 function snapshotListing(
@@ -141,7 +221,7 @@ function snapshotListing(
   snapshot: Snapshot,
   changed: readonly RememberedFile[],
   again: DocumentListing | undefined,
-  list: (paths: string[], rootNames: Record<string, string>) => Promise<DocumentListing | undefined>,
+  list: SafeListFiles,
   started: { wallMs: number },
 ): SnapshotListing {
   const listedAgain = new Map(again?.documents.map((document) => [document.id, document]));
@@ -264,9 +344,9 @@ export function rememberListing(
   folder: string,
   key: string,
   listing: DocumentListing,
-  { roots, noIgnore, started }: { roots: readonly string[]; noIgnore: boolean; started: { wallMs: number } },
+  settings: RememberSettings,
 ): void {
-  const snapshot = snapshotOf(key, listing, { roots, noIgnore, started });
+  const snapshot = snapshotOf(key, listing, settings);
   if (snapshot) writeSnapshot(folder, snapshot);
   else forgetListing(folder);
 }
@@ -276,10 +356,19 @@ export function forgetListing(folder: string): void {
   rmSync(join(folder, LISTING_SNAPSHOT_FILE), { force: true });
 }
 
+/** What a listing is remembered with, beside what it found. */
+export interface RememberSettings extends SnapshotCheck {
+  noIgnore: boolean;
+  names: Record<string, string>;
+  namesFrom: string;
+  /** The store's `sourcesVersion`, read with the rows the listing was found to hold. */
+  sourcesVersion: number | undefined;
+}
+
 function snapshotOf(
   key: string,
   listing: DocumentListing,
-  { roots, noIgnore, started }: { roots: readonly string[]; noIgnore: boolean; started: { wallMs: number } },
+  { roots, noIgnore, started, names, namesFrom, sourcesVersion }: RememberSettings,
 ): Snapshot | undefined {
   const { walked } = listing;
   if (walked.links > 0) return undefined;
@@ -333,6 +422,9 @@ function snapshotOf(
   return {
     format: FORMAT,
     key,
+    names,
+    namesFrom,
+    ...(sourcesVersion === undefined ? {} : { sourcesVersion }),
     folders,
     rules: [...(noIgnore ? [] : aboveRoots(roots)), ...rules],
     files,
@@ -392,15 +484,37 @@ function racy(modifiedMs: number, started: { wallMs: number }): boolean {
   return modifiedMs > started.wallMs - RACY_MS;
 }
 
+/**
+ * The last file read, by its path, inode, size and time: an ask that finds the store's rows moved (after an edit)
+ * checks the same file twice, and a 6,000-file one takes ~10 ms to parse.
+ */
+let lastRead:
+  | { path: string; ino: number; size: number; modifiedMs: number; snapshot: Snapshot | undefined }
+  | undefined;
+
 function readSnapshot(folder: string, key: string): Snapshot | undefined {
-  let snapshot: unknown;
+  const path = join(folder, LISTING_SNAPSHOT_FILE);
+  let snapshot: Snapshot | undefined;
   try {
-    snapshot = JSON.parse(readFileSync(join(folder, LISTING_SNAPSHOT_FILE), "utf8"));
+    const stats = statSync(path);
+    // Written by rename (a new inode each time), so a file written again is never taken for the one read.
+    if (
+      lastRead?.path === path &&
+      lastRead.ino === stats.ino &&
+      lastRead.size === stats.size &&
+      lastRead.modifiedMs === stats.mtimeMs
+    )
+      snapshot = lastRead.snapshot;
+    else {
+      const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+      // Written by this module, but a file in a folder others can write: anything unlike it is not used.
+      snapshot = isSnapshot(parsed) ? parsed : undefined;
+      lastRead = { path, ino: stats.ino, size: stats.size, modifiedMs: stats.mtimeMs, snapshot };
+    }
   } catch {
     return undefined;
   }
-  // Written by this module, but a file in a folder others can write: anything unlike it is not used.
-  return isSnapshot(snapshot) && snapshot.key === key ? snapshot : undefined;
+  return snapshot?.key === key ? snapshot : undefined;
 }
 
 function isSnapshot(value: unknown): value is Snapshot {
@@ -409,6 +523,11 @@ function isSnapshot(value: unknown): value is Snapshot {
   return (
     snapshot.format === FORMAT &&
     typeof snapshot.key === "string" &&
+    typeof snapshot.names === "object" &&
+    snapshot.names !== null &&
+    Object.values(snapshot.names).every((name) => typeof name === "string") &&
+    typeof snapshot.namesFrom === "string" &&
+    (snapshot.sourcesVersion === undefined || Number.isSafeInteger(snapshot.sourcesVersion)) &&
     Array.isArray(snapshot.folders) &&
     snapshot.folders.every(
       (entry) => Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "number",

@@ -46,15 +46,40 @@ export async function readStoredFiles(
 export async function openStoredFiles(
   cacheDir: string,
   options: StoredIndexOptions,
-): Promise<{ store: IndexStore; sources: StoredSource[] } | undefined> {
+): Promise<({ store: IndexStore } & StoredFiles) | undefined> {
   const store = await openStoredIndex(cacheDir, options);
   if (!store) return undefined;
   try {
-    return { store, sources: await store.read(() => store.sources()) };
+    return { store, ...(await storedFilesOf(store)) };
   } catch (error) {
     await store.close();
     throw error;
   }
+}
+
+/** A store's documents, with the version of their rows when the store keeps one (read together). */
+export interface StoredFiles {
+  sources: StoredSource[];
+  sourcesVersion?: number | undefined;
+}
+
+/** The {@link StoredFiles} of an open store. */
+export function storedFilesOf(store: IndexStore): Promise<StoredFiles> {
+  return store.read(async () => ({
+    sources: await store.sources(),
+    sourcesVersion: await store.sourcesVersion?.(),
+  }));
+}
+
+/**
+ * The index at `cacheDir`, opened, when there is one built for `embedModel` and `splitter`; else `undefined` (and
+ * nothing left open). Nothing is read from it yet.
+ */
+export function openBuiltStore(
+  cacheDir: string,
+  options: StoredIndexOptions,
+): Promise<IndexStore | undefined> {
+  return openStoredIndex(cacheDir, options);
 }
 
 interface StoredIndexOptions {

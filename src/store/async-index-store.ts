@@ -61,6 +61,7 @@ export function asyncIndexStore(store: SyncIndexStore): IndexStore {
     sources: async () => store.sources(),
     sourceNodeIds: async (id) => store.sourceNodeIds(id),
     ...(store.bytesHashes ? { bytesHashes: async (ids) => store.bytesHashes?.(ids) ?? new Map() } : {}),
+    ...(store.sourcesVersion ? { sourcesVersion: async () => store.sourcesVersion?.() } : {}),
     write: (edits, removed) => written(() => store.write(edits, removed)),
     setOrder: (ids) => written(() => store.setOrder(ids)),
     setFingerprints: (fingerprints) => written(() => store.setFingerprints(fingerprints)),

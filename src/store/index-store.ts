@@ -119,6 +119,11 @@ export interface IndexStore {
   bytesHashes?(ids: readonly string[]): Promise<Map<string, string>>;
   /** Optional: every document's node ids in one read (a server saves a round trip per document). */
   nodeIdsBySource?(): Promise<Map<string, string[]>>;
+  /**
+   * Optional: a number that moves with every change to the documents' rows (`sources()`), by any writer; the same
+   * number means the same rows. Undefined when the store keeps none.
+   */
+  sourcesVersion?(): Promise<number | undefined>;
   /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
   write(edits: readonly SourceEdit[], removed?: readonly string[]): Promise<void>;
   /** Records the documents' order (ids not stored are ignored). */
@@ -206,6 +211,8 @@ export interface SyncIndexStore {
   sourceNodeIds(id: string): string[];
   /** As {@link IndexStore.bytesHashes}. */
   bytesHashes?(ids: readonly string[]): Map<string, string>;
+  /** As {@link IndexStore.sourcesVersion}. */
+  sourcesVersion?(): number | undefined;
   /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
   write(edits: readonly SourceEdit[], removed?: readonly string[]): void;
   /** Records the documents' order (ids not stored are ignored). */

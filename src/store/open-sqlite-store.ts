@@ -10,6 +10,7 @@ import {
   IMAGES_INDEX,
   SCHEMA,
   SOURCES_BYTES_HASH,
+  SOURCES_VERSION,
   SQLITE_STORE_VERSION,
   VECTORS_TABLE,
 } from "./sqlite-schema.js";
@@ -18,7 +19,7 @@ import { fillVectorCodes, VECTOR_CODES_TABLE, VectorCodeStatements } from "./sql
 /**
  * The layouts a file is migrated from when opened, rather than rebuilt, each to the next: a layout 3 file's vectors
  * table is copied into the new one (with rowids) and their codes are written; a layout 4 file's sources rows get
- * the `bytes_hash` column.
+ * the `bytes_hash` column; a layout 5 file gets the sources rows' version.
  */
 const MIGRATIONS: ReadonlyMap<number, (db: BetterSqlite3.Database, file: string) => void> = new Map([
   [
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyMap<number, (db: BetterSqlite3.Database, file: string)
     },
   ],
   [4, (db: BetterSqlite3.Database) => db.exec(SOURCES_BYTES_HASH)],
+  [5, (db: BetterSqlite3.Database) => db.exec(SOURCES_VERSION)],
 ]);
 
 // Opening the SQLite index file: its place in the folder, WAL, the layout check, and the errors of a file that is

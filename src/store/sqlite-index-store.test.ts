@@ -184,6 +184,63 @@ describe("SqliteIndexStore", () => {
     check.close();
   });
 
+  it("moves the sources rows' version with every change to them, by any writer, and only then", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    const versions = [store.sourcesVersion()];
+    store.write([sourceEdit("a.md", ["zebra stripe"]), sourceEdit("b.md", ["retry timeout"])]);
+    versions.push(store.sourcesVersion());
+    // Reads, and a write of chunks only through another connection, leave it.
+    store.sources();
+    store.statistics();
+    const other = openSqliteStore(dir);
+    expect(other.sourcesVersion()).toBe(versions[1]);
+    other.setFingerprints([{ id: "a.md", size: 3, lastModifiedAt: "2026-02-02T00:00:00.000Z" }]);
+    versions.push(store.sourcesVersion());
+    // A writer that knows nothing of it (another program, raw SQL) moves it too.
+    const db = new Database(path.join(dir, SQLITE_INDEX_FILE));
+    db.prepare("DELETE FROM sources WHERE id = 'b.md'").run();
+    db.close();
+    versions.push(store.sourcesVersion());
+    store.setOrder(["a.md"]);
+    versions.push(store.sourcesVersion());
+    expect(versions.every((version) => Number.isSafeInteger(version))).toBe(true);
+    expect(new Set(versions).size).toBe(versions.length);
+    expect(store.sourcesVersion()).toBe(versions.at(-1));
+    other.close();
+    store.close();
+    // Another file starts from another number (a file built again holds no version of the one it replaced).
+    const elsewhere = openSqliteStore(tempDir());
+    expect(elsewhere.sourcesVersion()).not.toBe(versions[0]);
+    elsewhere.close();
+  });
+
+  it("migrates a layout 5 file when opened: it gets the sources rows' version, kept from then on", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write([sourceEdit("a.md", ["zebra stripe"])]);
+    store.close();
+    const before = snapshot(dir);
+    const db = new Database(path.join(dir, SQLITE_INDEX_FILE));
+    db.exec(
+      "DROP TRIGGER sources_inserted; DROP TRIGGER sources_updated; DROP TRIGGER sources_deleted; DROP TABLE sources_version;",
+    );
+    db.pragma("user_version = 5");
+    db.close();
+    const reopened = openSqliteStore(dir);
+    const version = reopened.sourcesVersion();
+    expect(Number.isSafeInteger(version)).toBe(true);
+    reopened.write([sourceEdit("b.md", ["retry timeout"])]);
+    expect(reopened.sourcesVersion()).not.toBe(version);
+    reopened.close();
+    expect(snapshot(dir).stats).not.toEqual(before.stats);
+    const check = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(SQLITE_STORE_VERSION);
+    check.close();
+  });
+
   it("gives an edited document its old position: no other source row is written", () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);

@@ -151,6 +151,10 @@ export class SqliteIndexStore implements SyncIndexStore {
     return `${this.#db.pragma("data_version", { simple: true })}:${this.#writes}`;
   }
 
+  sourcesVersion(): number | undefined {
+    return this.#sql.sourcesVersion.pluck().get() as number | undefined;
+  }
+
   #readSources(): StoredSource[] {
     // In the documents' order (position, then id as SQLite orders text: by its UTF-8 bytes), sorted here: see
     // the statement.

@@ -4,12 +4,27 @@ import { VECTOR_CODES_TABLE } from "./sqlite-vector-codes.js";
  * The layout version of the SQLite index; a file with another one is rebuilt, except a version 3 or 4 file, which
  * is migrated when opened (`open-sqlite-store.ts`).
  * 2: a row per posting; 3: postings in blocks per term, node ids on the sources rows; 4: vector codes, vectors
- * with rowids; 5: the SHA-256 of each file's bytes on its sources row (`bytes_hash`).
+ * with rowids; 5: the SHA-256 of each file's bytes on its sources row (`bytes_hash`); 6: the sources rows'
+ * version (`SOURCES_VERSION`).
  */
-export const SQLITE_STORE_VERSION = 5;
+export const SQLITE_STORE_VERSION = 6;
 
 /** What layout 5 adds to a layout 4 file (its rows' `bytes_hash` NULL until their files are read again). */
 export const SOURCES_BYTES_HASH = "ALTER TABLE sources ADD COLUMN bytes_hash TEXT;";
+
+/**
+ * A number that moves with every change to the `sources` rows, kept by triggers (so by every writer, whatever its
+ * code), starting from a random one in each new file: a reader that remembers the rows with their version knows
+ * them unchanged by reading one row (a folder's remembered listing, `listing-snapshot.ts`). What layout 6 adds to a
+ * layout 5 file.
+ */
+export const SOURCES_VERSION = `
+CREATE TABLE IF NOT EXISTS sources_version (id INTEGER PRIMARY KEY CHECK (id = 0), version INTEGER NOT NULL);
+INSERT OR IGNORE INTO sources_version (id, version) VALUES (0, abs(random() % 9007199254740991));
+CREATE TRIGGER IF NOT EXISTS sources_inserted AFTER INSERT ON sources BEGIN UPDATE sources_version SET version = version + 1; END;
+CREATE TRIGGER IF NOT EXISTS sources_updated AFTER UPDATE ON sources BEGIN UPDATE sources_version SET version = version + 1; END;
+CREATE TRIGGER IF NOT EXISTS sources_deleted AFTER DELETE ON sources BEGIN UPDATE sources_version SET version = version + 1; END;
+`;
 
 /**
  * Vectors by content hash, in a table with rowids and an index on the hash. Not WITHOUT ROWID: a row there lives in
@@ -77,4 +92,4 @@ ${VECTORS_TABLE}
 ${VECTOR_CODES_TABLE}
 CREATE TABLE IF NOT EXISTS stats (id INTEGER PRIMARY KEY CHECK (id = 0), documents INTEGER NOT NULL, total_length INTEGER NOT NULL);
 INSERT OR IGNORE INTO stats (id, documents, total_length) VALUES (0, 0, 0);
-`;
+${SOURCES_VERSION}`;

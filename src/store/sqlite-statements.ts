@@ -5,6 +5,7 @@ export class SqliteStatements {
   readonly meta: Statement;
   readonly setMeta: Statement;
   readonly sources: Statement;
+  readonly sourcesVersion: Statement;
   readonly sourceNodeIds: Statement;
   readonly allSourceNodeIds: Statement;
   readonly chunkNodeIdsOfSource: Statement;
@@ -47,6 +48,7 @@ export class SqliteStatements {
     this.sources = db
       .prepare("SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count FROM sources")
       .raw();
+    this.sourcesVersion = db.prepare("SELECT version FROM sources_version WHERE id = 0");
     this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
     this.allSourceNodeIds = db.prepare("SELECT id, chunk_count, node_ids FROM sources");
     this.chunkNodeIdsOfSource = db.prepare(

@@ -1,0 +1,94 @@
+// A folder's index found up to date by its remembered listing alone (`listing-snapshot.ts`): the store's rows are
+// the ones it was remembered with (their version, one row, says so) and every folder, rule file and file it walked
+// keeps its time. Nothing is walked, and none of the store's rows of files is read.
+import { resolve } from "node:path";
+import { builtInReadersFor } from "../reader/formats/registry.js";
+import { listDocuments } from "../reader/index.js";
+import type { ParseElsewhere } from "../reader/read-file.js";
+import type { IndexStore } from "../store/index-store.js";
+import type { BuildReadDocument } from "./build-index-options.js";
+import { storesVectors } from "./check-embed-model.js";
+import { listedFolderStats } from "./folder-index-stats.js";
+import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
+import { buildSettings, givenRoots, noDocuments } from "./indexed-folder-read.js";
+import { listingKey, unchangedFromSnapshot } from "./listing-snapshot.js";
+import { storeLabel } from "./store-location.js";
+
+/** The key a folder's listing is remembered under: the roots as given and named, the walk, the working folder. */
+export function folderListingKey({ paths, cwd, walk }: FolderIndexOptions): string {
+  return listingKey({ roots: givenRoots(paths, cwd), walk, cwd });
+}
+
+/**
+ * The folder's index as its remembered listing finds it, unchanged, on `store` (held open for the queries); undefined
+ * when the store keeps no version of its rows, or when anything the listing remembers changed: then the folder is
+ * listed (`folder-read.ts`).
+ */
+export async function readRememberedFolder(
+  options: FolderIndexOptions,
+  folder: string,
+  store: IndexStore,
+  started: number,
+): Promise<FolderRead | undefined> {
+  if (!store.sourcesVersion) return undefined;
+  const { paths, walk, cwd, signal, embedModel } = options;
+  // The version and the chunk count of one state of the store.
+  const { sourcesVersion, chunks } = await store.read(async () => ({
+    sourcesVersion: await store.sourcesVersion?.(),
+    chunks: (await store.statistics()).documents,
+  }));
+  if (sourcesVersion === undefined) return undefined;
+  const { readAs, ...walkOptions } = walk;
+  const readers = builtInReadersFor(readAs);
+  const found = unchangedFromSnapshot(
+    folder,
+    folderListingKey(options),
+    sourcesVersion,
+    (files, rootNames) => listDocuments(files, { ...walkOptions, readers, rootNames, signal }),
+    {
+      roots: givenRoots(paths, cwd).map((root) => root.location),
+      started: { wallMs: performance.timeOrigin + started },
+    },
+  );
+  if (!found) return undefined;
+  const { listing, ids, namesFrom } = found;
+  const report = () => {
+    const { skipped, formats } = listing.report();
+    return { skipped: skipped.filter((entry) => resolve(namesFrom, entry.path) !== folder), formats };
+  };
+  // Read only when the store changed under this ask (rebuilt for another model meanwhile) and the build starts over:
+  // each document then by its own path, in full.
+  const readDocument: BuildReadDocument = async (document, { unlessBytesHash, parser } = {}) => {
+    const parseElsewhere: ParseElsewhere | undefined =
+      parser && ((chosen, input) => parser.parse(readAs, chosen, input));
+    return unlessBytesHash === undefined
+      ? listing.read(document, { evenIfKnown: true, parseElsewhere })
+      : listing.readUnlessBytes(document, unlessBytesHash, { parseElsewhere });
+  };
+  return {
+    folder,
+    ...buildSettings(options),
+    documents: () => listing.documents,
+    readDocument,
+    rebuild: false,
+    unchanged: {
+      chunks,
+      embedded: 0,
+      reused: storesVectors(embedModel) ? chunks : 0,
+      sources: { added: [], changed: [], unchanged: ids, removed: [] },
+    },
+    openStore: store,
+    namesFrom,
+    stats: (build) =>
+      listedFolderStats(build, {
+        cacheDir: storeLabel(folder),
+        files: ids.length,
+        ...report(),
+        remembered: { relisted: 0 },
+        started,
+      }),
+    nothingRead: () => noDocuments(paths, report().skipped),
+    keepReadMemory: () => {},
+    forgetOwnIndex: async () => {},
+  };
+}
