@@ -79,6 +79,20 @@ describe("a remembered listing", () => {
     expect(comparable(third)).toEqual(comparable(second));
   });
 
+  it("is not written while a file's time is within seconds of now, and is with a time hours ahead", async () => {
+    await threeDocs();
+    const now = Date.now() / 1000;
+    await utimes(join(dir, "docs", "tree.md"), now, now);
+    await refresh();
+    await refresh();
+    expect(existsSync(join(dir, "cache", LISTING_SNAPSHOT_FILE))).toBe(false);
+    // A time no change made now can give (a clock ahead elsewhere, an archive's): remembered.
+    await utimes(join(dir, "docs", "tree.md"), now + 5 * 3600, now + 5 * 3600);
+    await refresh();
+    await refresh();
+    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+  });
+
   it("lists a file edited in place again, alone, and remembers its new time once the index holds it", async () => {
     await threeDocs();
     await refresh();

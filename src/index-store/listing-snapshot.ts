@@ -22,11 +22,14 @@ const FORMAT = 1;
 const MAX_RELISTED = 64;
 
 /**
- * A folder or file whose time lies this close (ms) to the listing's start, or after it, may have changed again
+ * A folder or file whose time lies this close (ms) before the listing's start, or after it, may have changed again
  * within the same tick of the file system's clock after it was looked at: such a listing is not remembered (a file
- * is remembered as changed, so it is listed again next time).
+ * is remembered as changed, so it is listed again next time). A change takes the time of its moment, so a time
+ * further ahead than {@link AHEAD_MS} (a clock ahead elsewhere, `touch -d`, an archive's) is not one a change made
+ * now can give again: such a file is remembered.
  */
 const RACY_MS = 2_000;
+const AHEAD_MS = 60_000;
 
 /** A document remembered: `[format, reader, lastModifiedAt]` as the store holds it. */
 type RememberedDocument = [format: string, reader: string, lastModifiedAt: string];
@@ -481,7 +484,7 @@ function sameRule(path: string, state: RuleState): boolean {
 }
 
 function racy(modifiedMs: number, started: { wallMs: number }): boolean {
-  return modifiedMs > started.wallMs - RACY_MS;
+  return modifiedMs > started.wallMs - RACY_MS && modifiedMs < started.wallMs + AHEAD_MS;
 }
 
 /**

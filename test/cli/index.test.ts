@@ -278,6 +278,38 @@ describe("ragsynth index", () => {
     expect(after.sources.changed).toEqual([]);
   });
 
+  it("an ask on a folder whose files keep their times lists nothing again; an edited file is read again alone", async () => {
+    // Times well in the past: a listing made within seconds of a change is not remembered (it could miss it).
+    const day = Date.now() / 1000 - 86_400;
+    for (const name of await readdir(docs)) await utimes(join(docs, name), day, day);
+    await utimes(docs, day, day);
+    await indexJSON([docs]);
+    // Making .ragsynth/ gave the folder a new time.
+    await utimes(docs, day, day);
+    // Found up to date: remembered (the build before it wrote the index, and remembers nothing).
+    expect((await indexJSON([docs])).remembered).toBeUndefined();
+    expect(await readdir(join(docs, ".ragsynth"))).toContain("listing.json");
+    const ask = async (question: string) => {
+      const asked = await runCli(["ask", docs, "-q", question, "--json"]);
+      expect(asked.code, asked.stderr).toBe(0);
+      return JSON.parse(asked.stdout);
+    };
+    const unchanged = await ask("What is the default response mode?");
+    expect(unchanged.index).toMatchObject({ remembered: { relisted: 0 }, files: 6 });
+    expect(unchanged.index.sources.unchanged).toHaveLength(6);
+    await appendFile(join(docs, "cli.md"), "\nThe zebra-striped banner marks a stale index.\n");
+    await utimes(join(docs, "cli.md"), day + 60, day + 60);
+    const edited = await ask("What does the zebra-striped banner mark?");
+    expect(edited.index.remembered).toEqual({ relisted: 1 });
+    expect(edited.index.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+    expect(edited.answer).toContain("zebra-striped banner marks a stale index");
+    // A new file changes its folder's time: the folder is listed in full.
+    await writeFile(join(docs, "new.md"), "# New\n\nA page added later.\n");
+    const added = await ask("What is the page added later?");
+    expect(added.index.remembered).toBeUndefined();
+    expect(added.index.sources.added).toEqual([expect.stringMatching(/new\.md$/)]);
+  }, 90_000); // seven CLI runs
+
   it("ask --no-refresh answers from the index as built, without reading the files again; with no index it says to build one", async () => {
     const none = await runCli(["ask", docs, "--no-refresh", "-q", "What is the default response mode?"]);
     expect(none.code).toBe(1);
