@@ -24,7 +24,8 @@ import {
   readIndexedFolder,
   storedStore,
 } from "./indexed-folder-read.js";
-import { listFromSnapshot, rememberListing } from "./listing-snapshot.js";
+import { listFromSnapshot } from "./listing-snapshot.js";
+import { rememberListing } from "./listing-snapshot-file.js";
 import { LocalFingerprints } from "./local-fingerprints.js";
 import { folderListingKey, readRememberedFolder } from "./remembered-folder-read.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";

@@ -10,7 +10,7 @@ import { folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-
 import { folderIndexOptions } from "./folder-index-options.test.util.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
 import type { FolderIndexOptions } from "./folder-read-options.js";
-import { LISTING_SNAPSHOT_FILE } from "./listing-snapshot.js";
+import { LISTING_SNAPSHOT_FILE } from "./listing-snapshot-file.js";
 
 let dir: string;
 beforeEach(async () => {

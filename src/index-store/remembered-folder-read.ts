@@ -11,7 +11,8 @@ import { storesVectors } from "./check-embed-model.js";
 import { listedFolderStats } from "./folder-index-stats.js";
 import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
 import { buildSettings, givenRoots, noDocuments } from "./indexed-folder-read.js";
-import { listingKey, unchangedFromSnapshot } from "./listing-snapshot.js";
+import { unchangedFromSnapshot } from "./listing-snapshot.js";
+import { listingKey } from "./listing-snapshot-file.js";
 import { storeLabel } from "./store-location.js";
 
 /** The key a folder's listing is remembered under: the roots as given and named, the walk, the working folder. */
