@@ -62,6 +62,10 @@ export function asyncIndexStore(store: SyncIndexStore): IndexStore {
     sourceNodeIds: async (id) => store.sourceNodeIds(id),
     ...(store.bytesHashes ? { bytesHashes: async (ids) => store.bytesHashes?.(ids) ?? new Map() } : {}),
     ...(store.sourcesVersion ? { sourcesVersion: async () => store.sourcesVersion?.() } : {}),
+    ...(store.sourcesOf ? { sourcesOf: async (ids) => store.sourcesOf?.(ids) ?? [] } : {}),
+    ...(store.sourcesVersionAfterOwnWrites
+      ? { sourcesVersionAfterOwnWrites: async (version) => store.sourcesVersionAfterOwnWrites?.(version) }
+      : {}),
     write: (edits, removed) => written(() => store.write(edits, removed)),
     setOrder: (ids) => written(() => store.setOrder(ids)),
     setFingerprints: (fingerprints) => written(() => store.setFingerprints(fingerprints)),

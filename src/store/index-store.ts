@@ -124,6 +124,17 @@ export interface IndexStore {
    * number means the same rows. Undefined when the store keeps none.
    */
   sourcesVersion?(): Promise<number | undefined>;
+  /**
+   * Optional: the rows of these documents (ids not stored are left out), in the order asked: an edit of a few files
+   * reads their rows only.
+   */
+  sourcesOf?(ids: readonly string[]): Promise<StoredSource[]>;
+  /**
+   * Optional: the {@link sourcesVersion} now, when every change to the documents' rows since they had `version` was
+   * a write of this store object (its write transactions one after another, none rolled back); undefined when
+   * another writer may have changed them meanwhile, or the store keeps no version.
+   */
+  sourcesVersionAfterOwnWrites?(version: number): Promise<number | undefined>;
   /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
   write(edits: readonly SourceEdit[], removed?: readonly string[]): Promise<void>;
   /** Records the documents' order (ids not stored are ignored). */
@@ -213,6 +224,10 @@ export interface SyncIndexStore {
   bytesHashes?(ids: readonly string[]): Map<string, string>;
   /** As {@link IndexStore.sourcesVersion}. */
   sourcesVersion?(): number | undefined;
+  /** As {@link IndexStore.sourcesOf}. */
+  sourcesOf?(ids: readonly string[]): StoredSource[];
+  /** As {@link IndexStore.sourcesVersionAfterOwnWrites}. */
+  sourcesVersionAfterOwnWrites?(version: number): number | undefined;
   /** Writes each edit in place of its document's rows, and removes the documents `removed` names, in one transaction. */
   write(edits: readonly SourceEdit[], removed?: readonly string[]): void;
   /** Records the documents' order (ids not stored are ignored). */

@@ -216,6 +216,62 @@ describe("SqliteIndexStore", () => {
     elsewhere.close();
   });
 
+  it("says the rows' version after its own writes only while no other writer came between them", async () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write([sourceEdit("a.md", ["zebra stripe"]), sourceEdit("b.md", ["retry timeout"])]);
+    const checked = store.sourcesVersion() as number;
+    // Nothing written since: the version checked.
+    expect(store.sourcesVersionAfterOwnWrites(checked)).toBe(checked);
+    store.write([sourceEdit("a.md", ["zebra stripe, edited"])]);
+    store.setFingerprints([{ id: "b.md", size: 9, lastModifiedAt: "2026-02-02T00:00:00.000Z" }]);
+    store.setOrder(["b.md", "a.md"]);
+    const own = store.sourcesVersion() as number;
+    expect(own).not.toBe(checked);
+    expect(store.sourcesVersionAfterOwnWrites(checked)).toBe(own);
+    // From a version it did not start at, it cannot tell.
+    expect(store.sourcesVersionAfterOwnWrites(checked - 1)).toBeUndefined();
+    // Another connection writes between two of its writes: from then on, undefined from before it.
+    const other = openSqliteStore(dir);
+    other.setFingerprints([{ id: "a.md", size: 4, lastModifiedAt: "2026-02-03T00:00:00.000Z" }]);
+    other.close();
+    expect(store.sourcesVersionAfterOwnWrites(checked)).toBeUndefined();
+    expect(store.sourcesVersionAfterOwnWrites(own)).toBeUndefined();
+    store.write([sourceEdit("c.md", ["quokka lantern"])]);
+    expect(store.sourcesVersionAfterOwnWrites(own)).toBeUndefined();
+    const afterOther = store.sourcesVersion() as number;
+    store.write([sourceEdit("d.md", ["okapi banner"])]);
+    store.write([sourceEdit("d.md", ["okapi banner, edited"])]);
+    // From any version between its own writes.
+    expect(store.sourcesVersionAfterOwnWrites(afterOther)).toBe(store.sourcesVersion());
+    // A write rolled back with the transaction around it leaves no chain behind.
+    const beforeFailure = store.sourcesVersion() as number;
+    await expect(
+      store.replacing(async () => {
+        store.write([sourceEdit("e.md", ["failing write"])]);
+        throw new Error("stop");
+      }),
+    ).rejects.toThrow("stop");
+    expect(store.sourcesVersion()).toBe(beforeFailure);
+    expect(store.sourcesVersionAfterOwnWrites(beforeFailure)).toBe(beforeFailure);
+    expect(store.sourcesVersionAfterOwnWrites(afterOther)).toBeUndefined();
+    store.close();
+  });
+
+  it("reads the rows of the documents asked for only, in the order asked", () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    store.reset(META);
+    store.write([sourceEdit("a.md", ["zebra stripe"]), sourceEdit("b.md", ["retry timeout"])]);
+    store.setFingerprints([{ id: "b.md", size: 9, lastModifiedAt: "2026-02-02T00:00:00.000Z" }]);
+    const all = store.sources();
+    expect(store.sourcesOf(["b.md", "missing.md", "a.md"])).toEqual([all[1], all[0]]);
+    expect(store.sourcesOf(["b.md"])[0]).toMatchObject({ id: "b.md", size: 9 });
+    expect(store.sourcesOf([])).toEqual([]);
+    store.close();
+  });
+
   it("migrates a layout 5 file when opened: it gets the sources rows' version, kept from then on", () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);

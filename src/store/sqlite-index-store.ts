@@ -27,6 +27,9 @@ import { storeMetaOf } from "./store-meta.js";
 /** The most terms a store keeps in memory to skip last-block lookups (~30 MB of strings at most). */
 const MAX_KNOWN_TERMS = 1 << 19;
 
+/** Versions of its own writes' chain a store keeps ({@link SqliteIndexStore.sourcesVersionAfterOwnWrites}). */
+const MAX_OWN_VERSIONS = 64;
+
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
 export class SqliteIndexStore implements SyncIndexStore {
   readonly location: string;
@@ -55,6 +58,12 @@ export class SqliteIndexStore implements SyncIndexStore {
    * check the files, then to update the index, ~10 ms a read at 6,000 files. Read again once the version moved.
    */
   #sourcesRead: { version: string; sources: readonly StoredSource[] } | undefined;
+  /**
+   * The rows' {@link sourcesVersion}s between this object's write transactions since the last one another writer may
+   * have come before (`since`: the versions they began at, the latest {@link MAX_OWN_VERSIONS}) and the one the last
+   * ended at (`to`): each write that begins at the version the one before ended at extends it.
+   */
+  #ownWrites: { since: Set<number>; to: number } | undefined;
 
   constructor(
     db: BetterSqlite3.Database,
@@ -84,8 +93,10 @@ export class SqliteIndexStore implements SyncIndexStore {
       return result;
     } catch (error) {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
-      // The terms written inside are gone again, and those of before are back; so are the rows read inside.
+      // The terms written inside are gone again, and those of before are back; so are the rows read inside, and the
+      // versions its writes recorded.
       this.#termsWithBlocks = undefined;
+      this.#ownWrites = undefined;
       this.#writes++;
       throw error;
     }
@@ -117,18 +128,20 @@ export class SqliteIndexStore implements SyncIndexStore {
 
   reset(meta: StoreMeta, { keepVectors = false } = {}): void {
     this.#db
-      .transaction(() => {
-        this.#writes++;
-        this.#termsWithBlocks = undefined;
-        for (const table of ["sources", "chunks", "postings", "meta", "vector_codes"])
-          this.#db.exec(`DELETE FROM ${table}`);
-        if (!keepVectors) this.#db.exec("DELETE FROM vectors");
-        this.#db.exec("UPDATE stats SET documents = 0, total_length = 0");
-        this.#sql.setMeta.run("embedderId", meta.embedderId);
-        this.#sql.setMeta.run("storeVectors", meta.storeVectors ? "1" : "0");
-        this.#sql.setMeta.run("analyzer", String(meta.analyzer));
-        this.#sql.setMeta.run("splitter", meta.splitter);
-      })
+      .transaction(() =>
+        this.#ownWrite(() => {
+          this.#writes++;
+          this.#termsWithBlocks = undefined;
+          for (const table of ["sources", "chunks", "postings", "meta", "vector_codes"])
+            this.#db.exec(`DELETE FROM ${table}`);
+          if (!keepVectors) this.#db.exec("DELETE FROM vectors");
+          this.#db.exec("UPDATE stats SET documents = 0, total_length = 0");
+          this.#sql.setMeta.run("embedderId", meta.embedderId);
+          this.#sql.setMeta.run("storeVectors", meta.storeVectors ? "1" : "0");
+          this.#sql.setMeta.run("analyzer", String(meta.analyzer));
+          this.#sql.setMeta.run("splitter", meta.splitter);
+        }),
+      )
       .immediate();
   }
 
@@ -155,6 +168,42 @@ export class SqliteIndexStore implements SyncIndexStore {
     return this.#sql.sourcesVersion.pluck().get() as number | undefined;
   }
 
+  sourcesVersionAfterOwnWrites(version: number): number | undefined {
+    const now = this.sourcesVersion();
+    if (now === version) return now;
+    const own = this.#ownWrites;
+    return own?.since.has(version) && own.to === now ? now : undefined;
+  }
+
+  /** Runs `write` (inside a write transaction: no other writer can come between) and records the versions. */
+  #ownWrite(write: () => void): void {
+    const from = this.sourcesVersion();
+    write();
+    const to = this.sourcesVersion();
+    if (from === undefined || to === undefined) return;
+    const own = this.#ownWrites;
+    if (own?.to !== from) {
+      this.#ownWrites = { since: new Set([from]), to };
+      return;
+    }
+    own.since.add(from);
+    own.to = to;
+    // The oldest go first: an older version only answers undefined (another writer may have come between).
+    for (const old of own.since) {
+      if (own.since.size <= MAX_OWN_VERSIONS) break;
+      own.since.delete(old);
+    }
+  }
+
+  sourcesOf(ids: readonly string[]): StoredSource[] {
+    const sources: StoredSource[] = [];
+    for (const id of ids) {
+      const row = this.#sql.source.get(id) as SourceRow | undefined;
+      if (row) sources.push(sourceOfRow(row));
+    }
+    return sources;
+  }
+
   #readSources(): StoredSource[] {
     // In the documents' order (position, then id as SQLite orders text: by its UTF-8 bytes), sorted here: see
     // the statement.
@@ -162,14 +211,7 @@ export class SqliteIndexStore implements SyncIndexStore {
       (a, b) => a[0] - b[0] || Buffer.compare(Buffer.from(a[1]), Buffer.from(b[1])),
     );
     const sources: StoredSource[] = new Array(rows.length);
-    for (let index = 0; index < rows.length; index++) {
-      const [, id, contentHash, size, lastModifiedAt, reader, chunkCount] = rows[index] as SourceRow;
-      const source: StoredSource = { id, contentHash, chunkCount };
-      if (size !== null) source.size = size;
-      if (lastModifiedAt !== null) source.lastModifiedAt = lastModifiedAt;
-      if (reader !== null) source.reader = reader;
-      sources[index] = source;
-    }
+    for (let index = 0; index < rows.length; index++) sources[index] = sourceOfRow(rows[index] as SourceRow);
     return sources;
   }
 
@@ -189,22 +231,24 @@ export class SqliteIndexStore implements SyncIndexStore {
 
   write(edits: readonly SourceEdit[], removed: readonly string[] = []): void {
     this.#db
-      .transaction(() => {
-        this.#writes++;
-        const write = new SqliteWrite({
-          sql: this.#sql,
-          codeSql: this.#codeSql,
-          location: this.location,
-          analyze: this.#analyze,
-          blockPostings: this.#blockPostings,
-          termsWithBlocks: this.#knownTerms(),
-          keepsVectors: this.meta()?.storeVectors === true,
-          vectorOf: (hash) => this.vectors([hash]).get(hash),
-        });
-        for (const id of removed) write.remove(id);
-        for (const edit of edits) write.replace(edit);
-        write.finish();
-      })
+      .transaction(() =>
+        this.#ownWrite(() => {
+          this.#writes++;
+          const write = new SqliteWrite({
+            sql: this.#sql,
+            codeSql: this.#codeSql,
+            location: this.location,
+            analyze: this.#analyze,
+            blockPostings: this.#blockPostings,
+            termsWithBlocks: this.#knownTerms(),
+            keepsVectors: this.meta()?.storeVectors === true,
+            vectorOf: (hash) => this.vectors([hash]).get(hash),
+          });
+          for (const id of removed) write.remove(id);
+          for (const edit of edits) write.replace(edit);
+          write.finish();
+        }),
+      )
       .immediate();
     if ((this.#termsWithBlocks?.terms.size ?? 0) > MAX_KNOWN_TERMS) this.#termsWithBlocks = undefined;
   }
@@ -221,10 +265,12 @@ export class SqliteIndexStore implements SyncIndexStore {
 
   setOrder(ids: readonly string[]): void {
     this.#db
-      .transaction(() => {
-        this.#writes++;
-        for (const [position, id] of ids.entries()) this.#sql.setPosition.run(position, id);
-      })
+      .transaction(() =>
+        this.#ownWrite(() => {
+          this.#writes++;
+          for (const [position, id] of ids.entries()) this.#sql.setPosition.run(position, id);
+        }),
+      )
       .immediate();
   }
 
@@ -240,11 +286,13 @@ export class SqliteIndexStore implements SyncIndexStore {
   setFingerprints(fingerprints: readonly SourceFingerprint[]): void {
     if (fingerprints.length === 0) return;
     this.#db
-      .transaction(() => {
-        this.#writes++;
-        for (const { id, size, lastModifiedAt } of fingerprints)
-          this.#sql.setFingerprint.run(size ?? null, lastModifiedAt ?? null, id);
-      })
+      .transaction(() =>
+        this.#ownWrite(() => {
+          this.#writes++;
+          for (const { id, size, lastModifiedAt } of fingerprints)
+            this.#sql.setFingerprint.run(size ?? null, lastModifiedAt ?? null, id);
+        }),
+      )
       .immediate();
   }
 
@@ -377,4 +425,12 @@ interface ChunkRow {
   key: number;
   node: Buffer | string;
   content_hash: string;
+}
+
+function sourceOfRow([, id, contentHash, size, lastModifiedAt, reader, chunkCount]: SourceRow): StoredSource {
+  const source: StoredSource = { id, contentHash, chunkCount };
+  if (size !== null) source.size = size;
+  if (lastModifiedAt !== null) source.lastModifiedAt = lastModifiedAt;
+  if (reader !== null) source.reader = reader;
+  return source;
 }

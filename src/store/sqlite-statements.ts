@@ -5,6 +5,7 @@ export class SqliteStatements {
   readonly meta: Statement;
   readonly setMeta: Statement;
   readonly sources: Statement;
+  readonly source: Statement;
   readonly sourcesVersion: Statement;
   readonly sourceNodeIds: Statement;
   readonly allSourceNodeIds: Statement;
@@ -47,6 +48,11 @@ export class SqliteStatements {
     // Unordered, as raw rows: sorting 6,220 rows in SQLite (a temporary B-tree) took longer than reading them.
     this.sources = db
       .prepare("SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count FROM sources")
+      .raw();
+    this.source = db
+      .prepare(
+        "SELECT position, id, content_hash, size, last_modified_at, reader, chunk_count FROM sources WHERE id = ?",
+      )
       .raw();
     this.sourcesVersion = db.prepare("SELECT version FROM sources_version WHERE id = 0");
     this.sourceNodeIds = db.prepare("SELECT chunk_count, node_ids FROM sources WHERE id = ?");
