@@ -39,9 +39,11 @@ export interface FolderIndexStats {
   /**
    * Set when the folder was not walked: every folder and file walked when the index was last found up to date kept
    * its modification time, so that listing was used again (a cache folder's `listing.json`). `relisted`: files whose
-   * times changed, listed again one by one.
+   * times changed, listed again one by one. `rowsRead: false`: the store's rows of files were not read either (their
+   * version was the one remembered), and the files listed again were built alone; absent when they were read and
+   * compared.
    */
-  remembered?: { relisted: number } | undefined;
+  remembered?: { relisted: number; rowsRead?: false } | undefined;
   /** Time spent waiting for another process's build of the same index before this one (`whileAnotherBuilds: "wait"`). */
   waitedMs?: number | undefined;
   /** The whole run, a wait included. */

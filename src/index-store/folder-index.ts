@@ -61,6 +61,7 @@ async function buildOnRead(
     threads,
     embedLabel,
     documents,
+    onlyChanged,
     readDocument,
     rebuild,
     unchanged,
@@ -90,7 +91,7 @@ async function buildOnRead(
     // onHeldStore closed it.
     held = undefined;
   }
-  const listed = documents();
+  const listed = onlyChanged?.documents ?? documents();
   progress.start("Splitting into chunks", listed.length);
   const buildOptions: FromDocumentsOptions = {
     embedModel,
@@ -117,6 +118,7 @@ async function buildOnRead(
         rebuild,
         readDocument,
         ...(threads === undefined ? {} : { threads }),
+        ...(onlyChanged ? { listedIds: onlyChanged.ids } : {}),
         ...(onBuildStart ? { onBuildStart } : {}),
       },
       held,
@@ -126,7 +128,7 @@ async function buildOnRead(
     if (persist !== "background" || !IndexSaveError.isInstance(error)) throw error;
     // An index in memory holds every text anyway: read them all (again, those the failed build had read).
     const read: TextNode[] = [];
-    for (const document of listed) {
+    for (const document of documents()) {
       signal.throwIfAborted();
       // Asked without a bytes hash, a read is never "same-bytes".
       const whole = await readDocument(document);

@@ -101,6 +101,12 @@ export interface FolderRead {
    * without them.
    */
   documents(): TextNode[];
+  /**
+   * When only a few files changed since a remembered listing whose rows the store still holds (their version says
+   * so): those documents (listed again) and every document's id in order. The build then reads and writes their rows
+   * alone and keeps the others' as they are; `documents()` is still every file (for an index in memory).
+   */
+  onlyChanged?: { documents: TextNode[]; ids: readonly string[] } | undefined;
   readDocument: BuildReadDocument;
   /** True when the stored index must not be built on (`rebuild`, or a cache of another index format). */
   rebuild: boolean;

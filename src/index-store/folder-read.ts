@@ -346,7 +346,8 @@ async function listFolder(
     keepReadMemory: () => {
       // A remembered listing touched only the files listed again: the memories of the rest stay as they are.
       if (remembered) {
-        if (unchanged) remembered.remember();
+        // With the rows' version read now (the one remembered may be older: another run wrote since).
+        if (unchanged) remembered.remember(sourcesVersion);
         return;
       }
       skippedReads.save();

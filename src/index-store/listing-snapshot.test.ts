@@ -6,9 +6,10 @@ import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
-import { folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
+import { buildFolderIndex, folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
 import { folderIndexOptions } from "./folder-index-options.test.util.js";
 import type { FolderIndexStats } from "./folder-index-stats.js";
+import { readFolderDocuments } from "./folder-read.js";
 import type { FolderIndexOptions } from "./folder-read-options.js";
 import { LISTING_SNAPSHOT_FILE } from "./listing-snapshot-file.js";
 
@@ -75,7 +76,7 @@ describe("a remembered listing", () => {
     expect(second.remembered).toBeUndefined();
     expect(existsSync(join(dir, "cache", LISTING_SNAPSHOT_FILE))).toBe(true);
     const third = await refresh();
-    expect(third.remembered).toEqual({ relisted: 0 });
+    expect(third.remembered).toEqual({ relisted: 0, rowsRead: false });
     expect(comparable(third)).toEqual(comparable(second));
   });
 
@@ -90,7 +91,7 @@ describe("a remembered listing", () => {
     await utimes(join(dir, "docs", "tree.md"), now + 5 * 3600, now + 5 * 3600);
     await refresh();
     await refresh();
-    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
   });
 
   it("lists a file edited in place again, alone, and remembers its new time once the index holds it", async () => {
@@ -99,13 +100,48 @@ describe("a remembered listing", () => {
     await refresh();
     await put("guide/start.md", "# Start\n\nInstall it, then ask a question. Edited.\n");
     const edited = await refresh();
-    expect(edited.remembered).toEqual({ relisted: 1 });
+    // Listed again alone, and built alone: the store's rows were not read.
+    expect(edited.remembered).toEqual({ relisted: 1, rowsRead: false });
     expect(edited.sources.changed).toEqual([id("guide/start.md")]);
-    // The store holds the edit: that ask finds it unchanged, listing it again, and remembers its time.
-    expect((await refresh()).remembered).toEqual({ relisted: 1 });
+    expect(edited.sources.unchanged).toEqual([id("modes.md"), id("tree.md")]);
+    // This run alone wrote the rows since they were checked: the listing is remembered again, with the new time.
     const after = await refresh();
-    expect(after.remembered).toEqual({ relisted: 0 });
+    expect(after.remembered).toEqual({ relisted: 0, rowsRead: false });
     expect(after.sources.unchanged).toEqual([id("guide/start.md"), id("modes.md"), id("tree.md")]);
+    // A file edited within the last seconds is listed again until its time is old enough to trust.
+    await writeFile(id("tree.md"), "# Tree\n\ntree_summarize builds summaries level by level. Now.\n");
+    expect((await refresh()).remembered).toEqual({ relisted: 1, rowsRead: false });
+    expect((await refresh()).remembered).toEqual({ relisted: 1, rowsRead: false });
+    await age(id("tree.md"));
+    const aged = await refresh();
+    expect(aged.remembered).toEqual({ relisted: 1, rowsRead: false });
+    expect(aged.sources.changed).toEqual([]);
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
+  });
+
+  it("is not remembered again after a build when another writer changed the rows meanwhile", async () => {
+    await threeDocs();
+    await refresh();
+    await refresh();
+    await put("modes.md", "# Modes\n\nThe default response mode is compact. Edited.\n");
+    const read = await readFolderDocuments(options());
+    expect(read.onlyChanged?.documents.map((document) => document.id)).toEqual([id("modes.md")]);
+    // Another process writes a row between this run's check and its build.
+    const db = new Database(join(dir, "cache", SQLITE_INDEX_FILE));
+    db.prepare("UPDATE sources SET size = size + 1 WHERE id = ?").run(id("tree.md"));
+    db.close();
+    const built = await buildFolderIndex(read, { persist: "await", signal: new AbortController().signal });
+    await built.index.close();
+    expect(built.stats.sources.changed).toEqual([id("modes.md")]);
+    // Nothing was remembered again: the next run reads the rows, and lists both files again (modes.md has a new time,
+    // tree.md's row is not the remembered one).
+    const after = await refresh();
+    expect(after.remembered).toEqual({ relisted: 2 });
+    expect(after.sources.unchanged).toEqual([id("guide/start.md"), id("modes.md"), id("tree.md")]);
+    // That run wrote (tree.md's fingerprint again) and remembered nothing: the next lists modes.md again, found as
+    // the index holds it, and remembers.
+    expect((await refresh()).remembered).toEqual({ relisted: 1 });
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
   });
 
   it("is not used when a file is added or removed, or an ignore file is edited in place", async () => {
@@ -138,7 +174,7 @@ describe("a remembered listing", () => {
     await threeDocs();
     await refresh();
     await refresh();
-    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
     await writeFile(join(dir, ".gitignore"), "docs/tree.md\n");
     await age(join(dir, ".gitignore"));
     const after = await refresh();
@@ -157,7 +193,7 @@ describe("a remembered listing", () => {
     await age(join(dir, "docs"));
     await refresh();
     await refresh();
-    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
     await writeFile(join(dir, "cache", LISTING_SNAPSHOT_FILE), JSON.stringify({ format: 1, key: "x" }));
     expect((await refresh()).remembered).toBeUndefined();
   });
@@ -166,14 +202,16 @@ describe("a remembered listing", () => {
     await threeDocs();
     await refresh();
     await refresh();
-    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
     const db = new Database(join(dir, "cache", SQLITE_INDEX_FILE));
     db.prepare("UPDATE sources SET size = size + 1 WHERE id = ?").run(id("tree.md"));
     db.close();
     const after = await refresh();
     expect(after.remembered).toEqual({ relisted: 1 });
     expect(after.sources.unchanged).toContain(id("tree.md"));
+    // That run recorded tree.md's fingerprint again (a write): the next reads the rows once more, then not.
     expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
   });
 
   it("reads no file outside the folders given that a forged one names", async () => {

@@ -29,8 +29,11 @@ const MAX_RELISTED = 64;
 export interface SnapshotListing extends DocumentListing {
   /** Files listed again (their times changed since the listing was remembered). */
   relisted: number;
-  /** Remembers this listing, the files listed again with their new times (when the index holds them as they are). */
-  remember(): void;
+  /**
+   * Remembers this listing, the files listed again with their new times (when the index holds them as they are), with
+   * the rows' `sourcesVersion` when given (the index was written since the check, by this run alone).
+   */
+  remember(sourcesVersion?: number): void;
 }
 
 /** Lists files by their paths (each named by its id): `listDocuments` of those files, with the folder's options. */
@@ -69,13 +72,7 @@ export async function listFromSnapshot(
   if (storedAsRemembered === "other") return undefined;
   const changed = filesWithNewTimes(snapshot, storedAsRemembered);
   if (!changed) return undefined;
-  const again =
-    changed.length === 0
-      ? undefined
-      : await list(
-          changed.map((file) => file[0]),
-          Object.fromEntries(changed.map((file) => [file[0], file[1]])),
-        );
+  const again = await listAgain(list, changed);
   if (changed.length > 0 && again === undefined) return undefined;
   return snapshotListing(folder, { ...snapshot, sourcesVersion }, changed, again, list, started);
 }
@@ -100,18 +97,19 @@ function rowsAsRemembered(
 }
 
 /**
- * The remembered listing when nothing it names changed and the store's rows are the ones it was remembered with (the
- * same `sourcesVersion`, so they need not be read): the documents' ids, the folder their names are from, and the
- * listing (made from what was remembered). Undefined otherwise: then the store's rows are read and compared
- * ({@link listFromSnapshot}).
+ * The remembered listing when the store's rows are the ones it was remembered with (the same `sourcesVersion`, so
+ * they need not be read) and nothing it names changed but a few files' times: the documents' ids in order, the
+ * folder their names are from, the listing (made from what was remembered), and the documents listed again (those
+ * files, each still a document of the same name; empty when nothing changed). Undefined otherwise: then the store's
+ * rows are read and compared ({@link listFromSnapshot}).
  */
-export function unchangedFromSnapshot(
+export async function fromSnapshotAtVersion(
   folder: string,
   key: string,
   sourcesVersion: number,
   listFiles: ListFiles,
   { roots, started }: SnapshotCheck,
-): { listing: SnapshotListing; ids: string[]; namesFrom: string } | undefined {
+): Promise<{ listing: SnapshotListing; ids: string[]; namesFrom: string; changed: TextNode[] } | undefined> {
   // The version first (the file is parsed once per process): a store written since is not looked at further here.
   if (readSnapshot(folder, key)?.sourcesVersion !== sourcesVersion) return undefined;
   const checked = checkedSnapshot(folder, key, roots, listFiles);
@@ -119,11 +117,19 @@ export function unchangedFromSnapshot(
   const { snapshot, list } = checked;
   const ids: string[] = [];
   for (const file of snapshot.files) if (file[4] !== null) ids.push(file[1]);
-  if (ids.length === 0 || filesWithNewTimes(snapshot, undefined)?.length !== 0) return undefined;
+  const changed = filesWithNewTimes(snapshot, undefined);
+  if (ids.length === 0 || !changed) return undefined;
+  const again = await listAgain(list, changed);
+  const documents = again?.documents ?? [];
+  // A file listed again that is no longer a document (passed over now) leaves the index: the folder is listed in full.
+  const changedIds = new Set(changed.map((file) => file[1]));
+  if (documents.length !== changed.length || documents.some((document) => !changedIds.has(document.id)))
+    return undefined;
   return {
-    listing: snapshotListing(folder, snapshot, [], undefined, list, started),
+    listing: snapshotListing(folder, snapshot, changed, again, list, started),
     ids,
     namesFrom: snapshot.namesFrom,
+    changed: documents,
   };
 }
 
@@ -156,6 +162,18 @@ function checkedSnapshot(
     return listFiles(paths, rootNames);
   };
   return { snapshot, list };
+}
+
+/** The `changed` files listed again by their paths, each named by its id; undefined when there are none. */
+function listAgain(
+  list: SafeListFiles,
+  changed: readonly RememberedFile[],
+): Promise<DocumentListing | undefined> {
+  if (changed.length === 0) return Promise.resolve(undefined);
+  return list(
+    changed.map((file) => file[0]),
+    Object.fromEntries(changed.map((file) => [file[0], file[1]])),
+  );
 }
 
 /** {@link ListFiles}, undefined when a path is not a real path inside the roots. */
@@ -271,13 +289,16 @@ function snapshotListing(
     },
     whySkipped: (document) => owner(document)?.whySkipped(document),
     walked: { folders: snapshot.folders.map(([path]) => path), links: 0, files: [] },
-    remember: () => {
-      if (changed.length === 0) return;
+    remember: (sourcesVersion) => {
+      if (changed.length === 0 && sourcesVersion === undefined) return;
       const files = snapshot.files.map((file) =>
         changedIds.has(file[1]) ? relisted(file, listedAgain.get(file[1]), started) : file,
       );
-      const now = { ...snapshot, files };
-      writeSnapshot(folder, now);
+      writeSnapshot(folder, {
+        ...snapshot,
+        files,
+        ...(sourcesVersion === undefined ? {} : { sourcesVersion }),
+      });
     },
   };
 }

@@ -1,6 +1,8 @@
-// A folder's index found up to date by its remembered listing alone (`listing-snapshot.ts`): the store's rows are
-// the ones it was remembered with (their version, one row, says so) and every folder, rule file and file it walked
-// keeps its time. Nothing is walked, and none of the store's rows of files is read.
+// A folder's index found by its remembered listing alone (`listing-snapshot.ts`): the store's rows are the ones it
+// was remembered with (their version, one row, says so) and every folder and rule file it walked keeps its time.
+// Nothing is walked, and none of the store's rows of files is read: the index is up to date when every file keeps
+// its time, and a few files with new times are listed again and built alone (their rows only), after which the
+// listing is remembered again with the rows' new version when this run was their only writer.
 import { resolve } from "node:path";
 import { builtInReadersFor } from "../reader/formats/registry.js";
 import { listDocuments } from "../reader/index.js";
@@ -11,7 +13,7 @@ import { storesVectors } from "./check-embed-model.js";
 import { listedFolderStats } from "./folder-index-stats.js";
 import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
 import { buildSettings, givenRoots, noDocuments } from "./indexed-folder-read.js";
-import { unchangedFromSnapshot } from "./listing-snapshot.js";
+import { fromSnapshotAtVersion } from "./listing-snapshot.js";
 import { listingKey } from "./listing-snapshot-file.js";
 import { storeLabel } from "./store-location.js";
 
@@ -21,9 +23,9 @@ export function folderListingKey({ paths, cwd, walk }: FolderIndexOptions): stri
 }
 
 /**
- * The folder's index as its remembered listing finds it, unchanged, on `store` (held open for the queries); undefined
- * when the store keeps no version of its rows, or when anything the listing remembers changed: then the folder is
- * listed (`folder-read.ts`).
+ * The folder's index as its remembered listing finds it on `store` (held open for the queries, or built on when a few
+ * files changed); undefined when the store keeps no version of its rows, or when anything else the listing
+ * remembers changed: then the folder is listed (`folder-read.ts`).
  */
 export async function readRememberedFolder(
   options: FolderIndexOptions,
@@ -41,7 +43,7 @@ export async function readRememberedFolder(
   if (sourcesVersion === undefined) return undefined;
   const { readAs, ...walkOptions } = walk;
   const readers = builtInReadersFor(readAs);
-  const found = unchangedFromSnapshot(
+  const found = await fromSnapshotAtVersion(
     folder,
     folderListingKey(options),
     sourcesVersion,
@@ -52,44 +54,59 @@ export async function readRememberedFolder(
     },
   );
   if (!found) return undefined;
-  const { listing, ids, namesFrom } = found;
+  const { listing, ids, namesFrom, changed } = found;
   const report = () => {
     const { skipped, formats } = listing.report();
     return { skipped: skipped.filter((entry) => resolve(namesFrom, entry.path) !== folder), formats };
   };
   // Read only when the store changed under this ask (rebuilt for another model meanwhile) and the build starts over:
   // each document then by its own path, in full.
+  // The files listed again are read when the build reaches them.
+  const unreadable = new Set<string>();
   const readDocument: BuildReadDocument = async (document, { unlessBytesHash, parser } = {}) => {
     const parseElsewhere: ParseElsewhere | undefined =
       parser && ((chosen, input) => parser.parse(readAs, chosen, input));
-    return unlessBytesHash === undefined
-      ? listing.read(document, { evenIfKnown: true, parseElsewhere })
-      : listing.readUnlessBytes(document, unlessBytesHash, { parseElsewhere });
+    const read =
+      unlessBytesHash === undefined
+        ? await listing.read(document, { evenIfKnown: true, parseElsewhere })
+        : await listing.readUnlessBytes(document, unlessBytesHash, { parseElsewhere });
+    if (read === undefined) unreadable.add(document.id);
+    return read;
   };
   return {
     folder,
     ...buildSettings(options),
     documents: () => listing.documents,
+    ...(changed.length > 0 ? { onlyChanged: { documents: changed, ids } } : {}),
     readDocument,
     rebuild: false,
-    unchanged: {
-      chunks,
-      embedded: 0,
-      reused: storesVectors(embedModel) ? chunks : 0,
-      sources: { added: [], changed: [], unchanged: ids, removed: [] },
-    },
+    unchanged:
+      changed.length > 0
+        ? undefined
+        : {
+            chunks,
+            embedded: 0,
+            reused: storesVectors(embedModel) ? chunks : 0,
+            sources: { added: [], changed: [], unchanged: ids, removed: [] },
+          },
     openStore: store,
     namesFrom,
     stats: (build) =>
       listedFolderStats(build, {
         cacheDir: storeLabel(folder),
-        files: ids.length,
+        files: ids.length - unreadable.size,
         ...report(),
-        remembered: { relisted: 0 },
+        remembered: { relisted: changed.length, rowsRead: false },
         started,
       }),
     nothingRead: () => noDocuments(paths, report().skipped),
-    keepReadMemory: () => {},
+    keepReadMemory: () => {
+      // Remembered again when every file listed again is in the index as listed and the rows' version moved by this
+      // run's writes alone (each began where the one before ended): then they are the listing's rows.
+      if (changed.length === 0 || unreadable.size > 0) return;
+      const version = store.sync?.sourcesVersionAfterOwnWrites?.(sourcesVersion);
+      if (version !== undefined) listing.remember(version);
+    },
     forgetOwnIndex: async () => {},
   };
 }

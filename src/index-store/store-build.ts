@@ -55,6 +55,13 @@ export type UpdateStoreOptions = FromDocumentsOptions & {
   threads?: number | undefined;
   /** As {@link FromDocumentsCachedOptions.onBuildStart}. */
   onBuildStart?: FromDocumentsCachedOptions["onBuildStart"] | undefined;
+  /**
+   * Every document's id, in order, when `documents` are only those of them that changed: the others the caller found
+   * unchanged at the rows' version it checked (a remembered listing, `listing-snapshot.ts`). Those are kept as they
+   * are, and only the rows of `documents` are read (from a store that reads rows by id): nothing is removed, and a
+   * document the store does not hold is added after the others.
+   */
+  listedIds?: readonly string[] | undefined;
 };
 
 let defaultSplitterId: string | undefined;
@@ -146,9 +153,15 @@ async function updateInPlace(
     });
     wrote = true;
   }
-  const before = new Map((await store.sources()).map((source) => [source.id, source]));
+  // An edit of a few files of a remembered listing reads their rows only.
+  const only = !reset && options.listedIds !== undefined && store.sourcesOf ? options.listedIds : undefined;
+  const before = new Map(
+    (only ? await store.sourcesOf?.(documents.map((document) => document.id)) : await store.sources())?.map(
+      (source) => [source.id, source],
+    ),
+  );
   const seen = new Set(documents.map((document) => document.id));
-  const removed = [...before.keys()].filter((id) => !seen.has(id));
+  const removed = only ? [] : [...before.keys()].filter((id) => !seen.has(id));
   const sources: IndexBuildStats["sources"] = { added: [], changed: [], unchanged: [], removed };
   const pending: TextNode[] = [];
   for (const document of documents) {
@@ -172,14 +185,20 @@ async function updateInPlace(
   const counts = await writeDocuments(store, pending, before, sources, options);
   if (pending.length > 0) wrote = true;
   // Unchanged by their fingerprint, then by their bytes or text as they were read: listed in the documents' order.
-  const positions = new Map(documents.map((document, position) => [document.id, position]));
-  sources.unchanged.sort((left, right) => (positions.get(left) ?? 0) - (positions.get(right) ?? 0));
+  if (only) {
+    const found = new Set(sources.unchanged);
+    sources.unchanged = only.filter((id) => !seen.has(id) || found.has(id));
+  } else {
+    const positions = new Map(documents.map((document, position) => [document.id, position]));
+    sources.unchanged.sort((left, right) => (positions.get(left) ?? 0) - (positions.get(right) ?? 0));
+  }
   // Documents that could not be read are not in the index (a stored one's rows went with its group).
   const unreadable = new Set(counts.unreadable);
   const order = documents.map((document) => document.id).filter((id) => !unreadable.has(id));
   // A replaced document keeps its position and a removed one leaves the others in order: only a store written anew
-  // or a document added (after the last) can leave the stored order unlike the documents'.
-  const mayBeOutOfOrder = reset || sources.added.length > 0;
+  // or a document added (after the last) can leave the stored order unlike the documents'. (Of only some documents,
+  // one added goes after the others.)
+  const mayBeOutOfOrder = !only && (reset || sources.added.length > 0);
   const storedOrder = mayBeOutOfOrder ? (await store.sources()).map((source) => source.id) : order;
   if (storedOrder.some((id, index) => id !== order[index])) await store.setOrder(order);
   const chunks = (await store.statistics()).documents;

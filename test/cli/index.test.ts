@@ -295,20 +295,32 @@ describe("ragsynth index", () => {
       return JSON.parse(asked.stdout);
     };
     const unchanged = await ask("What is the default response mode?");
-    expect(unchanged.index).toMatchObject({ remembered: { relisted: 0 }, files: 6 });
+    expect(unchanged.index).toMatchObject({ remembered: { relisted: 0, rowsRead: false }, files: 6 });
     expect(unchanged.index.sources.unchanged).toHaveLength(6);
     await appendFile(join(docs, "cli.md"), "\nThe zebra-striped banner marks a stale index.\n");
     await utimes(join(docs, "cli.md"), day + 60, day + 60);
     const edited = await ask("What does the zebra-striped banner mark?");
-    expect(edited.index.remembered).toEqual({ relisted: 1 });
+    expect(edited.index.remembered).toEqual({ relisted: 1, rowsRead: false });
     expect(edited.index.sources.changed).toEqual([expect.stringMatching(/cli\.md$/)]);
+    expect(edited.index.sources.unchanged).toHaveLength(5);
     expect(edited.answer).toContain("zebra-striped banner marks a stale index");
+    // That ask remembered the listing again with the rows it wrote: the next edit is listed and built alone too.
+    await appendFile(join(docs, "optimizer.md"), "\nThe okapi lantern glows when a chunk is trimmed.\n");
+    await utimes(join(docs, "optimizer.md"), day + 120, day + 120);
+    const again = await ask("When does the okapi lantern glow?");
+    expect(again.index.remembered).toEqual({ relisted: 1, rowsRead: false });
+    expect(again.index.sources.changed).toEqual([expect.stringMatching(/optimizer\.md$/)]);
+    expect(again.answer).toContain("okapi lantern glows when a chunk is trimmed");
+    expect((await ask("What is the default response mode?")).index.remembered).toEqual({
+      relisted: 0,
+      rowsRead: false,
+    });
     // A new file changes its folder's time: the folder is listed in full.
     await writeFile(join(docs, "new.md"), "# New\n\nA page added later.\n");
     const added = await ask("What is the page added later?");
     expect(added.index.remembered).toBeUndefined();
     expect(added.index.sources.added).toEqual([expect.stringMatching(/new\.md$/)]);
-  }, 90_000); // seven CLI runs
+  }, 120_000); // nine CLI runs
 
   it("ask --no-refresh answers from the index as built, without reading the files again; with no index it says to build one", async () => {
     const none = await runCli(["ask", docs, "--no-refresh", "-q", "What is the default response mode?"]);
