@@ -9,7 +9,7 @@ import { builtInReadersFor } from "../reader/formats/registry.js";
 import { listDocuments } from "../reader/index.js";
 import type { ParseElsewhere, SkipRead } from "../reader/read-file.js";
 import type { TextNode } from "../schema/text-node.js";
-import type { StoredSource } from "../store/index-store.js";
+import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { sleep } from "../util/abort.js";
 import type { BuildReadDocument, IndexBuildStats } from "./build-index-options.js";
@@ -120,6 +120,7 @@ async function listAndOpen(
       folder,
       stored,
       sourcesVersion: files?.sourcesVersion,
+      store,
       madeFolder,
       hadIndex,
       started,
@@ -202,6 +203,7 @@ async function listFolder(
     folder,
     stored,
     sourcesVersion,
+    store,
     madeFolder,
     hadIndex,
     started,
@@ -210,6 +212,8 @@ async function listFolder(
     stored: StoredSource[] | undefined | "other-version";
     /** The store's `sourcesVersion`, read with `stored`. */
     sourcesVersion: number | undefined;
+    /** The store `stored` was read from, held open for the build (it writes through this one). */
+    store: IndexStore | undefined;
     madeFolder: boolean;
     hadIndex: boolean;
     started: number;
@@ -344,22 +348,30 @@ async function listFolder(
     stats,
     nothingRead: () => noDocuments(paths, report().skipped),
     keepReadMemory: () => {
+      // The listing is remembered with the rows' version read with them when the index held it unchanged, and when
+      // the build wrote it, with their version after this run's writes when no other writer came between (the rows
+      // are then the listing's documents, unless one could not be read).
+      const version = unchanged
+        ? sourcesVersion
+        : unreadable.size === 0 && sourcesVersion !== undefined
+          ? versionAfterOwnWrites(store, sourcesVersion)
+          : undefined;
+      const remember = unchanged !== undefined || version !== undefined;
       // A remembered listing touched only the files listed again: the memories of the rest stay as they are.
       if (remembered) {
-        // With the rows' version read now (the one remembered may be older: another run wrote since).
-        if (unchanged) remembered.remember(sourcesVersion);
+        if (remember) remembered.remember(version);
         return;
       }
       skippedReads.save();
       localFingerprints.save();
-      if (key !== undefined && unchanged)
+      if (key !== undefined && remember)
         rememberListing(folder, key, listing, {
           roots: locations,
           noIgnore: walk.noIgnore,
           started: startedAt,
           names: named.names,
           namesFrom: named.from,
-          sourcesVersion,
+          sourcesVersion: version,
         });
     },
     forgetOwnIndex: async () => {
@@ -370,6 +382,18 @@ async function listFolder(
       }
     },
   };
+}
+
+/**
+ * `store`'s rows' version after this run's writes, when every change since `version` was one of them; undefined
+ * otherwise, or when the store cannot tell (or was closed: the build opened another).
+ */
+function versionAfterOwnWrites(store: IndexStore | undefined, version: number): number | undefined {
+  try {
+    return store?.sync?.sourcesVersionAfterOwnWrites?.(version);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -138,9 +138,8 @@ describe("a remembered listing", () => {
     const after = await refresh();
     expect(after.remembered).toEqual({ relisted: 2 });
     expect(after.sources.unchanged).toEqual([id("guide/start.md"), id("modes.md"), id("tree.md")]);
-    // That run wrote (tree.md's fingerprint again) and remembered nothing: the next lists modes.md again, found as
-    // the index holds it, and remembers.
-    expect((await refresh()).remembered).toEqual({ relisted: 1 });
+    // That run was the only writer since it read the rows (it recorded tree.md's fingerprint again): it remembered
+    // the listing with the rows it left.
     expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
   });
 
@@ -153,8 +152,9 @@ describe("a remembered listing", () => {
     const added = await refresh();
     expect(added.remembered).toBeUndefined();
     expect(added.sources.added).toEqual([id("guide/more.md")]);
+    // Listed in full and built by that run alone: remembered with the rows it wrote.
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
 
-    await refresh();
     await rm(join(dir, "docs", "tree.md"));
     await age(join(dir, "docs"));
     const removed = await refresh();
@@ -209,8 +209,8 @@ describe("a remembered listing", () => {
     const after = await refresh();
     expect(after.remembered).toEqual({ relisted: 1 });
     expect(after.sources.unchanged).toContain(id("tree.md"));
-    // That run recorded tree.md's fingerprint again (a write): the next reads the rows once more, then not.
-    expect((await refresh()).remembered).toEqual({ relisted: 0 });
+    // That run recorded tree.md's fingerprint again, the only writer since it read the rows: it remembered the
+    // listing with them.
     expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
   });
 
