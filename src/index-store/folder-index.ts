@@ -91,7 +91,11 @@ async function buildOnRead(
     // onHeldStore closed it.
     held = undefined;
   }
-  const listed = onlyChanged?.documents ?? documents();
+  // Only the files listed again are built when the store is still one of these settings: another process may have
+  // rebuilt it for others since the listing, and then every file is.
+  const partial =
+    onlyChanged && held && (await builtFor(held, embedModel, splitter)) ? onlyChanged : undefined;
+  const listed = partial?.documents ?? documents();
   progress.start("Splitting into chunks", listed.length);
   const buildOptions: FromDocumentsOptions = {
     embedModel,
@@ -118,7 +122,7 @@ async function buildOnRead(
         rebuild,
         readDocument,
         ...(threads === undefined ? {} : { threads }),
-        ...(onlyChanged ? { listedIds: onlyChanged.ids } : {}),
+        ...(partial ? { listedIds: partial.ids } : {}),
         ...(onBuildStart ? { onBuildStart } : {}),
       },
       held,
@@ -222,6 +226,20 @@ export async function folderIndexSaved(
   }
 }
 
+/** Whether `store` holds an index of these settings; closes it when that cannot be read. */
+async function builtFor(
+  store: IndexStore,
+  embedModel: Embedder,
+  splitter: NodeParser | undefined,
+): Promise<boolean> {
+  try {
+    return await storeBuiltFor(store, { embedModel, splitter });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
 /**
  * The index on the store the listing held open, or `undefined` (the store closed) when another process rebuilt it
  * for another embedding model or splitter since its rows were read: the build then brings it up to date.
@@ -231,14 +249,7 @@ async function onHeldStore(
   embedModel: Embedder,
   splitter: NodeParser | undefined,
 ): Promise<VectorStoreIndex | undefined> {
-  let built: boolean;
-  try {
-    built = await storeBuiltFor(store, { embedModel, splitter });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  if (built) return indexOnStore(store, embedModel);
+  if (await builtFor(store, embedModel, splitter)) return indexOnStore(store, embedModel);
   await store.close();
   return undefined;
 }

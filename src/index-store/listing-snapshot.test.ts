@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BlockSplitter } from "../splitter/block-splitter.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { buildFolderIndex, folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
 import { folderIndexOptions } from "./folder-index-options.test.util.js";
@@ -141,6 +142,25 @@ describe("a remembered listing", () => {
     // That run was the only writer since it read the rows (it recorded tree.md's fingerprint again): it remembered
     // the listing with the rows it left.
     expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
+  });
+
+  it("builds every file when another process rebuilt the index for other settings after the check", async () => {
+    await threeDocs();
+    await refresh();
+    await refresh();
+    await put("modes.md", "# Modes\n\nThe default response mode is compact. Edited.\n");
+    const read = await readFolderDocuments(options());
+    expect(read.onlyChanged?.documents.map((document) => document.id)).toEqual([id("modes.md")]);
+    // Another process rebuilds the same cache with another splitter meanwhile (it holds all three files).
+    const other = await refreshFolderIndex(options({ splitter: new BlockSplitter({ chunkSize: 64, chunkOverlap: 8 }) }));
+    expect(other.stats.files).toBe(3);
+    const built = await buildFolderIndex(read, { persist: "await", signal: new AbortController().signal });
+    await built.index.close();
+    // This build's settings are the store's again, with every file in it, not only the one listed again.
+    expect(built.stats.files).toBe(3);
+    expect(built.stats.sources.added).toEqual([id("guide/start.md"), id("modes.md"), id("tree.md")]);
+    const after = await refresh();
+    expect(after.sources.unchanged).toEqual([id("guide/start.md"), id("modes.md"), id("tree.md")]);
   });
 
   it("is not used when a file is added or removed, or an ignore file is edited in place", async () => {

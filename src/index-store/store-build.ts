@@ -146,6 +146,10 @@ async function updateInPlace(
   let previousEmbedModelId: string | undefined;
   let wrote = false;
   const reset = options.rebuild || !sameMeta(stored, meta);
+  // Some documents are not the index's: written anew (other settings, found after the listing checked them), it would
+  // hold those alone. Whoever builds on a listing of some documents checks the store's settings first.
+  if (options.listedIds && reset)
+    throw new Error("internal: only some documents given for a store to be written anew");
   if (reset) {
     if (stored && stored.embedderId !== meta.embedderId) previousEmbedModelId = stored.embedderId;
     await store.reset(meta, {
@@ -154,13 +158,14 @@ async function updateInPlace(
     wrote = true;
   }
   // An edit of a few files of a remembered listing reads their rows only.
-  const only = !reset && options.listedIds !== undefined && store.sourcesOf ? options.listedIds : undefined;
-  const before = new Map(
-    (only ? await store.sourcesOf?.(documents.map((document) => document.id)) : await store.sources())?.map(
-      (source) => [source.id, source],
-    ),
-  );
+  const only = options.listedIds;
   const seen = new Set(documents.map((document) => document.id));
+  const rows = !only
+    ? await store.sources()
+    : store.sourcesOf
+      ? await store.sourcesOf([...seen])
+      : (await store.sources()).filter((source) => seen.has(source.id));
+  const before = new Map(rows.map((source) => [source.id, source]));
   const removed = only ? [] : [...before.keys()].filter((id) => !seen.has(id));
   const sources: IndexBuildStats["sources"] = { added: [], changed: [], unchanged: [], removed };
   const pending: TextNode[] = [];
