@@ -65,6 +65,20 @@ async function threeDocs(): Promise<void> {
   await put("guide/start.md", "# Start\n\nInstall it, then ask a question.\n");
 }
 
+/**
+ * Three documents indexed and their listing remembered, then modes.md edited and the folder listed (by the remembered
+ * listing: that file alone), not yet built.
+ */
+async function listedWithOneEdit() {
+  await threeDocs();
+  await refresh();
+  await refresh();
+  await put("modes.md", "# Modes\n\nThe default response mode is compact. Edited.\n");
+  const read = await readFolderDocuments(options());
+  expect(read.onlyChanged?.documents.map((document) => document.id)).toEqual([id("modes.md")]);
+  return read;
+}
+
 describe("a remembered listing", () => {
   it("is written once the index is found up to date, and then no folder is walked again", async () => {
     await threeDocs();
@@ -121,12 +135,7 @@ describe("a remembered listing", () => {
   });
 
   it("is not remembered again after a build when another writer changed the rows meanwhile", async () => {
-    await threeDocs();
-    await refresh();
-    await refresh();
-    await put("modes.md", "# Modes\n\nThe default response mode is compact. Edited.\n");
-    const read = await readFolderDocuments(options());
-    expect(read.onlyChanged?.documents.map((document) => document.id)).toEqual([id("modes.md")]);
+    const read = await listedWithOneEdit();
     // Another process writes a row between this run's check and its build.
     const db = new Database(join(dir, "cache", SQLITE_INDEX_FILE));
     db.prepare("UPDATE sources SET size = size + 1 WHERE id = ?").run(id("tree.md"));
@@ -145,14 +154,11 @@ describe("a remembered listing", () => {
   });
 
   it("builds every file when another process rebuilt the index for other settings after the check", async () => {
-    await threeDocs();
-    await refresh();
-    await refresh();
-    await put("modes.md", "# Modes\n\nThe default response mode is compact. Edited.\n");
-    const read = await readFolderDocuments(options());
-    expect(read.onlyChanged?.documents.map((document) => document.id)).toEqual([id("modes.md")]);
+    const read = await listedWithOneEdit();
     // Another process rebuilds the same cache with another splitter meanwhile (it holds all three files).
-    const other = await refreshFolderIndex(options({ splitter: new BlockSplitter({ chunkSize: 64, chunkOverlap: 8 }) }));
+    const other = await refreshFolderIndex(
+      options({ splitter: new BlockSplitter({ chunkSize: 64, chunkOverlap: 8 }) }),
+    );
     expect(other.stats.files).toBe(3);
     const built = await buildFolderIndex(read, { persist: "await", signal: new AbortController().signal });
     await built.index.close();
