@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { builtInReadersFor } from "../reader/formats/registry.js";
 import { listDocuments } from "../reader/index.js";
-import type { ParseElsewhere, SkipRead } from "../reader/read-file.js";
+import type { SkipRead } from "../reader/read-file.js";
 import type { TextNode } from "../schema/text-node.js";
 import type { IndexStore, StoredSource } from "../store/index-store.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
@@ -20,9 +20,11 @@ import { type FolderIndexOptions, type FolderRead, SILENT_PROGRESS } from "./fol
 import {
   buildSettings,
   givenRoots,
+  listedDocumentReader,
   noDocuments,
   readIndexedFolder,
   storedStore,
+  versionAfterOwnWrites,
 } from "./indexed-folder-read.js";
 import { listFromSnapshot } from "./listing-snapshot.js";
 import { rememberListing } from "./listing-snapshot-file.js";
@@ -309,18 +311,12 @@ async function listFolder(
       ? unchangedBuildStats(documents, stored, embedModel)
       : undefined;
   const unreadable = new Set<string>();
-  const readDocument: BuildReadDocument = async (document, { unlessBytesHash, parser } = {}) => {
-    // The build's worker threads parse the files: the readers here are built-in ones by `readAs`, which a thread
-    // makes again.
-    const parseElsewhere: ParseElsewhere | undefined =
-      parser && ((chosen, input) => parser.parse(readAs, chosen, input));
-    // Only documents the store does not hold unchanged are read: one listed as known (unread) means the store
-    // changed since the listing (another process rebuilt it), so it is read after all. One the store holds under
-    // another size or time is first compared by its bytes.
-    const read =
-      unlessBytesHash === undefined
-        ? await listing.read(document, { evenIfKnown: true, parseElsewhere })
-        : await listing.readUnlessBytes(document, unlessBytesHash, { parseElsewhere });
+  // Only documents the store does not hold unchanged are read; one the store holds under another size or time is
+  // first compared by its bytes.
+  const readListed = listedDocumentReader(listing, readAs);
+  const readDocument: BuildReadDocument = async (document, options = {}) => {
+    const read = await readListed(document, options);
+    const { unlessBytesHash } = options;
     if (read === "same-bytes" && unlessBytesHash !== undefined)
       localFingerprints.note(document, unlessBytesHash);
     if (read === undefined) {
@@ -382,18 +378,6 @@ async function listFolder(
       }
     },
   };
-}
-
-/**
- * `store`'s rows' version after this run's writes, when every change since `version` was one of them; undefined
- * otherwise, or when the store cannot tell (or was closed: the build opened another).
- */
-function versionAfterOwnWrites(store: IndexStore | undefined, version: number): number | undefined {
-  try {
-    return store?.sync?.sourcesVersionAfterOwnWrites?.(version);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -3,9 +3,11 @@
 import { resolve } from "node:path";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import type { SkippedPath } from "../reader/index.js";
+import type { DocumentListing, SkippedPath } from "../reader/index.js";
+import type { ParseElsewhere } from "../reader/read-file.js";
 import type { IndexStore } from "../store/index-store.js";
 import { displayPath } from "../util/display-path.js";
+import type { BuildReadDocument } from "./build-index-options.js";
 import { defaultCacheDir, writtenCacheDir } from "./folder-cache-dir.js";
 import type { AsIsIndex } from "./folder-index-stats.js";
 import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
@@ -157,4 +159,34 @@ export function noDocuments(paths: readonly string[], skipped: readonly SkippedP
     code: "document_read",
     message: `No documents to read in ${paths.join(", ")}${passed}. Point ragsynth at files or a folder of documents.`,
   });
+}
+
+/**
+ * How a build reads a document of `listing`: in full, even one listed as known (the store changed since the listing:
+ * another process rebuilt it), or unless its bytes are the store's (`unlessBytesHash`); parsed in the build's worker
+ * threads when it has a parser (built-in readers by `readAs`, which a thread makes again).
+ */
+export function listedDocumentReader(
+  listing: DocumentListing,
+  readAs: Record<string, string>,
+): BuildReadDocument {
+  return (document, { unlessBytesHash, parser } = {}) => {
+    const parseElsewhere: ParseElsewhere | undefined =
+      parser && ((chosen, input) => parser.parse(readAs, chosen, input));
+    return unlessBytesHash === undefined
+      ? listing.read(document, { evenIfKnown: true, parseElsewhere })
+      : listing.readUnlessBytes(document, unlessBytesHash, { parseElsewhere });
+  };
+}
+
+/**
+ * `store`'s rows' version after this run's writes, when every change since `version` was one of them; undefined
+ * otherwise, or when the store cannot tell (or was closed: the build opened another).
+ */
+export function versionAfterOwnWrites(store: IndexStore | undefined, version: number): number | undefined {
+  try {
+    return store?.sync?.sourcesVersionAfterOwnWrites?.(version);
+  } catch {
+    return undefined;
+  }
 }

@@ -6,13 +6,18 @@
 import { resolve } from "node:path";
 import { builtInReadersFor } from "../reader/formats/registry.js";
 import { listDocuments } from "../reader/index.js";
-import type { ParseElsewhere } from "../reader/read-file.js";
 import type { IndexStore } from "../store/index-store.js";
 import type { BuildReadDocument } from "./build-index-options.js";
 import { storesVectors } from "./check-embed-model.js";
 import { listedFolderStats } from "./folder-index-stats.js";
 import type { FolderIndexOptions, FolderRead } from "./folder-read-options.js";
-import { buildSettings, givenRoots, noDocuments } from "./indexed-folder-read.js";
+import {
+  buildSettings,
+  givenRoots,
+  listedDocumentReader,
+  noDocuments,
+  versionAfterOwnWrites,
+} from "./indexed-folder-read.js";
 import { fromSnapshotAtVersion } from "./listing-snapshot.js";
 import { listingKey } from "./listing-snapshot-file.js";
 import { storeLabel } from "./store-location.js";
@@ -59,17 +64,12 @@ export async function readRememberedFolder(
     const { skipped, formats } = listing.report();
     return { skipped: skipped.filter((entry) => resolve(namesFrom, entry.path) !== folder), formats };
   };
-  // Read only when the store changed under this ask (rebuilt for another model meanwhile) and the build starts over:
-  // each document then by its own path, in full.
-  // The files listed again are read when the build reaches them.
+  // The files listed again are read when the build reaches them; the others only when the store changed under this
+  // ask (rebuilt for another model meanwhile) and the build starts over: each document then by its own path.
   const unreadable = new Set<string>();
-  const readDocument: BuildReadDocument = async (document, { unlessBytesHash, parser } = {}) => {
-    const parseElsewhere: ParseElsewhere | undefined =
-      parser && ((chosen, input) => parser.parse(readAs, chosen, input));
-    const read =
-      unlessBytesHash === undefined
-        ? await listing.read(document, { evenIfKnown: true, parseElsewhere })
-        : await listing.readUnlessBytes(document, unlessBytesHash, { parseElsewhere });
+  const readListed = listedDocumentReader(listing, readAs);
+  const readDocument: BuildReadDocument = async (document, options) => {
+    const read = await readListed(document, options);
     if (read === undefined) unreadable.add(document.id);
     return read;
   };
@@ -104,7 +104,7 @@ export async function readRememberedFolder(
       // Remembered again when every file listed again is in the index as listed and the rows' version moved by this
       // run's writes alone (each began where the one before ended): then they are the listing's rows.
       if (changed.length === 0 || unreadable.size > 0) return;
-      const version = store.sync?.sourcesVersionAfterOwnWrites?.(sourcesVersion);
+      const version = versionAfterOwnWrites(store, sourcesVersion);
       if (version !== undefined) listing.remember(version);
     },
     forgetOwnIndex: async () => {},

@@ -239,7 +239,9 @@ describe("SqliteIndexStore", () => {
     expect(store.sourcesVersionAfterOwnWrites(checked)).toBeUndefined();
     expect(store.sourcesVersionAfterOwnWrites(own)).toBeUndefined();
     store.write([sourceEdit("c.md", ["quokka lantern"])]);
+    // Its writes after the other's do not join the chain from before it.
     expect(store.sourcesVersionAfterOwnWrites(own)).toBeUndefined();
+    expect(store.sourcesVersionAfterOwnWrites(checked)).toBeUndefined();
     const afterOther = store.sourcesVersion() as number;
     store.write([sourceEdit("d.md", ["okapi banner"])]);
     store.write([sourceEdit("d.md", ["okapi banner, edited"])]);

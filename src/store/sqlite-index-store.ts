@@ -12,6 +12,7 @@ import type {
   TermPostings,
 } from "./index-store.js";
 import { damaged, decodeNode } from "./node-row.js";
+import { OwnWrites } from "./own-writes.js";
 import { type CodePage, signCodesFit } from "./sign-codes.js";
 import {
   type KeyedBlockRow,
@@ -26,9 +27,6 @@ import { storeMetaOf } from "./store-meta.js";
 
 /** The most terms a store keeps in memory to skip last-block lookups (~30 MB of strings at most). */
 const MAX_KNOWN_TERMS = 1 << 19;
-
-/** Versions of its own writes' chain a store keeps ({@link SqliteIndexStore.sourcesVersionAfterOwnWrites}). */
-const MAX_OWN_VERSIONS = 64;
 
 /** {@link IndexStore} on one SQLite file through better-sqlite3 (synchronous, so a read is a few microseconds). */
 export class SqliteIndexStore implements SyncIndexStore {
@@ -58,12 +56,8 @@ export class SqliteIndexStore implements SyncIndexStore {
    * check the files, then to update the index, ~10 ms a read at 6,000 files. Read again once the version moved.
    */
   #sourcesRead: { version: string; sources: readonly StoredSource[] } | undefined;
-  /**
-   * The rows' {@link sourcesVersion}s between this object's write transactions since the last one another writer may
-   * have come before (`since`: the versions they began at, the latest {@link MAX_OWN_VERSIONS}) and the one the last
-   * ended at (`to`): each write that begins at the version the one before ended at extends it.
-   */
-  #ownWrites: { since: Set<number>; to: number } | undefined;
+  /** This object's write transactions by the rows' versions they began and ended at. */
+  readonly #ownWrites = new OwnWrites();
 
   constructor(
     db: BetterSqlite3.Database,
@@ -96,7 +90,7 @@ export class SqliteIndexStore implements SyncIndexStore {
       // The terms written inside are gone again, and those of before are back; so are the rows read inside, and the
       // versions its writes recorded.
       this.#termsWithBlocks = undefined;
-      this.#ownWrites = undefined;
+      this.#ownWrites.forget();
       this.#writes++;
       throw error;
     }
@@ -169,10 +163,7 @@ export class SqliteIndexStore implements SyncIndexStore {
   }
 
   sourcesVersionAfterOwnWrites(version: number): number | undefined {
-    const now = this.sourcesVersion();
-    if (now === version) return now;
-    const own = this.#ownWrites;
-    return own?.since.has(version) && own.to === now ? now : undefined;
+    return this.#ownWrites.since(version, this.sourcesVersion());
   }
 
   /** Runs `write` (inside a write transaction: no other writer can come between) and records the versions. */
@@ -180,19 +171,7 @@ export class SqliteIndexStore implements SyncIndexStore {
     const from = this.sourcesVersion();
     write();
     const to = this.sourcesVersion();
-    if (from === undefined || to === undefined) return;
-    const own = this.#ownWrites;
-    if (own?.to !== from) {
-      this.#ownWrites = { since: new Set([from]), to };
-      return;
-    }
-    own.since.add(from);
-    own.to = to;
-    // The oldest go first: an older version only answers undefined (another writer may have come between).
-    for (const old of own.since) {
-      if (own.since.size <= MAX_OWN_VERSIONS) break;
-      own.since.delete(old);
-    }
+    if (from !== undefined && to !== undefined) this.#ownWrites.record(from, to);
   }
 
   sourcesOf(ids: readonly string[]): StoredSource[] {
