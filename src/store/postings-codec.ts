@@ -35,14 +35,18 @@ class VarintWriter {
   }
 }
 
-/** The block of these postings (keys ascending). */
+/**
+ * The block of these postings (keys ascending); with `after`, the bytes to append to a block whose last key it is
+ * (the first gap is from it).
+ */
 export function encodePostings(
   { keys, frequencies, lengths }: PostingsList,
   from = 0,
   to = keys.length,
+  after = 0,
 ): Buffer {
   const writer = new VarintWriter();
-  let previous = 0;
+  let previous = after;
   for (let index = from; index < to; index++) {
     const key = keys[index] as number;
     writer.write(key - previous);
@@ -119,4 +123,114 @@ export function decodePostings(block: Uint8Array, into: PostingsList): boolean {
     into.lengths.push(arrays.lengths[index] as number);
   }
   return true;
+}
+
+/** A block after {@link dropFromBlock}: its bytes, how many postings it holds, and its first and last keys. */
+export interface ChangedBlock {
+  bytes: Buffer;
+  count: number;
+  /** Undefined when no posting is left. */
+  firstKey: number | undefined;
+  lastKey: number | undefined;
+  /** The last key the block held before (taken out or not). */
+  storedLastKey: number;
+  /** How many postings were taken out. */
+  dropped: number;
+}
+
+/**
+ * The block without the postings of the keys in `gone` (ascending; keys it does not hold are passed over), in one
+ * pass over its bytes with no posting decoded into an array: the bytes between taken postings are copied as they
+ * are, and only the gap of a posting after a taken one is written anew (its key's distance from the last one kept).
+ * A common term's block holds ~1,000 postings and an edited file's chunks are a few of them. Undefined when the bytes
+ * are not a block.
+ */
+export function dropFromBlock(block: Uint8Array, gone: Int32Array): ChangedBlock | undefined {
+  // A gap written anew spans at most the bytes of its own old gap and of the posting taken before it.
+  const out = new Uint8Array(block.length);
+  let length = 0;
+  let copyFrom = 0;
+  let read = 0;
+  let key = 0;
+  let pendingGap = 0;
+  let next = 0;
+  let count = 0;
+  let dropped = 0;
+  let firstKey: number | undefined;
+  let lastKey: number | undefined;
+  while (read < block.length) {
+    const start = read;
+    let gap = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      if (read === block.length || scale > 2 ** 28) return undefined;
+      byte = block[read++] as number;
+      gap += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte >= 0x80);
+    const gapEnd = read;
+    for (let field = 0; field < 2; field++) {
+      do {
+        if (read === block.length) return undefined;
+        byte = block[read++] as number;
+      } while (byte >= 0x80);
+    }
+    key += gap;
+    if (key > 0x7fffffff) return undefined;
+    while (next < gone.length && (gone[next] as number) < key) next++;
+    if (next < gone.length && gone[next] === key) {
+      out.set(block.subarray(copyFrom, start), length);
+      length += start - copyFrom;
+      copyFrom = read;
+      pendingGap += gap;
+      dropped++;
+      continue;
+    }
+    if (pendingGap > 0) {
+      length = writeVarint(out, length, pendingGap + gap);
+      copyFrom = gapEnd;
+      pendingGap = 0;
+    }
+    firstKey ??= key;
+    lastKey = key;
+    count++;
+  }
+  out.set(block.subarray(copyFrom), length);
+  length += block.length - copyFrom;
+  return { bytes: Buffer.from(out.buffer, 0, length), count, firstKey, lastKey, storedLastKey: key, dropped };
+}
+
+/** The last key of a block of `count` postings, or undefined when the bytes are not such a block. */
+export function lastKeyOfBlock(block: Uint8Array, count: number): number | undefined {
+  let key = 0;
+  let ends = 0;
+  let value = 0;
+  let scale = 1;
+  for (let index = 0; index < block.length; index++) {
+    const byte = block[index] as number;
+    value += (byte & 0x7f) * scale;
+    if (byte >= 0x80) {
+      scale *= 0x80;
+      if (scale > 2 ** 28) return undefined;
+      continue;
+    }
+    if (ends % 3 === 0) key += value;
+    ends++;
+    value = 0;
+    scale = 1;
+  }
+  return ends === count * 3 && scale === 1 && count > 0 && key <= 0x7fffffff ? key : undefined;
+}
+
+/** Writes `value` as a varint into `into` at `at`; returns the index after it. */
+function writeVarint(into: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  let next = at;
+  while (rest >= 0x80) {
+    into[next++] = (rest % 0x80) | 0x80;
+    rest = Math.floor(rest / 0x80);
+  }
+  into[next++] = rest;
+  return next;
 }

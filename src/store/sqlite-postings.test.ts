@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodePostings } from "./postings-codec.js";
-import { dropKeys, type KeyedBlockRow, readPostings, readPostingsAt } from "./sqlite-postings.js";
+import { type KeyedBlockRow, readPostings, readPostingsAt } from "./sqlite-postings.js";
 
 const first = { keys: [3, 9, 400], frequencies: [1, 2, 70_000], lengths: [10, 200, 90_000] };
 const second = { keys: [401, 2 ** 31 - 1], frequencies: [5, 1], lengths: [6, 7] };
@@ -80,43 +80,5 @@ describe("readPostingsAt", () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-describe("dropKeys", () => {
-  it("takes exactly the postings of the keys gone, keeping the others in order with their fields", () => {
-    const keysAndGone = fc.uniqueArray(fc.integer({ min: 0, max: 5_000 }), { maxLength: 300 }).chain((keys) =>
-      fc.tuple(
-        fc.constant([...keys].sort((a, b) => a - b)),
-        // Keys to drop: some held by the block, some not (another block's), in any number.
-        fc.uniqueArray(fc.oneof(fc.constantFrom(...(keys.length > 0 ? keys : [0])), fc.nat(5_000)), {
-          maxLength: 40,
-        }),
-      ),
-    );
-    fc.assert(
-      fc.property(keysAndGone, ([keys, gone]) => {
-        const list = {
-          keys: [...keys],
-          frequencies: keys.map((key) => key * 3),
-          lengths: keys.map((key) => key + 7),
-        };
-        const goneSet = new Set(gone);
-        const kept = keys.filter((key) => !goneSet.has(key));
-        const dropped = dropKeys(list, Int32Array.from(gone).sort());
-        expect(dropped).toBe(keys.length - kept.length);
-        expect(list.keys).toEqual(kept);
-        expect(list.frequencies).toEqual(kept.map((key) => key * 3));
-        expect(list.lengths).toEqual(kept.map((key) => key + 7));
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it("leaves a block that holds none of the keys as it was", () => {
-    const list = { keys: [2, 4, 6], frequencies: [1, 1, 1], lengths: [5, 5, 5] };
-    expect(dropKeys(list, Int32Array.from([1, 3, 7]))).toBe(0);
-    expect(dropKeys(list, new Int32Array(0))).toBe(0);
-    expect(list.keys).toEqual([2, 4, 6]);
   });
 });

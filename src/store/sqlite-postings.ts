@@ -1,6 +1,12 @@
 import type { TermPostings } from "./index-store.js";
 import { damaged } from "./node-row.js";
-import { decodePostings, decodePostingsInto, encodePostings, type PostingsList } from "./postings-codec.js";
+import {
+  decodePostingsInto,
+  dropFromBlock,
+  encodePostings,
+  lastKeyOfBlock,
+  type PostingsList,
+} from "./postings-codec.js";
 import type { SqliteStatements } from "./sqlite-statements.js";
 
 /** A term's new postings join its last block while that holds fewer than this many, else start a new block. */
@@ -10,6 +16,16 @@ interface BlockRow {
   first_key: number;
   count: number;
   block: Buffer;
+}
+
+/** A stored block of one term in a flush: its bytes and keys now, and the last key it was stored with. */
+interface HeldBlock {
+  bytes: Buffer;
+  count: number;
+  firstKey: number | undefined;
+  lastKey: number | undefined;
+  storedLastKey: number;
+  changed: boolean;
 }
 
 /**
@@ -106,11 +122,12 @@ export class PostingsBatch {
    * Writes the gathered changes, one term at a time: the blocks holding its removed chunks lose them, its new
    * postings join its last block (when small) or start one, and each touched block is written once: an edited file
    * that keeps a rare term rewrites that term's one block once, not once for the removal and once for the addition.
+   * The blocks are changed as bytes (`dropFromBlock`, appended bytes), never decoded into lists.
    */
   flush(): void {
     const sql = this.#sql;
     for (const term of new Set([...this.#removed.keys(), ...this.#added.keys()])) {
-      const blocks = new Map<number, { list: PostingsList; changed: boolean }>();
+      const blocks = new Map<number, HeldBlock>();
       const removed = this.#removed.get(term);
       if (removed) this.#removeKeys(term, removed, blocks);
       const added = this.#added.get(term);
@@ -119,108 +136,78 @@ export class PostingsBatch {
         const last =
           known && !known.has(term) ? undefined : (sql.lastBlock.get(term) as BlockRow | undefined);
         known?.add(term);
-        const held =
-          last && (blocks.get(last.first_key) ?? { list: this.#decode(last.block), changed: false });
-        if (last && held && held.list.keys.length > 0 && held.list.keys.length < this.#blockPostings) {
-          for (const [index, key] of added.keys.entries()) {
-            held.list.keys.push(key);
-            held.list.frequencies.push(added.frequencies[index] as number);
-            held.list.lengths.push(added.lengths[index] as number);
-          }
-          blocks.set(last.first_key, { list: held.list, changed: true });
+        const held = last && (blocks.get(last.first_key) ?? this.#hold(last));
+        if (last && held && held.count > 0 && held.count < this.#blockPostings) {
+          const appended = encodePostings(added, 0, added.keys.length, held.lastKey);
+          blocks.set(last.first_key, {
+            ...held,
+            bytes: Buffer.concat([held.bytes, appended]),
+            count: held.count + added.keys.length,
+            lastKey: added.keys.at(-1),
+            changed: true,
+          });
         } else sql.insertBlock.run(term, added.keys[0], added.keys.length, encodePostings(added));
       }
-      for (const [firstKey, { list, changed }] of blocks) {
+      for (const [storedFirstKey, { bytes, count, firstKey, changed }] of blocks) {
         if (!changed) continue;
-        if (list.keys[0] === firstKey) {
-          sql.updateBlock.run(list.keys.length, encodePostings(list), term, firstKey);
+        if (firstKey === storedFirstKey) {
+          sql.updateBlock.run(count, bytes, term, storedFirstKey);
           continue;
         }
-        sql.deleteBlock.run(term, firstKey);
-        if (list.keys.length > 0)
-          sql.insertBlock.run(term, list.keys[0], list.keys.length, encodePostings(list));
+        sql.deleteBlock.run(term, storedFirstKey);
+        if (count > 0) sql.insertBlock.run(term, firstKey, count, bytes);
       }
     }
     if (this.#documents !== 0 || this.#totalLength !== 0)
       sql.addStats.run(this.#documents, this.#totalLength);
   }
 
-  /** Takes `keys` out of the blocks of `term` that hold them (decoded into `blocks`, by first key). */
-  #removeKeys(
-    term: string,
-    keys: number[],
-    blocks: Map<number, { list: PostingsList; changed: boolean }>,
-  ): void {
+  /** Takes `keys` out of the blocks of `term` that hold them (kept in `blocks`, by their stored first key). */
+  #removeKeys(term: string, keys: number[], blocks: Map<number, HeldBlock>): void {
     const gone = Int32Array.from(keys).sort();
     // An edited file's chunks have neighbouring keys, mostly in one block of each term: a key up to the last of the
     // block found for the key before it is in that block (or nowhere), so it needs no query of its own.
     let covered = Number.NEGATIVE_INFINITY;
+    let removed = 0;
     for (const key of gone) {
       if (key <= covered) continue;
       const row = this.#sql.blockHolding.get(term, key) as BlockRow | undefined;
       if (!row) continue;
-      let block = blocks.get(row.first_key);
-      if (!block) {
-        block = { list: this.#decode(row.block), changed: false };
-        blocks.set(row.first_key, block);
+      const held = blocks.get(row.first_key);
+      if (held) {
+        covered = held.storedLastKey;
+        continue;
       }
-      covered = block.list.keys.at(-1) ?? covered;
-    }
-    let removed = 0;
-    for (const block of blocks.values()) {
-      const dropped = dropKeys(block.list, gone);
-      if (dropped === 0) continue;
-      removed += dropped;
-      block.changed = true;
+      const changed = dropFromBlock(row.block, gone);
+      if (!changed || changed.count + changed.dropped !== row.count)
+        throw damaged(this.#where, "a postings block that is not readable");
+      blocks.set(row.first_key, {
+        bytes: changed.bytes,
+        count: changed.count,
+        firstKey: changed.firstKey,
+        lastKey: changed.lastKey,
+        storedLastKey: changed.storedLastKey,
+        changed: changed.dropped > 0,
+      });
+      covered = changed.storedLastKey;
+      removed += changed.dropped;
     }
     if (removed !== keys.length) throw damaged(this.#where, "a chunk whose postings are missing");
   }
 
-  #decode(block: Uint8Array): PostingsList {
-    const list: PostingsList = { keys: [], frequencies: [], lengths: [] };
-    if (!decodePostings(block, list)) throw damaged(this.#where, "a postings block that is not readable");
-    return list;
+  /** A stored block as it is, to append to. */
+  #hold(row: BlockRow): HeldBlock {
+    const lastKey = lastKeyOfBlock(row.block, row.count);
+    if (lastKey === undefined) throw damaged(this.#where, "a postings block that is not readable");
+    return {
+      bytes: row.block,
+      count: row.count,
+      firstKey: row.first_key,
+      lastKey,
+      storedLastKey: lastKey,
+      changed: false,
+    };
   }
-}
-
-/**
- * Takes the postings of the keys in `gone` (ascending) out of `list` (keys ascending), in place; returns how many it
- * took. A block of a common term holds ~1,000 postings and an edited file's chunks are a few of them: the postings
- * before the first one gone are not touched, the rest are moved down over the gaps.
- */
-export function dropKeys(list: PostingsList, gone: Int32Array): number {
-  const { keys, frequencies, lengths } = list;
-  const first = lowerBound(keys, gone[0] ?? Number.POSITIVE_INFINITY);
-  let next = lowerBound(gone, keys[first] ?? Number.POSITIVE_INFINITY);
-  let write = first;
-  for (let read = first; read < keys.length; read++) {
-    const key = keys[read] as number;
-    while (next < gone.length && (gone[next] as number) < key) next++;
-    if (next < gone.length && gone[next] === key) continue;
-    if (write !== read) {
-      keys[write] = key;
-      frequencies[write] = frequencies[read] as number;
-      lengths[write] = lengths[read] as number;
-    }
-    write++;
-  }
-  const dropped = keys.length - write;
-  keys.length = write;
-  frequencies.length = write;
-  lengths.length = write;
-  return dropped;
-}
-
-/** The first index of `sorted` (ascending) whose value is not below `value`. */
-function lowerBound(sorted: ArrayLike<number>, value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((sorted[middle] as number) < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** One stored block of a term: how many postings it holds, and its bytes. */
