@@ -42,6 +42,47 @@ describe("SqliteIndexStore", () => {
     expect(blocks(zebra as string)).toEqual([3]);
   });
 
+  it("writes a term's many new postings as blocks of at most 8 x blockPostings, each of which an edit changes alone", () => {
+    const dir = tempDir();
+    const counts = (term: string) => {
+      const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+      try {
+        return db.prepare("SELECT count FROM postings WHERE term = ? ORDER BY first_key").pluck().all(term);
+      } finally {
+        db.close();
+      }
+    };
+    const [zebra] = lexicalDocumentTerms("zebra");
+    const store = openSqliteStore(dir, { _internal: { blockPostings: 2 } });
+    store.reset(META);
+    // One write of 40 chunks holding the term: blocks of 16, 16 and 8 (one block of 40 before).
+    const chunks = Array.from({ length: 40 }, (_, index) => `zebra number ${index}`);
+    store.write([sourceEdit("a.md", chunks)]);
+    expect(counts(zebra as string)).toEqual([16, 16, 8]);
+    // A small last block (fewer than 2) takes new postings only while it stays within the cap: 1 + 20 would pass it.
+    store.write([sourceEdit("b.md", ["zebra b"])]);
+    expect(counts(zebra as string)).toEqual([16, 16, 8, 1]);
+    const twenty = Array.from({ length: 20 }, (_, index) => `zebra c ${index}`);
+    store.write([sourceEdit("c.md", twenty)]);
+    expect(counts(zebra as string)).toEqual([16, 16, 8, 1, 16, 4]);
+    // An edit of the first file keeps its first chunk and removes the others: every block of them loses its postings.
+    store.write([sourceEdit("a.md", ["zebra number 0"])]);
+    expect(counts(zebra as string)).toEqual([1, 1, 16, 4]);
+    expect(snapshot(dir)).toEqual(snapshotOfRebuild());
+    store.close();
+
+    function snapshotOfRebuild() {
+      const again = tempDir();
+      const rebuilt = openSqliteStore(again, { _internal: { blockPostings: 2 } });
+      rebuilt.reset(META);
+      rebuilt.write([sourceEdit("b.md", ["zebra b"])]);
+      rebuilt.write([sourceEdit("c.md", twenty)]);
+      rebuilt.write([sourceEdit("a.md", ["zebra number 0"])]);
+      rebuilt.close();
+      return snapshot(again);
+    }
+  });
+
   it("reads its sources once while the file is unchanged, again after any write: its own, setOrder, another connection's (also during a read snapshot), a rolled-back replacing", async () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);

@@ -47,7 +47,8 @@ export const IMAGES_INDEX = "CREATE INDEX IF NOT EXISTS chunks_images ON chunks 
  * postings are blocks of varints (`postings-codec.ts`) keyed by the term and their first key, each posting with the
  * chunk's length, so a BM25 query reads only its terms' blocks; a term's document frequency is the sum of its blocks'
  * `count`s, and there is no other table of terms (each term is written about once). A write appends a term's new
- * postings to its last block while that holds fewer than `BLOCK_POSTINGS`, else starts a block. A removed chunk's
+ * postings to its last block while that holds fewer than `BLOCK_POSTINGS`, else starts blocks of at most
+ * 8 × `BLOCK_POSTINGS`. A removed chunk's
  * terms are found again by analyzing its stored node, so no index over postings by chunk is kept. The `stats` row is
  * kept exact by the same transaction that adds or removes chunks.
  * A document's chunk node ids are on its `sources` row (`node_ids`, a JSON array; NULL for the usual `<id>#0` …
