@@ -201,26 +201,18 @@ export function dropFromBlock(block: Uint8Array, gone: Int32Array): ChangedBlock
   return { bytes: Buffer.from(out.buffer, 0, length), count, firstKey, lastKey, storedLastKey: key, dropped };
 }
 
-/** The last key of a block of `count` postings, or undefined when the bytes are not such a block. */
+/**
+ * The last key of a block of `count` postings, or undefined when the bytes are not such a block: decoded whole
+ * (a block an edit appends to holds fewer than `BLOCK_POSTINGS`).
+ */
 export function lastKeyOfBlock(block: Uint8Array, count: number): number | undefined {
-  let key = 0;
-  let ends = 0;
-  let value = 0;
-  let scale = 1;
-  for (let index = 0; index < block.length; index++) {
-    const byte = block[index] as number;
-    value += (byte & 0x7f) * scale;
-    if (byte >= 0x80) {
-      scale *= 0x80;
-      if (scale > 2 ** 28) return undefined;
-      continue;
-    }
-    if (ends % 3 === 0) key += value;
-    ends++;
-    value = 0;
-    scale = 1;
-  }
-  return ends === count * 3 && scale === 1 && count > 0 && key <= 0x7fffffff ? key : undefined;
+  if (!(count >= 1)) return undefined;
+  const into = {
+    keys: new Int32Array(count),
+    frequencies: new Int32Array(count),
+    lengths: new Int32Array(count),
+  };
+  return decodePostingsInto(block, count, into, 0) === undefined ? into.keys[count - 1] : undefined;
 }
 
 /** Writes `value` as a varint into `into` at `at`; returns the index after it. */

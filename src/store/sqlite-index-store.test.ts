@@ -12,17 +12,20 @@ import { useTempDirs } from "./temp-dir.test.util.js";
 const META = { embedderId: "test", storeVectors: true, analyzer: LEXICAL_ANALYZER, splitter: "test" };
 const tempDir = useTempDirs("store");
 
+/** The postings counts of the term's blocks in the index in `dir`, in key order. */
+function blockCounts(dir: string, term: string): unknown[] {
+  const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
+  try {
+    return db.prepare("SELECT count FROM postings WHERE term = ? ORDER BY first_key").pluck().all(term);
+  } finally {
+    db.close();
+  }
+}
+
 describe("SqliteIndexStore", () => {
   it("packs a term's postings into its last block across writes, also when another connection wrote the term meanwhile", () => {
     const dir = tempDir();
-    const blocks = (term: string) => {
-      const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
-      try {
-        return db.prepare("SELECT count FROM postings WHERE term = ? ORDER BY first_key").pluck().all(term);
-      } finally {
-        db.close();
-      }
-    };
+    const blocks = (term: string) => blockCounts(dir, term);
     const [zebra] = lexicalDocumentTerms("zebra");
     const [quokka] = lexicalDocumentTerms("quokka");
     // A first build (the table empty when it began) knows which terms have blocks: each write of "zebra" after the
@@ -44,14 +47,7 @@ describe("SqliteIndexStore", () => {
 
   it("writes a term's many new postings as blocks of at most 8 x blockPostings, each of which an edit changes alone", () => {
     const dir = tempDir();
-    const counts = (term: string) => {
-      const db = new Database(path.join(dir, SQLITE_INDEX_FILE), { readonly: true });
-      try {
-        return db.prepare("SELECT count FROM postings WHERE term = ? ORDER BY first_key").pluck().all(term);
-      } finally {
-        db.close();
-      }
-    };
+    const counts = (term: string) => blockCounts(dir, term);
     const [zebra] = lexicalDocumentTerms("zebra");
     const store = openSqliteStore(dir, { _internal: { blockPostings: 2 } });
     store.reset(META);

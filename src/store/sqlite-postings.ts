@@ -143,7 +143,10 @@ export class PostingsBatch {
         const last =
           known && !known.has(term) ? undefined : (sql.lastBlock.get(term) as BlockRow | undefined);
         known?.add(term);
-        const held = last && (blocks.get(last.first_key) ?? this.#hold(last));
+        // A stored last block is decoded only when it is small enough to take them.
+        const held =
+          last &&
+          (blocks.get(last.first_key) ?? (last.count < this.#blockPostings ? this.#hold(last) : undefined));
         const most = this.#blockPostings * MAX_BLOCK_FACTOR;
         if (
           last &&
