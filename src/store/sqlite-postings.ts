@@ -37,8 +37,8 @@ interface HeldBlock {
 
 /**
  * The postings changes of one write transaction, gathered per term and applied by {@link flush} at its end: each
- * touched term's blocks holding removed chunks are rewritten once, and its new postings written as one block (or
- * appended to its small last one). Chunk keys only grow, so new postings always go last. A term's df is the sum of
+ * touched term's blocks holding removed chunks are rewritten once, and its new postings written as blocks of at most
+ * `MAX_BLOCK_FACTOR` × `BLOCK_POSTINGS` (or appended to its small last one while it stays within that). Chunk keys only grow, so new postings always go last. A term's df is the sum of
  * its blocks' counts, so it is exact whenever the blocks are.
  */
 export class PostingsBatch {
