@@ -11,7 +11,6 @@ import type {
   SyncIndexStore,
   TermPostings,
 } from "./index-store.js";
-import { damaged, decodeNode } from "./node-row.js";
 import { OwnWrites } from "./own-writes.js";
 import { type CodePage, signCodesFit } from "./sign-codes.js";
 import {
@@ -20,6 +19,14 @@ import {
   readPostings,
   readPostingsAt,
 } from "./sqlite-postings.js";
+import {
+  type ChunkRow,
+  chunkOfRow,
+  nodeIdsOfRow,
+  type SourceRow,
+  sourceOfRow,
+  sourcesOfRows,
+} from "./sqlite-rows.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import { readCodePages, searchCodes, toFloat32, VectorCodeStatements } from "./sqlite-vector-codes.js";
 import { SqliteWrite } from "./sqlite-writes.js";
@@ -186,26 +193,21 @@ export class SqliteIndexStore implements SyncIndexStore {
   #readSources(): StoredSource[] {
     // In the documents' order (position, then id as SQLite orders text: by its UTF-8 bytes), sorted here: see
     // the statement.
-    const rows = (this.#sql.sources.all() as SourceRow[]).sort(
-      (a, b) => a[0] - b[0] || Buffer.compare(Buffer.from(a[1]), Buffer.from(b[1])),
-    );
-    const sources: StoredSource[] = new Array(rows.length);
-    for (let index = 0; index < rows.length; index++) sources[index] = sourceOfRow(rows[index] as SourceRow);
-    return sources;
+    return sourcesOfRows(this.#sql.sources.all() as SourceRow[]);
   }
 
   sourceNodeIds(id: string): string[] {
     // Inside one `read` snapshot (reading every document's ids), the first call reads every sources row at once.
     if (!this.#snapshot) {
       const row = this.#sql.sourceNodeIds.raw().get(id) as [number, string | null] | undefined;
-      return row ? this.#nodeIds(id, row[0], row[1]) : [];
+      return row ? nodeIdsOfRow(id, row[0], row[1], this.location) : [];
     }
     if (!this.#snapshot.nodeIds) {
       const rows = this.#sql.allSourceNodeIds.raw().all() as [string, number, string | null][];
       this.#snapshot.nodeIds = new Map(rows.map(([source, count, ids]) => [source, { count, ids }]));
     }
     const row = this.#snapshot.nodeIds.get(id);
-    return row ? this.#nodeIds(id, row.count, row.ids) : [];
+    return row ? nodeIdsOfRow(id, row.count, row.ids, this.location) : [];
   }
 
   write(edits: readonly SourceEdit[], removed: readonly string[] = []): void {
@@ -305,14 +307,14 @@ export class SqliteIndexStore implements SyncIndexStore {
     const found: StoredChunk[] = [];
     for (const key of keys) {
       const row = this.#sql.chunkByKey.get(key) as ChunkRow | undefined;
-      if (row) found.push(this.#chunk(row));
+      if (row) found.push(chunkOfRow(row, this.location));
     }
     return found;
   }
 
   chunkByNodeId(id: string): StoredChunk | undefined {
     const row = this.#sql.chunkByNodeId.get(id) as ChunkRow | undefined;
-    return row && this.#chunk(row);
+    return row && chunkOfRow(row, this.location);
   }
 
   *allChunks(batchSize = 1024): Iterable<StoredChunk[]> {
@@ -321,7 +323,7 @@ export class SqliteIndexStore implements SyncIndexStore {
       const rows = this.#sql.chunksAfter.all(after, batchSize) as ChunkRow[];
       if (rows.length === 0) return;
       after = (rows.at(-1) as ChunkRow).key;
-      yield rows.map((row) => this.#chunk(row));
+      yield rows.map((row) => chunkOfRow(row, this.location));
     }
   }
 
@@ -366,50 +368,4 @@ export class SqliteIndexStore implements SyncIndexStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
-
-  /** A sources row's node ids: its `node_ids` JSON, or `<id>#0` … when NULL. */
-  #nodeIds(id: string, count: number, stored: string | null): string[] {
-    if (stored === null) return Array.from({ length: count }, (_, index) => `${id}#${index}`);
-    let ids: unknown;
-    try {
-      ids = JSON.parse(stored);
-    } catch (error) {
-      throw damaged(this.location, "a document whose node ids are not valid JSON", error);
-    }
-    if (!Array.isArray(ids) || !ids.every((item) => typeof item === "string"))
-      throw damaged(this.location, "a document whose node ids are not a list of strings");
-    return ids;
-  }
-
-  #chunk(row: ChunkRow): StoredChunk {
-    return { key: row.key, node: decodeNode(row.node, this.location), contentHash: row.content_hash };
-  }
-}
-
-/**
- * A `sources` row as the statement reads it: position, id, content hash, size, time, reader, chunk count (its bytes
- * hash is read by {@link SqliteIndexStore.bytesHashes}: 64 characters a file that an unchanged ask does not need).
- */
-type SourceRow = [
-  position: number,
-  id: string,
-  contentHash: string,
-  size: number | null,
-  lastModifiedAt: string | null,
-  reader: string | null,
-  chunkCount: number,
-];
-
-interface ChunkRow {
-  key: number;
-  node: Buffer | string;
-  content_hash: string;
-}
-
-function sourceOfRow([, id, contentHash, size, lastModifiedAt, reader, chunkCount]: SourceRow): StoredSource {
-  const source: StoredSource = { id, contentHash, chunkCount };
-  if (size !== null) source.size = size;
-  if (lastModifiedAt !== null) source.lastModifiedAt = lastModifiedAt;
-  if (reader !== null) source.reader = reader;
-  return source;
 }
