@@ -31,9 +31,11 @@ const NESTED = "large10, nested";
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
- * BM25 alone over the store, as the library runs it: a fresh process loads the index at `location` (a cache folder or a PostgreSQL URL) and retrieves the
- * question's top 4 lexically, once (the first query: page cache warm from the asks, code cold) and then `runs`
- * times (median). No token counting, reading of files or answering: the query itself.
+ * BM25 alone over the store, as the library runs it: `runs` fresh processes each load the index at `location` (a
+ * cache folder or a PostgreSQL URL) and retrieve the question's top 4 lexically, once (the first query: page cache
+ * warm from the asks, code cold) and then `runs` times more. The first query is the median of the processes' first
+ * ones (one process's alone moved by a fifth from run to run), warm the median of all the others. No token
+ * counting, reading of files or answering: the query itself.
  */
 function bm25Query(location, runs) {
   const script = `
@@ -47,10 +49,16 @@ function bm25Query(location, runs) {
       times.push(performance.now() - started);
     }
     console.log(JSON.stringify(times));`;
-  const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
-  if (out.status !== 0) throw new Error(`the BM25 query script failed: ${out.stderr.slice(-400)}`);
-  const [first, ...warm] = JSON.parse(out.stdout);
-  return { firstMs: first, warmMs: median(warm) };
+  const firsts = [];
+  const warm = [];
+  for (let process_ = 0; process_ < runs; process_++) {
+    const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    if (out.status !== 0) throw new Error(`the BM25 query script failed: ${out.stderr.slice(-400)}`);
+    const [first, ...rest] = JSON.parse(out.stdout);
+    firsts.push(first);
+    warm.push(...rest);
+  }
+  return { firstMs: median(firsts), warmMs: median(warm) };
 }
 
 function dirBytes(dir) {
@@ -121,25 +129,34 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
       return { ...run, retrieveMs: JSON.parse(run.stdout).timings?.retrieveMs ?? Number.NaN };
     };
     ask(); // warm: the V8 code cache and the page cache, as a user's second ask
-    const unchanged = Array.from({ length: runs }, ask);
+    // Each round asks once in each way, the ways in an order turned by one each round: drift of the machine over
+    // the minutes of a size (seen to move the same ask by a third) falls on every way alike, as the medians of
+    // blocks of 5 asks of one way each did not.
+    const unchanged = [];
     // The index as it is (`--no-refresh`): no file listed or examined, the store's own cost.
-    const asIs = Array.from({ length: runs }, () => ask(["--no-refresh"]));
+    const asIs = [];
     const edited = [];
-    for (let round = 0; round < runs; round++) {
-      appendFileSync(
-        corpus.files[(round * 7) % corpus.files.length],
-        `\nEdited in round ${round}: zebra${round} banner.\n`,
-      );
-      edited.push(ask());
-    }
     // Every file given a new time, its bytes kept (a checkout, a copy, another machine's files): each such ask reads
     // and hashes every file, and finds none changed.
     const touched = [];
-    for (let round = 0; round < runs; round++) {
-      const when = new Date(Date.now() + (round + 1) * 3_600_000);
-      for (const file of corpus.files) utimesSync(file, when, when);
-      touched.push(ask());
-    }
+    const ways = [
+      () => unchanged.push(ask()),
+      () => asIs.push(ask(["--no-refresh"])),
+      (round) => {
+        appendFileSync(
+          corpus.files[(round * 7) % corpus.files.length],
+          `\nEdited in round ${round}: zebra${round} banner.\n`,
+        );
+        edited.push(ask());
+      },
+      (round) => {
+        const when = new Date(Date.now() + (round + 1) * 3_600_000);
+        for (const file of corpus.files) utimesSync(file, when, when);
+        touched.push(ask());
+      },
+    ];
+    for (let round = 0; round < runs; round++)
+      for (let turn = 0; turn < ways.length; turn++) ways[(round + turn) % ways.length](round);
     const ms = (list, key = "ms") => median(list.map((run) => run[key]));
     const bm25 = bm25Query(place.location, runs);
     return {
@@ -300,7 +317,7 @@ export async function scaleFigure({ quick, runs }) {
     rows,
     targets,
     notes: [
-      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, ${runs} times unchanged, ${runs} times with \`--no-refresh\` (the index as it is: no file of the folder listed or examined; the largest ${fmtRatio(asIsSpread)} the smallest) and ${runs} times each right after appending a line to another file (the edited file re-indexed in place, inside the ask), and ${runs} times right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in a fresh process on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`): the first query, then the median of ${runs} more. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix (the corpus's files lie flat in one folder per copy); "${NESTED}" is the same files in the folders of node_modules their names were flattened from (those under a nested \`node_modules\` folder are passed over by the default rules, as in a user's folder); "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
+      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, then ${runs} rounds, each asking once in each of four ways, in an order turned by one each round (so the machine's drift over a size's minutes falls on every way alike): unchanged; with \`--no-refresh\` (the index as it is: no file of the folder listed or examined; the largest ${fmtRatio(asIsSpread)} the smallest); right after appending a line to another file (the edited file re-indexed in place, inside the ask); right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time per way; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in ${runs} fresh processes on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`), each querying ${runs + 1} times: the median of their first queries, then the median of the rest. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix (the corpus's files lie flat in one folder per copy); "${NESTED}" is the same files in the folders of node_modules their names were flattened from (those under a nested \`node_modules\` folder are passed over by the default rules, as in a user's folder); "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
     ],
     json: results,
   };
