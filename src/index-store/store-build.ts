@@ -6,14 +6,14 @@ import { getDocumentBytesHash } from "../reader/document-bytes-hash.js";
 import type { TextNode } from "../schema/text-node.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
 import type {
-  ChunkInput,
   IndexStore,
   SourceEdit,
   SourceFingerprint,
   StoredSource,
   StoreMeta,
 } from "../store/index-store.js";
-import { type AnalyzedChunk, analyzeChunk } from "./analyzed-chunk.js";
+import { analyzeChunk } from "./analyzed-chunk.js";
+import { BuildGroup } from "./build-group.js";
 import type {
   BuildReadDocument,
   FromDocumentsCachedOptions,
@@ -22,7 +22,6 @@ import type {
   NodeParser,
 } from "./build-index-options.js";
 import { storesVectors } from "./check-embed-model.js";
-import { checkEmbeddings } from "./embed-nodes.js";
 import { contentHash } from "./embedding-cache.js";
 import { sameStat } from "./index-sources.js";
 import { type Prepared, readingAhead, splittingAhead } from "./read-ahead.js";
@@ -238,88 +237,19 @@ async function writeDocuments(
   if (options.threads !== undefined) checkInteger("threads", options.threads, 0);
   const splitter = options.splitter ?? new BlockSplitter();
   const keepVectors = storesVectors(embedModel);
-  let embedded = 0;
-  let embeddedChunks = 0;
-  let dimensions: number | undefined;
-  let done = 0;
-  const totalEmbedded = { value: 0 };
-  // A group holds each document's row and its chunks analyzed, not the document: its text and blocks go once split.
-  let group: { source: NonNullable<SourceEdit["source"]>; chunks: AnalyzedChunk[] }[] = [];
-  let groupChunks = 0;
-  let chunksWritten = 0;
   const unreadable: string[] = [];
-  // Stored documents that could not be read this time: their rows are removed in the next group's transaction.
-  let groupRemoved: string[] = [];
-  // Stored documents whose bytes are unchanged under a new size or time: recorded with the next group.
-  let groupFingerprints: SourceFingerprint[] = [];
-  let groupUnreadable = 0;
-  const flush = async () => {
-    if (groupFingerprints.length > 0) {
-      await store.setFingerprints(groupFingerprints);
-      groupFingerprints = [];
-    }
-    if (group.length === 0 && groupUnreadable === 0) return;
-    const edits: SourceEdit[] = [];
-    let vectors = new Map<string, Float32Array>();
-    if (keepVectors) {
-      const all = group.flatMap(({ chunks }) => chunks);
-      vectors = await store.vectors([...new Set(all.map((chunk) => chunk.contentHash))]);
-      const missing = new Map<string, string>();
-      for (const chunk of all) {
-        if (!vectors.has(chunk.contentHash)) {
-          missing.set(chunk.contentHash, chunk.content ?? "");
-          embeddedChunks++;
-        }
-      }
-      const entries = [...missing];
-      if (entries.length > 0 && totalEmbedded.value === 0)
-        options.onProgress?.({ embedded: 0, total: entries.length });
-      for (let start = 0; start < entries.length; start += embedBatchSize) {
-        signal?.throwIfAborted();
-        const batch = entries.slice(start, start + embedBatchSize);
-        const result = await embedModel.getTextEmbeddings(
-          batch.map(([, text]) => text),
-          signal ? { signal } : {},
-        );
-        signal?.throwIfAborted();
-        dimensions = checkEmbeddings(embedModel, result, batch.length, embedded, dimensions);
-        for (const [index, [hash]] of batch.entries())
-          vectors.set(hash, Float32Array.from(result[index] ?? []));
-        embedded += batch.length;
-        totalEmbedded.value += batch.length;
-        options.onProgress?.({ embedded: totalEmbedded.value, total: totalEmbedded.value });
-      }
-    }
-    signal?.throwIfAborted();
-    for (const { source, chunks: analyzed } of group) {
-      const chunks: ChunkInput[] = analyzed.map((chunk) => ({
-        node: chunk.node,
-        contentHash: chunk.contentHash,
-        // Asked for by the store only for a chunk it writes: one an edit left as it was keeps its postings.
-        get terms() {
-          return chunk.terms;
-        },
-        embedding: vectors.get(chunk.contentHash),
-        holdsImage: chunk.holdsImage,
-      }));
-      const previous = before.get(source.id);
-      if (!previous) sources.added.push(source.id);
-      else
-        (previous.contentHash === source.contentHash ? sources.unchanged : sources.changed).push(source.id);
-      // New text: its chunks' rows and postings are written (a document read again with the same text keeps them).
-      if (previous?.contentHash !== source.contentHash) chunksWritten += chunks.length;
-      edits.push({ source, chunks });
-    }
-    if (edits.length > 0 || groupRemoved.length > 0) await store.write(edits, groupRemoved);
-    done += group.length + groupUnreadable;
-    options.onLexicalProgress?.({ added: done, total: pending.length });
-    group = [];
-    groupRemoved = [];
-    groupUnreadable = 0;
-    groupChunks = 0;
-    await nextTurn();
-    signal?.throwIfAborted();
-  };
+  const group = new BuildGroup({
+    store,
+    before,
+    sources,
+    total: pending.length,
+    keepVectors,
+    embedModel,
+    embedBatchSize,
+    signal,
+    onProgress: options.onProgress,
+    onLexicalProgress: options.onLexicalProgress,
+  });
   let sliceStart = performance.now();
   // Slices of ~50 ms, also inside one large document: Ctrl-C (an aborted signal) and progress lines get their turn.
   const takeTurn = async (split: number) => {
@@ -351,16 +281,14 @@ async function writeDocuments(
         // The bytes the store holds, with a new size or time: its rows stay, the new fingerprint is recorded with
         // the group.
         sources.unchanged.push(listed.id);
-        groupFingerprints.push(fingerprintOf(listed));
+        group.sameBytes(fingerprintOf(listed));
         continue;
       }
       if (!prepared) {
         unreadable.push(listed.id);
-        groupUnreadable++;
-        if (before.has(listed.id)) {
-          sources.removed.push(listed.id);
-          groupRemoved.push(listed.id);
-        }
+        const stored = before.has(listed.id);
+        if (stored) sources.removed.push(listed.id);
+        group.unreadable(listed.id, stored);
         continue;
       }
       const { document } = prepared;
@@ -375,14 +303,13 @@ async function writeDocuments(
           await takeTurn(index);
         }
       }
-      group.push({ source: sourceRow(document), chunks });
-      groupChunks += chunks.length;
-      if (groupChunks >= (keepVectors ? GROUP_CHUNKS : GROUP_CHUNKS_UNEMBEDDED)) {
-        await flush();
+      group.add(sourceRow(document), chunks);
+      if (group.chunks >= (keepVectors ? GROUP_CHUNKS : GROUP_CHUNKS_UNEMBEDDED)) {
+        await group.flush();
         options.onSplitProgress?.({ split: index + 1, total: pending.length });
       }
     }
-    await flush();
+    await group.flush();
     await pool?.close();
   } finally {
     await pool?.terminate();
@@ -393,6 +320,7 @@ async function writeDocuments(
   const worked = pool !== undefined && pool.documentsSplit + pool.filesParsed > 0;
   const threads = pool && worked ? pool.threads : 0;
   const threadsFailed = pool && !worked ? pool.failure : undefined;
+  const { embedded, embeddedChunks, chunksWritten } = group;
   return { embedded, embeddedChunks, unreadable, chunksWritten, threads, threadsFailed };
 }
 
