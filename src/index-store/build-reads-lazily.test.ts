@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TextNode } from "../schema/text-node.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
@@ -86,6 +88,45 @@ describe("fromDocumentsCached with readDocument", () => {
     expect(await ids(index)).toEqual(await ids(eager));
     await index.close();
     await eager.close();
+  });
+
+  it("does not hold a document while its chunks are written: its text and blocks can be collected", async () => {
+    // What a 30.6 MB file showed: its document (54 MB of text) and the file's text its blocks were cut from (61 MB)
+    // stayed alive through the write of its 8,701 chunks. Here each document is read fresh, known only by a WeakRef,
+    // and the heap is collected while its group is being written (onLexicalProgress is called after each write).
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    // Listed documents only: the test holds no document's text itself.
+    const listedDocuments = Array.from({ length: 12 }, (_, index) => listed(fullDocument(index)));
+    const position = new Map(listedDocuments.map((document, at) => [document.id, at]));
+    const refs = new Map<string, WeakRef<TextNode>>();
+    const seen: { added: number; alive: number[] }[] = [];
+    const index = await VectorStoreIndex.fromDocumentsCached(listedDocuments, {
+      cacheDir: join(dir, "released"),
+      splitter: splitter(),
+      readDocument: async (document) => {
+        const read = fullDocument(position.get(document.id) as number);
+        refs.set(read.id, new WeakRef(read));
+        return read;
+      },
+      onLexicalProgress: ({ added }) => {
+        // Checked in the next turn, while the build waits on that same turn after the write: a WeakRef keeps its
+        // target alive to the end of the job that made it or read it.
+        setImmediate(() => {
+          gc();
+          const alive = [...refs].filter(([, ref]) => ref.deref() !== undefined);
+          seen.push({ added, alive: alive.map(([id]) => position.get(id) as number) });
+        });
+      },
+    });
+    expect(index.buildStats.sources.added).toHaveLength(12);
+    // Several groups were written, the last with every document done.
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen.at(-1)?.added).toBe(12);
+    // At each write, the documents done (split, their group written: positions below `added`) were collected; only
+    // those read ahead of them could be alive.
+    for (const { added, alive } of seen) expect(alive.filter((at) => at < added)).toEqual([]);
+    await index.close();
   });
 
   it("reads fewer documents ahead when their files are large (a few MB of files at most)", async () => {
