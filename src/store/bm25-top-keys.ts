@@ -1,4 +1,5 @@
 import { bm25Idf } from "../retrieval/lexical-index.js";
+import { type RareSurvivors, type SurvivorTest, wasmRareSurvivors } from "./bm25-rare-sums.js";
 import type { TermPostings } from "./index-store.js";
 
 /** What {@link bm25TopKeys} ranks with: the corpus statistics and Okapi BM25's parameters. */
@@ -109,6 +110,8 @@ const AT_MOST_SHARE = 1 / 64;
 export async function bm25TopKeysOfTerms(
   terms: readonly Bm25Term[],
   ranking: Bm25Ranking,
+  /** Test seam: the rarer terms summed in JavaScript, as where WebAssembly does not run. */
+  { javascript = false }: { javascript?: boolean } = {},
 ): Promise<Bm25TopKeys> {
   const { documents, topK, k1 } = ranking;
   const idfOf = (frequency: number) => bm25Idf(frequency, documents);
@@ -117,27 +120,27 @@ export async function bm25TopKeysOfTerms(
   if (!common.some(Boolean) || common.every(Boolean)) return readWhole();
   const rare = new Map<number, TermPostings>();
   for (const [index, term] of terms.entries()) if (!common[index]) rare.set(index, await term.all());
-  const found = unionOf([...rare.values()].map((list) => list.keys));
-  const sums = new Float64Array(found.length);
-  let scored = 0;
-  for (const list of rare.values())
-    scored += addTermScores(list, idfOf(list.keys.length), found, sums, ranking);
-  const floor = kthLargest(sums, topK);
+  const rareLists = [...rare.values()];
+  let scored = rareLists.reduce((sum, list) => sum + list.keys.length, 0);
   const bound = terms.reduce(
     (sum, term, index) => (common[index] ? sum + idfOf(term.frequency) * (k1 + 1) : sum),
     0,
   );
   // A margin for rounding: the final sums add the same addends in another order.
-  const below = (sum: number) => (sum + bound) * (1 + 1e-9) < floor;
-  if (!(floor > 0) || !below(0)) {
+  const test = { topK, bound, factor: 1 + 1e-9 };
+  const { floor, survivors } =
+    (javascript
+      ? undefined
+      : wasmRareSurvivors(
+          rareLists,
+          rareLists.map((list) => idfOf(list.keys.length)),
+          ranking,
+          test,
+        )) ?? jsRareSurvivors(rareLists, idfOf, ranking, test);
+  if (!(floor > 0) || !(bound * test.factor < floor)) {
     const lists = await Promise.all(terms.map((term, index) => rare.get(index) ?? term.all()));
     return bm25TopKeys(lists, ranking);
   }
-  const kept = new Float64Array(found.length);
-  let keptCount = 0;
-  for (let index = 0; index < found.length; index++)
-    if (!below(sums[index] as number)) kept[keptCount++] = found[index] as number;
-  const survivors = kept.subarray(0, keptCount);
   const lists: TermPostings[] = [];
   for (const [index, term] of terms.entries()) {
     const known = rare.get(index);
@@ -167,8 +170,31 @@ export async function bm25TopKeysOfTerms(
 }
 
 /**
- * Adds the term's score to each of its chunks that `targets` (ascending keys) holds, into `into` beside it: the
- * list and the targets walked together. Returns how many postings it scored.
+ * {@link wasmRareSurvivors} in JavaScript: the union of the rarer terms' lists with each list's scores added into it
+ * in turn, the k-th best sum, and the chunks that pass the test.
+ */
+function jsRareSurvivors(
+  lists: readonly TermPostings[],
+  idfOf: (frequency: number) => number,
+  ranking: Bm25Ranking,
+  { topK, bound, factor }: SurvivorTest,
+): RareSurvivors {
+  const found = unionOf(lists.map((list) => list.keys));
+  const sums = new Float64Array(found.length);
+  for (const list of lists) addTermScores(list, idfOf(list.keys.length), found, sums, ranking);
+  const floor = kthLargest(sums, topK);
+  if (!(floor > 0) || !(bound * factor < floor)) return { floor, survivors: new Float64Array(0) };
+  const kept = new Float64Array(found.length);
+  let count = 0;
+  for (let index = 0; index < found.length; index++)
+    if (!(((sums[index] as number) + bound) * factor < floor)) kept[count++] = found[index] as number;
+  return { floor, survivors: kept.subarray(0, count) };
+}
+
+/**
+ * Adds the term's score to each of its chunks that `targets` (ascending keys) holds, into `into` beside it.
+ * Returns how many postings it scored. Few targets in a long list (the chunks left to score again after MaxScore's
+ * test, ~250 against a rare term's 27,000 postings) are each found by bisection, not by walking the list.
  */
 function addTermScores(
   list: TermPostings,
@@ -178,12 +204,21 @@ function addTermScores(
   { k1, b, averageLength }: Bm25Ranking,
 ): number {
   const { keys, frequencies, lengths } = list;
+  const bisect = targets.length * 32 < keys.length;
   let count = 0;
-  let target = 0;
-  for (let at = 0; at < keys.length && target < targets.length; at++) {
-    const key = keys[at] as number;
-    while (target < targets.length && (targets[target] as number) < key) target++;
-    if (targets[target] !== key) continue;
+  let at = 0;
+  for (let target = 0; target < targets.length; target++) {
+    const key = targets[target] as number;
+    if (bisect) {
+      let high = keys.length;
+      while (at < high) {
+        const middle = (at + high) >>> 1;
+        if ((keys[middle] as number) < key) at = middle + 1;
+        else high = middle;
+      }
+    } else while (at < keys.length && (keys[at] as number) < key) at++;
+    if (at === keys.length) break;
+    if (keys[at] !== key) continue;
     const tf = frequencies[at] as number;
     const norm = k1 * (1 - b + (b * (lengths[at] as number)) / averageLength);
     into[target] = (into[target] as number) + (idf * tf * (k1 + 1)) / (tf + norm);

@@ -4,6 +4,8 @@
 // it, and over 10^6 codes the JavaScript loops took ~50 ms cold, the WebAssembly ~12 ms with the copies in. Where
 // WebAssembly is missing (node --jitless) the JavaScript loops run; the tests hold the two equal.
 
+import { type WasmMemory, wasmExports } from "./wasm-module.js";
+
 // The module's bytes, base64: written by `node scripts/assemble-wasm.mjs` from sign-code-scan.wat.
 // assemble-wasm:begin
 const MODULE_BASE64 =
@@ -44,15 +46,6 @@ export function codeScan(
   );
 }
 
-// The little of the WebAssembly API used here (the TypeScript lib this package compiles with has no DOM types).
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
 type Distances = (
   codes: number,
   n: number,
@@ -68,29 +61,9 @@ interface Exports {
   gather(distances: number, n: number, limit: number, atLimit: number, out: number): number;
 }
 
-let compiled: object | null | undefined;
-
-function wasmApi(): WasmApi | undefined {
-  return (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-}
-
-function compiledModule(): object | undefined {
-  if (compiled === undefined) {
-    const api = wasmApi();
-    try {
-      compiled = api ? new api.Module(Buffer.from(MODULE_BASE64, "base64")) : null;
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled ?? undefined;
-}
-
 function wasmCodeScan(query: Uint32Array, words: number, keys: number, pages: number): CodeScan | undefined {
-  const module = compiledModule();
-  const api = wasmApi();
-  if (!module || !api) return undefined;
-  const exports = new api.Instance(module, {}).exports as Exports;
+  const exports = wasmExports<Exports>(MODULE_BASE64);
+  if (!exports) return undefined;
   // Layout, each part 8-byte aligned: the query's code, the counts (one per distance), every position's distance,
   // one page's codes, the nearest positions.
   const align = (bytes: number) => Math.ceil(bytes / 8) * 8;
