@@ -9,7 +9,7 @@ import wabtInit from "wabt";
 const store = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "store");
 
 /** The modules: each `src/store/<name>.wat`, whose bytes go into `src/store/<name>.ts`. */
-export const WASM_MODULES = ["sign-code-scan", "bm25-rare-sums"];
+export const WASM_MODULES = ["sign-code-scan", "bm25-rare-sums", "postings-decode"];
 
 /** The base64 of the module `wat` (its text) assembles to. */
 export async function assembleBase64(wat, name = "module.wat") {

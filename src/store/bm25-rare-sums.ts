@@ -81,7 +81,7 @@ export function wasmRareSurvivors(
   }
   // Layout, each part 8-byte aligned: the descriptors, the IDFs, the cursors, each list's keys, tfs and lengths,
   // the union's keys and sums, the heap of the top k, the surviving keys.
-  const exports = wasmExports<Exports>(MODULE_BASE64);
+  const exports = wasmExports<Exports>(MODULE_BASE64, { shared: true });
   if (!exports) return undefined;
   const align = (bytes: number) => Math.ceil(bytes / 8) * 8;
   const listsAt = 0;
@@ -117,6 +117,8 @@ export function wasmRareSurvivors(
     descriptors.set([keysAt, tfsAt, lengthsAt, n], index * 4);
   }
   new Float64Array(heap, idfsAt, k).set(idfs);
+  // The instance is the process's (a new one per query costs a memory of its own): its cursors start at 0.
+  new Int32Array(heap, cursorsAt, k).fill(0);
   const count = exports.unionSums(listsAt, idfsAt, cursorsAt, k, k1, b, averageLength, outKeysAt, outSumsAt);
   const floor = exports.kthLargest(outSumsAt, count, topK, heapAt);
   if (!(floor > 0) || !(bound * factor < floor)) return { floor, survivors: new Float64Array(0) };

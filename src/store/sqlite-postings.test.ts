@@ -21,15 +21,28 @@ describe("readPostings", () => {
     expect(readPostings([], "here")).toBeUndefined();
   });
 
-  it("calls a block damaged when it holds more or fewer postings than its count, or ends inside a posting", () => {
-    const block = encodePostings(first);
-    const read = (count: number, bytes: Uint8Array) => () => readPostings([{ count, block: bytes }], "at /x");
-    expect(read(2, block)).toThrow(/holds a postings block that holds more postings than its count/);
-    expect(read(4, block)).toThrow(/holds a postings block that is not readable/);
-    expect(read(3, block.subarray(0, block.length - 1))).toThrow(/not readable/);
-    expect(read(1, Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 1, 1]))).toThrow(/not readable/);
-    expect(read(3, block)).not.toThrow();
-  });
+  // Decoded in WebAssembly where it runs (as here), in JavaScript where it does not.
+  for (const javascript of [false, true]) {
+    it(`calls a block damaged when it holds more or fewer postings than its count, or ends inside a posting (${javascript ? "JavaScript" : "WebAssembly"})`, () => {
+      const block = encodePostings(first);
+      const read = (count: number, bytes: Uint8Array) => () =>
+        readPostings([{ count, block: bytes }], "at /x", { javascript });
+      expect(read(2, block)).toThrow(/holds a postings block that holds more postings than its count/);
+      expect(read(4, block)).toThrow(/holds a postings block that is not readable/);
+      expect(read(3, block.subarray(0, block.length - 1))).toThrow(/not readable/);
+      expect(read(1, Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 1, 1]))).toThrow(/not readable/);
+      expect(read(3, block)).not.toThrow();
+      const both = readPostings(
+        [
+          { count: 3, block },
+          { count: 2, block: encodePostings(second) },
+        ],
+        "here",
+        { javascript },
+      );
+      expect(both && [...both.keys]).toEqual([...first.keys, ...second.keys]);
+    });
+  }
 });
 
 describe("readPostingsAt", () => {

@@ -1,12 +1,7 @@
 import type { TermPostings } from "./index-store.js";
 import { damaged } from "./node-row.js";
-import {
-  decodePostingsInto,
-  dropFromBlock,
-  encodePostings,
-  lastKeyOfBlock,
-  type PostingsList,
-} from "./postings-codec.js";
+import { dropFromBlock, encodePostings, lastKeyOfBlock, type PostingsList } from "./postings-codec.js";
+import { decodeBlocks } from "./postings-decode.js";
 import type { SqliteStatements } from "./sqlite-statements.js";
 
 /** A term's new postings join its last block while that holds fewer than this many, else start a new block. */
@@ -242,26 +237,19 @@ export interface PostingsBlockRow {
  * The postings of one term from its blocks (in key order), or undefined when it has none: decoded straight into
  * typed arrays sized by the blocks' counts. A block that does not hold exactly its `count` postings is damage.
  */
-export function readPostings(blocks: readonly PostingsBlockRow[], where: string): TermPostings | undefined {
+export function readPostings(
+  blocks: readonly PostingsBlockRow[],
+  where: string,
+  /** Test seam: decoded in JavaScript, as where WebAssembly does not run. */
+  { javascript = false }: { javascript?: boolean } = {},
+): TermPostings | undefined {
   if (blocks.length === 0) return undefined;
-  let total = 0;
-  for (const { count } of blocks) total += count;
-  const arrays = {
-    keys: new Int32Array(total),
-    frequencies: new Int32Array(total),
-    lengths: new Int32Array(total),
-  };
-  let at = 0;
-  for (const { count, block } of blocks) {
-    const wrong = decodePostingsInto(block, count, arrays, at);
-    if (wrong)
-      throw damaged(
-        where,
-        `a postings block that ${wrong === "not readable" ? "is not readable" : `holds ${wrong}`}`,
-      );
-    at += count;
-  }
-  return arrays;
+  const decoded = decodeBlocks(blocks, { javascript });
+  if (typeof decoded !== "string") return decoded;
+  throw damaged(
+    where,
+    `a postings block that ${decoded === "not readable" ? "is not readable" : `holds ${decoded}`}`,
+  );
 }
 
 /** One stored block of a term with its first key. */
