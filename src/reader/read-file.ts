@@ -16,6 +16,7 @@ import {
   type ReadFileResult,
 } from "./formats/types.js";
 import { resolveInsideRoots } from "./inside-roots.js";
+import { checkedReaderResult, withoutKeys } from "./reader-result.js";
 import type { SkipCode, SkippedPath } from "./skipped-path.js";
 
 /** Metadata keys hidden from the LLM and the embedder (bookkeeping, as LlamaIndex's SimpleDirectoryReader hides them). */
@@ -219,8 +220,7 @@ async function readExamined(
       context.signal?.throwIfAborted();
       result = await chosen.reader.read(input);
     }
-    blocks = checkBlocks(result?.blocks, chosen.reader.format);
-    metadata = plainMetadata(result?.metadata);
+    ({ blocks, metadata } = checkedReaderResult(result, chosen.reader.format));
   } catch (error) {
     context.signal?.throwIfAborted();
     // A skip entry already names its path: a reader's message that starts with it says it once.
@@ -282,47 +282,6 @@ async function readBounded(
   } finally {
     await handle.close();
   }
-}
-
-function checkBlocks(blocks: unknown, format: string): DocumentBlock[] {
-  if (
-    !Array.isArray(blocks) ||
-    blocks.some((block) => typeof block !== "object" || block === null || typeof block.text !== "string")
-  ) {
-    throw new Error(`the ${format} reader returned no list of blocks with text (got ${typeof blocks})`);
-  }
-  return blocks as DocumentBlock[];
-}
-
-function withoutKeys(
-  metadata: Record<string, string | number>,
-  taken: Record<string, unknown>,
-): Record<string, string | number> {
-  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !Object.hasOwn(taken, key)));
-}
-
-/**
- * A reader's metadata goes into every chunk's text (a title is shown to the embedder and the LLM), so a string
- * value is cut to {@link MAX_METADATA_CHARS} characters at a word boundary: a document whose first heading is a
- * paragraph long left no room in its chunks for text (every chunk a word or two beside the title).
- */
-const MAX_METADATA_CHARS = 200;
-
-function plainMetadata(metadata: unknown): Record<string, string | number> {
-  const out: Record<string, string | number> = {};
-  if (typeof metadata !== "object" || metadata === null) return out;
-  for (const [key, value] of Object.entries(metadata)) {
-    if (typeof value === "string") out[key] = shortened(value);
-    else if (typeof value === "number" && Number.isFinite(value)) out[key] = value;
-  }
-  return out;
-}
-
-function shortened(value: string): string {
-  if (value.length <= MAX_METADATA_CHARS) return value;
-  const cut = value.slice(0, MAX_METADATA_CHARS - 1);
-  const space = cut.lastIndexOf(" ");
-  return `${space > MAX_METADATA_CHARS / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 /**
