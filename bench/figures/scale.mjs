@@ -51,7 +51,7 @@ function bm25Query(location, runs) {
     console.log(JSON.stringify(times));`;
   const firsts = [];
   const warm = [];
-  for (let process_ = 0; process_ < runs; process_++) {
+  for (let run = 0; run < runs; run++) {
     const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     if (out.status !== 0) throw new Error(`the BM25 query script failed: ${out.stderr.slice(-400)}`);
     const [first, ...rest] = JSON.parse(out.stdout);
