@@ -2,12 +2,15 @@
 // either works with defaults or throws InvalidArgumentError with a hint, never a raw TypeError.
 
 import {
+  BlockSplitter,
   ExtractiveLLM,
   getResponseSynthesizer,
   InvalidArgumentError,
   SentenceEmbeddingOptimizer,
+  SentenceSplitter,
   SimilarityPostprocessor,
   TextNode,
+  TokenTextSplitter,
   VectorStoreIndex,
 } from "ragsynth";
 import { describe, expect, it } from "vitest";
@@ -38,6 +41,49 @@ describe("plain JavaScript callers", () => {
     expect((await VectorStoreIndex.fromNodes(documents)).embedModel.id).toBe(index.embedModel.id);
     const error = await failure(() => VectorStoreIndex.fromDocuments(untyped("not an array")));
     expect(error).toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it("a list holding something other than a TextNode names the entry, for index builders and splitters", async () => {
+    const cases: [string, () => unknown][] = [
+      ["documents[1]", () => VectorStoreIndex.fromDocuments(untyped([documents[0], { text: "plain" }]))],
+      ["nodes[0]", () => VectorStoreIndex.fromNodes(untyped([undefined]))],
+      [
+        "documents[0]",
+        () =>
+          VectorStoreIndex.fromDocumentsCached(untyped(["a string"]), {
+            cacheDir: "/nonexistent/never-made",
+          }),
+      ],
+      ["documents[0]", () => new BlockSplitter().getNodesFromDocuments(untyped([null]))],
+      ["document", () => [...new BlockSplitter().iterateNodes(untyped({ text: "plain" }))]],
+      ["documents", () => new SentenceSplitter().getNodesFromDocuments(untyped(documents[0]))],
+      ["documents[1]", () => new SentenceSplitter().getNodesFromDocuments(untyped([documents[0], {}]))],
+    ];
+    for (const [parameter, run] of cases) {
+      const error = await failure(run);
+      expect(error, parameter).toBeInstanceOf(InvalidArgumentError);
+      expect((error as InvalidArgumentError).parameter).toBe(parameter);
+      expect((error as Error).message).toMatch(/TextNode/);
+      expect((error as Error).message).toMatch(/new TextNode\(json\)/);
+    }
+  });
+
+  it("a splitter given something other than text says which argument, for every text method", async () => {
+    const sentences = new SentenceSplitter();
+    const cases: [string, () => unknown][] = [
+      ["text", () => sentences.splitText(untyped(42))],
+      ["metadataStr", () => sentences.splitTextMetadataAware("text", untyped(undefined))],
+      ["texts", () => sentences.splitTexts(untyped("one text"))],
+      ["texts[1]", () => sentences.splitTexts(untyped(["a", null]))],
+      ["metadataStrs[0]", () => sentences.splitTextsMetadataAware(["a"], untyped([{}]))],
+      ["text", () => new TokenTextSplitter().splitText(untyped(null))],
+    ];
+    for (const [parameter, run] of cases) {
+      const error = await failure(run);
+      expect(error, parameter).toBeInstanceOf(InvalidArgumentError);
+      expect((error as InvalidArgumentError).parameter).toBe(parameter);
+      expect((error as Error).message).toMatch(/to be (a string|an array of strings)/);
+    }
   });
 
   it("index.asQueryEngine() without options says which model to pass", async () => {

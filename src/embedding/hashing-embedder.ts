@@ -1,4 +1,5 @@
 import { lexicalTerms } from "../analysis/lexical-terms.js";
+import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { hashString } from "./fnv1a.js";
 import { similarity } from "./similarity.js";
@@ -174,8 +175,8 @@ export class HashingEmbedder implements Embedder {
 }
 
 function checkText(text: unknown, parameter: string): string {
-  if (typeof text === "string") return text;
-  throw new InvalidArgumentError({ parameter, value: text, expected: "be a string" });
+  checkString(parameter, text);
+  return text;
 }
 
 function countDocumentFrequencies(corpus: readonly string[], options: HashingEmbedderOptions) {

@@ -1,25 +1,19 @@
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { Embedder } from "../embedding/types.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkTextNodes } from "../schema/check-text-nodes.js";
 import type { BuildIndexOptions } from "./build-index-options.js";
 
 /**
  * The options with an embedding model (the offline HashingEmbedder when none was given), after checking, for plain
- * JavaScript callers, that the texts are an array.
+ * JavaScript callers, that the texts are an array of nodes.
  */
 export function withDefaultEmbedModel<Options extends BuildIndexOptions>(
   parameter: string,
   texts: unknown,
   options: Options,
 ): Options & { embedModel: Embedder } {
-  if (!Array.isArray(texts)) {
-    throw new InvalidArgumentError({
-      parameter,
-      value: texts,
-      expected:
-        "be an array of TextNode (documents: readDocuments(...).documents, or new TextNode({ text }))",
-    });
-  }
+  checkTextNodes(texts, parameter);
   const given = options ?? ({} as Options);
   if (given.embedModel === undefined && "embedder" in given) throw embedModelError(undefined, true);
   if (given.embedModel !== undefined) checkEmbedModel(given.embedModel);

@@ -1,3 +1,4 @@
+import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MissingTemplateVariableError } from "../errors/missing-template-variable-error.js";
 import type { ChatMessage, MessageRole } from "../llm/types.js";
@@ -47,9 +48,7 @@ export class PromptTemplate {
     promptType?: PromptType;
     partials?: TemplateVariables;
   }) {
-    if (typeof template !== "string") {
-      throw new InvalidArgumentError({ parameter: "template", value: template, expected: "be a string" });
-    }
+    checkString("template", template);
     this.template = template;
     this.promptType = promptType;
     this.partials = toStrings(partials, "partials");

@@ -1,5 +1,6 @@
 import { lexicalDocumentTerms, lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import {
   lexicalTermOf,
@@ -97,12 +98,8 @@ export class LexicalIndex {
 
   /** Indexes `text` under `id`, replacing what `id` held before. */
   add(id: string, text: string): void {
-    if (typeof id !== "string") {
-      throw new InvalidArgumentError({ parameter: "id", value: id, expected: "be a string" });
-    }
-    if (typeof text !== "string") {
-      throw new InvalidArgumentError({ parameter: "text", value: text, expected: "be a string" });
-    }
+    checkString("id", id);
+    checkString("text", text);
     this.remove(id);
     const terms = lexicalDocumentTerms(text);
     const counts = new Map<string, number>();
@@ -135,9 +132,7 @@ export class LexicalIndex {
    * Documents that share no term with the query are never returned, so the result may be shorter.
    */
   search(query: string, { topK = 10 }: { topK?: number } = {}): LexicalHit[] {
-    if (typeof query !== "string") {
-      throw new InvalidArgumentError({ parameter: "query", value: query, expected: "be a string" });
-    }
+    checkString("query", query);
     checkInteger("topK", topK, 1);
     this.#compact();
     const documents = this.#ids.length;

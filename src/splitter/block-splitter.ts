@@ -1,6 +1,7 @@
 import { getDocumentBlocks } from "../reader/document-blocks.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
 import { withoutImages } from "../reader/image-references.js";
+import { checkTextNode, checkTextNodes } from "../schema/check-text-nodes.js";
 import { ImageNode } from "../schema/image-node.js";
 import type { NodeLocation } from "../schema/node-location.js";
 import type { TextNode } from "../schema/text-node.js";
@@ -93,6 +94,7 @@ export class BlockSplitter {
 
   /** Splits documents into nodes with ids `<document id>#<chunk number>`, each with its `metadata.location`. */
   getNodesFromDocuments(documents: readonly TextNode[]): TextNode[] {
+    checkTextNodes(documents, "documents");
     const nodes: TextNode[] = [];
     for (const document of documents) for (const node of this.iterateNodes(document)) nodes.push(node);
     return nodes;
@@ -103,6 +105,7 @@ export class BlockSplitter {
    * event loop between them (Ctrl-C, progress) even inside a very large document.
    */
   *iterateNodes(document: TextNode): Generator<TextNode> {
+    checkTextNode(document, "document");
     if (ImageNode.isInstance(document)) {
       yield document;
       return;

@@ -1,5 +1,7 @@
 import { checkInteger } from "../errors/check-integer.js";
+import { checkString, checkStrings } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkTextNodes } from "../schema/check-text-nodes.js";
 import { ImageNode } from "../schema/image-node.js";
 import { TextNode } from "../schema/text-node.js";
 import { joinedCount } from "../tokenizer/joined-count.js";
@@ -123,8 +125,12 @@ export class SentenceSplitter {
     ];
   }
 
-  /** Splits text into chunks of at most `chunkSize` tokens. Chunks are trimmed; empty ones are dropped. */
+  /**
+   * Splits text into chunks of at most `chunkSize` tokens. Chunks are trimmed; empty ones are dropped.
+   * @throws InvalidArgumentError when `text` is not a string
+   */
   splitText(text: string): string[] {
+    checkString("text", text);
     return this.#splitText(text, this.chunkSize, 0);
   }
 
@@ -132,9 +138,12 @@ export class SentenceSplitter {
    * Splits text whose chunks will each carry `metadataStr`: every chunk gets `chunkSize −
    * tokens(metadataStr)` tokens. As in LlamaIndex, the `"\n\n"` that `getContent` puts between
    * metadata and text is not counted, so rendered content can exceed `chunkSize` by that token.
-   * @throws InvalidArgumentError when the metadata alone takes `chunkSize` tokens or more.
+   * @throws InvalidArgumentError when the metadata alone takes `chunkSize` tokens or more, or `text` or
+   *   `metadataStr` is not a string.
    */
   splitTextMetadataAware(text: string, metadataStr: string): string[] {
+    checkString("text", text);
+    checkString("metadataStr", metadataStr);
     const metadataTokens = this.tokenizer.count(metadataStr);
     const effective = this.chunkSize - metadataTokens;
     if (effective <= 0) {
@@ -150,11 +159,14 @@ export class SentenceSplitter {
 
   /** {@link splitText} for each text, flattened in order. */
   splitTexts(texts: readonly string[]): string[] {
+    checkStrings("texts", texts);
     return texts.flatMap((text) => this.splitText(text));
   }
 
   /** {@link splitTextMetadataAware} for each text with its metadata string, flattened in order. */
   splitTextsMetadataAware(texts: readonly string[], metadataStrs: readonly string[]): string[] {
+    checkStrings("texts", texts);
+    checkStrings("metadataStrs", metadataStrs);
     if (texts.length !== metadataStrs.length) {
       throw new InvalidArgumentError({
         parameter: "metadataStrs",
@@ -178,6 +190,7 @@ export class SentenceSplitter {
    * is left for the longer of the document's embed and LLM metadata strings.
    */
   getNodesFromDocuments(documents: readonly TextNode[]): TextNode[] {
+    checkTextNodes(documents, "documents");
     const nodes: TextNode[] = [];
     for (const document of documents) {
       // An image is one chunk: its caption is not split and the node keeps its image.

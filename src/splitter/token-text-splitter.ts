@@ -1,4 +1,5 @@
 import { checkInteger } from "../errors/check-integer.js";
+import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
@@ -95,7 +96,7 @@ export class TokenTextSplitter {
    * @throws InvalidArgumentError when `text` is not a string, or a single character needs more than `chunkSize` tokens
    */
   splitText(text: string): string[] {
-    checkText(text, "text");
+    checkString("text", text);
     return this.splitWithSize(text, this.chunkSize);
   }
 
@@ -105,8 +106,8 @@ export class TokenTextSplitter {
    * @throws InvalidArgumentError when the metadata leaves no room
    */
   splitTextMetadataAware(text: string, metadataStr: string): string[] {
-    checkText(text, "text");
-    checkText(metadataStr, "metadataStr");
+    checkString("text", text);
+    checkString("metadataStr", metadataStr);
     const metadataLength = this.tokenizer.count(metadataStr) + DEFAULT_METADATA_FORMAT_LEN;
     const effective = this.chunkSize - metadataLength;
     if (effective <= 0) {
@@ -224,10 +225,4 @@ export class TokenTextSplitter {
  */
 export function truncateText(text: string, splitter: Pick<TokenTextSplitter, "splitText">): string {
   return splitter.splitText(text)[0] ?? "";
-}
-
-function checkText(value: unknown, parameter: string): void {
-  if (typeof value !== "string") {
-    throw new InvalidArgumentError({ parameter, value, expected: "be a string" });
-  }
 }

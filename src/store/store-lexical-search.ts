@@ -1,6 +1,6 @@
 import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkString } from "../errors/check-string.js";
 import { bm25Idf, type LexicalHit, RETRIEVAL_BM25 } from "../retrieval/lexical-index.js";
 import type { TextNode } from "../schema/text-node.js";
 import { type Bm25Term, bm25TopKeysOfTerms } from "./bm25-top-keys.js";
@@ -48,9 +48,7 @@ export function createStoreLexicalSearch(
   };
 
   async function searchSnapshot(query: string, { topK = 10 }: { topK?: number }): Promise<LexicalHit[]> {
-    if (typeof query !== "string") {
-      throw new InvalidArgumentError({ parameter: "query", value: query, expected: "be a string" });
-    }
+    checkString("query", query);
     checkInteger("topK", topK, 1);
     const terms = [...new Set(lexicalTokens(query))];
     if (store.lexicalTopK) {

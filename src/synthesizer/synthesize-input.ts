@@ -1,4 +1,5 @@
 import { withImageDimensions } from "../budget/image-dimensions.js";
+import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLM } from "../llm/types.js";
 import type { ContentBlock } from "../schema/content-block.js";
@@ -22,9 +23,7 @@ export function checkSynthesizeOptions(options: SynthesizeOptions): void {
       hint: "To stream, call synthesizer.stream({ query, nodes }) and read its textStream.",
     });
   }
-  if (typeof options?.query !== "string") {
-    throw new InvalidArgumentError({ parameter: "query", value: options?.query, expected: "be a string" });
-  }
+  checkString("query", options?.query);
   if (!Array.isArray(options.nodes)) {
     throw new InvalidArgumentError({
       parameter: "nodes",
