@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
@@ -174,7 +175,26 @@ function toTypedError(error: unknown, modelId: string): unknown {
  * import { openai } from "@ai-sdk/openai";
  * const llm = fromAiSdk(openai("gpt-4o-mini"), { generateText, streamText });
  */
-export function fromAiSdk<Model>(model: Model, options: FromAiSdkOptions<Model>): LLM {
+export function fromAiSdk<Model>(model: Model, given: FromAiSdkOptions<Model>): LLM {
+  if (!((typeof model === "object" && model !== null) || (typeof model === "string" && model !== ""))) {
+    throw new InvalidArgumentError({
+      parameter: "model",
+      value: model,
+      expected: "be an AI SDK language model (or a model id string the AI SDK resolves)",
+      hint: 'import { openai } from "@ai-sdk/openai" and pass openai("gpt-4o-mini").',
+    });
+  }
+  const options = optionsOf("options", given, '{ generateText, streamText } (from the "ai" package)');
+  for (const name of ["generateText", "streamText"] as const) {
+    if (typeof options[name] !== "function") {
+      throw new InvalidArgumentError({
+        parameter: name,
+        value: options[name],
+        expected: 'be the function of that name from the "ai" package',
+        hint: 'import { generateText, streamText } from "ai" and pass fromAiSdk(model, { generateText, streamText }).',
+      });
+    }
+  }
   checkCallSettings(options.callSettings);
   if (
     options.output !== undefined &&

@@ -1,10 +1,11 @@
+import { optionsOf } from "../errors/check-options.js";
 import type { ImageTokenRule, LLMMetadata } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { PromptTokenCount } from "../prompt/render-prompt.js";
 import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
 import type { ChatBudgetOptions } from "./content-budget.js";
 import type { ContentChunk, ContentPacker } from "./content-packer.js";
-import { PromptHelper } from "./prompt-helper.js";
+import { checkLLMMetadata, PromptHelper } from "./prompt-helper.js";
 
 export type { ChatBudgetOptions } from "./content-budget.js";
 
@@ -29,7 +30,12 @@ export class ChatPromptHelper {
   readonly imageTokens: ImageTokenRule;
   readonly #helper: PromptHelper;
 
-  constructor({ promptHelper = new PromptHelper(), imageTokens }: ChatPromptHelperOptions = {}) {
+  constructor(options: ChatPromptHelperOptions = {}) {
+    const { promptHelper = new PromptHelper(), imageTokens } = optionsOf(
+      "options",
+      options,
+      "{ promptHelper?, imageTokens? }",
+    );
     this.promptHelper = promptHelper;
     this.imageTokens = imageTokens ?? promptHelper.imageTokens ?? { kind: "openai" };
     this.#helper =
@@ -40,6 +46,7 @@ export class ChatPromptHelper {
 
   /** A helper for a model: its text budget (see `PromptHelper.fromLLMMetadata`) and its image-token rule. */
   static fromLLMMetadata(metadata: LLMMetadata, promptHelper?: PromptHelper): ChatPromptHelper {
+    checkLLMMetadata(metadata);
     return new ChatPromptHelper({
       promptHelper: promptHelper ?? PromptHelper.fromLLMMetadata(metadata),
       imageTokens: metadata.imageTokens ?? { kind: "openai" },

@@ -1,3 +1,4 @@
+import { checkObject, optionsOf } from "../errors/check-options.js";
 import { ContextOverflowError, type PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import {
@@ -88,15 +89,20 @@ export class PromptHelper {
   #content: ReturnType<typeof contentBudget> | undefined;
 
   /** @throws InvalidArgumentError for a value out of range (message says which and why) */
-  constructor({
-    contextWindow = DEFAULT_CONTEXT_WINDOW,
-    numOutput = DEFAULT_NUM_OUTPUT,
-    chunkOverlapRatio = DEFAULT_CHUNK_OVERLAP_RATIO,
-    chunkSizeLimit,
-    tokenizer,
-    separator = " ",
-    imageTokens,
-  }: PromptHelperOptions = {}) {
+  constructor(options: PromptHelperOptions = {}) {
+    const {
+      contextWindow = DEFAULT_CONTEXT_WINDOW,
+      numOutput = DEFAULT_NUM_OUTPUT,
+      chunkOverlapRatio = DEFAULT_CHUNK_OVERLAP_RATIO,
+      chunkSizeLimit,
+      tokenizer,
+      separator = " ",
+      imageTokens,
+    } = optionsOf(
+      "options",
+      options,
+      "{ contextWindow?, numOutput?, chunkOverlapRatio?, chunkSizeLimit?, … }",
+    );
     checkInteger("contextWindow", contextWindow, 1);
     checkInteger("numOutput", numOutput, 0);
     if (numOutput >= contextWindow) {
@@ -163,8 +169,9 @@ export class PromptHelper {
       numOutput?: number | undefined;
     } = {},
   ): PromptHelper {
+    checkLLMMetadata(metadata);
     return new PromptHelper({
-      ...options,
+      ...optionsOf("options", options, "{ numOutput?, chunkOverlapRatio?, tokenizer?, … }"),
       contextWindow: metadata.contextWindow,
       numOutput: reserveOutput(metadata, options.numOutput),
       tokenizer: options.tokenizer ?? metadata.tokenizer,
@@ -397,4 +404,17 @@ export class PromptHelper {
       limits: { contextWindow: this.contextWindow, numOutput: this.numOutput },
     });
   }
+}
+
+/**
+ * Throws an {@link InvalidArgumentError} unless `metadata` is an object (a model's `metadata`, whose context window
+ * and output the helpers read): for plain JavaScript callers of `fromLLMMetadata`.
+ */
+export function checkLLMMetadata(metadata: unknown): asserts metadata is LLMMetadata {
+  checkObject(
+    "metadata",
+    metadata,
+    "be a model's metadata ({ model, contextWindow, … })",
+    "Pass llm.metadata.",
+  );
 }

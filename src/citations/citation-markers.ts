@@ -1,3 +1,4 @@
+import { checkString } from "../errors/check-string.js";
 /** One `[N]`, `[N, M]` or `[N–M]` marker found in a text. */
 export interface CitationMarker {
   /** The marker as written: `[1, 3]`. */
@@ -46,6 +47,7 @@ export function markerNumbers(marker: string): number[] {
  * @example parseCitationMarkers("Wet when red [2], in the evening [1].") // markers for 2 and 1
  */
 export function parseCitationMarkers(text: string): CitationMarker[] {
+  checkString("text", text);
   const markers: CitationMarker[] = [];
   for (const match of text.matchAll(MARKER)) {
     markers.push({

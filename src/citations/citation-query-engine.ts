@@ -1,6 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEventHandler } from "../events/events.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
@@ -104,6 +105,7 @@ export class CitationQueryEngine {
   >;
 
   constructor(options: CitationQueryEngineOptions) {
+    const given = optionsOf("options", options, "{ retriever, llm, citationChunkSize?, … }");
     const {
       citationChunkSize = DEFAULT_CITATION_CHUNK_SIZE,
       citationChunkOverlap = DEFAULT_CITATION_CHUNK_OVERLAP,
@@ -118,7 +120,7 @@ export class CitationQueryEngine {
       citeVerbatimQuotes: citeQuotes = false,
       nodePostprocessors = [],
       ...rest
-    } = options;
+    } = given;
     checkInteger("citationChunkSize", citationChunkSize, 1);
     checkInteger("citationChunkOverlap", citationChunkOverlap, 0);
     if (citationChunkOverlap > citationChunkSize) {
@@ -136,7 +138,7 @@ export class CitationQueryEngine {
         hint: "new SentenceSplitter({ chunkSize, chunkOverlap }) is one.",
       });
     }
-    const tokenizer = options.tokenizer ?? options.llm?.metadata.tokenizer;
+    const tokenizer = given.tokenizer ?? given.llm?.metadata?.tokenizer;
     const splitter =
       textSplitter ??
       new SentenceSplitter({

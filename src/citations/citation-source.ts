@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 
 /** Where a citation piece lies: the node's own `location` when it has one, else its file and character range. */
@@ -22,6 +23,42 @@ export interface CitationSource {
   location: CitationLocation;
 }
 
+/**
+ * Throws an {@link InvalidArgumentError} unless `value` is a {@link CitationSource} (`{ number, text, node,
+ * location }`, as `sourcesOf` and a citation response give them): for plain JavaScript callers.
+ */
+export function checkCitationSource(value: unknown, parameter: string): asserts value is CitationSource {
+  const source = value as Partial<Record<keyof CitationSource, unknown>> | null | undefined;
+  if (
+    typeof source !== "object" ||
+    source === null ||
+    !Number.isInteger(source.number) ||
+    typeof source.text !== "string" ||
+    typeof source.node !== "object" ||
+    source.node === null ||
+    typeof source.location !== "object" ||
+    source.location === null
+  ) {
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      expected: "be a CitationSource ({ number, text, node, location })",
+      hint: "Take them from a citation response's sources, or engine.sourcesOf(response.sourceNodes).",
+    });
+  }
+}
+
+/** {@link checkCitationSource} for an array and each of its entries (`sources`, then `sources[index]`). */
+export function checkCitationSources(
+  value: unknown,
+  parameter: string,
+): asserts value is readonly CitationSource[] {
+  if (!Array.isArray(value)) {
+    throw new InvalidArgumentError({ parameter, value, expected: "be an array of CitationSource" });
+  }
+  for (const [index, source] of value.entries()) checkCitationSource(source, `${parameter}[${index}]`);
+}
+
 /** The location of a piece of `node` spanning `[startChar, endChar)` of its text. */
 export function locate(
   node: NodeWithScore,
@@ -42,6 +79,7 @@ export function locate(
 
 /** A short label for a source: `[2] spec.md chars 120–480`. */
 export function formatSource(source: CitationSource): string {
+  checkCitationSource(source, "source");
   const { filePath, startChar, endChar } = source.location;
   const where = [filePath ?? source.node.node.id];
   if (startChar !== undefined && endChar !== undefined) where.push(`chars ${startChar}–${endChar}`);

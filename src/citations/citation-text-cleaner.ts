@@ -1,3 +1,6 @@
+import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
+import { checkString } from "../errors/check-string.js";
 import { isMarkerPrefix, isWholeMarker, markerNumbers } from "./citation-markers.js";
 
 /** A marker that named a source the model was never given. */
@@ -27,7 +30,9 @@ export class CitationTextCleaner {
   private space = "";
   private marker: string | undefined;
 
-  constructor({ sourceCount }: { /** Sources are numbered 1 to `sourceCount`. */ sourceCount: number }) {
+  constructor(options: { /** Sources are numbered 1 to `sourceCount`. */ sourceCount: number }) {
+    const { sourceCount } = optionsOf("options", options, "{ sourceCount: number }");
+    checkInteger("sourceCount", sourceCount, 0);
     this.sourceCount = sourceCount;
   }
 
@@ -102,10 +107,12 @@ export class CitationTextCleaner {
  * while a removal joined brackets into a new invalid marker (`[2[9]]` → `[2]` with no source 2), so no marker
  * in the result names a missing source.
  */
-export function cleanCitationText({ text, sourceCount }: { text: string; sourceCount: number }): {
+export function cleanCitationText(options: { text: string; sourceCount: number }): {
   text: string;
   invalid: InvalidCitation[];
 } {
+  const { text, sourceCount } = optionsOf("options", options, "{ text: string, sourceCount: number }");
+  checkString("text", text);
   const invalid: InvalidCitation[] = [];
   let shown = text;
   for (let pass = 0; pass < 8; pass++) {

@@ -1,6 +1,8 @@
+import { optionsOf } from "../errors/check-options.js";
+import { checkString } from "../errors/check-string.js";
 import { answerSentences } from "./answer-sentences.js";
 import type { CitationMarker } from "./citation-markers.js";
-import type { CitationSource } from "./citation-source.js";
+import { type CitationSource, checkCitationSources } from "./citation-source.js";
 
 /** Fewer characters than this (or none that is a letter or digit) are too little to attribute to one source. */
 const MIN_QUOTE = 4;
@@ -175,7 +177,10 @@ export function citeVerbatimQuotes(options: {
   /** The numbered pieces the answerer was shown. */
   sources: readonly CitationSource[];
 }): string {
-  return citeVerbatimQuoteMarkers(options).text;
+  const { answer, sources } = optionsOf("options", options, "{ answer: string, sources: CitationSource[] }");
+  checkString("answer", answer);
+  checkCitationSources(sources, "sources");
+  return citeVerbatimQuoteMarkers({ answer, sources }).text;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { lexicalTerms } from "../analysis/lexical-terms.js";
+import { optionsOf } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { hashString } from "./fnv1a.js";
@@ -61,7 +62,13 @@ export class HashingEmbedder implements Embedder {
   #lazyCorpus: (() => readonly string[]) | undefined;
 
   constructor(options: HashingEmbedderOptions = {}) {
-    const { dimensions = 1024, corpus, stopWords = true, stemming = true, applyIdf = "both" } = options;
+    const {
+      dimensions = 1024,
+      corpus,
+      stopWords = true,
+      stemming = true,
+      applyIdf = "both",
+    } = optionsOf("options", options, "{ dimensions?, corpus?, stopWords?, stemming?, applyIdf? }");
     if (applyIdf !== "both" && applyIdf !== "query") {
       throw new InvalidArgumentError({
         parameter: "applyIdf",

@@ -1,5 +1,6 @@
 import { BatchInputError } from "../batch/batch-input-error.js";
 import { parseBatchItems } from "../batch/read-batch-items.js";
+import { checkString } from "../errors/check-string.js";
 
 /** One labelled question of an eval set. Every label is optional; each enables the metrics that need it. */
 export interface EvalQuestion {
@@ -23,6 +24,7 @@ export interface EvalQuestion {
  * @example parseEvalQuestions('{"id":"q1","query":"Default mode?","answer_hint":"compact"}\n')
  */
 export function parseEvalQuestions(text: string): EvalQuestion[] {
+  checkString("text", text);
   const items = parseBatchItems(text, { require: ["query"] });
   // parseBatchItems keeps one item per non-blank line, in order: the same split gives each item its line.
   const lines = text.split("\n").flatMap((raw, index) => (raw.trim() === "" ? [] : [index + 1]));

@@ -1,5 +1,7 @@
 import { PromptHelper } from "../budget/prompt-helper.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkModel } from "../llm/check-model.js";
 import type { LLM } from "../llm/types.js";
 import type { Retriever } from "../retrieval/retriever.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
@@ -80,22 +82,41 @@ export interface EvalJudge {
  * A mode that fails on a question is recorded as failed there; an abort stops the whole run.
  * @example const report = await evaluate({ questions, retriever: index.asRetriever({ similarityTopK: 4 }), llm });
  */
-export async function evaluate({
-  questions,
-  retriever,
-  llm,
-  modes = DEFAULT_EVAL_MODES,
-  k = 4,
-  promptHelper = PromptHelper.fromLLMMetadata(llm.metadata),
-  prices,
-  judge,
-  resultsFile,
-  citations = false,
-  concurrency = 4,
-  onQuestion,
-  signal = new AbortController().signal,
-  _internal,
-}: EvaluateOptions): Promise<EvalReport> {
+export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
+  const given = optionsOf("options", options, "{ questions, retriever, llm, modes?, k?, … }");
+  checkModel("llm", given.llm);
+  if (!Array.isArray(given.questions)) {
+    throw new InvalidArgumentError({
+      parameter: "questions",
+      value: given.questions,
+      expected: "be an array of { id, query, relevant?, answer? }",
+      hint: "parseEvalQuestions(text) reads them from JSON Lines.",
+    });
+  }
+  if (typeof given.retriever?.retrieve !== "function") {
+    throw new InvalidArgumentError({
+      parameter: "retriever",
+      value: given.retriever,
+      expected: "be a Retriever (an object with retrieve({ query, signal }))",
+      hint: "index.asRetriever() gives one.",
+    });
+  }
+  const {
+    questions,
+    retriever,
+    llm,
+    modes = DEFAULT_EVAL_MODES,
+    k = 4,
+    promptHelper = PromptHelper.fromLLMMetadata(given.llm.metadata),
+    prices,
+    judge,
+    resultsFile,
+    citations = false,
+    concurrency = 4,
+    onQuestion,
+    signal = new AbortController().signal,
+    _internal,
+  } = given;
   checkModes(modes);
   if (!Number.isInteger(k) || k < 1) {
     throw new InvalidArgumentError({ parameter: "k", value: k, expected: "be a positive integer" });

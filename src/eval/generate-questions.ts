@@ -1,8 +1,11 @@
 import { PromptHelper } from "../budget/prompt-helper.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkModel } from "../llm/check-model.js";
 import type { LLM } from "../llm/types.js";
 import { predict } from "../prompt/predict.js";
 import { PromptTemplate } from "../prompt/prompt-template.js";
+import { checkTextNodes } from "../schema/check-text-nodes.js";
 import { type NodeWithScore, TextNode } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import type { EvalQuestion } from "./eval-questions.js";
@@ -51,15 +54,19 @@ export interface GeneratedQuestions {
  * kept), the chunk's id is the question's `relevant`, and the model's compact answer from that chunk alone is its
  * `reference`.
  */
-export async function generateQuestions({
-  nodes,
-  llm,
-  count,
-  seed = 1,
-  promptHelper = PromptHelper.fromLLMMetadata(llm.metadata),
-  onQuestion,
-  signal,
-}: GenerateQuestionsOptions): Promise<GeneratedQuestions> {
+export async function generateQuestions(options: GenerateQuestionsOptions): Promise<GeneratedQuestions> {
+  const given = optionsOf("options", options, "{ nodes, llm, count, seed?, … }");
+  checkModel("llm", given.llm);
+  checkTextNodes(given.nodes, "nodes");
+  const {
+    nodes,
+    llm,
+    count,
+    seed = 1,
+    promptHelper = PromptHelper.fromLLMMetadata(given.llm.metadata),
+    onQuestion,
+    signal,
+  } = given;
   if (!Number.isInteger(count) || count < 1) {
     throw new InvalidArgumentError({ parameter: "count", value: count, expected: "be a positive integer" });
   }

@@ -1,6 +1,7 @@
 import { PromptHelper } from "../budget/prompt-helper.js";
 import type { CitationJudge, CitationJudgeUsage, CitationVerdict } from "../citations/citation-judge.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLM, LLMUsage } from "../llm/types.js";
 import { predict } from "../prompt/predict.js";
@@ -30,12 +31,13 @@ export interface LLMCitationJudgeOptions {
  * a reply that is neither YES nor NO, or a failed call, is no verdict (never a pass).
  * @example new CitationQueryEngine({ retriever, llm, judge: llmCitationJudge({ judge: llm }) })
  */
-export function llmCitationJudge({
-  judge,
-  promptHelper,
-  concurrency = 4,
-  maxCalls = 32,
-}: LLMCitationJudgeOptions): CitationJudge {
+export function llmCitationJudge(options: LLMCitationJudgeOptions): CitationJudge {
+  const {
+    judge,
+    promptHelper,
+    concurrency = 4,
+    maxCalls = 32,
+  } = optionsOf("options", options, "{ judge: LLM, promptHelper?, concurrency?, maxCalls? }");
   if (typeof judge?.complete !== "function") {
     throw new InvalidArgumentError({
       parameter: "judge",

@@ -1,5 +1,6 @@
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
@@ -75,16 +76,17 @@ export class ExtractiveLLM implements LLM {
   /** The quotes of the latest answers, so a refine call keeps them with the scores that chose them. */
   readonly #memory = new Map<string, RememberedQuote[]>();
 
-  constructor({
-    embedModel,
-    maxSentences = 5,
-    minScore = 0,
-    satisfiedThreshold = 0.5,
-    splitSentences,
-    tokenizer = "cl100k_base",
-    contextWindow = 4096,
-    maxOutputTokens = 256,
-  }: ExtractiveLLMOptions = {}) {
+  constructor(options: ExtractiveLLMOptions = {}) {
+    const {
+      embedModel,
+      maxSentences = 5,
+      minScore = 0,
+      satisfiedThreshold = 0.5,
+      splitSentences,
+      tokenizer = "cl100k_base",
+      contextWindow = 4096,
+      maxOutputTokens = 256,
+    } = optionsOf("options", options, "{ embedModel?, maxSentences?, minScore?, satisfiedThreshold?, … }");
     checkInteger("maxSentences", maxSentences, 1);
     checkInteger("contextWindow", contextWindow, 1);
     checkInteger("maxOutputTokens", maxOutputTokens, 0);

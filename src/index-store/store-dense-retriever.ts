@@ -1,7 +1,7 @@
 import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { selectTopK } from "../retrieval/get-top-k-embeddings.js";
-import type { Retriever } from "../retrieval/retriever.js";
+import { checkRetrieveOptions, type Retriever } from "../retrieval/retriever.js";
 import { cosineScores } from "../retrieval/vector-index-retriever.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import type { IndexStore } from "../store/index-store.js";
@@ -23,7 +23,9 @@ export function createStoreDenseRetriever(
 ): Retriever {
   checkInteger("similarityTopK", similarityTopK, 1);
   return {
-    async retrieve({ query, signal, queryEmbeddings }): Promise<NodeWithScore[]> {
+    async retrieve(options): Promise<NodeWithScore[]> {
+      checkRetrieveOptions(options);
+      const { query, signal, queryEmbeddings } = options;
       signal?.throwIfAborted();
       const embedOptions = signal ? { signal } : {};
       const queryEmbedding = await (queryEmbeddings

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Embedder } from "../embedding/types.js";
+import { checkObject, optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import type { AsQueryEngineOptions, RetrieverQueryEngineOptions } from "../query-engine/engine-options.js";
@@ -91,6 +92,13 @@ export class VectorStoreIndex {
     content: { entries: IndexEntry[]; sources: IndexSource[] } | { store: IndexStore; hasImages: boolean },
     stats: IndexBuildStats,
   ) {
+    // Private in TypeScript only: a plain JavaScript `new VectorStoreIndex()` is told how to get an index.
+    checkObject(
+      "new VectorStoreIndex()",
+      content,
+      "not be called: the constructor is private",
+      "Build an index with VectorStoreIndex.fromDocuments(documents) or fromDocumentsCached, or open one with VectorStoreIndex.load(cacheDir).",
+    );
     this.embedModel = embedModel;
     if ("store" in content) {
       this.#store = content.store;
@@ -208,14 +216,15 @@ export class VectorStoreIndex {
    */
   static async fromDocumentsCached(
     documents: readonly TextNode[],
-    {
+    options: FromDocumentsCachedOptions,
+  ): Promise<VectorStoreIndex> {
+    const {
       cacheDir: folder,
       store: storeUrl,
       rebuild = false,
       persist = "await",
       ...given
-    }: FromDocumentsCachedOptions,
-  ): Promise<VectorStoreIndex> {
+    } = optionsOf("options", options, "{ cacheDir (or store), embedModel?, splitter?, … }");
     const cacheDir = storeLocation(storeUrl, folder);
     if (persist !== "await" && persist !== "background") {
       throw new InvalidArgumentError({
@@ -224,8 +233,8 @@ export class VectorStoreIndex {
         expected: 'be "await" (return once the index is written) or "background" (write it while you use it)',
       });
     }
-    const options = withDefaultEmbedModel("documents", documents, given);
-    return VectorStoreIndex.#buildOnStore(documents, cacheDir, { ...options, rebuild }, undefined);
+    const resolved = withDefaultEmbedModel("documents", documents, given);
+    return VectorStoreIndex.#buildOnStore(documents, cacheDir, { ...resolved, rebuild }, undefined);
   }
 
   static async #buildOnStore(
@@ -250,13 +259,7 @@ export class VectorStoreIndex {
    */
   static async cachedStats(
     documents: readonly TextNode[],
-    {
-      cacheDir,
-      store,
-      embedModel,
-      splitter,
-      signal,
-    }: {
+    options: {
       cacheDir?: string;
       store?: string;
       embedModel?: Embedder;
@@ -264,6 +267,11 @@ export class VectorStoreIndex {
       signal?: AbortSignal;
     },
   ): Promise<IndexBuildStats | undefined> {
+    const { cacheDir, store, embedModel, splitter, signal } = optionsOf(
+      "options",
+      options,
+      "{ cacheDir (or store), embedModel?, splitter?, signal? }",
+    );
     return readCachedStats(documents, {
       cacheDir: storeLocation(store, cacheDir),
       embedModel,
@@ -282,8 +290,13 @@ export class VectorStoreIndex {
    */
   static async storedSources(
     cacheDir: string,
-    { embedModel, splitter, signal }: { embedModel?: Embedder; splitter?: NodeParser; signal?: AbortSignal },
+    options: { embedModel?: Embedder; splitter?: NodeParser; signal?: AbortSignal } = {},
   ): Promise<IndexSource[] | undefined> {
+    const { embedModel, splitter, signal } = optionsOf(
+      "options",
+      options,
+      "{ embedModel?, splitter?, signal? }",
+    );
     return readStoredSources(storeLocation(undefined, cacheDir), { embedModel, splitter, signal });
   }
 

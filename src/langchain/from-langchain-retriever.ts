@@ -1,6 +1,6 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { QueryOptions, Retriever } from "../retrieval/retriever.js";
+import { checkRetrieveOptions, type QueryOptions, type Retriever } from "../retrieval/retriever.js";
 import { abortable } from "../util/abort.js";
 import { documentToNode, LANGCHAIN_SCORE_KEYS, type LangChainDocumentLike } from "./document-to-node.js";
 
@@ -46,7 +46,9 @@ export function fromLangChainRetriever(
   }
   const scoreKeys = options.scoreKeys ?? LANGCHAIN_SCORE_KEYS;
   return {
-    async retrieve({ query, signal }: QueryOptions) {
+    async retrieve(options: QueryOptions) {
+      checkRetrieveOptions(options);
+      const { query, signal } = options;
       // Raced with the signal: LangChain retrievers do not all stop when it aborts.
       const documents = await abortable(() => retriever.invoke(query, signal ? { signal } : {}), signal);
       return documents.map((document, index) =>
@@ -75,7 +77,9 @@ export function fromLangChainVectorStore(
   }
   checkInteger("k", k, 1);
   return {
-    async retrieve({ query, signal }: QueryOptions) {
+    async retrieve(options: QueryOptions) {
+      checkRetrieveOptions(options);
+      const { query, signal } = options;
       const results = await abortable(() => store.similaritySearchWithScore(query, k), signal);
       return results.map(([document, score], index) =>
         documentToNode(document, { score, scoreKeys: [], parameter: `vector store result [${index}]` }),

@@ -1,6 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { Embedder, EmbedOptions } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { startEmbeddingSpan } from "../tracing/gen-ai.js";
@@ -63,7 +64,8 @@ export class OpenAILikeEmbedding implements Embedder {
   readonly #concurrency: number;
 
   /** @throws LLMError `missing_api_key` for api.openai.com without a key; InvalidArgumentError for bad options */
-  constructor(options: OpenAILikeEmbeddingOptions) {
+  constructor(given: OpenAILikeEmbeddingOptions) {
+    const options = optionsOf("options", given, '{ model: "text-embedding-3-small", apiKey?, baseURL?, … }');
     if (typeof options.model !== "string" || options.model.trim() === "") {
       throw new InvalidArgumentError({
         parameter: "model",

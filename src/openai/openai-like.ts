@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
@@ -30,6 +31,9 @@ import { toLLMError } from "./to-llm-error.js";
 import { type OpenAIMessage, toOpenAIMessages } from "./to-openai-messages.js";
 
 type Request = { kind: "chat"; messages: ChatMessage[] } | { kind: "completion"; prompt: string };
+
+/** The options' shape, for the message of a call without them. */
+const OPTIONS_SHAPE = '{ model: "gpt-4o-mini", apiKey?, baseURL?, … }';
 /** A request as sent: chat messages converted to OpenAI's form (images as data URLs). */
 type WireRequest = { kind: "chat"; messages: OpenAIMessage[] } | { kind: "completion"; prompt: string };
 /** One piece of a normalized answer: text, usage, or both. */
@@ -61,7 +65,8 @@ export class OpenAILike implements LLM {
   readonly #connection: OpenAIConnection;
 
   /** @throws LLMError `missing_api_key` for api.openai.com without a key; InvalidArgumentError for bad options */
-  constructor(options: OpenAILikeOptions) {
+  constructor(given: OpenAILikeOptions) {
+    const options = optionsOf("options", given, OPTIONS_SHAPE);
     validateOpenAILikeOptions(options);
     this.#options = options;
     this.#connection = createOpenAIConnection(options, "OpenAILike");
@@ -73,7 +78,8 @@ export class OpenAILike implements LLM {
    * that calls no model, or a queue that stands in for the model). The same rule as `metadata`.
    * @throws InvalidArgumentError for bad options
    */
-  static metadataFor(options: OpenAILikeOptions): LLMMetadata {
+  static metadataFor(given: OpenAILikeOptions): LLMMetadata {
+    const options = optionsOf("options", given, OPTIONS_SHAPE);
     validateOpenAILikeOptions(options);
     const baseURL = options.baseURL ?? (process.env.OPENAI_BASE_URL || OPENAI_BASE_URL);
     return resolveOpenAILikeMetadata(options, { baseURL, isOpenAI: isOpenAIBaseURL(baseURL) });

@@ -1,6 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { checkQuery } from "../errors/check-query.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
@@ -84,16 +85,17 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
   private readonly captureContent: boolean;
   private choiceSelectPrompt: BasePromptTemplate;
 
-  constructor({
-    llm,
-    topN = 10,
-    choiceBatchSize = 10,
-    choiceSelectPrompt = DEFAULT_CHOICE_SELECT_PROMPT,
-    onParseError = "error",
-    maxTokens = DEFAULT_NUM_OUTPUT,
-    tracer,
-    captureContent,
-  }: LLMRerankOptions) {
+  constructor(options: LLMRerankOptions) {
+    const {
+      llm,
+      topN = 10,
+      choiceBatchSize = 10,
+      choiceSelectPrompt = DEFAULT_CHOICE_SELECT_PROMPT,
+      onParseError = "error",
+      maxTokens = DEFAULT_NUM_OUTPUT,
+      tracer,
+      captureContent,
+    } = optionsOf("options", options, "{ llm, topN?, choiceBatchSize?, … }");
     if (typeof llm?.complete !== "function") {
       throw new InvalidArgumentError({ parameter: "llm", value: llm, expected: "be an LLM" });
     }

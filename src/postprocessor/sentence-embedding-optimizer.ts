@@ -1,6 +1,7 @@
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder, SimilarityMode } from "../embedding/types.js";
+import { optionsOf } from "../errors/check-options.js";
 import { checkQuery } from "../errors/check-query.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
@@ -88,7 +89,7 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
       onEmpty = "error",
       batchSize = 100,
       similarityMode = "cosine",
-    } = options;
+    } = optionsOf("options", options, "{ percentileCutoff?, thresholdCutoff?, embedModel?, … }");
     validateOptimizerOptions({
       embedModel,
       percentileCutoff,

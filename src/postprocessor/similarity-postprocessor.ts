@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -26,7 +27,12 @@ export class SimilarityPostprocessor implements NodePostprocessor {
   readonly similarityCutoff: number;
   readonly keepUnscored: boolean;
 
-  constructor({ similarityCutoff, keepUnscored = true }: SimilarityPostprocessorOptions) {
+  constructor(options: SimilarityPostprocessorOptions) {
+    const { similarityCutoff, keepUnscored = true } = optionsOf(
+      "options",
+      options,
+      "{ similarityCutoff: number, keepUnscored?: boolean }",
+    );
     if (typeof similarityCutoff !== "number" || Number.isNaN(similarityCutoff)) {
       throw new InvalidArgumentError({
         parameter: "similarityCutoff",

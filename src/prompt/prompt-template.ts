@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MissingTemplateVariableError } from "../errors/missing-template-variable-error.js";
@@ -38,16 +39,17 @@ export class PromptTemplate {
   readonly partials: Readonly<Record<string, string>>;
   private readonly segments: TemplateSegment[];
 
-  constructor({
-    template,
-    promptType = "custom",
-    partials = {},
-  }: {
+  constructor(options: {
     template: string;
     /** @default "custom" */
     promptType?: PromptType;
     partials?: TemplateVariables;
   }) {
+    const {
+      template,
+      promptType = "custom",
+      partials = {},
+    } = optionsOf("options", options, "{ template, promptType?, partials? }");
     checkString("template", template);
     this.template = template;
     this.promptType = promptType;
@@ -105,15 +107,16 @@ export class ChatPromptTemplate {
   readonly partials: Readonly<Record<string, string>>;
   private readonly segments: TemplateSegment[][];
 
-  constructor({
-    messages,
-    promptType = "custom",
-    partials = {},
-  }: {
+  constructor(options: {
     messages: readonly ChatMessageTemplate[];
     promptType?: PromptType;
     partials?: TemplateVariables;
   }) {
+    const {
+      messages,
+      promptType = "custom",
+      partials = {},
+    } = optionsOf("options", options, "{ messages, promptType?, partials? }");
     if (!Array.isArray(messages) || messages.length === 0) {
       throw new InvalidArgumentError({
         parameter: "messages",
@@ -178,10 +181,27 @@ export class SelectorPromptTemplate {
   readonly defaultTemplate: PromptTemplate;
   readonly chatTemplate: ChatPromptTemplate | undefined;
 
-  constructor({
-    defaultTemplate,
-    chatTemplate,
-  }: { defaultTemplate: PromptTemplate; chatTemplate?: ChatPromptTemplate }) {
+  constructor(options: { defaultTemplate: PromptTemplate; chatTemplate?: ChatPromptTemplate }) {
+    const { defaultTemplate, chatTemplate } = optionsOf(
+      "options",
+      options,
+      "{ defaultTemplate: PromptTemplate, chatTemplate?: ChatPromptTemplate }",
+    );
+    if ((defaultTemplate as { kind?: unknown } | undefined)?.kind !== "completion") {
+      throw new InvalidArgumentError({
+        parameter: "defaultTemplate",
+        value: defaultTemplate,
+        expected: "be a PromptTemplate",
+        hint: "new SelectorPromptTemplate({ defaultTemplate: new PromptTemplate({ template }), chatTemplate? }).",
+      });
+    }
+    if (chatTemplate !== undefined && (chatTemplate as { kind?: unknown }).kind !== "chat") {
+      throw new InvalidArgumentError({
+        parameter: "chatTemplate",
+        value: chatTemplate,
+        expected: "be a ChatPromptTemplate or left out",
+      });
+    }
     this.defaultTemplate = defaultTemplate;
     this.chatTemplate = chatTemplate;
   }

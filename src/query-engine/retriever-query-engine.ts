@@ -1,12 +1,13 @@
 import type { Span, Tracer } from "@opentelemetry/api";
 import { QueryEmbeddings } from "../embedding/query-embeddings.js";
-import { checkQuery } from "../errors/check-query.js";
+import { optionsOf } from "../errors/check-options.js";
+import { checkQuery, checkQueryOptions } from "../errors/check-query.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler } from "../events/events.js";
 import { countNodesTokens } from "../postprocessor/count-node-tokens.js";
 import type { NodePostprocessor } from "../postprocessor/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
-import type { QueryOptions, Retriever } from "../retrieval/retriever.js";
+import { type QueryOptions, RETRIEVE_HINT, type Retriever } from "../retrieval/retriever.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import type {
   ResponseSynthesizer,
@@ -23,6 +24,7 @@ import { runPostprocessors } from "./run-postprocessors.js";
 const SYNTHESIZER_PREFIX = "response_synthesizer:";
 
 const QUERY_HINT = 'Pass the question as query({ query: "…" }).';
+const STREAM_HINT = 'Pass the question as stream({ query: "…" }).';
 
 /**
  * Answers questions: retrieve, run the postprocessors in list order, synthesize. LlamaIndex's
@@ -42,7 +44,12 @@ export class RetrieverQueryEngine<T = unknown> {
   private readonly onEvent: RagsynthEventHandler | undefined;
   private readonly tokenizer: Tokenizer;
 
-  constructor(options: RetrieverQueryEngineOptions<T>) {
+  constructor(given: RetrieverQueryEngineOptions<T>) {
+    const options = optionsOf(
+      "options",
+      given,
+      "{ retriever, responseSynthesizer?, llm?, nodePostprocessors?, … }",
+    );
     const { retriever, nodePostprocessors = [], onEvent, tokenizer } = options;
     if (typeof retriever?.retrieve !== "function") {
       throw new InvalidArgumentError({
@@ -125,8 +132,10 @@ export class RetrieverQueryEngine<T = unknown> {
   }
 
   /** The nodes the synthesizer would read: retrieved, then postprocessed (as LlamaIndex's `retrieve`). */
-  async retrieve({ query, signal }: QueryOptions): Promise<NodeWithScore[]> {
-    checkQuery(query, QUERY_HINT);
+  async retrieve(options: QueryOptions): Promise<NodeWithScore[]> {
+    checkQueryOptions(options, RETRIEVE_HINT);
+    const { query, signal } = options;
+    checkQuery(query, RETRIEVE_HINT);
     await prepareTracer(this.tracer());
     const root = startSpan(this.tracer(), "ragsynth.query_retrieve");
     try {
@@ -142,7 +151,8 @@ export class RetrieverQueryEngine<T = unknown> {
   /** Retrieves, postprocesses and synthesizes; the response's sources are the nodes that survived postprocessing. */
   async query(options: QueryOptions): Promise<SynthesisResponse<T>> {
     checkNoStreamFlag(options);
-    const { query, signal } = options ?? ({} as QueryOptions);
+    checkQueryOptions(options, QUERY_HINT);
+    const { query, signal } = options;
     checkQuery(query, QUERY_HINT);
     await prepareTracer(this.tracer());
     const root = this.startQuery(query, false);
@@ -166,8 +176,10 @@ export class RetrieverQueryEngine<T = unknown> {
    * Retrieves and postprocesses, then starts streaming the answer. Resolves once the sources are known,
    * so retrieval errors reject here rather than mid-stream; `query-end` fires when the stream has ended.
    */
-  async stream({ query, signal }: QueryOptions): Promise<StreamingSynthesisResponse<T>> {
-    checkQuery(query, QUERY_HINT);
+  async stream(options: QueryOptions): Promise<StreamingSynthesisResponse<T>> {
+    checkQueryOptions(options, STREAM_HINT);
+    const { query, signal } = options;
+    checkQuery(query, STREAM_HINT);
     await prepareTracer(this.tracer());
     const root = this.startQuery(query, true);
     let streaming: StreamingSynthesisResponse<T>;

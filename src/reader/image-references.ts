@@ -1,5 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { optionsOf } from "../errors/check-options.js";
+import { checkNodesWithScore } from "../schema/check-text-nodes.js";
 import type { ImageLimits } from "../schema/image-bytes.js";
 import { ImageNode } from "../schema/image-node.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
@@ -94,8 +96,10 @@ export async function withReferencedImages(
   nodes: readonly NodeWithScore[],
   options: ReferencedImagesOptions = {},
 ): Promise<NodeWithScore[]> {
-  const { nodes: kept, skipped } = await loadReferencedImages(nodes, options);
-  for (const entry of skipped) options.onSkip?.(entry);
+  checkNodesWithScore(nodes, "nodes");
+  const given = optionsOf("options", options, "{ roots?, limits?, onSkip? }");
+  const { nodes: kept, skipped } = await loadReferencedImages(nodes, given);
+  for (const entry of skipped) given.onSkip?.(entry);
   return kept;
 }
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { ImageNode } from "../schema/image-node.js";
 import { SAME_TEXT_KEY, sourceName } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
-import type { Retriever } from "./retriever.js";
+import { checkRetrieveOptions, type Retriever } from "./retriever.js";
 
 /** Options of {@link collapseCopies}. */
 export interface CollapseCopiesOptions {
@@ -44,6 +44,7 @@ export function collapseCopies(
   checkInteger("maxTopK", maxTopK, topK);
   return {
     async retrieve(options) {
+      checkRetrieveOptions(options);
       // At most two retrievals: each scores every posting of the query's terms again, whatever k is (doubling k
       // until enough took the bench's 10^6-chunk ask, whose ten near-copies of one corpus share chunks, 51 -> 139 ms).
       const nodes = await retrieverFor(topK).retrieve(options);

@@ -1,8 +1,9 @@
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { RRF_K, reciprocalRankFusion } from "./reciprocal-rank-fusion.js";
-import type { Retriever } from "./retriever.js";
+import { checkRetrieveOptions, type Retriever } from "./retriever.js";
 
 /** Options of {@link createFusionRetriever}. */
 export interface FusionRetrieverOptions {
@@ -21,11 +22,12 @@ export interface FusionRetrieverOptions {
  * @example
  * const hybrid = createFusionRetriever({ retrievers: [lexical, dense], similarityTopK: 4 });
  */
-export function createFusionRetriever({
-  retrievers,
-  similarityTopK = 2,
-  k = RRF_K,
-}: FusionRetrieverOptions): Retriever {
+export function createFusionRetriever(options: FusionRetrieverOptions): Retriever {
+  const {
+    retrievers,
+    similarityTopK = 2,
+    k = RRF_K,
+  } = optionsOf("options", options, "{ retrievers, similarityTopK?, k? }");
   if (!Array.isArray(retrievers) || retrievers.length === 0) {
     throw new InvalidArgumentError({
       parameter: "retrievers",
@@ -39,6 +41,7 @@ export function createFusionRetriever({
   }
   return {
     async retrieve(options): Promise<NodeWithScore[]> {
+      checkRetrieveOptions(options);
       options.signal?.throwIfAborted();
       const rankings = await Promise.all(retrievers.map((retriever) => retriever.retrieve(options)));
       options.signal?.throwIfAborted();

@@ -1,5 +1,6 @@
 import { lexicalDocumentTerms, lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import {
@@ -71,7 +72,8 @@ export class LexicalIndex {
   #totalLength = 0;
   #removed = 0;
 
-  constructor({ k1 = 1.2, b = 0.75 }: LexicalIndexOptions = {}) {
+  constructor(options: LexicalIndexOptions = {}) {
+    const { k1 = 1.2, b = 0.75 } = optionsOf("options", options, "{ k1?, b? }");
     if (!(typeof k1 === "number" && k1 >= 0 && Number.isFinite(k1))) {
       throw new InvalidArgumentError({ parameter: "k1", value: k1, expected: "be a finite number ≥ 0" });
     }
@@ -254,6 +256,13 @@ export class LexicalIndex {
    *   line whose postings are damaged, from the first call that uses that term.
    */
   static fromJSONLines(header: unknown, termLines: readonly unknown[]): LexicalIndex {
+    if (!Array.isArray(termLines)) {
+      throw new InvalidArgumentError({
+        parameter: "termLines",
+        value: termLines,
+        expected: "be an array of the file's lines after its header",
+      });
+    }
     const data = readLexicalLinesHeader(header, termLines.length);
     const index = new LexicalIndex({ k1: data.k1, b: data.b });
     index.#ids = data.ids;

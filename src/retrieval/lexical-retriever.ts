@@ -1,9 +1,10 @@
 import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import type { LexicalIndex } from "./lexical-index.js";
-import type { Retriever } from "./retriever.js";
+import { checkRetrieveOptions, type Retriever } from "./retriever.js";
 
 /** Options of {@link createLexicalRetriever}. */
 export interface LexicalRetrieverOptions {
@@ -53,13 +54,22 @@ const FILE_EVIDENCE_DEPTH = 50;
  * @example
  * const retriever = createLexicalRetriever({ index, getNode: (id) => nodesById.get(id), similarityTopK: 4 });
  */
-export function createLexicalRetriever({
-  index,
-  getNode,
-  similarityTopK = 2,
-  sameFileWeight = 0.3,
-  pathWeight = 2,
-}: LexicalRetrieverOptions): Retriever {
+export function createLexicalRetriever(options: LexicalRetrieverOptions): Retriever {
+  const {
+    index,
+    getNode,
+    similarityTopK = 2,
+    sameFileWeight = 0.3,
+    pathWeight = 2,
+  } = optionsOf("options", options, "{ index: LexicalIndex, getNode, similarityTopK?, … }");
+  if (typeof (index as Partial<LexicalIndex> | undefined)?.search !== "function") {
+    throw new InvalidArgumentError({
+      parameter: "index",
+      value: index,
+      expected: "be a LexicalIndex",
+      hint: "Build one with new LexicalIndex() and index.add(id, text) for each node.",
+    });
+  }
   if (!(typeof pathWeight === "number" && pathWeight >= 0 && Number.isFinite(pathWeight))) {
     throw new InvalidArgumentError({
       parameter: "pathWeight",
@@ -83,7 +93,9 @@ export function createLexicalRetriever({
     });
   }
   return {
-    async retrieve({ query, signal }): Promise<NodeWithScore[]> {
+    async retrieve(options): Promise<NodeWithScore[]> {
+      checkRetrieveOptions(options);
+      const { query, signal } = options;
       signal?.throwIfAborted();
       const rerank = sameFileWeight > 0 || pathWeight > 0;
       const depth = rerank ? Math.max(similarityTopK * 10, FILE_EVIDENCE_DEPTH) : similarityTopK;

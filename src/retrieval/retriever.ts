@@ -1,4 +1,5 @@
 import type { QueryEmbeddings } from "../embedding/query-embeddings.js";
+import { checkQueryOptions } from "../errors/check-query.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 
 /** Options of one query or retrieval: the same shape for `Retriever.retrieve` and the engine's `query`/`stream`. */
@@ -22,6 +23,17 @@ export interface QueryOptions {
  */
 export interface Retriever {
   retrieve(options: QueryOptions): Promise<NodeWithScore[]>;
+}
+
+/** How a retriever's argument is passed, for the message of a call without it (`retrieve("question")`). */
+export const RETRIEVE_HINT = 'Pass the question as retrieve({ query: "…" }).';
+
+/**
+ * Throws an InvalidArgumentError unless `options` is a retriever's argument (an object whose `query` is a string):
+ * the first line of each of the package's retrievers, for plain JavaScript callers.
+ */
+export function checkRetrieveOptions(options: unknown): asserts options is QueryOptions {
+  checkQueryOptions(options, RETRIEVE_HINT);
 }
 
 /**

@@ -3,7 +3,7 @@ import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { MetadataMode, type NodeWithScore, type TextNode } from "../schema/text-node.js";
 import { selectTopK } from "./get-top-k-embeddings.js";
-import type { Retriever } from "./retriever.js";
+import { checkRetrieveOptions, type Retriever } from "./retriever.js";
 
 /** Options of `VectorStoreIndex.asRetriever`. */
 export interface VectorIndexRetrieverOptions {
@@ -41,7 +41,9 @@ export function createVectorIndexRetriever(
 ): Retriever {
   checkInteger("similarityTopK", similarityTopK, 1);
   return {
-    async retrieve({ query, signal, queryEmbeddings }): Promise<NodeWithScore[]> {
+    async retrieve(options): Promise<NodeWithScore[]> {
+      checkRetrieveOptions(options);
+      const { query, signal, queryEmbeddings } = options;
       signal?.throwIfAborted();
       if (entries.length === 0) return [];
       const embedOptions = signal ? { signal } : {};

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { TextNode } from "./text-node.js";
+import type { NodeWithScore, TextNode } from "./text-node.js";
 
 const HOW =
   "readDocuments(...).documents, or new TextNode({ text }); an object parsed from JSON needs new TextNode(json)";
@@ -30,4 +30,41 @@ export function checkTextNodes(value: unknown, parameter: string): asserts value
     throw new InvalidArgumentError({ parameter, value, expected: `be an array of TextNode (${HOW})` });
   }
   for (const [index, node] of value.entries()) checkTextNode(node, `${parameter}[${index}]`);
+}
+
+/**
+ * Throws an {@link InvalidArgumentError} naming the entry (`nodes[2]`, `nodes[2].node.text`) unless `value` is an
+ * array of NodeWithScore (`{ node, score? }`, as retrievers return): the one check of retrieved nodes passed in by a
+ * caller (the synthesizer's `nodes`, `withReferencedImages`).
+ */
+export function checkNodesWithScore(
+  value: unknown,
+  parameter: string,
+): asserts value is readonly NodeWithScore[] {
+  if (!Array.isArray(value)) {
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      expected: "be an array of NodeWithScore",
+      hint: "Pass the retrieved nodes: await retriever.retrieve({ query }).",
+    });
+  }
+  for (const [index, entry] of value.entries()) {
+    const node = (entry as { node?: { getContent?: unknown; text?: unknown } } | null)?.node;
+    if (typeof node?.getContent !== "function") {
+      throw new InvalidArgumentError({
+        parameter: `${parameter}[${index}]`,
+        value: entry,
+        expected: "be a NodeWithScore: { node: TextNode, score? }",
+        hint: "Wrap plain text as { node: new TextNode({ text }) }; nodes parsed from JSON need new TextNode(json).",
+      });
+    }
+    if (typeof node.text !== "string") {
+      throw new InvalidArgumentError({
+        parameter: `${parameter}[${index}].node.text`,
+        value: node.text,
+        expected: "be a string",
+      });
+    }
+  }
 }

@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { ImageBlock, ImageDetail } from "./content-block.js";
 import { MetadataMode, TextNode, type TextNodeInit } from "./text-node.js";
@@ -70,17 +71,18 @@ export class ImageNode extends TextNode {
    * @throws InvalidArgumentError unless exactly one of `image` (bytes or base64), `imagePath`, `imageUrl` (non-empty
    *   strings) is given
    */
-  constructor({
-    text = "",
-    image,
-    imagePath,
-    imageUrl,
-    mediaType,
-    detail,
-    width,
-    height,
-    ...rest
-  }: ImageNodeInit) {
+  constructor(init: ImageNodeInit) {
+    const {
+      text = "",
+      image,
+      imagePath,
+      imageUrl,
+      mediaType,
+      detail,
+      width,
+      height,
+      ...rest
+    } = optionsOf("init", init, "{ imagePath | imageUrl | image, text?, mediaType?, … }");
     super({ ...rest, text });
     const sources = [image, imagePath, imageUrl].filter((source) => source !== undefined);
     if (sources.length !== 1) {

@@ -1,3 +1,4 @@
+import { checkObject } from "../errors/check-options.js";
 import type { TextNode } from "./text-node.js";
 
 /** A 1-based, inclusive range: lines, pages or notebook cells. */
@@ -32,6 +33,9 @@ export const LOCATION_KEY = "location";
  * malformed part is left out rather than shown.
  */
 export function getNodeLocation(node: Pick<TextNode, "metadata">): NodeLocation | undefined {
+  const hint = "Pass a retrieved node's node: getNodeLocation(entry.node).";
+  checkObject("node", node, "be a node (a TextNode, or an object with its metadata)", hint);
+  checkObject("node.metadata", node.metadata, "be an object", hint);
   const raw = node.metadata[LOCATION_KEY];
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
   const record = raw as Record<string, unknown>;
@@ -63,8 +67,14 @@ function toRange(value: unknown): LocationRange | undefined {
  * weights`, `spec.pdf pp. 12–13`, `notebook.ipynb cell 4`. `file` overrides the location's own file name.
  * @example formatNodeLocation({ file: "a.md", lines: { start: 3, end: 9 }, headingPath: ["Setup"] }) // "a.md:3–9 › Setup"
  */
-export function formatNodeLocation(location: NodeLocation, file = location.file ?? ""): string {
-  let text = file;
+export function formatNodeLocation(location: NodeLocation, file?: string): string {
+  checkObject(
+    "location",
+    location,
+    "be a NodeLocation ({ file?, headingPath?, lines?, pages?, cells? })",
+    "getNodeLocation(node) gives a node's.",
+  );
+  let text = file ?? location.file ?? "";
   const { lines, pages, cells, headingPath = [] } = location;
   if (lines) text += `:${span(lines)}`;
   if (pages) text += ` ${pages.start === pages.end ? "p." : "pp."} ${span(pages)}`;

@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 
 /** Which metadata a node's content includes, as in LlamaIndex. */
@@ -38,13 +39,18 @@ export class TextNode {
   readonly excludedLlmMetadataKeys: string[];
   readonly excludedEmbedMetadataKeys: string[];
 
-  constructor({
-    id = crypto.randomUUID(),
-    text,
-    metadata = {},
-    excludedLlmMetadataKeys = [],
-    excludedEmbedMetadataKeys = [],
-  }: TextNodeInit) {
+  constructor(init: TextNodeInit) {
+    const {
+      id = crypto.randomUUID(),
+      text,
+      metadata = {},
+      excludedLlmMetadataKeys = [],
+      excludedEmbedMetadataKeys = [],
+    } = optionsOf(
+      "init",
+      init,
+      "{ text, id?, metadata?, excludedLlmMetadataKeys?, excludedEmbedMetadataKeys? }",
+    );
     if (typeof text !== "string") {
       throw new InvalidArgumentError({
         parameter: "text",
@@ -52,6 +58,21 @@ export class TextNode {
         expected: "be a string",
         hint: "Convert the node's content to text before building a TextNode.",
       });
+    }
+    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) {
+      throw new InvalidArgumentError({
+        parameter: "metadata",
+        value: metadata,
+        expected: "be an object of keys and values",
+      });
+    }
+    for (const [parameter, keys] of [
+      ["excludedLlmMetadataKeys", excludedLlmMetadataKeys],
+      ["excludedEmbedMetadataKeys", excludedEmbedMetadataKeys],
+    ] as const) {
+      if (!Array.isArray(keys) || keys.some((key) => typeof key !== "string")) {
+        throw new InvalidArgumentError({ parameter, value: keys, expected: "be an array of metadata keys" });
+      }
     }
     this.id = id;
     this.text = text;

@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { getDocumentBlocks } from "../reader/document-blocks.js";
 import type { DocumentBlock } from "../reader/formats/types.js";
 import { withoutImages } from "../reader/image-references.js";
@@ -60,8 +61,13 @@ export class BlockSplitter {
 
   /** @throws InvalidArgumentError as {@link SentenceSplitter} does. */
   constructor(options: BlockSplitterOptions = {}) {
-    this.#plain = new SentenceSplitter(options);
-    this.#options = options;
+    const given = optionsOf(
+      "options",
+      options,
+      "{ chunkSize?, chunkOverlap?, tokenizer?, includeMetadata?, … }",
+    );
+    this.#plain = new SentenceSplitter(given);
+    this.#options = given;
     this.chunkSize = this.#plain.chunkSize;
     this.chunkOverlap = this.#plain.chunkOverlap;
     this.includeMetadata = this.#plain.includeMetadata;

@@ -1,4 +1,5 @@
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { checkString, checkStrings } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { checkTextNodes } from "../schema/check-text-nodes.js";
@@ -73,16 +74,17 @@ export class SentenceSplitter {
   readonly #splitFunctions: readonly SplitFunction[];
 
   /** @throws InvalidArgumentError for a non-positive `chunkSize`, an overlap above it, or an invalid regex. */
-  constructor({
-    chunkSize = DEFAULT_CHUNK_SIZE,
-    chunkOverlap = DEFAULT_CHUNK_OVERLAP,
-    separator = " ",
-    paragraphSeparator = "\n\n\n",
-    secondaryChunkingRegex = "[^,.;。？！]+[,.;。？！]?|[,.;。？！]",
-    chunkingTokenizerFn = splitSentences,
-    tokenizer,
-    includeMetadata = true,
-  }: SentenceSplitterOptions = {}) {
+  constructor(options: SentenceSplitterOptions = {}) {
+    const {
+      chunkSize = DEFAULT_CHUNK_SIZE,
+      chunkOverlap = DEFAULT_CHUNK_OVERLAP,
+      separator = " ",
+      paragraphSeparator = "\n\n\n",
+      secondaryChunkingRegex = "[^,.;。？！]+[,.;。？！]?|[,.;。？！]",
+      chunkingTokenizerFn = splitSentences,
+      tokenizer,
+      includeMetadata = true,
+    } = optionsOf("options", options, "{ chunkSize?, chunkOverlap?, separator?, paragraphSeparator?, … }");
     checkInteger("chunkSize", chunkSize, 1);
     if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap > chunkSize) {
       throw new InvalidArgumentError({

@@ -1,4 +1,5 @@
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -51,14 +52,15 @@ export class TokenTextSplitter {
    * @throws InvalidArgumentError for a chunk size that is not a positive integer, a negative overlap, an
    * overlap larger than the chunk size, or an empty separator
    */
-  constructor({
-    chunkSize = 1024,
-    chunkOverlap = 20,
-    separator = " ",
-    backupSeparators = ["\n"],
-    keepWhitespaces = false,
-    tokenizer,
-  }: TokenTextSplitterOptions = {}) {
+  constructor(options: TokenTextSplitterOptions = {}) {
+    const {
+      chunkSize = 1024,
+      chunkOverlap = 20,
+      separator = " ",
+      backupSeparators = ["\n"],
+      keepWhitespaces = false,
+      tokenizer,
+    } = optionsOf("options", options, "{ chunkSize?, chunkOverlap?, separator?, backupSeparators?, … }");
     checkInteger("chunkSize", chunkSize, 1);
     checkInteger("chunkOverlap", chunkOverlap, 0);
     if (chunkOverlap > chunkSize) {

@@ -1,7 +1,8 @@
 import type { ZodType } from "zod";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
-import type { LLM } from "../llm/types.js";
+import { checkModel } from "../llm/check-model.js";
 import {
   CHAT_CONTENT_QA_PROMPT,
   CHAT_CONTENT_REFINE_PROMPT,
@@ -93,6 +94,7 @@ function rejectLlamaIndexOnlyOptions(options: Record<string, unknown>): void {
 export function getResponseSynthesizer<T = unknown>(
   options: GetResponseSynthesizerOptions<T>,
 ): ResponseSynthesizer<T> {
+  const given = optionsOf("options", options, '{ llm, responseMode?: "compact", … }');
   const {
     responseMode = "compact",
     textQaTemplate = DEFAULT_TEXT_QA_PROMPT_SEL,
@@ -106,8 +108,8 @@ export function getResponseSynthesizer<T = unknown>(
     outputSchema,
     separator = DEFAULT_ACCUMULATE_SEPARATOR,
     ...settings
-  } = options;
-  rejectLlamaIndexOnlyOptions(options as unknown as Record<string, unknown>);
+  } = given;
+  rejectLlamaIndexOnlyOptions(given as unknown as Record<string, unknown>);
   if (!(RESPONSE_MODES as readonly string[]).includes(responseMode)) {
     throw new RagsynthError({
       code: "unknown_mode",
@@ -122,15 +124,7 @@ export function getResponseSynthesizer<T = unknown>(
       hint: "There is no global Settings fallback; only no_text and context_only work without a model.",
     });
   }
-  if (settings.llm !== undefined && !isModel(settings.llm)) {
-    throw new InvalidArgumentError({
-      parameter: "llm",
-      value: settings.llm,
-      expected:
-        "implement LLM: metadata { model, contextWindow, isChatModel } and complete, streamComplete, chat, streamChat",
-      hint: "Pass a model such as new OpenAILike({ model }), not its options object.",
-    });
-  }
+  if (settings.llm !== undefined) checkModel("llm", settings.llm);
   if (structuredAnswerFiltering && responseMode !== "refine" && responseMode !== "compact") {
     throw new InvalidArgumentError({
       parameter: "structuredAnswerFiltering",
@@ -210,16 +204,4 @@ export function getResponseSynthesizer<T = unknown>(
     case "context_only":
       return createContextOnlySynthesizer(settings);
   }
-}
-
-function isModel(value: unknown): boolean {
-  const model = value as Partial<Record<keyof LLM, unknown>> | null;
-  const metadata = model?.metadata as Partial<LLM["metadata"]> | undefined;
-  return (
-    typeof metadata?.contextWindow === "number" &&
-    typeof metadata.isChatModel === "boolean" &&
-    ["complete", "streamComplete", "chat", "streamChat"].every(
-      (method) => typeof model?.[method as keyof LLM] === "function",
-    )
-  );
 }

@@ -1,7 +1,9 @@
 import { withImageDimensions } from "../budget/image-dimensions.js";
+import { optionsOf } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { LLM } from "../llm/types.js";
+import { checkNodesWithScore } from "../schema/check-text-nodes.js";
 import type { ContentBlock } from "../schema/content-block.js";
 import { ImageNode } from "../schema/image-node.js";
 import { nodesToBlocks } from "../schema/nodes-to-blocks.js";
@@ -23,43 +25,11 @@ export function checkSynthesizeOptions(options: SynthesizeOptions): void {
       hint: "To stream, call synthesizer.stream({ query, nodes }) and read its textStream.",
     });
   }
-  checkString("query", options?.query);
-  if (!Array.isArray(options.nodes)) {
-    throw new InvalidArgumentError({
-      parameter: "nodes",
-      value: options.nodes,
-      expected: "be an array of NodeWithScore",
-    });
-  }
-  if (options.additionalSourceNodes !== undefined && !Array.isArray(options.additionalSourceNodes)) {
-    throw new InvalidArgumentError({
-      parameter: "additionalSourceNodes",
-      value: options.additionalSourceNodes,
-      expected: "be an array of NodeWithScore",
-    });
-  }
-  checkNodes(options.nodes, "nodes");
-  if (options.additionalSourceNodes) checkNodes(options.additionalSourceNodes, "additionalSourceNodes");
-}
-
-function checkNodes(nodes: readonly unknown[], parameter: string) {
-  for (const [index, entry] of nodes.entries()) {
-    const node = (entry as { node?: { getContent?: unknown; text?: unknown } } | null)?.node;
-    if (typeof node?.getContent !== "function") {
-      throw new InvalidArgumentError({
-        parameter: `${parameter}[${index}]`,
-        value: entry,
-        expected: "be a NodeWithScore: { node: TextNode, score? }",
-        hint: "Wrap plain text as { node: new TextNode({ text }) }; nodes parsed from JSON need new TextNode(json).",
-      });
-    }
-    if (typeof node.text !== "string") {
-      throw new InvalidArgumentError({
-        parameter: `${parameter}[${index}].node.text`,
-        value: node.text,
-        expected: "be a string",
-      });
-    }
+  const given = optionsOf("options", options, "{ query, nodes, additionalSourceNodes?, signal? }");
+  checkString("query", given.query);
+  checkNodesWithScore(given.nodes, "nodes");
+  if (given.additionalSourceNodes !== undefined) {
+    checkNodesWithScore(given.additionalSourceNodes, "additionalSourceNodes");
   }
 }
 

@@ -1,0 +1,108 @@
+// Every function and class the package exports, called as plain JavaScript can call it with the wrong argument:
+// nothing, undefined, null, a string, a number, an empty object. Each call either works or throws a RagsynthError
+// (an InvalidArgumentError saying what was expected and how to fix it), never a TypeError from destructuring or
+// reading a field of what arrived.
+
+import * as ragsynth from "ragsynth";
+import { RagsynthError } from "ragsynth";
+import { describe, expect, it } from "vitest";
+
+const ARGUMENTS: [string, unknown[]][] = [
+  ["()", []],
+  ["(undefined)", [undefined]],
+  ["(null)", [null]],
+  ['("text")', ["text"]],
+  ["(42)", [42]],
+  ["({})", [{}]],
+];
+
+type Callable = (...args: unknown[]) => unknown;
+
+/**
+ * The exported callables: functions, classes (constructed with `new`) and their static methods. Error classes are
+ * left out: the package builds them with the fields it fills, a caller only catches them.
+ */
+function exportedCallables(): { name: string; call: (args: unknown[]) => unknown }[] {
+  const callables: { name: string; call: (args: unknown[]) => unknown }[] = [];
+  for (const [name, value] of Object.entries(ragsynth)) {
+    if (typeof value !== "function" || value.prototype instanceof Error) continue;
+    const isClass = /^class\b/.test(Function.prototype.toString.call(value));
+    callables.push({
+      name,
+      call: (args) =>
+        isClass
+          ? new (value as unknown as new (...x: unknown[]) => unknown)(...args)
+          : (value as Callable)(...args),
+    });
+    for (const key of Object.getOwnPropertyNames(value)) {
+      if (["length", "name", "prototype", "isInstance"].includes(key)) continue;
+      const method = (value as unknown as Record<string, unknown>)[key];
+      if (typeof method === "function") {
+        callables.push({ name: `${name}.${key}`, call: (args) => (method as Callable).apply(value, args) });
+      }
+    }
+  }
+  return callables;
+}
+
+async function outcome(call: () => unknown): Promise<unknown> {
+  try {
+    const result = call();
+    if (typeof (result as Promise<unknown> | undefined)?.then === "function") await result;
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe("every export, called from plain JavaScript with a wrong argument", () => {
+  it("works or throws a RagsynthError naming what was expected, never a TypeError", async () => {
+    const callables = exportedCallables();
+    // The package's public surface, not a handful: a change that hid the exports would show here.
+    expect(callables.length).toBeGreaterThan(40);
+    const untyped: string[] = [];
+    let refused = 0;
+    for (const { name, call } of callables) {
+      for (const [label, args] of ARGUMENTS) {
+        const error = await outcome(() => call(args));
+        if (error === undefined) continue;
+        if (RagsynthError.isInstance(error)) {
+          refused++;
+          expect((error as Error).message, `${name}${label}`).toMatch(/\S/);
+        } else {
+          untyped.push(
+            `${name}${label}: ${(error as Error)?.constructor?.name} ${(error as Error)?.message}`,
+          );
+        }
+      }
+    }
+    expect(untyped).toEqual([]);
+    // Most of these calls are wrong: the check above runs on real refusals, not on calls that all succeeded.
+    expect(refused).toBeGreaterThan(150);
+  });
+
+  it("says what arrived and the shape expected when options are not an object", async () => {
+    const error = await outcome(() => new ragsynth.SentenceSplitter("512" as never));
+    expect(error).toBeInstanceOf(ragsynth.InvalidArgumentError);
+    expect((error as Error).message).toBe(
+      'Expected `options` to be an object of options: { chunkSize?, chunkOverlap?, separator?, paragraphSeparator?, … }, got `"512"` (string).',
+    );
+    const retrieved = await outcome(() =>
+      ragsynth.createFusionRetriever({ retrievers: [] as never }).retrieve("a question" as never),
+    );
+    // The fusion of no retrievers is refused first; a retriever called with a string says how to pass the query.
+    expect((retrieved as Error).message).toMatch(/retrievers/);
+    const index = await ragsynth.VectorStoreIndex.fromDocuments([
+      new ragsynth.TextNode({ text: "Paris is in France." }),
+    ]);
+    const byString = await outcome(() => index.asRetriever().retrieve("Where is Paris?" as never));
+    expect((byString as Error).message).toBe(
+      'Expected `options` to be an object with the question as `query`, got `"Where is Paris?"` (string). Pass the question as retrieve({ query: "…" }).',
+    );
+    const engine = index.asQueryEngine({ llm: new ragsynth.ExtractiveLLM() });
+    const queried = await outcome(() => engine.query("Where is Paris?" as never));
+    expect((queried as Error).message).toMatch(/Pass the question as query\(\{ query: "…" \}\)/);
+    const streamed = await outcome(() => engine.stream(undefined as never));
+    expect((streamed as Error).message).toMatch(/Pass the question as stream\(\{ query: "…" \}\)/);
+  });
+});
