@@ -81,11 +81,106 @@ describe("every export, called from plain JavaScript with a wrong argument", () 
     expect(refused).toBeGreaterThan(150);
   });
 
+  it("the public methods of the objects a user builds: the same, for every method not private in TypeScript", async () => {
+    const documents = [
+      new ragsynth.TextNode({ text: "Paris is the capital of France. It lies on the Seine." }),
+      new ragsynth.TextNode({ text: "Berlin is the capital of Germany." }),
+    ];
+    const index = await ragsynth.VectorStoreIndex.fromDocuments(documents);
+    const llm = new ragsynth.ExtractiveLLM();
+    const objects: Record<string, object> = {
+      index,
+      retriever: index.asRetriever(),
+      engine: index.asQueryEngine({ llm }),
+      synthesizer: ragsynth.getResponseSynthesizer({ llm }),
+      promptHelper: new ragsynth.PromptHelper(),
+      chatPromptHelper: new ragsynth.ChatPromptHelper(),
+      sentenceSplitter: new ragsynth.SentenceSplitter(),
+      blockSplitter: new ragsynth.BlockSplitter(),
+      tokenTextSplitter: new ragsynth.TokenTextSplitter(),
+      embedder: new ragsynth.HashingEmbedder(),
+      llm,
+      similarityPostprocessor: new ragsynth.SimilarityPostprocessor({ similarityCutoff: 0.5 }),
+      optimizer: new ragsynth.SentenceEmbeddingOptimizer({ percentileCutoff: 0.5 }),
+      rerank: new ragsynth.LLMRerank({ llm }),
+      lexicalIndex: new ragsynth.LexicalIndex(),
+      prompt: new ragsynth.PromptTemplate({ template: "Q: {query_str}" }),
+      chatPrompt: new ragsynth.ChatPromptTemplate({
+        messages: [{ role: "user", content: "Q: {query_str}" }],
+      }),
+      node: documents[0] as object,
+      citationEngine: new ragsynth.CitationQueryEngine({ retriever: index.asRetriever(), llm }),
+      citationCleaner: new ragsynth.CitationTextCleaner({ sourceCount: 2 }),
+    };
+    // Declared private or protected in TypeScript: not called by users (the type checker refuses them).
+    const notPublic = new Set([
+      "engine.endQuery",
+      "engine.retrieveAndPostprocess",
+      "citationEngine.withCitations",
+      "citationCleaner.resolve",
+      "citationCleaner.step",
+      "optimizer.select",
+      "optimizer.split",
+      "optimizer.splitter",
+      "rerank.callPath",
+      "rerank.planBatches",
+      "rerank.createPromptHelper",
+      "tokenTextSplitter.split",
+      "tokenTextSplitter.merge",
+      "tokenTextSplitter.splitWithSize",
+    ]);
+    const untyped: string[] = [];
+    let methods = 0;
+    for (const [name, object] of Object.entries(objects)) {
+      const seen = new Set<string>();
+      const members: [string, Callable][] = [];
+      for (
+        let proto = Object.getPrototypeOf(object);
+        proto && proto !== Object.prototype;
+        proto = Object.getPrototypeOf(proto)
+      ) {
+        for (const key of Object.getOwnPropertyNames(proto)) {
+          const value = Object.getOwnPropertyDescriptor(proto, key)?.value;
+          if (key !== "constructor" && !seen.has(key) && typeof value === "function")
+            members.push([key, value]);
+          seen.add(key);
+        }
+      }
+      for (const key of Object.keys(object)) {
+        const value = (object as Record<string, unknown>)[key];
+        if (typeof value === "function") members.push([key, value as Callable]);
+      }
+      for (const [key, method] of members) {
+        if (notPublic.has(`${name}.${key}`)) continue;
+        methods++;
+        for (const [label, args] of ARGUMENTS) {
+          // A right call with a side effect: it would write an index into ./text.
+          if (`${name}.${key}${label}` === 'index.persist("text")') continue;
+          const error = await outcome(async () => {
+            const result = method.apply(object, args) as unknown;
+            if (
+              typeof (result as AsyncIterable<unknown> | undefined)?.[Symbol.asyncIterator] === "function"
+            ) {
+              for await (const _ of result as AsyncIterable<unknown>);
+            } else await result;
+          });
+          if (error !== undefined && !RagsynthError.isInstance(error)) {
+            untyped.push(
+              `${name}.${key}${label}: ${(error as Error)?.constructor?.name} ${(error as Error)?.message}`,
+            );
+          }
+        }
+      }
+    }
+    expect(methods).toBeGreaterThan(80);
+    expect(untyped).toEqual([]);
+  });
+
   it("says what arrived and the shape expected when options are not an object", async () => {
     const error = await outcome(() => new ragsynth.SentenceSplitter("512" as never));
     expect(error).toBeInstanceOf(ragsynth.InvalidArgumentError);
     expect((error as Error).message).toBe(
-      'Expected `options` to be an object of options: { chunkSize?, chunkOverlap?, separator?, paragraphSeparator?, … }, got `"512"` (string).',
+      'Expected `options` to be an object: { chunkSize?, chunkOverlap?, separator?, paragraphSeparator?, … }, got `"512"` (string).',
     );
     const retrieved = await outcome(() =>
       ragsynth.createFusionRetriever({ retrievers: [] as never }).retrieve("a question" as never),

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
+import { checkChatMessages, checkPromptText } from "../llm/check-model.js";
 import { type ModelMetadataOptions, resolveModelMetadata } from "../llm/resolve-model-metadata.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMUsage } from "../llm/types.js";
 import { redactUrl } from "../openai/to-llm-error.js";
@@ -326,9 +327,21 @@ export function fromAiSdk<Model>(model: Model, given: FromAiSdkOptions<Model>): 
 
   return {
     metadata,
-    complete: (prompt, call = {}) => generate({ prompt }, call),
-    chat: async (messages, call = {}) => generate({ messages: await loadImages(messages, pixels) }, call),
-    streamComplete: (prompt, call = {}) => stream({ prompt }, call),
-    streamChat: (messages, call = {}) => streamLoaded(messages, call),
+    complete: async (prompt, call = {}) => {
+      checkPromptText(prompt);
+      return generate({ prompt }, call);
+    },
+    chat: async (messages, call = {}) => {
+      checkChatMessages(messages);
+      return generate({ messages: await loadImages(messages, pixels) }, call);
+    },
+    streamComplete: (prompt, call = {}) => {
+      checkPromptText(prompt);
+      return stream({ prompt }, call);
+    },
+    streamChat: (messages, call = {}) => {
+      checkChatMessages(messages);
+      return streamLoaded(messages, call);
+    },
   };
 }

@@ -9,7 +9,12 @@ import {
 } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, type PromptTokenCount, renderPrompt } from "../prompt/render-prompt.js";
-import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
+import {
+  type ContentBlock,
+  checkContentBlock,
+  checkContentBlocks,
+  type ImageBlock,
+} from "../schema/content-block.js";
 import { TokenTextSplitter, truncateText } from "../splitter/token-text-splitter.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
@@ -140,6 +145,12 @@ export class PromptHelper {
 
   /** This budget when it states an image rule, else the same budget with the model's (`metadata.imageTokens`). */
   withImageRuleOf(metadata: Pick<LLMMetadata, "imageTokens">): PromptHelper {
+    checkObject(
+      "metadata",
+      metadata,
+      "be a model's metadata (its imageTokens rule is read)",
+      "Pass llm.metadata.",
+    );
     return this.imageTokens !== undefined || metadata.imageTokens === undefined
       ? this
       : this.withImageTokens(metadata.imageTokens);
@@ -340,6 +351,7 @@ export class PromptHelper {
    * @example packer.next(helper.getAvailableChunkSize(qa, budget), { frame: helper.createPromptFrame(qa, budget) })
    */
   createPromptFrame(prompt: BasePromptTemplate, options: BudgetOptions = {}): PromptFrame | undefined {
+    checkPrompt("prompt", prompt);
     return createPromptFrame(this, prompt, options);
   }
 
@@ -350,16 +362,19 @@ export class PromptHelper {
 
   /** One image's prompt tokens under this helper's image rule (see `countImageTokens`). */
   countImage(image: ImageBlock): number {
+    checkContentBlock(image, "image", "image");
     return this.#contentBudget.countImage(image);
   }
 
   /** Blocks' tokens: each text on its own, each image by the rule. */
   countBlocks(blocks: readonly ContentBlock[]): number {
+    checkContentBlocks(blocks, "blocks");
     return this.#contentBudget.countBlocks(blocks);
   }
 
   /** What counting these images assumed (unknown sizes, an unstated rule), one line each. */
   assumptionsFor(blocks: readonly ContentBlock[]): string[] {
+    checkContentBlocks(blocks, "blocks");
     return this.#contentBudget.assumptionsFor(blocks);
   }
 

@@ -9,6 +9,7 @@ import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { SynthesizerBuildOptions } from "../query-engine/engine-options.js";
 import type { RetrieverQueryEngine } from "../query-engine/retriever-query-engine.js";
 import type { QueryOptions, Retriever } from "../retrieval/retriever.js";
+import { checkNodesWithScore } from "../schema/check-text-nodes.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import { SentenceSplitter } from "../splitter/sentence-splitter.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
@@ -173,6 +174,7 @@ export class CitationQueryEngine {
 
   /** The numbered pieces behind a response's source nodes. */
   sourcesOf(sourceNodes: readonly NodeWithScore[]): CitationSource[] {
+    checkNodesWithScore(sourceNodes, "sourceNodes");
     return sourceNodes.flatMap(({ node }) => {
       const source = this.sourceOf.get(node);
       return source ? [source] : [];

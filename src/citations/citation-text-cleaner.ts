@@ -38,6 +38,7 @@ export class CitationTextCleaner {
 
   /** Feeds a delta; returns the text that can be shown now (possibly `""`). */
   push(delta: string): string {
+    checkString("delta", delta);
     let out = "";
     for (const character of delta) out += this.step(character);
     return out;

@@ -1,6 +1,6 @@
 import { lexicalTerms } from "../analysis/lexical-terms.js";
 import { optionsOf } from "../errors/check-options.js";
-import { checkString } from "../errors/check-string.js";
+import { checkString, checkStrings } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { hashString } from "./fnv1a.js";
 import { similarity } from "./similarity.js";
@@ -114,6 +114,7 @@ export class HashingEmbedder implements Embedder {
 
   /** Returns a new embedder with IDF fitted on `corpus`; this one is unchanged (its id stays a valid cache key). */
   fit(corpus: readonly string[]): HashingEmbedder {
+    checkStrings("corpus", corpus);
     return new HashingEmbedder({ ...this.#options, corpus });
   }
 
@@ -129,6 +130,7 @@ export class HashingEmbedder implements Embedder {
 
   /** Embeds one document text synchronously (with IDF unless `applyIdf` is `"query"`). */
   embed(text: string): number[] {
+    checkString("text", text);
     return this.#vector(text, this.#options.applyIdf !== "query");
   }
 
@@ -154,6 +156,7 @@ export class HashingEmbedder implements Embedder {
   }
 
   async getTextEmbeddings(texts: string[], options: EmbedOptions = {}): Promise<number[][]> {
+    checkStrings("texts", texts);
     options.signal?.throwIfAborted();
     return texts.map((text, index) => this.embed(checkText(text, `texts[${index}]`)));
   }
@@ -165,6 +168,8 @@ export class HashingEmbedder implements Embedder {
 
   /** Compares two embeddings. @default "cosine" */
   similarity(a: number[], b: number[], mode: SimilarityMode = "cosine"): number {
+    checkVector("a", a);
+    checkVector("b", b);
     return similarity(a, b, mode);
   }
 
@@ -201,4 +206,10 @@ function fingerprint(frequencies: Map<string, number>, documentCount: number): s
   let sum = hashString(`N=${documentCount}`);
   for (const [term, frequency] of frequencies) sum = (sum + hashString(`${term}\u0000${frequency}`)) >>> 0;
   return sum.toString(16).padStart(8, "0");
+}
+
+function checkVector(parameter: string, value: unknown): void {
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
+    throw new InvalidArgumentError({ parameter, value, expected: "be an embedding (an array of numbers)" });
+  }
 }

@@ -14,7 +14,7 @@ export function optionsOf<Options extends object>(
 ): Options {
   if (value === undefined) return {} as Options;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new InvalidArgumentError({ parameter, value, expected: `be an object of options: ${example}` });
+    throw new InvalidArgumentError({ parameter, value, expected: `be an object: ${example}` });
   }
   return value;
 }

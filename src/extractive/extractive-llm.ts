@@ -2,6 +2,7 @@ import type { Embedder } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
 import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkChatMessages, checkPromptText } from "../llm/check-model.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
 import { joinSentences } from "../splitter/join-sentences.js";
@@ -121,6 +122,7 @@ export class ExtractiveLLM implements LLM {
   }
 
   async complete(prompt: string, options: LLMCallOptions = {}): Promise<LLMResult> {
+    checkPromptText(prompt);
     return this.#finish(prompt, await this.#answer(readExtractiveRequest(prompt, options), options), options);
   }
 
@@ -128,11 +130,13 @@ export class ExtractiveLLM implements LLM {
     prompt: string,
     options: LLMCallOptions = {},
   ): AsyncGenerator<string, void, undefined> {
+    checkPromptText(prompt);
     const text = await this.#answer(readExtractiveRequest(prompt, options), options);
     yield* this.#stream(prompt, text, options);
   }
 
   async chat(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+    checkChatMessages(messages);
     const text = await this.#answer(readExtractiveChatRequest(messages, options), options);
     return this.#finish(messagesToPrompt(messages), text, options);
   }
@@ -141,6 +145,7 @@ export class ExtractiveLLM implements LLM {
     messages: ChatMessage[],
     options: LLMCallOptions = {},
   ): AsyncGenerator<string, void, undefined> {
+    checkChatMessages(messages);
     const text = await this.#answer(readExtractiveChatRequest(messages, options), options);
     yield* this.#stream(messagesToPrompt(messages), text, options);
   }

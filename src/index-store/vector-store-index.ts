@@ -364,7 +364,15 @@ export class VectorStoreIndex {
    * when missing) or a PostgreSQL URL. Returns the index's location (the file's path, or the URL without its password).
    * @throws IndexSaveError (`index_save`, with the file's `path`) when the folder or file cannot be written
    */
-  async persist(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<string> {
+  async persist(dir: string, options: { signal?: AbortSignal } = {}): Promise<string> {
+    if (typeof dir !== "string" || dir === "") {
+      throw new InvalidArgumentError({
+        parameter: "dir",
+        value: dir,
+        expected: "be the folder to write the index in (or a PostgreSQL URL)",
+      });
+    }
+    const { signal } = optionsOf("options", options, "{ signal? }");
     signal?.throwIfAborted();
     const target = isPostgresUrl(dir) ? storeLabel(dir) : path.join(path.resolve(dir), SQLITE_INDEX_FILE);
     if (this.#store?.location === target) return target;
@@ -389,7 +397,12 @@ export class VectorStoreIndex {
    * the default with the offline HashingEmbedder), by the embeddings (`"dense"`), or by both fused
    * (`"hybrid"`, the default with any other embedModel). See {@link AsRetrieverOptions}.
    */
-  asRetriever(options: AsRetrieverOptions = {}): Retriever {
+  asRetriever(given: AsRetrieverOptions = {}): Retriever {
+    const options = optionsOf(
+      "options",
+      given,
+      '{ similarityTopK?, retrievalMode?: "lexical" | "dense" | "hybrid" }',
+    );
     const store = this.#store;
     if (store && this.#entries === undefined) {
       const retriever = createStoreRetriever(store, this.queryEmbedModel, options);
@@ -422,7 +435,11 @@ export class VectorStoreIndex {
   asQueryEngine<T = unknown>(
     options: AsQueryEngineOptions<T> = {} as AsQueryEngineOptions<T>,
   ): RetrieverQueryEngine<T> {
-    const { similarityTopK, retrievalMode, ...engineOptions } = options ?? {};
+    const { similarityTopK, retrievalMode, ...engineOptions } = optionsOf(
+      "options",
+      options,
+      "{ llm, similarityTopK?, retrievalMode?, responseMode?, … }",
+    );
     const retriever = this.asRetriever({
       ...(similarityTopK === undefined ? {} : { similarityTopK }),
       ...(retrievalMode === undefined ? {} : { retrievalMode }),

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkChatMessages, checkPromptText } from "../llm/check-model.js";
 import { lookupModelLimits, type ModelLimitsTable } from "../llm/model-context-windows.js";
 import {
   type ChatMessage,
@@ -199,9 +200,21 @@ export function fromLangChainChatModel(
     messages.map(({ role, content }): LangChainMessageInput => [role, content]);
   return {
     metadata,
-    complete: (prompt, call = {}) => generate(prompt, call),
-    chat: (messages, call = {}) => generate(toMessages(messages), call),
-    streamComplete: (prompt, call = {}) => stream(prompt, call),
-    streamChat: (messages, call = {}) => stream(toMessages(messages), call),
+    complete: async (prompt, call = {}) => {
+      checkPromptText(prompt);
+      return generate(prompt, call);
+    },
+    chat: async (messages, call = {}) => {
+      checkChatMessages(messages);
+      return generate(toMessages(messages), call);
+    },
+    streamComplete: (prompt, call = {}) => {
+      checkPromptText(prompt);
+      return stream(prompt, call);
+    },
+    streamChat: (messages, call = {}) => {
+      checkChatMessages(messages);
+      return stream(toMessages(messages), call);
+    },
   };
 }

@@ -1,5 +1,6 @@
+import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { LLM } from "./types.js";
+import type { ChatMessage, LLM } from "./types.js";
 
 /** Whether `value` implements {@link LLM}: metadata with a context window and the chat flag, and the four calls. */
 export function isModel(value: unknown): value is LLM {
@@ -27,5 +28,36 @@ export function checkModel(parameter: string, value: unknown): asserts value is 
         "implement LLM: metadata { model, contextWindow, isChatModel } and complete, streamComplete, chat, streamChat",
       hint: 'Pass a model such as new OpenAILike({ model: "gpt-4o-mini" }), not its options object.',
     });
+  }
+}
+
+/** Throws unless `prompt` is a string: the first check of every model's `complete` and `streamComplete`. */
+export function checkPromptText(prompt: unknown): asserts prompt is string {
+  checkString("prompt", prompt);
+}
+
+/**
+ * Throws unless `messages` is a non-empty array of `{ role, content }` (role "system", "user" or "assistant", content
+ * a string): the first check of every model's `chat` and `streamChat`, naming the message (`messages[1].role`).
+ */
+export function checkChatMessages(messages: unknown): asserts messages is ChatMessage[] {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new InvalidArgumentError({
+      parameter: "messages",
+      value: messages,
+      expected: 'be a non-empty array of { role: "system" | "user" | "assistant", content: string }',
+      ...(typeof messages === "string" ? { hint: "To send one prompt, call complete(prompt)." } : {}),
+    });
+  }
+  for (const [index, message] of messages.entries()) {
+    const { role, content } = (message ?? {}) as Partial<ChatMessage>;
+    if (role !== "system" && role !== "user" && role !== "assistant") {
+      throw new InvalidArgumentError({
+        parameter: `messages[${index}].role`,
+        value: role,
+        expected: 'be "system", "user" or "assistant"',
+      });
+    }
+    checkString(`messages[${index}].content`, content);
   }
 }

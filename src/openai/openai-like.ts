@@ -2,6 +2,7 @@ import type OpenAI from "openai";
 import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
+import { checkChatMessages, checkPromptText } from "../llm/check-model.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
@@ -87,16 +88,19 @@ export class OpenAILike implements LLM {
 
   /** One answer to a prompt (sent as a user message to chat models). @throws LLMError, InvalidArgumentError, AbortError */
   async complete(prompt: string, options: LLMCallOptions = {}): Promise<LLMResult> {
+    checkPromptText(prompt);
     return this.#run(this.#toRequest({ kind: "completion", prompt }), options);
   }
 
   /** One answer to a chat. @throws LLMError, InvalidArgumentError, AbortError */
   async chat(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+    checkChatMessages(messages);
     return this.#run(this.#toRequest({ kind: "chat", messages }), options);
   }
 
   /** The answer's text deltas over SSE; `onUsage` fires after the last one. Breaking early closes the connection. */
   streamComplete(prompt: string, options: LLMCallOptions = {}): AsyncIterable<string> {
+    checkPromptText(prompt);
     return this.#stream(this.#toRequest({ kind: "completion", prompt }), options);
   }
 
@@ -105,6 +109,7 @@ export class OpenAILike implements LLM {
    * retried; a drop after it throws `llm_stream_interrupted`. Breaking early closes the connection.
    */
   streamChat(messages: ChatMessage[], options: LLMCallOptions = {}): AsyncIterable<string> {
+    checkChatMessages(messages);
     return this.#stream(this.#toRequest({ kind: "chat", messages }), options);
   }
 

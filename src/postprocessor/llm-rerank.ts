@@ -1,7 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import { PromptHelper } from "../budget/prompt-helper.js";
 import { checkInteger } from "../errors/check-integer.js";
-import { optionsOf } from "../errors/check-options.js";
+import { checkObject, optionsOf } from "../errors/check-options.js";
 import { checkQuery } from "../errors/check-query.js";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
@@ -10,6 +10,7 @@ import { DEFAULT_NUM_OUTPUT, type LLM } from "../llm/types.js";
 import { callModel, type ModelCallPath } from "../model-call/call-model.js";
 import { startCallTrace } from "../model-call/call-trace.js";
 import type { BasePromptTemplate, PromptMixin } from "../prompt/prompt-template.js";
+import { checkNodesWithScore } from "../schema/check-text-nodes.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
@@ -125,6 +126,7 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
   }
 
   updatePrompts(prompts: Record<string, BasePromptTemplate>): void {
+    checkObject("prompts", prompts, "be an object of prompts by key, as getPrompts() returns them");
     for (const [key, prompt] of Object.entries(prompts)) {
       if (key !== PROMPT_KEY) {
         throw new InvalidArgumentError({
@@ -139,8 +141,14 @@ export class LLMRerank implements NodePostprocessor, PromptMixin {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { query, signal, onEvent, tokenizer }: Partial<PostprocessOptions> = {},
+    options: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
+    checkNodesWithScore(nodes, "nodes");
+    const { query, signal, onEvent, tokenizer } = optionsOf(
+      "options",
+      options,
+      "{ query?, signal?, onEvent? }",
+    );
     checkQuery(
       query,
       'The reranker asks the model which nodes answer the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',

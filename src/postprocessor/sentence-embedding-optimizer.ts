@@ -4,6 +4,7 @@ import type { Embedder, SimilarityMode } from "../embedding/types.js";
 import { optionsOf } from "../errors/check-options.js";
 import { checkQuery } from "../errors/check-query.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkNodesWithScore } from "../schema/check-text-nodes.js";
 import { MetadataMode, type NodeWithScore } from "../schema/text-node.js";
 import { joinSentences } from "../splitter/join-sentences.js";
 import { splitSentences } from "../splitter/sentences.js";
@@ -113,8 +114,16 @@ export class SentenceEmbeddingOptimizer implements NodePostprocessor {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { query, signal, onEvent, queryEmbeddings, tokenizer: eventTokenizer }: Partial<PostprocessOptions> = {},
+    options: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
+    checkNodesWithScore(nodes, "nodes");
+    const {
+      query,
+      signal,
+      onEvent,
+      queryEmbeddings,
+      tokenizer: eventTokenizer,
+    } = optionsOf("options", options, "{ query?, signal?, onEvent? }");
     checkQuery(
       query,
       'The optimizer keeps the sentences closest to the query, so it needs one: postprocessNodes(nodes, { query: "…" }).',

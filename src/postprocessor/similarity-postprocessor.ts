@@ -1,5 +1,6 @@
 import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkNodesWithScore } from "../schema/check-text-nodes.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import { countNodesTokens } from "./count-node-tokens.js";
@@ -54,8 +55,10 @@ export class SimilarityPostprocessor implements NodePostprocessor {
 
   async postprocessNodes(
     nodes: NodeWithScore[],
-    { signal, onEvent, tokenizer }: Partial<PostprocessOptions> = {},
+    options: Partial<PostprocessOptions> = {},
   ): Promise<NodeWithScore[]> {
+    checkNodesWithScore(nodes, "nodes");
+    const { signal, onEvent, tokenizer } = optionsOf("options", options, "{ query?, signal?, onEvent? }");
     signal?.throwIfAborted();
     const started = performance.now();
     const kept: NodeWithScore[] = [];

@@ -13,7 +13,7 @@ export type TemplateVariables = Readonly<Record<string, string | number | boolea
 
 function toStrings(variables: TemplateVariables, parameter: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(variables)) {
+  for (const [key, value] of Object.entries(optionsOf(parameter, variables, "{ name: value, … }"))) {
     if (typeof value === "string") out[key] = value;
     else if (typeof value === "number" || typeof value === "boolean") out[key] = String(value);
     else

@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+
 /** How closely an OpenAI-style vision model looks at an image; sent as `detail`. */
 export type ImageDetail = "low" | "high" | "auto";
 
@@ -34,6 +36,44 @@ export interface ImageBlock {
 
 /** The unit a multimodal prompt is made of: text and images, in order. */
 export type ContentBlock = TextBlock | ImageBlock;
+
+/**
+ * Throws an {@link InvalidArgumentError} unless `value` is a content block (`{ type: "text", text }` or
+ * `{ type: "image", … }`): for plain JavaScript callers of the helpers that count blocks.
+ */
+export function checkContentBlock(
+  value: unknown,
+  parameter: string,
+  type?: ContentBlock["type"],
+): asserts value is ContentBlock {
+  const block = value as { type?: unknown; text?: unknown } | null | undefined;
+  const fits =
+    typeof block === "object" &&
+    block !== null &&
+    (type === undefined || block.type === type) &&
+    ((block.type === "text" && typeof block.text === "string") || block.type === "image");
+  if (!fits) {
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      expected:
+        type === "image"
+          ? 'be an image block ({ type: "image", path | url | data, … })'
+          : 'be a content block ({ type: "text", text } or { type: "image", path | url | data, … })',
+    });
+  }
+}
+
+/** {@link checkContentBlock} for an array and each of its entries (`blocks`, then `blocks[index]`). */
+export function checkContentBlocks(
+  value: unknown,
+  parameter: string,
+): asserts value is readonly ContentBlock[] {
+  if (!Array.isArray(value)) {
+    throw new InvalidArgumentError({ parameter, value, expected: "be an array of content blocks" });
+  }
+  for (const [index, block] of value.entries()) checkContentBlock(block, `${parameter}[${index}]`);
+}
 
 /** Where an image block is, for messages: its path, URL, or `N bytes`. */
 export function describeImage(image: ImageBlock): string {

@@ -1,5 +1,6 @@
 import type { Tracer } from "@opentelemetry/api";
 import { PromptHelper } from "../budget/index.js";
+import { checkObject } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
@@ -248,6 +249,7 @@ export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions
     mode,
     getPrompts: () => ({ ...prompts }),
     updatePrompts(updates) {
+      checkObject("prompts", updates, "be an object of prompts by key, as getPrompts() returns them");
       for (const [key, prompt] of Object.entries(updates)) {
         if (!Object.hasOwn(prompts, key)) {
           const known = Object.keys(prompts);
