@@ -5,7 +5,20 @@
 
 import * as ragsynth from "ragsynth";
 import { RagsynthError } from "ragsynth";
+import * as batch from "ragsynth/batch";
+import * as extend from "ragsynth/extend";
+import * as langchain from "ragsynth/langchain";
+import * as testing from "ragsynth/testing";
 import { describe, expect, it } from "vitest";
+
+/** The package's entry points, as users import them. */
+const ENTRIES: [string, Record<string, unknown>][] = [
+  ["ragsynth", ragsynth],
+  ["ragsynth/extend", extend],
+  ["ragsynth/testing", testing],
+  ["ragsynth/langchain", langchain],
+  ["ragsynth/batch", batch],
+];
 
 const ARGUMENTS: [string, unknown[]][] = [
   ["()", []],
@@ -24,7 +37,10 @@ type Callable = (...args: unknown[]) => unknown;
  */
 function exportedCallables(): { name: string; call: (args: unknown[]) => unknown }[] {
   const callables: { name: string; call: (args: unknown[]) => unknown }[] = [];
-  for (const [name, value] of Object.entries(ragsynth)) {
+  const exported = ENTRIES.flatMap(([entry, module]) =>
+    Object.entries(module).map(([name, value]) => [`${entry}: ${name}`, value] as const),
+  );
+  for (const [name, value] of exported) {
     if (typeof value !== "function" || value.prototype instanceof Error) continue;
     const isClass = /^class\b/.test(Function.prototype.toString.call(value));
     callables.push({
@@ -47,19 +63,22 @@ function exportedCallables(): { name: string; call: (args: unknown[]) => unknown
 
 async function outcome(call: () => unknown): Promise<unknown> {
   try {
-    const result = call();
-    if (typeof (result as Promise<unknown> | undefined)?.then === "function") await result;
+    let result = call();
+    if (typeof (result as Promise<unknown> | undefined)?.then === "function") result = await result;
+    // A call that worked and started something (a fake server) is closed again.
+    const closable = result as { close?: unknown } | undefined;
+    if (typeof closable?.close === "function") await (closable.close as () => unknown)();
   } catch (error) {
     return error;
   }
   return undefined;
 }
 
-describe("every export, called from plain JavaScript with a wrong argument", () => {
+describe("every export of every entry point, called from plain JavaScript with a wrong argument", () => {
   it("works or throws a RagsynthError naming what was expected, never a TypeError", async () => {
     const callables = exportedCallables();
     // The package's public surface, not a handful: a change that hid the exports would show here.
-    expect(callables.length).toBeGreaterThan(40);
+    expect(callables.length).toBeGreaterThan(90);
     const untyped: string[] = [];
     let refused = 0;
     for (const { name, call } of callables) {
@@ -78,7 +97,7 @@ describe("every export, called from plain JavaScript with a wrong argument", () 
     }
     expect(untyped).toEqual([]);
     // Most of these calls are wrong: the check above runs on real refusals, not on calls that all succeeded.
-    expect(refused).toBeGreaterThan(150);
+    expect(refused).toBeGreaterThan(350);
   });
 
   it("the public methods of the objects a user builds: the same, for every method not private in TypeScript", async () => {

@@ -1,3 +1,4 @@
+import { checkString } from "../errors/check-string.js";
 import { BoundedCache, ownCopy } from "../util/bounded-cache.js";
 import { isAscii } from "../util/is-ascii.js";
 import { TEXT_WINDOW, textWindowSlices } from "../util/text-windows.js";
@@ -53,6 +54,7 @@ const NO_TERMS: readonly string[] = [];
  * @param onWindow test seam: sees every window and CJK piece a pass receives.
  */
 export function lexicalTokens(text: string, onWindow?: (window: string) => void): string[] {
+  checkString("text", text);
   const terms: string[] = [];
   for (const window of textWindowSlices(text, TEXT_WINDOW)) {
     onWindow?.(window);

@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { type BullMQConnectionOptions, connectionOf, DEFAULT_QUEUE, jobIdOf } from "./job-data.js";
 import { loadBullMQ } from "./load-bullmq.js";
 
@@ -28,7 +29,8 @@ const STATES = ["waiting", "prioritized", "active", "delayed", "completed", "fai
  * whether or not the submitter is still running. With `runId`, only that run's jobs are counted (their ids are
  * listed per state, so this reads one id per job); without, BullMQ's counters for the whole queue.
  */
-export async function getBatchStatus(options: BatchStatusOptions): Promise<BatchQueueStatus> {
+export async function getBatchStatus(given: BatchStatusOptions): Promise<BatchQueueStatus> {
+  const options = optionsOf("options", given, "{ redisUrl?, queueName?, … }");
   const { Queue } = await loadBullMQ();
   const queueName = options.queueName ?? DEFAULT_QUEUE;
   const queue = new Queue(queueName, { connection: connectionOf(options) });

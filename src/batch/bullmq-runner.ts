@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { createAbortError } from "../util/abort.js";
 import { decodeItemError } from "./item-error-codec.js";
@@ -47,7 +48,8 @@ export interface BullMQRunnerOptions extends BullMQConnectionOptions {
  * (finished ones are collected, failed ones are retried), and aborting the submitter leaves the jobs running.
  * Loads the optional `bullmq` peer on first use.
  */
-export function createBullMQRunner(options: BullMQRunnerOptions): BatchRunner {
+export function createBullMQRunner(given: BullMQRunnerOptions): BatchRunner {
+  const options = optionsOf("options", given, "{ redisUrl?, queueName?, … }");
   const {
     queueName = DEFAULT_QUEUE,
     attempts = 3,

@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { encodeItemError } from "./item-error-codec.js";
 import {
@@ -47,7 +48,8 @@ export interface BatchWorker {
  * back without counting an attempt; other retryable failures are retried with backoff, and the rest fail at
  * once with their typed error's code. Loads the optional `bullmq` peer on first use.
  */
-export async function startBatchWorker(options: BatchWorkerOptions): Promise<BatchWorker> {
+export async function startBatchWorker(given: BatchWorkerOptions): Promise<BatchWorker> {
+  const options = optionsOf("options", given, "{ redisUrl?, queueName?, … }");
   const { queueName = DEFAULT_QUEUE, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new InvalidArgumentError({

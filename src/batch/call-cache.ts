@@ -1,3 +1,5 @@
+import { checkMethod, optionsOf } from "../errors/check-options.js";
+import { checkModel } from "../llm/check-model.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMResult, LLMUsage } from "../llm/types.js";
 import { sha256Hex } from "../util/sha256.js";
 
@@ -26,7 +28,8 @@ export interface CallCacheKeyParts {
 }
 
 /** The cache key of a call: a SHA-256 of its model, server, input and answer-changing parameters. */
-export function callCacheKey(parts: CallCacheKeyParts): string {
+export function callCacheKey(given: CallCacheKeyParts): string {
+  const parts = optionsOf("parts", given, "{ model, baseURL?, request, … }");
   const canonical = JSON.stringify([
     1,
     parts.model,
@@ -66,7 +69,20 @@ export type CachedLLM = LLM & { readonly stats: { hits: number; misses: number }
  * below them.
  * @example const llm = withCallCache({ llm: new OpenAILike({ model }), store: await FileCallCache.open(path) });
  */
-export function withCallCache({ llm, store, baseURL, parameters }: WithCallCacheOptions): CachedLLM {
+export function withCallCache(options: WithCallCacheOptions): CachedLLM {
+  const { llm, store, baseURL, parameters } = optionsOf(
+    "options",
+    options,
+    "{ llm, store, baseURL?, parameters? }",
+  );
+  checkModel("llm", llm);
+  checkMethod(
+    "store",
+    store,
+    "get",
+    "be a call cache store (get and set)",
+    "await FileCallCache.open(path) or new RedisCallCache({ client }) is one.",
+  );
   const stats = { hits: 0, misses: 0 };
   const inFlight = new Map<string, Promise<CachedCall>>();
   const keyOf = (input: CallCacheKeyParts["input"], options: LLMCallOptions | undefined) =>

@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { abortable } from "../util/abort.js";
 import { connectionOf } from "./job-data.js";
 import { loadIoredis } from "./load-bullmq.js";
@@ -19,7 +20,12 @@ export interface CheckRedisOptions {
  * @throws RedisUnavailableError naming the URL (password hidden) when Redis cannot be reached or refuses
  * @throws InvalidArgumentError when the URL is not a redis:// or rediss:// URL
  */
-export async function checkRedis({ redisUrl, timeoutMs = 5000, signal }: CheckRedisOptions): Promise<void> {
+export async function checkRedis(options: CheckRedisOptions): Promise<void> {
+  const {
+    redisUrl,
+    timeoutMs = 5000,
+    signal,
+  } = optionsOf("options", options, "{ redisUrl, timeoutMs?, signal? }");
   connectionOf({ redisUrl });
   const { Redis } = await loadIoredis();
   const client = new Redis(redisUrl, {

@@ -1,3 +1,4 @@
+import { checkObject, optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { sleep } from "../util/abort.js";
 import { mapConcurrent } from "../util/map-concurrent.js";
@@ -35,13 +36,19 @@ export interface EmbeddedRunnerOptions {
  * succeeded before (by id) and never runs it again; failed items are tried again. At the end `out` is
  * rewritten in input order, one line per item. Needs no server.
  */
-export function createEmbeddedRunner({
-  processors,
-  out,
-  concurrency = 4,
-  attempts = 3,
-  backoffMs = 1000,
-}: EmbeddedRunnerOptions): BatchRunner {
+export function createEmbeddedRunner(options: EmbeddedRunnerOptions): BatchRunner {
+  const {
+    processors,
+    out,
+    concurrency = 4,
+    attempts = 3,
+    backoffMs = 1000,
+  } = optionsOf("options", options, "{ processors, out?, concurrency?, attempts?, backoffMs? }");
+  checkObject(
+    "processors",
+    processors,
+    "be the processor of each work kind ({ question: createQuestionProcessor(…) })",
+  );
   return {
     backend: "embedded",
     async run<R extends JsonValue = JsonValue>({

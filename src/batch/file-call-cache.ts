@@ -1,5 +1,7 @@
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { optionsOf } from "../errors/check-options.js";
+import { checkString } from "../errors/check-string.js";
 import type { CachedCall, CallCacheStore } from "./call-cache.js";
 import { type CallCacheRejections, openCachedCall, sealCachedCall } from "./call-cache-seal.js";
 
@@ -32,10 +34,9 @@ export class FileCallCache implements CallCacheStore {
    * Opens (or starts) the cache file at `path`.
    * @param options.hmacKey signs and checks entries with HMAC-SHA256 (the CLI reads `RAGSYNTH_CACHE_HMAC_KEY`)
    */
-  static async open(
-    path: string,
-    { hmacKey }: { hmacKey?: string | undefined } = {},
-  ): Promise<FileCallCache> {
+  static async open(path: string, options: { hmacKey?: string | undefined } = {}): Promise<FileCallCache> {
+    checkString("path", path);
+    const { hmacKey } = optionsOf("options", options, "{ hmacKey? }");
     const entries = new Map<string, CachedCall>();
     const rejected: CallCacheRejections = { checksum: 0, shape: 0 };
     let text = "";

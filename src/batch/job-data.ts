@@ -51,7 +51,7 @@ export function connectionOf({ redisUrl }: BullMQConnectionOptions): {
   if (protocol !== "redis:" && protocol !== "rediss:") {
     throw new InvalidArgumentError({
       parameter: "redisUrl",
-      value: redisUrl.replace(/\/\/[^@/]*@/, "//"),
+      value: typeof redisUrl === "string" ? redisUrl.replace(/\/\/[^@/]*@/, "//") : redisUrl,
       expected: "be a redis:// or rediss:// URL",
       hint: "For example redis://127.0.0.1:6379.",
     });

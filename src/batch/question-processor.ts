@@ -1,5 +1,6 @@
 import type { CitationReport } from "../citations/check-citations.js";
 import { type CitationsJSON, citationsToJSON } from "../citations/citations-to-json.js";
+import { checkFunction, optionsOf } from "../errors/check-options.js";
 import type { QueryOptions } from "../retrieval/retriever.js";
 import type { SynthesisResponse } from "../synthesizer/types.js";
 import type { BatchItem, BatchProcessor, BatchProcessorContext, JsonValue } from "./types.js";
@@ -44,9 +45,9 @@ export interface QuestionProcessorOptions {
  * sources and the usage. Every worker builds its engines from the same persisted index, so any worker can
  * answer any item.
  */
-export function createQuestionProcessor({
-  engineFor,
-}: QuestionProcessorOptions): BatchProcessor<QuestionAnswer> {
+export function createQuestionProcessor(options: QuestionProcessorOptions): BatchProcessor<QuestionAnswer> {
+  const { engineFor } = optionsOf("options", options, "{ engineFor }");
+  checkFunction("engineFor", engineFor, "be a function from a question's config to its query engine");
   return async (item, context) => {
     const { signal } = context;
     const engine = await engineFor(item, context);

@@ -1,3 +1,4 @@
+import { optionsOf } from "../errors/check-options.js";
 import { LLMError } from "../errors/llm-error.js";
 import { LLM_ERROR_CODES, type LLMErrorCode, RagsynthError } from "../errors/ragsynth-error.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult } from "../llm/types.js";
@@ -41,7 +42,8 @@ export type QueueLLM = LLM & { close(): Promise<void> };
  * instead of paying twice. Use it as the `llm` of any synthesizer: `tree_summarize` over it packs each round
  * locally, exactly as it does in one process, while its leaf calls spread over every worker.
  */
-export async function createQueueLLM(options: QueueLLMOptions): Promise<QueueLLM> {
+export async function createQueueLLM(given: QueueLLMOptions): Promise<QueueLLM> {
+  const options = optionsOf("options", given, "{ redisUrl?, queueName?, … }");
   const { Queue, QueueEvents } = await loadBullMQ();
   const queueName = callQueueOf(options.queueName ?? DEFAULT_QUEUE);
   const connection = connectionOf(options);

@@ -1,3 +1,6 @@
+import { optionsOf } from "../errors/check-options.js";
+import { checkString } from "../errors/check-string.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { BatchInputError } from "./batch-input-error.js";
 import type { BatchItem, JsonValue } from "./types.js";
 
@@ -6,6 +9,13 @@ import type { BatchItem, JsonValue } from "./types.js";
  * @throws BatchInputError naming the first line that is not valid UTF-8
  */
 export function decodeBatchInput(bytes: Uint8Array): string {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new InvalidArgumentError({
+      parameter: "bytes",
+      value: bytes,
+      expected: "be the file's bytes (a Uint8Array)",
+    });
+  }
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch (error) {
@@ -41,15 +51,14 @@ export function decodeBatchInput(bytes: Uint8Array): string {
  */
 export function parseBatchItems(
   text: string,
-  {
-    require = [],
-    check,
-  }: {
+  options: {
     require?: readonly string[];
     /** Called for each item; what it throws becomes a {@link BatchInputError} naming the line. */
     check?: (item: BatchItem, line: number) => void;
   } = {},
 ): BatchItem[] {
+  const { require = [], check } = optionsOf("options", options, "{ require?, check? }");
+  checkString("text", text);
   const items: BatchItem[] = [];
   const seen = new Map<string, number>();
   // A byte order mark (Windows editors write one) is not part of the first line's JSON.

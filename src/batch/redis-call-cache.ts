@@ -1,3 +1,4 @@
+import { checkMethod, optionsOf } from "../errors/check-options.js";
 import type { CachedCall, CallCacheStore } from "./call-cache.js";
 import { type CallCacheRejections, openCachedCall, sealCachedCall } from "./call-cache-seal.js";
 
@@ -26,17 +27,25 @@ export class RedisCallCache implements CallCacheStore {
    * @param hmacKey signs and checks entries with HMAC-SHA256 (the CLI reads `RAGSYNTH_CACHE_HMAC_KEY`)
    * @param onReject hears each entry refused
    */
-  constructor({
-    client,
-    prefix = "ragsynth:call:",
-    hmacKey,
-    onReject,
-  }: {
+  constructor(options: {
     client: RedisKeyValueClient;
     prefix?: string;
     hmacKey?: string | undefined;
     onReject?: (key: string, reason: keyof CallCacheRejections) => void;
   }) {
+    const {
+      client,
+      prefix = "ragsynth:call:",
+      hmacKey,
+      onReject,
+    } = optionsOf("options", options, "{ client, prefix?, hmacKey?, onReject? }");
+    checkMethod(
+      "client",
+      client,
+      "get",
+      "be a Redis client (an ioredis instance)",
+      'new Redis("redis://127.0.0.1:6379") from ioredis is one.',
+    );
     this.#client = client;
     this.#prefix = prefix;
     this.#hmacKey = hmacKey;

@@ -1,11 +1,11 @@
 import { ContextOverflowError, type PromptTokenParts } from "../errors/context-overflow-error.js";
 import type { ImageTokenRule } from "../llm/types.js";
+import { checkPrompt } from "../prompt/check-prompt.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, type PromptTokenCount, renderPrompt } from "../prompt/render-prompt.js";
 import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
 import { type BudgetOptions, DEFAULT_PADDING } from "./budget-options.js";
-import { checkPrompt } from "./check-arguments.js";
 import { type ContentChunk, type ContentPacker, createContentPacker } from "./content-packer.js";
 import { countImageTokens } from "./image-tokens.js";
 

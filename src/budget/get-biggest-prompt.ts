@@ -1,9 +1,10 @@
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkPrompt } from "../prompt/check-prompt.js";
 import type { BasePromptTemplate, TemplateVariables } from "../prompt/prompt-template.js";
 import { countPromptTokens, type RenderTarget, renderPrompt } from "../prompt/render-prompt.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { TokenizerLike } from "../tokenizer/tokenizer.js";
-import { checkPrompt } from "./check-arguments.js";
 
 /** Options of {@link getBiggestPrompt}. */
 export interface GetBiggestPromptOptions {
@@ -21,8 +22,16 @@ export interface GetBiggestPromptOptions {
  */
 export function getBiggestPrompt(
   prompts: readonly BasePromptTemplate[],
-  { tokenizer, llm, variables = {} }: GetBiggestPromptOptions,
+  options: GetBiggestPromptOptions,
 ): BasePromptTemplate {
+  if (!Array.isArray(prompts)) {
+    throw new InvalidArgumentError({
+      parameter: "prompts",
+      value: prompts,
+      expected: "be an array of prompt templates",
+    });
+  }
+  const { tokenizer, llm, variables = {} } = optionsOf("options", options, "{ tokenizer, llm?, variables? }");
   const resolved = resolveTokenizer(tokenizer);
   let biggest: BasePromptTemplate | undefined;
   let most = -1;

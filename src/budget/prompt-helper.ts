@@ -1,3 +1,4 @@
+import { checkInteger } from "../errors/check-integer.js";
 import { checkObject, optionsOf } from "../errors/check-options.js";
 import { ContextOverflowError, type PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
@@ -7,6 +8,7 @@ import {
   type ImageTokenRule,
   type LLMMetadata,
 } from "../llm/types.js";
+import { checkPrompt } from "../prompt/check-prompt.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, type PromptTokenCount, renderPrompt } from "../prompt/render-prompt.js";
 import {
@@ -19,7 +21,6 @@ import { TokenTextSplitter, truncateText } from "../splitter/token-text-splitter
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { type BudgetOptions, DEFAULT_PADDING } from "./budget-options.js";
-import { checkInteger, checkPrompt } from "./check-arguments.js";
 import { type ChatBudgetOptions, contentBudget } from "./content-budget.js";
 import type { ContentChunk, ContentPacker } from "./content-packer.js";
 import { createPromptFrame, packChunksGreedily } from "./repack.js";

@@ -1,3 +1,5 @@
+import { optionsOf } from "../errors/check-options.js";
+import { checkPrompt } from "../prompt/check-prompt.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import { countPromptTokens, renderPrompt } from "../prompt/render-prompt.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
@@ -20,10 +22,9 @@ const CUT_MARGIN = 4;
  * The variable the context goes into: the one variable the template leaves unfilled once partials and the
  * known `variables` are in. Undefined when there is not exactly one.
  */
-export function contextVariableOf(
-  prompt: BasePromptTemplate,
-  options: BudgetOptions = {},
-): string | undefined {
+export function contextVariableOf(prompt: BasePromptTemplate, given: BudgetOptions = {}): string | undefined {
+  checkPrompt("prompt", prompt);
+  const options = optionsOf("options", given, "{ llm?, variables?, … }");
   const template = prompt.kind === "selector" ? prompt.select(options.llm) : prompt;
   const known = options.variables ?? {};
   const open = template.variables.filter(

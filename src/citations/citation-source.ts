@@ -1,3 +1,4 @@
+import { checkArrayOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 
@@ -53,10 +54,7 @@ export function checkCitationSources(
   value: unknown,
   parameter: string,
 ): asserts value is readonly CitationSource[] {
-  if (!Array.isArray(value)) {
-    throw new InvalidArgumentError({ parameter, value, expected: "be an array of CitationSource" });
-  }
-  for (const [index, source] of value.entries()) checkCitationSource(source, `${parameter}[${index}]`);
+  checkArrayOf(parameter, value, "be an array of CitationSource", checkCitationSource);
 }
 
 /** The location of a piece of `node` spanning `[startChar, endChar)` of its text. */

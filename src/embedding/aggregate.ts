@@ -1,3 +1,5 @@
+import { checkMethod, optionsOf } from "../errors/check-options.js";
+import { checkStrings } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { Embedder } from "./types.js";
 
@@ -47,12 +49,23 @@ export interface GetAggregateQueryEmbeddingOptions {
  * Embeds several queries one by one and combines them (LlamaIndex's `get_agg_embedding_from_queries`).
  * @throws InvalidArgumentError when `queries` is empty ("No embeddings to aggregate").
  */
-export async function getAggregateQueryEmbedding({
-  embedModel,
-  queries,
-  aggregate = meanAggregate,
-  signal,
-}: GetAggregateQueryEmbeddingOptions): Promise<number[]> {
+export async function getAggregateQueryEmbedding(
+  options: GetAggregateQueryEmbeddingOptions,
+): Promise<number[]> {
+  const {
+    embedModel,
+    queries,
+    aggregate = meanAggregate,
+    signal,
+  } = optionsOf("options", options, "{ embedModel, queries: string[], aggregate?, signal? }");
+  checkMethod(
+    "embedModel",
+    embedModel,
+    "getQueryEmbedding",
+    "be an embedding model (an object with getQueryEmbedding)",
+    "new HashingEmbedder() is one.",
+  );
+  checkStrings("queries", queries);
   const embeddings: number[][] = [];
   for (const query of queries) {
     signal?.throwIfAborted();

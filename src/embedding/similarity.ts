@@ -23,6 +23,8 @@ export function similarity(
   b: readonly number[],
   mode: SimilarityMode = "cosine",
 ): number {
+  checkVector("a", a);
+  checkVector("b", b);
   if (a.length !== b.length) {
     throw new InvalidArgumentError({
       parameter: "b",
@@ -75,4 +77,22 @@ function euclideanDistance(a: readonly number[], b: readonly number[]): number {
     sum += difference * difference;
   }
   return Math.sqrt(sum);
+}
+
+/** Throws an InvalidArgumentError unless `value` is an embedding: an array (or typed array) of numbers. */
+export function checkVector(parameter: string, value: unknown): asserts value is readonly number[] {
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
+    throw new InvalidArgumentError({ parameter, value, expected: "be an embedding (an array of numbers)" });
+  }
+}
+
+/** Throws an InvalidArgumentError unless `value` is an array of embeddings (its first one checked as one). */
+export function checkVectors(
+  parameter: string,
+  value: unknown,
+): asserts value is readonly (readonly number[])[] {
+  if (!Array.isArray(value)) {
+    throw new InvalidArgumentError({ parameter, value, expected: "be an array of embeddings" });
+  }
+  if (value.length > 0) checkVector(`${parameter}[0]`, value[0]);
 }

@@ -34,3 +34,43 @@ export function checkObject(
     throw new InvalidArgumentError({ parameter, value, expected, ...(hint ? { hint } : {}) });
   }
 }
+
+/**
+ * Throws an {@link InvalidArgumentError} unless `value` is a function: a callback a caller must pass (`run`,
+ * `engineFor`).
+ */
+export function checkFunction(parameter: string, value: unknown, expected: string, hint?: string): void {
+  if (typeof value !== "function") {
+    throw new InvalidArgumentError({ parameter, value, expected, ...(hint ? { hint } : {}) });
+  }
+}
+
+/**
+ * Throws an {@link InvalidArgumentError} unless `value` is an object with a `method` function: an object a caller
+ * must pass, recognized by what it does (a store by `get`, a tokenizer by `count`), not by its class.
+ */
+export function checkMethod(
+  parameter: string,
+  value: unknown,
+  method: string,
+  expected: string,
+  hint?: string,
+): void {
+  if (typeof (value as Record<string, unknown> | null | undefined)?.[method] !== "function") {
+    throw new InvalidArgumentError({ parameter, value, expected, ...(hint ? { hint } : {}) });
+  }
+}
+
+/**
+ * Throws an {@link InvalidArgumentError} unless `value` is an array, then checks each entry with `checkEntry` under
+ * its own name (`documents[3]`): the one shape of the package's list checks.
+ */
+export function checkArrayOf(
+  parameter: string,
+  value: unknown,
+  expected: string,
+  checkEntry: (entry: unknown, name: string) => void,
+): void {
+  if (!Array.isArray(value)) throw new InvalidArgumentError({ parameter, value, expected });
+  for (const [index, entry] of value.entries()) checkEntry(entry, `${parameter}[${index}]`);
+}

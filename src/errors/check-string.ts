@@ -1,3 +1,4 @@
+import { checkArrayOf } from "./check-options.js";
 import { InvalidArgumentError } from "./invalid-argument-error.js";
 
 /** Throws an {@link InvalidArgumentError} unless `value` is a string: ``Expected `text` to be a string, got `42` (number).`` */
@@ -8,8 +9,5 @@ export function checkString(parameter: string, value: unknown): asserts value is
 
 /** {@link checkString} for an array and each of its entries (`texts`, then `texts[index]`). */
 export function checkStrings(parameter: string, value: unknown): asserts value is readonly string[] {
-  if (!Array.isArray(value)) {
-    throw new InvalidArgumentError({ parameter, value, expected: "be an array of strings" });
-  }
-  for (const [index, entry] of value.entries()) checkString(`${parameter}[${index}]`, entry);
+  checkArrayOf(parameter, value, "be an array of strings", (entry, name) => checkString(name, entry));
 }

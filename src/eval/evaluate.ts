@@ -1,5 +1,5 @@
 import { PromptHelper } from "../budget/prompt-helper.js";
-import { optionsOf } from "../errors/check-options.js";
+import { checkMethod, optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { checkModel } from "../llm/check-model.js";
 import type { LLM } from "../llm/types.js";
@@ -93,14 +93,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       hint: "parseEvalQuestions(text) reads them from JSON Lines.",
     });
   }
-  if (typeof given.retriever?.retrieve !== "function") {
-    throw new InvalidArgumentError({
-      parameter: "retriever",
-      value: given.retriever,
-      expected: "be a Retriever (an object with retrieve({ query, signal }))",
-      hint: "index.asRetriever() gives one.",
-    });
-  }
+  checkMethod(
+    "retriever",
+    given.retriever,
+    "retrieve",
+    "be a Retriever (an object with retrieve({ query, signal }))",
+    "index.asRetriever() gives one.",
+  );
   const {
     questions,
     retriever,

@@ -1,3 +1,5 @@
+import { optionsOf } from "../errors/check-options.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { ChatMessage } from "./types.js";
 
 /** Options of {@link messagesToPrompt}. */
@@ -17,8 +19,16 @@ export interface MessagesToPromptOptions {
  */
 export function messagesToPrompt(
   messages: readonly Pick<ChatMessage, "role" | "content">[],
-  { assistantTurn = false }: MessagesToPromptOptions = {},
+  options: MessagesToPromptOptions = {},
 ): string {
+  if (!Array.isArray(messages)) {
+    throw new InvalidArgumentError({
+      parameter: "messages",
+      value: messages,
+      expected: 'be an array of { role: "system" | "user" | "assistant", content: string }',
+    });
+  }
+  const { assistantTurn = false } = optionsOf("options", options, "{ assistantTurn? }");
   const text = messages.map((message) => `${message.role}: ${message.content}`).join("\n");
   return assistantTurn ? `${text}\nassistant: ` : text;
 }

@@ -1,3 +1,4 @@
+import { checkString } from "../errors/check-string.js";
 /** What a model accepts and may generate, in tokens. */
 export interface ModelLimits {
   /** Prompt plus output. */
@@ -116,6 +117,7 @@ export function lookupModelLimits(
   model: string,
   table?: ModelLimitsTable,
 ): (ModelLimits & { matched: string }) | undefined {
+  checkString("model", model);
   const id = normalize(model);
   const found = (table && findIn(table, id)) ?? findIn(MODEL_CONTEXT_WINDOWS, id);
   return found ? { ...found.limits, matched: found.key } : undefined;

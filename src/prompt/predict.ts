@@ -1,8 +1,11 @@
 import type { ZodType } from "zod";
+import { checkMethod, optionsOf } from "../errors/check-options.js";
 import { NoObjectGeneratedError } from "../errors/no-object-generated-error.js";
+import { checkModel } from "../llm/check-model.js";
 import type { JsonSchemaFormat, LLM, LLMCallOptions, LLMUsage } from "../llm/types.js";
 import { blocksToText } from "../schema/content-block.js";
 import type { ConcurrencyLimiter, LimiterLease } from "../util/concurrency-limiter.js";
+import { checkPrompt } from "./check-prompt.js";
 import type { BasePromptTemplate, TemplateVariables } from "./prompt-template.js";
 import { type PromptContent, type RenderedPrompt, renderPrompt } from "./render-prompt.js";
 
@@ -55,8 +58,9 @@ function withLease(call: LLMCallOptions, lease: LimiterLease | undefined): LLMCa
 
 /** Renders the prompt for this model (chat or completion form, system prompt, schema) without calling it. */
 export function preparePrompt(
-  options: Omit<PredictOptions, "maxTokens" | "signal" | "onUsage">,
+  given: Omit<PredictOptions, "maxTokens" | "signal" | "onUsage">,
 ): RenderedPrompt {
+  const options = checkedPredictOptions(given);
   return renderPrompt({
     prompt: options.prompt,
     variables: options.variables ?? {},
@@ -71,7 +75,8 @@ export function preparePrompt(
  * Formats a template for the model and calls it once: the single path every synthesizer uses.
  * @throws MissingTemplateVariableError before any call when a variable has no value
  */
-export async function predict(options: PredictOptions): Promise<PredictResult> {
+export async function predict(given: PredictOptions): Promise<PredictResult> {
+  const options = checkedPredictOptions(given);
   options.signal?.throwIfAborted();
   const rendered = options.rendered ?? preparePrompt(options);
   const lease = await options.limiter?.acquire(options.signal);
@@ -94,6 +99,7 @@ export function streamPredict(options: PredictOptions): {
   rendered: RenderedPrompt;
   textStream: AsyncIterable<string>;
 } {
+  checkedPredictOptions(options);
   options.signal?.throwIfAborted();
   const rendered = options.rendered ?? preparePrompt(options);
   const open = (call: LLMCallOptions) =>
@@ -197,7 +203,25 @@ function dropNullProperties(value: unknown): unknown {
 export async function predictObject<T>(
   options: Omit<PredictOptions, "responseFormat"> & { schema: ZodType<T>; schemaName?: string },
 ): Promise<PredictResult & { object: T }> {
+  checkedPredictOptions(options);
+  checkMethod(
+    "schema",
+    options.schema,
+    "safeParse",
+    "be a zod schema",
+    'import { z } from "zod" and pass schema: z.object({ … }).',
+  );
   const responseFormat = await toResponseFormat(options.schema, options.schemaName);
   const result = await predict({ ...options, responseFormat });
   return { ...result, object: parseObject(result.text, options.schema, options.schemaName) };
+}
+
+/** The options of a model call, checked for plain JavaScript callers: an object with a model and a template. */
+function checkedPredictOptions<Options extends { llm: LLM; prompt: BasePromptTemplate }>(
+  given: Options,
+): Options {
+  const options = optionsOf("options", given, "{ llm, prompt, variables?, … }");
+  checkModel("llm", options.llm);
+  checkPrompt("prompt", options.prompt);
+  return options;
 }

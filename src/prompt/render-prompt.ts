@@ -1,3 +1,4 @@
+import { checkMethod, optionsOf } from "../errors/check-options.js";
 import type { PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
@@ -5,6 +6,7 @@ import { toStrictJsonSchema } from "../llm/strict-json-schema.js";
 import type { ChatMessage, JsonSchemaFormat, LLMMetadata } from "../llm/types.js";
 import { blocksToText, type ContentBlock, describeImage, type ImageBlock } from "../schema/content-block.js";
 import type { Tokenizer } from "../tokenizer/tokenizer.js";
+import { checkPrompt } from "./check-prompt.js";
 import { JSON_SCHEMA_INSTRUCTIONS_TMPL } from "./default-prompts.js";
 import type { BasePromptTemplate, TemplateVariables } from "./prompt-template.js";
 
@@ -90,15 +92,17 @@ function schemaInstructions(responseFormat: JsonSchemaFormat): string {
  * Renders a prompt exactly as it will be sent. This is the single path for both the budget (with
  * `empty: true`) and the model call, so the budget counts what is sent, not an approximation.
  */
-export function renderPrompt({
-  prompt,
-  variables = {},
-  llm,
-  systemPrompt,
-  responseFormat,
-  empty = false,
-  content,
-}: RenderPromptOptions): RenderedPrompt {
+export function renderPrompt(options: RenderPromptOptions): RenderedPrompt {
+  let {
+    prompt,
+    variables = {},
+    llm,
+    systemPrompt,
+    responseFormat,
+    empty = false,
+    content,
+  } = optionsOf("options", options, "{ prompt, variables?, llm?, … }");
+  checkPrompt("prompt", prompt);
   if (content) variables = { ...variables, [content.variable]: CONTENT_MARK };
   const template = prompt.kind === "selector" ? prompt.select(llm) : prompt;
   const isChat = llm?.metadata.isChatModel ?? false;
@@ -150,16 +154,37 @@ export interface PromptTokenCount {
 export function countPromptTokens(
   rendered: RenderedPrompt,
   tokenizer: Tokenizer,
-  {
-    systemPrompt,
-    responseFormat,
-    llm,
-    countImage,
-  }: Pick<RenderPromptOptions, "systemPrompt" | "responseFormat" | "llm"> & {
+  options: Pick<RenderPromptOptions, "systemPrompt" | "responseFormat" | "llm"> & {
     /** The tokens of an image block (the model's image-token rule); required when the prompt has images. */
     countImage?: ((image: ImageBlock) => number) | undefined;
   } = {},
 ): PromptTokenCount {
+  const shape = rendered as { kind?: unknown; text?: unknown; messages?: unknown } | null | undefined;
+  if (
+    !(
+      (shape?.kind === "completion" && typeof shape.text === "string") ||
+      (shape?.kind === "chat" && Array.isArray(shape.messages))
+    )
+  ) {
+    throw new InvalidArgumentError({
+      parameter: "rendered",
+      value: rendered,
+      expected: "be a rendered prompt",
+      hint: "renderPrompt({ prompt, variables, llm }) gives one.",
+    });
+  }
+  checkMethod(
+    "tokenizer",
+    tokenizer,
+    "count",
+    "be a Tokenizer (an object with count(text))",
+    'resolveTokenizer("cl100k_base") gives one.',
+  );
+  const { systemPrompt, responseFormat, llm, countImage } = optionsOf(
+    "options",
+    options,
+    "{ systemPrompt?, responseFormat?, llm?, countImage? }",
+  );
   const nativeSchema =
     responseFormat && !sendsSchemaAsInstructions(llm, responseFormat)
       ? tokenizer.count(JSON.stringify(toStrictJsonSchema(responseFormat.schema) ?? responseFormat.schema)) +

@@ -1,5 +1,6 @@
-import { similarity } from "../embedding/similarity.js";
+import { checkVector, checkVectors, similarity } from "../embedding/similarity.js";
 import type { SimilarityMode } from "../embedding/types.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 
 /** An id attached to an embedding: its index by default, or any string or number you pass. */
@@ -42,14 +43,19 @@ type Entry<Id> = { score: number; id: Id };
  * getTopKEmbeddings({ queryEmbedding: [1, 0], embeddings: [[1, 0], [0, 1], [0.6, 0.8]], similarityTopK: 2 });
  * // { similarities: [1, 0.6], ids: [0, 2] }
  */
-export function getTopKEmbeddings<Id extends EmbeddingId = number>({
-  queryEmbedding,
-  embeddings,
-  similarityTopK,
-  embeddingIds,
-  similarityCutoff,
-  mode = "cosine",
-}: GetTopKEmbeddingsOptions<Id>): TopKEmbeddingsResult<Id> {
+export function getTopKEmbeddings<Id extends EmbeddingId = number>(
+  options: GetTopKEmbeddingsOptions<Id>,
+): TopKEmbeddingsResult<Id> {
+  const {
+    queryEmbedding,
+    embeddings,
+    similarityTopK,
+    embeddingIds,
+    similarityCutoff,
+    mode = "cosine",
+  } = optionsOf("options", options, "{ queryEmbedding, embeddings, similarityTopK?, … }");
+  checkVector("queryEmbedding", queryEmbedding);
+  checkVectors("embeddings", embeddings);
   const ids = resolveEmbeddingIds(embeddings, embeddingIds);
   validateTopK(similarityTopK);
   if (similarityCutoff !== undefined && !Number.isFinite(similarityCutoff)) {

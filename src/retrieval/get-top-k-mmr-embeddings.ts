@@ -1,4 +1,5 @@
-import { similarity } from "../embedding/similarity.js";
+import { checkVector, checkVectors, similarity } from "../embedding/similarity.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import {
   type EmbeddingId,
@@ -31,14 +32,19 @@ export interface GetTopKEmbeddingsMmrOptions<Id extends EmbeddingId = number>
  * @throws InvalidArgumentError for mismatched lengths, duplicate ids, a bad `similarityTopK`, or an
  * `mmrThreshold` outside [0, 1].
  */
-export function getTopKEmbeddingsMmr<Id extends EmbeddingId = number>({
-  queryEmbedding,
-  embeddings,
-  similarityTopK,
-  embeddingIds,
-  mmrThreshold = 0.5,
-  mode = "cosine",
-}: GetTopKEmbeddingsMmrOptions<Id>): TopKEmbeddingsResult<Id> {
+export function getTopKEmbeddingsMmr<Id extends EmbeddingId = number>(
+  options: GetTopKEmbeddingsMmrOptions<Id>,
+): TopKEmbeddingsResult<Id> {
+  const {
+    queryEmbedding,
+    embeddings,
+    similarityTopK,
+    embeddingIds,
+    mmrThreshold = 0.5,
+    mode = "cosine",
+  } = optionsOf("options", options, "{ queryEmbedding, embeddings, similarityTopK?, … }");
+  checkVector("queryEmbedding", queryEmbedding);
+  checkVectors("embeddings", embeddings);
   const ids = resolveEmbeddingIds(embeddings, embeddingIds);
   validateTopK(similarityTopK);
   if (!(mmrThreshold >= 0 && mmrThreshold <= 1)) {

@@ -1,6 +1,6 @@
 import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { checkInteger } from "../errors/check-integer.js";
-import { optionsOf } from "../errors/check-options.js";
+import { checkMethod, optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore, TextNode } from "../schema/text-node.js";
 import type { LexicalIndex } from "./lexical-index.js";
@@ -62,14 +62,13 @@ export function createLexicalRetriever(options: LexicalRetrieverOptions): Retrie
     sameFileWeight = 0.3,
     pathWeight = 2,
   } = optionsOf("options", options, "{ index: LexicalIndex, getNode, similarityTopK?, … }");
-  if (typeof (index as Partial<LexicalIndex> | undefined)?.search !== "function") {
-    throw new InvalidArgumentError({
-      parameter: "index",
-      value: index,
-      expected: "be a LexicalIndex",
-      hint: "Build one with new LexicalIndex() and index.add(id, text) for each node.",
-    });
-  }
+  checkMethod(
+    "index",
+    index,
+    "search",
+    "be a LexicalIndex",
+    "Build one with new LexicalIndex() and index.add(id, text) for each node.",
+  );
   if (!(typeof pathWeight === "number" && pathWeight >= 0 && Number.isFinite(pathWeight))) {
     throw new InvalidArgumentError({
       parameter: "pathWeight",

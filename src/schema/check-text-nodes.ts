@@ -1,3 +1,4 @@
+import { checkArrayOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { NodeWithScore, TextNode } from "./text-node.js";
 
@@ -26,10 +27,7 @@ export function checkTextNode(value: unknown, parameter: string): asserts value 
 
 /** {@link checkTextNode} for an array and each of its entries (`documents`, then `documents[index]`). */
 export function checkTextNodes(value: unknown, parameter: string): asserts value is readonly TextNode[] {
-  if (!Array.isArray(value)) {
-    throw new InvalidArgumentError({ parameter, value, expected: `be an array of TextNode (${HOW})` });
-  }
-  for (const [index, node] of value.entries()) checkTextNode(node, `${parameter}[${index}]`);
+  checkArrayOf(parameter, value, `be an array of TextNode (${HOW})`, checkTextNode);
 }
 
 /**

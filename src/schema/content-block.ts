@@ -1,3 +1,4 @@
+import { checkArrayOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 
 /** How closely an OpenAI-style vision model looks at an image; sent as `detail`. */
@@ -69,10 +70,9 @@ export function checkContentBlocks(
   value: unknown,
   parameter: string,
 ): asserts value is readonly ContentBlock[] {
-  if (!Array.isArray(value)) {
-    throw new InvalidArgumentError({ parameter, value, expected: "be an array of content blocks" });
-  }
-  for (const [index, block] of value.entries()) checkContentBlock(block, `${parameter}[${index}]`);
+  checkArrayOf(parameter, value, "be an array of content blocks", (block, name) =>
+    checkContentBlock(block, name),
+  );
 }
 
 /** Where an image block is, for messages: its path, URL, or `N bytes`. */

@@ -1,3 +1,4 @@
+import { checkNodesWithScore } from "./check-text-nodes.js";
 import type { ContentBlock } from "./content-block.js";
 import { ImageNode } from "./image-node.js";
 import { MetadataMode, type NodeWithScore } from "./text-node.js";
@@ -12,6 +13,7 @@ export function hasImageNodes(nodes: readonly NodeWithScore[]): boolean {
  * (with its metadata lines) as a text block when it has one, then the image. Blank text is left out.
  */
 export function nodesToBlocks(nodes: readonly NodeWithScore[]): ContentBlock[] {
+  checkNodesWithScore(nodes, "nodes");
   const blocks: ContentBlock[] = [];
   for (const { node } of nodes) {
     const text = node.getContent(MetadataMode.LLM);

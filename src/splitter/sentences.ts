@@ -1,3 +1,5 @@
+import { optionsOf } from "../errors/check-options.js";
+import { checkString } from "../errors/check-string.js";
 /** Options of {@link splitSentences}. */
 export interface SplitSentencesOptions {
   /** The BCP 47 locale handed to `Intl.Segmenter`. ICU's sentence rules barely depend on it. @default "en" */
@@ -53,7 +55,8 @@ const segmenters = new Map<string, Intl.Segmenter>();
  * splitSentences("Mr. Smith arrived. 他来了。"); // ["Mr. Smith arrived. ", "他来了。"]
  */
 export function splitSentences(text: string, options: SplitSentencesOptions = {}): string[] {
-  const { locale = "en", trim = false } = options;
+  checkString("text", text);
+  const { locale = "en", trim = false } = optionsOf("options", options, "{ locale?, trim? }");
   const segmenter = getSegmenter(locale);
   const sentences: string[] = [];
   let paragraphStart = 0;

@@ -1,5 +1,5 @@
 import { checkInteger } from "../errors/check-integer.js";
-import { optionsOf } from "../errors/check-options.js";
+import { checkMethod, optionsOf } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
@@ -226,5 +226,13 @@ export class TokenTextSplitter {
  * @example truncateText("foo bar", new TokenTextSplitter({ chunkSize: 1, chunkOverlap: 0 })) // "foo"
  */
 export function truncateText(text: string, splitter: Pick<TokenTextSplitter, "splitText">): string {
+  checkString("text", text);
+  checkMethod(
+    "splitter",
+    splitter,
+    "splitText",
+    "be a splitter with splitText(text)",
+    "new TokenTextSplitter({ chunkSize }) is one.",
+  );
   return splitter.splitText(text)[0] ?? "";
 }

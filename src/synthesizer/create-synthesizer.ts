@@ -1,6 +1,6 @@
 import type { Tracer } from "@opentelemetry/api";
 import { PromptHelper } from "../budget/index.js";
-import { checkObject } from "../errors/check-options.js";
+import { checkFunction, checkObject, optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import type { RagsynthEvent, RagsynthEventHandler, SynthesisUsage } from "../events/events.js";
 import type { LLM } from "../llm/types.js";
@@ -129,8 +129,17 @@ function refuseImages(mode: string, nodes: readonly NodeWithScore[]): never {
  *     { query_str: context.query, context_str: context.chunks.join("\n\n") }, { step: { kind: "custom", name: "quoted" } })).text,
  * });
  */
-export function createSynthesizer<T = unknown>(options: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
+export function createSynthesizer<T = unknown>(given: CreateSynthesizerOptions<T>): ResponseSynthesizer<T> {
+  const options = optionsOf("options", given, "{ mode, run, llm?, … }");
+  if (typeof options.mode !== "string" || options.mode === "") {
+    throw new InvalidArgumentError({
+      parameter: "mode",
+      value: options.mode,
+      expected: "be the mode's name (a non-empty string)",
+    });
+  }
   const { mode, run, runMessages, llm, systemPrompt, onEvent, verbose = false } = options;
+  checkFunction("run", run, "be a function (context) => Promise<string> that answers from the context");
   const { emptyNodes = "empty-response", multimodal = false, imageNodes } = options;
   const emptyResponse = options.emptyResponse ?? DEFAULT_EMPTY_RESPONSE;
   const concurrency = options.concurrency ?? "adaptive";

@@ -1,6 +1,6 @@
-import { checkPrompt } from "../budget/check-arguments.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
+import { checkPrompt } from "../prompt/check-prompt.js";
 import type { BasePromptTemplate, ChatPromptTemplate, PromptTemplate } from "../prompt/prompt-template.js";
 
 interface SlotRule {

@@ -1,3 +1,5 @@
+import { optionsOf } from "../errors/check-options.js";
+import { checkString } from "../errors/check-string.js";
 /** What the fake server's responder is asked: the parsed request and its prompt text. */
 export interface FakeOpenAIPrompt {
   /** Zero-based index of the request among all requests the server received. */
@@ -61,7 +63,11 @@ export type FakeOpenAIResponder = (
 ) => string | FakeOpenAIReply | Promise<string | FakeOpenAIReply>;
 
 /** The default responder: echoes the last user message (or the completion prompt). */
-export const echoResponder: FakeOpenAIResponder = ({ prompt }) => prompt;
+export const echoResponder: FakeOpenAIResponder = (request) => {
+  const { prompt } = optionsOf("request", request, "{ prompt, … } (the server's parsed request)");
+  checkString("request.prompt", prompt);
+  return prompt;
+};
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -122,6 +128,7 @@ export function seededRandom(seed: number): () => number {
  * sharing words point in similar directions and tests know the exact output.
  */
 export function fakeEmbedding(text: string, dimensions = 8): number[] {
+  checkString("text", text);
   const vector = new Array<number>(dimensions).fill(0);
   for (const word of text.toLowerCase().split(/\W+/).filter(Boolean)) {
     let hash = 0x811c9dc5;

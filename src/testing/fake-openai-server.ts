@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { optionsOf } from "../errors/check-options.js";
 import { sleep } from "../util/abort.js";
 import {
   completionBody,
@@ -161,9 +162,8 @@ function sendFault(response: ServerResponse, fault: FakeOpenAIFault): boolean {
  * const llm = new OpenAILike({ model: "fake", baseURL: server.url });
  * await server.close();
  */
-export async function startFakeOpenAIServer(
-  options: FakeOpenAIServerOptions = {},
-): Promise<FakeOpenAIServer> {
+export async function startFakeOpenAIServer(given: FakeOpenAIServerOptions = {}): Promise<FakeOpenAIServer> {
+  const options = optionsOf("options", given, "{ handler?, faults?, embed?, latencyMs?, … }");
   const {
     handler = echoResponder,
     faults = [],

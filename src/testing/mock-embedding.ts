@@ -2,6 +2,7 @@ import { hashString } from "../embedding/fnv1a.js";
 import { similarity } from "../embedding/similarity.js";
 import type { Embedder, EmbedOptions, SimilarityMode } from "../embedding/types.js";
 import { checkInteger } from "../errors/check-integer.js";
+import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 
 /** One recorded call of a {@link MockEmbedding}. */
@@ -40,7 +41,13 @@ export class MockEmbedding implements Embedder {
   readonly #table: ReadonlyMap<string, readonly number[]> | undefined;
   readonly #fallback: ((text: string) => number[]) | undefined;
 
-  constructor({ embeddings, fallback, dimensions, id = "mock-embedding" }: MockEmbeddingOptions = {}) {
+  constructor(options: MockEmbeddingOptions = {}) {
+    const {
+      embeddings,
+      fallback,
+      dimensions,
+      id = "mock-embedding",
+    } = optionsOf("options", options, "{ embeddings?, fallback?, dimensions?, id? }");
     this.id = id;
     const size = dimensions ?? Object.values(embeddings ?? {})[0]?.length ?? 8;
     checkInteger("dimensions", size, 1);

@@ -1,4 +1,5 @@
 import { countImageTokens } from "../budget/image-tokens.js";
+import { optionsOf } from "../errors/check-options.js";
 import { RagsynthError } from "../errors/ragsynth-error.js";
 import { messagesToPrompt } from "../llm/messages-to-prompt.js";
 import type { ChatMessage, LLM, LLMCallOptions, LLMMetadata, LLMResult, LLMUsage } from "../llm/types.js";
@@ -121,7 +122,8 @@ export class MockLLM implements LLM {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
 
-  constructor(options: MockLLMOptions = {}) {
+  constructor(given: MockLLMOptions = {}) {
+    const options = optionsOf("options", given, "{ model?, contextWindow?, responses?, … }");
     this.options = options;
     this.metadata = {
       model: options.model ?? "mock",

@@ -1,3 +1,4 @@
+import { checkFunction, optionsOf } from "../errors/check-options.js";
 import { LLMError } from "../errors/llm-error.js";
 import { createAbortError, sleep } from "./abort.js";
 
@@ -94,15 +95,7 @@ export function computeRetryDelay({
  * @throws LLMError `retries_exhausted` (with `lastError` and `attempts`) when every attempt failed retryably;
  *   a non-retryable LLMError as it is, with `attempts` set
  */
-export async function retryWithBackoff<T>({
-  run,
-  maxRetries = 3,
-  retry,
-  signal,
-  onRetry,
-  beforeRetry,
-  _internal = {},
-}: {
+export async function retryWithBackoff<T>(options: {
   /** One attempt; receives the attempt number (1-based). */
   run: (attempt: number) => Promise<T>;
   /** Retries after the first attempt. @default 3 */
@@ -119,6 +112,16 @@ export async function retryWithBackoff<T>({
   beforeRetry?: ((event: RetryEvent) => Promise<RetryPacing | void> | RetryPacing | void) | undefined;
   _internal?: RetryInternals | undefined;
 }): Promise<{ value: T; retries: number }> {
+  const {
+    run,
+    maxRetries = 3,
+    retry,
+    signal,
+    onRetry,
+    beforeRetry,
+    _internal = {},
+  } = optionsOf("options", options, "{ run, maxRetries?, retry?, signal?, … }");
+  checkFunction("run", run, "be a function (attempt) => Promise");
   const { sleep: wait = sleep, random = Math.random } = _internal;
   const maxRetryAfterMs = retry?.maxRetryAfterMs ?? defaults.maxRetryAfterMs;
   for (let attempt = 1; ; attempt++) {

@@ -1,7 +1,5 @@
-export { checkInteger } from "../errors/check-integer.js";
-
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { BasePromptTemplate } from "../prompt/prompt-template.js";
+import type { BasePromptTemplate } from "./prompt-template.js";
 
 /** Throws unless `value` is one of the prompt template classes. */
 export function checkPrompt(parameter: string, value: unknown): asserts value is BasePromptTemplate {
