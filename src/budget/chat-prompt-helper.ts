@@ -1,11 +1,12 @@
 import { optionsOf } from "../errors/check-options.js";
+import { checkLLMMetadata } from "../llm/check-model.js";
 import type { ImageTokenRule, LLMMetadata } from "../llm/types.js";
 import type { BasePromptTemplate } from "../prompt/prompt-template.js";
 import type { PromptTokenCount } from "../prompt/render-prompt.js";
 import type { ContentBlock, ImageBlock } from "../schema/content-block.js";
 import type { ChatBudgetOptions } from "./content-budget.js";
 import type { ContentChunk, ContentPacker } from "./content-packer.js";
-import { checkLLMMetadata, PromptHelper } from "./prompt-helper.js";
+import { PromptHelper } from "./prompt-helper.js";
 
 export type { ChatBudgetOptions } from "./content-budget.js";
 

@@ -1,7 +1,8 @@
 import { checkInteger } from "../errors/check-integer.js";
-import { checkObject, optionsOf } from "../errors/check-options.js";
+import { optionsOf } from "../errors/check-options.js";
 import { ContextOverflowError, type PromptTokenParts } from "../errors/context-overflow-error.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { checkLLMMetadata } from "../llm/check-model.js";
 import {
   DEFAULT_CONTEXT_WINDOW,
   DEFAULT_NUM_OUTPUT,
@@ -146,12 +147,7 @@ export class PromptHelper {
 
   /** This budget when it states an image rule, else the same budget with the model's (`metadata.imageTokens`). */
   withImageRuleOf(metadata: Pick<LLMMetadata, "imageTokens">): PromptHelper {
-    checkObject(
-      "metadata",
-      metadata,
-      "be a model's metadata (its imageTokens rule is read)",
-      "Pass llm.metadata.",
-    );
+    checkLLMMetadata(metadata);
     return this.imageTokens !== undefined || metadata.imageTokens === undefined
       ? this
       : this.withImageTokens(metadata.imageTokens);
@@ -420,17 +416,4 @@ export class PromptHelper {
       limits: { contextWindow: this.contextWindow, numOutput: this.numOutput },
     });
   }
-}
-
-/**
- * Throws an {@link InvalidArgumentError} unless `metadata` is an object (a model's `metadata`, whose context window
- * and output the helpers read): for plain JavaScript callers of `fromLLMMetadata`.
- */
-export function checkLLMMetadata(metadata: unknown): asserts metadata is LLMMetadata {
-  checkObject(
-    "metadata",
-    metadata,
-    "be a model's metadata ({ model, contextWindow, … })",
-    "Pass llm.metadata.",
-  );
 }

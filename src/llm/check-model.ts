@@ -1,6 +1,7 @@
+import { checkObject } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
-import type { ChatMessage, LLM } from "./types.js";
+import type { ChatMessage, LLM, LLMMetadata } from "./types.js";
 
 /** Whether `value` implements {@link LLM}: metadata with a context window and the chat flag, and the four calls. */
 export function isModel(value: unknown): value is LLM {
@@ -60,4 +61,17 @@ export function checkChatMessages(messages: unknown): asserts messages is ChatMe
     }
     checkString(`messages[${index}].content`, content);
   }
+}
+
+/**
+ * Throws an {@link InvalidArgumentError} unless `metadata` is an object (a model's `metadata`, whose context window
+ * and output the helpers read): for plain JavaScript callers of `fromLLMMetadata`.
+ */
+export function checkLLMMetadata(metadata: unknown): asserts metadata is LLMMetadata {
+  checkObject(
+    "metadata",
+    metadata,
+    "be a model's metadata ({ model, contextWindow, … })",
+    "Pass llm.metadata.",
+  );
 }

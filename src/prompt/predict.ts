@@ -58,9 +58,13 @@ function withLease(call: LLMCallOptions, lease: LimiterLease | undefined): LLMCa
 
 /** Renders the prompt for this model (chat or completion form, system prompt, schema) without calling it. */
 export function preparePrompt(
-  given: Omit<PredictOptions, "maxTokens" | "signal" | "onUsage">,
+  options: Omit<PredictOptions, "maxTokens" | "signal" | "onUsage">,
 ): RenderedPrompt {
-  const options = checkedPredictOptions(given);
+  return render(checkedPredictOptions(options));
+}
+
+// The prompt rendered from options already checked (predict and streamPredict check them once, then render).
+function render(options: Omit<PredictOptions, "maxTokens" | "signal" | "onUsage">): RenderedPrompt {
   return renderPrompt({
     prompt: options.prompt,
     variables: options.variables ?? {},
@@ -78,7 +82,7 @@ export function preparePrompt(
 export async function predict(given: PredictOptions): Promise<PredictResult> {
   const options = checkedPredictOptions(given);
   options.signal?.throwIfAborted();
-  const rendered = options.rendered ?? preparePrompt(options);
+  const rendered = options.rendered ?? render(options);
   const lease = await options.limiter?.acquire(options.signal);
   const call = withLease(callOptions(options), lease);
   try {
@@ -101,7 +105,7 @@ export function streamPredict(options: PredictOptions): {
 } {
   checkedPredictOptions(options);
   options.signal?.throwIfAborted();
-  const rendered = options.rendered ?? preparePrompt(options);
+  const rendered = options.rendered ?? render(options);
   const open = (call: LLMCallOptions) =>
     rendered.kind === "chat"
       ? options.llm.streamChat(rendered.messages, call)
