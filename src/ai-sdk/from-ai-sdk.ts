@@ -1,4 +1,4 @@
-import { optionsOf } from "../errors/check-options.js";
+import { checkFunction, optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LLMError } from "../errors/llm-error.js";
 import { llmErrorCodeForStatus } from "../errors/llm-error-code-for-status.js";
@@ -187,14 +187,12 @@ export function fromAiSdk<Model>(model: Model, given: FromAiSdkOptions<Model>): 
   }
   const options = optionsOf("options", given, '{ generateText, streamText } (from the "ai" package)');
   for (const name of ["generateText", "streamText"] as const) {
-    if (typeof options[name] !== "function") {
-      throw new InvalidArgumentError({
-        parameter: name,
-        value: options[name],
-        expected: 'be the function of that name from the "ai" package',
-        hint: 'import { generateText, streamText } from "ai" and pass fromAiSdk(model, { generateText, streamText }).',
-      });
-    }
+    checkFunction(
+      name,
+      options[name],
+      'be the function of that name from the "ai" package',
+      'import { generateText, streamText } from "ai" and pass fromAiSdk(model, { generateText, streamText }).',
+    );
   }
   checkCallSettings(options.callSettings);
   if (
