@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { CHINESE_TEXT, EDGE_CASE_TEXT, ENGLISH_TEXT } from "./conformance-fixtures.test.util.js";
 import { splitSentences } from "./sentences.js";
 
@@ -161,5 +162,41 @@ describe("splitSentences", () => {
     const sentences = splitSentences(sentence.repeat(500));
     expect(sentences).toHaveLength(500);
     expect(new Set(sentences)).toEqual(new Set([sentence]));
+  });
+
+  it("builds no ICU segmenter for ASCII text, and one for text beyond it", () => {
+    const Original = Intl.Segmenter;
+    const intl = Intl as { Segmenter: typeof Intl.Segmenter };
+    let built = 0;
+    intl.Segmenter = class extends Original {
+      constructor(...args: ConstructorParameters<typeof Intl.Segmenter>) {
+        super(...args);
+        built++;
+      }
+    };
+    onTestFinished(() => {
+      intl.Segmenter = Original;
+    });
+    // A locale no other test uses, so no segmenter is held for it yet.
+    expect(splitSentences("Mr. Smith arrived. He sat down.\n\nThen he left!", { locale: "en-NZ" })).toEqual([
+      "Mr. Smith arrived. ",
+      "He sat down.\n\n",
+      "Then he left!",
+    ]);
+    expect(built).toBe(0);
+    expect(splitSentences("Il est arrivé. Il est parti.", { locale: "en-NZ" })).toEqual([
+      "Il est arrivé. ",
+      "Il est parti.",
+    ]);
+    expect(built).toBe(1);
+  });
+
+  it("refuses a locale that is not a language tag with an InvalidArgumentError, for ASCII text too", () => {
+    for (const locale of ["not a locale!", 42]) {
+      const call = () => splitSentences("Plain text. Two sentences.", { locale } as never);
+      expect(call).toThrow(InvalidArgumentError);
+      expect(call).toThrow(/Expected `options.locale` to be a BCP 47 language tag/);
+    }
+    expect(splitSentences("Plain text. Two.", { locale: "de-CH" })).toEqual(["Plain text. ", "Two."]);
   });
 });

@@ -1,5 +1,8 @@
 import { optionsOf } from "../errors/check-options.js";
 import { checkString } from "../errors/check-string.js";
+import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { isAscii } from "../util/is-ascii.js";
+import { asciiSentenceEnds } from "./ascii-sentences.js";
 /** Options of {@link splitSentences}. */
 export interface SplitSentencesOptions {
   /** The BCP 47 locale handed to `Intl.Segmenter`. ICU's sentence rules barely depend on it. @default "en" */
@@ -57,7 +60,8 @@ const segmenters = new Map<string, Intl.Segmenter>();
 export function splitSentences(text: string, options: SplitSentencesOptions = {}): string[] {
   checkString("text", text);
   const { locale = "en", trim = false } = optionsOf("options", options, "{ locale?, trim? }");
-  const segmenter = getSegmenter(locale);
+  checkLocale(locale);
+  const segmenter = () => getSegmenter(locale);
   const sentences: string[] = [];
   let paragraphStart = 0;
   for (const match of text.matchAll(BLANK_LINE)) {
@@ -72,6 +76,26 @@ export function splitSentences(text: string, options: SplitSentencesOptions = {}
   return sentences.map((sentence) => sentence.trim()).filter((sentence) => sentence !== "");
 }
 
+const checkedLocales = new Set<string>(["en"]);
+
+/** Checks a locale without building a segmenter, which only text beyond ASCII needs (building one loads ICU). */
+function checkLocale(locale: unknown): void {
+  if (typeof locale === "string" && checkedLocales.has(locale)) return;
+  try {
+    if (typeof locale !== "string") throw new TypeError("not a string");
+    Intl.getCanonicalLocales(locale);
+  } catch (error) {
+    throw new InvalidArgumentError({
+      parameter: "options.locale",
+      value: locale,
+      expected: "be a BCP 47 language tag",
+      hint: 'Pass one such as "en" or "zh-Hans", or leave it out.',
+      cause: error,
+    });
+  }
+  checkedLocales.add(locale);
+}
+
 function getSegmenter(locale: string): Intl.Segmenter {
   let segmenter = segmenters.get(locale);
   if (!segmenter) {
@@ -81,12 +105,19 @@ function getSegmenter(locale: string): Intl.Segmenter {
   return segmenter;
 }
 
-/** Appends the sentences of one paragraph, with abbreviation breaks merged back. */
-function pushParagraph(sentences: string[], paragraph: string, segmenter: Intl.Segmenter): void {
+/**
+ * Appends the sentences of one paragraph, with abbreviation breaks merged back. An ASCII paragraph is segmented by
+ * {@link asciiSentenceEnds}, which gives what ICU gives there, 3–6× faster and without loading ICU's data (~16 ms,
+ * once a process).
+ */
+function pushParagraph(sentences: string[], paragraph: string, segmenter: () => Intl.Segmenter): void {
   // Line breaks become spaces of the same length, so indices into `shadow` are indices into `paragraph`.
   const shadow = paragraph.replace(/[\r\n]/g, " ");
+  const windowEnds = isAscii(shadow)
+    ? (start: number, end: number) => asciiSentenceEnds(shadow, start, end)
+    : icuSentenceEnds(shadow, segmenter());
   let sentenceStart = 0;
-  for (const [, end] of segmentBounds(shadow, segmenter)) {
+  for (const [, end] of segmentBounds(shadow, windowEnds)) {
     if (
       end < paragraph.length &&
       endsWithAbbreviation(paragraph.slice(Math.max(sentenceStart, end - 48), end))
@@ -98,19 +129,36 @@ function pushParagraph(sentences: string[], paragraph: string, segmenter: Intl.S
   }
 }
 
-/** Yields `[start, end)` of each sentence, segmenting bounded windows so the cost stays linear. */
-function* segmentBounds(text: string, segmenter: Intl.Segmenter): Generator<[number, number]> {
+/** The ends of the sentences of `text.slice(start, end)` on its own, as offsets into `text`, by ICU's rules. */
+function icuSentenceEnds(text: string, segmenter: Intl.Segmenter): (start: number, end: number) => number[] {
+  return (start, end) => {
+    const ends: number[] = [];
+    for (const { index, segment } of segmenter.segment(text.slice(start, end)))
+      ends.push(start + index + segment.length);
+    return ends;
+  };
+}
+
+/**
+ * Yields `[start, end)` of each sentence, segmenting bounded windows so the cost stays linear. `windowEnds` gives the
+ * sentence ends of one window as if it were the whole text.
+ */
+function* segmentBounds(
+  text: string,
+  windowEnds: (start: number, end: number) => number[],
+): Generator<[number, number]> {
   let position = 0;
   let window = WINDOW;
   while (position < text.length) {
     const end = Math.min(text.length, position + window);
     const isLast = end === text.length;
     const windowStart = position;
-    for (const { index, segment } of segmenter.segment(text.slice(windowStart, end))) {
-      const segmentEnd = windowStart + index + segment.length;
+    let segmentStart = windowStart;
+    for (const segmentEnd of windowEnds(windowStart, end)) {
       // The segment that touches the window's end may continue past it: segment it again next round.
       if (segmentEnd === end && !isLast) break;
-      yield [windowStart + index, segmentEnd];
+      yield [segmentStart, segmentEnd];
+      segmentStart = segmentEnd;
       position = segmentEnd;
       // A grown window holds one long sentence; stop after it so later windows are small again.
       if (window > WINDOW) break;

@@ -7,5 +7,8 @@ describe("isAscii", () => {
     expect(isAscii("")).toBe(true);
     expect(isAscii("café")).toBe(false);
     expect(isAscii("a\u0080")).toBe(false);
+    expect(isAscii("\u0000\u007f")).toBe(true);
+    expect(isAscii("x\ud83d")).toBe(false);
+    expect(isAscii("😀")).toBe(false);
   });
 });

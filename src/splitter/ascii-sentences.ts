@@ -1,0 +1,105 @@
+// Unicode's sentence-break classes (UAX #29, table 4) of the ASCII characters. Those not named are Other; no ASCII
+// character is OLetter, Extend or Format, and Sep's only ASCII members are CR and LF.
+const OTHER = 0;
+const SP = 1;
+const LOWER = 2;
+const UPPER = 3;
+const NUMERIC = 4;
+const ATERM = 5;
+const STERM = 6;
+const CLOSE = 7;
+const SCONTINUE = 8;
+const PARA_SEP = 9;
+
+const CLASSES = asciiClasses();
+// Where a rule can end a sentence: a terminator (SB8–SB11) or a paragraph separator (SB4).
+const CANDIDATES = /[.!?\r\n]/g;
+
+function asciiClasses(): Uint8Array {
+  const classes = new Uint8Array(128).fill(OTHER);
+  const put = (chars: string, kind: number) => {
+    for (const char of chars) classes[char.charCodeAt(0)] = kind;
+  };
+  put("\t\v\f ", SP);
+  put("\r\n", PARA_SEP);
+  put("abcdefghijklmnopqrstuvwxyz", LOWER);
+  put("ABCDEFGHIJKLMNOPQRSTUVWXYZ", UPPER);
+  put("0123456789", NUMERIC);
+  put(".", ATERM);
+  put("!?", STERM);
+  put(`"'()[]{}`, CLOSE);
+  put(",-:;", SCONTINUE);
+  return classes;
+}
+
+/**
+ * The ends of the sentences of `text.slice(start, end)`, an ASCII-only range, as offsets into `text`: exactly what
+ * `Intl.Segmenter`'s sentence granularity gives for that range on its own (Unicode's rules SB1–SB11, which ICU
+ * implements; a test holds the two equal on random and real text), without loading ICU or copying the range into
+ * every segment. The last end is `end` (for a non-empty range).
+ */
+export function asciiSentenceEnds(text: string, start: number, end: number): number[] {
+  const ends: number[] = [];
+  const classAt = (index: number) => CLASSES[text.charCodeAt(index)] as number;
+  let index = start;
+  while (index < end) {
+    CANDIDATES.lastIndex = index;
+    const found = CANDIDATES.exec(text);
+    if (found === null || found.index >= end) break;
+    const at = found.index;
+    const kind = classAt(at);
+    if (kind === PARA_SEP) {
+      // SB3, SB4: CR LF is one separator, and a sentence ends after it.
+      index = at + (text.charCodeAt(at) === 13 && at + 1 < end && text.charCodeAt(at + 1) === 10 ? 2 : 1);
+      ends.push(index);
+      continue;
+    }
+    // SB9, SB10: the terminator keeps its closing marks and spaces; SB11: and one paragraph separator.
+    let after = at + 1;
+    while (after < end && classAt(after) === CLOSE) after++;
+    while (after < end && classAt(after) === SP) after++;
+    if (after < end && classAt(after) === PARA_SEP) {
+      after += text.charCodeAt(after) === 13 && after + 1 < end && text.charCodeAt(after + 1) === 10 ? 2 : 1;
+      ends.push(after);
+      index = after;
+      continue;
+    }
+    index = after;
+    if (after >= end) break;
+    if (!endsHere(at, after, kind, start, end, classAt)) continue;
+    ends.push(after);
+  }
+  if (end > start && ends[ends.length - 1] !== end) ends.push(end);
+  return ends;
+}
+
+/** Whether a sentence ends at `after`, behind the terminator at `at` and its closing marks and spaces (SB6–SB8a). */
+function endsHere(
+  at: number,
+  after: number,
+  kind: number,
+  start: number,
+  end: number,
+  classAt: (index: number) => number,
+): boolean {
+  const next = classAt(after);
+  if (kind === ATERM && after === at + 1) {
+    // SB6: "3.14"; SB7: "U.S" (a letter, the full stop, a capital).
+    if (next === NUMERIC) return false;
+    if (next === UPPER && at > start) {
+      const before = classAt(at - 1);
+      if (before === UPPER || before === LOWER) return false;
+    }
+  }
+  // SB8a: a comma, colon, dash or another terminator continues the sentence.
+  if (next === SCONTINUE || next === ATERM || next === STERM) return false;
+  if (kind === ATERM) {
+    // SB8: after a full stop, a lower-case letter before any other letter or terminator continues it ("e.g. (1) x").
+    for (let index = after; index < end; index++) {
+      const kindAt = classAt(index);
+      if (kindAt === LOWER) return false;
+      if (kindAt === UPPER || kindAt === PARA_SEP || kindAt === ATERM || kindAt === STERM) break;
+    }
+  }
+  return true;
+}
