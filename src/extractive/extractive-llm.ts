@@ -9,7 +9,7 @@ import { joinSentences } from "../splitter/join-sentences.js";
 import { isTokenizerName, resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { textWindowSlices } from "../util/text-windows.js";
-import { wordSegmenter } from "../util/word-segmenter.js";
+import { wordSegments } from "../util/word-segmenter.js";
 import { type ExtractedAnswer, extractAnswer, type RememberedQuote } from "./extractive-answer.js";
 import {
   type ExtractiveRequest,
@@ -293,7 +293,7 @@ function wordChunks(text: string): string[] {
   let current = "";
   let hasWord = false;
   for (const window of textWindowSlices(text)) {
-    for (const { segment, isWordLike } of wordSegmenter().segment(window)) {
+    for (const { segment, isWordLike } of wordSegments(window)) {
       if (isWordLike && hasWord) {
         chunks.push(current);
         current = "";

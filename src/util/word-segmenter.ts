@@ -1,10 +1,111 @@
+import { isAscii } from "./is-ascii.js";
+
 let segmenter: Intl.Segmenter | undefined;
 
 /**
  * The shared English word segmenter (Unicode word boundaries, UAX #29), built on first use: constructing an
- * `Intl.Segmenter` loads ICU break-iterator data, which would otherwise cost every `import("ragsynth")`.
+ * `Intl.Segmenter` loads ICU break-iterator data (~10 ms, once a process), which would otherwise cost every
+ * `import("ragsynth")`.
  */
 export function wordSegmenter(): Intl.Segmenter {
   segmenter ??= new Intl.Segmenter("en", { granularity: "word" });
   return segmenter;
+}
+
+/** A word segment: the text and whether it is a word (letters, digits), as `Intl.Segmenter` reports it. */
+export interface WordSegment {
+  segment: string;
+  isWordLike: boolean;
+}
+
+/**
+ * The word segments of `text`, as {@link wordSegmenter} gives them; ASCII text is segmented by
+ * {@link asciiWordSegments} without building the segmenter.
+ */
+export function wordSegments(text: string): Iterable<WordSegment> {
+  if (isAscii(text)) return asciiWordSegments(text);
+  return Array.from(wordSegmenter().segment(text), ({ segment, isWordLike }) => ({
+    segment,
+    isWordLike: Boolean(isWordLike),
+  }));
+}
+
+// Unicode's word-break classes (UAX #29, table 3) of the ASCII characters; those not named are Other. ASCII has no
+// Extend, Format, Katakana, Hebrew_Letter or Regional_Indicator character.
+const OTHER = 0;
+const CR = 1;
+const LF = 2;
+const NEWLINE = 3;
+const A_LETTER = 4;
+const NUMERIC = 5;
+const MID_LETTER = 6;
+const MID_NUM = 7;
+const MID_NUM_LET_Q = 8; // MidNumLet and Single_Quote, which the rules only ever name together
+const EXTEND_NUM_LET = 9;
+const W_SEG_SPACE = 10;
+const OUTSIDE = -1;
+
+const CLASSES = (() => {
+  const classes = new Int8Array(128).fill(OTHER);
+  const put = (chars: string, kind: number) => {
+    for (const char of chars) classes[char.charCodeAt(0)] = kind;
+  };
+  put("\r", CR);
+  put("\n", LF);
+  put("\v\f", NEWLINE);
+  put("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", A_LETTER);
+  put("0123456789", NUMERIC);
+  put(":", MID_LETTER);
+  put(",;", MID_NUM);
+  put(".'", MID_NUM_LET_Q);
+  put("_", EXTEND_NUM_LET);
+  put(" ", W_SEG_SPACE);
+  return classes;
+})();
+
+const WORD_CHARACTER = /[A-Za-z0-9]/;
+
+/**
+ * The word segments of ASCII `text`, exactly as `Intl.Segmenter`'s word granularity gives them (Unicode's rules
+ * WB3–WB13b, which ICU implements; a test holds the two equal on random and real text). A segment is word-like when
+ * it holds a letter or digit, or is a run of underscores (ICU's rule status for `__`; a single `_` is not).
+ */
+export function asciiWordSegments(text: string): WordSegment[] {
+  const classAt = (index: number) =>
+    index < 0 || index >= text.length ? OUTSIDE : (CLASSES[text.charCodeAt(index)] as number);
+  const segments: WordSegment[] = [];
+  const push = (segment: string) =>
+    segments.push({
+      segment,
+      isWordLike: WORD_CHARACTER.test(segment) || (segment.length > 1 && segment[0] === "_"),
+    });
+  let start = 0;
+  for (let index = 1; index < text.length; index++) {
+    if (!wordBreakBefore(index, classAt)) continue;
+    push(text.slice(start, index));
+    start = index;
+  }
+  if (text.length > 0) push(text.slice(start));
+  return segments;
+}
+
+/** Whether a word boundary lies between `index - 1` and `index`. */
+function wordBreakBefore(index: number, classAt: (index: number) => number): boolean {
+  const before = classAt(index - 1);
+  const after = classAt(index);
+  if (before === CR && after === LF) return false; // WB3
+  if (before === CR || before === LF || before === NEWLINE) return true; // WB3a
+  if (after === CR || after === LF || after === NEWLINE) return true; // WB3b
+  if (before === W_SEG_SPACE && after === W_SEG_SPACE) return false; // WB3d
+  const letterOrDigit = (kind: number) => kind === A_LETTER || kind === NUMERIC;
+  if (letterOrDigit(before) && letterOrDigit(after)) return false; // WB5, WB8, WB9, WB10
+  const midLetter = (kind: number) => kind === MID_LETTER || kind === MID_NUM_LET_Q;
+  const midNum = (kind: number) => kind === MID_NUM || kind === MID_NUM_LET_Q;
+  if (before === A_LETTER && midLetter(after) && classAt(index + 1) === A_LETTER) return false; // WB6
+  if (classAt(index - 2) === A_LETTER && midLetter(before) && after === A_LETTER) return false; // WB7
+  if (classAt(index - 2) === NUMERIC && midNum(before) && after === NUMERIC) return false; // WB11
+  if (before === NUMERIC && midNum(after) && classAt(index + 1) === NUMERIC) return false; // WB12
+  if ((letterOrDigit(before) || before === EXTEND_NUM_LET) && after === EXTEND_NUM_LET) return false; // WB13a
+  if (before === EXTEND_NUM_LET && letterOrDigit(after)) return false; // WB13b
+  return true; // WB999
 }
