@@ -164,7 +164,7 @@ describe("splitSentences", () => {
     expect(new Set(sentences)).toEqual(new Set([sentence]));
   });
 
-  it("builds no ICU segmenter for ASCII text, and one for text beyond it", () => {
+  it("builds no ICU segmenter for plain text (ASCII, accents, typographic punctuation), and one for other text", () => {
     const Original = Intl.Segmenter;
     const intl = Intl as { Segmenter: typeof Intl.Segmenter };
     let built = 0;
@@ -184,10 +184,12 @@ describe("splitSentences", () => {
       "Then he left!",
     ]);
     expect(built).toBe(0);
-    expect(splitSentences("Il est arrivé. Il est parti.", { locale: "en-NZ" })).toEqual([
-      "Il est arrivé. ",
-      "Il est parti.",
+    expect(splitSentences("Il est arrivé — « enfin ». Il est parti…", { locale: "en-NZ" })).toEqual([
+      "Il est arrivé — « enfin ». ",
+      "Il est parti…",
     ]);
+    expect(built).toBe(0);
+    expect(splitSentences("他来了。他走了。", { locale: "en-NZ" })).toEqual(["他来了。", "他走了。"]);
     expect(built).toBe(1);
   });
 

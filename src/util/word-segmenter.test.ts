@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { asciiWordSegments, wordSegmenter, wordSegments } from "./word-segmenter.js";
+import { isPlainText, PLAIN_CODE_END } from "./plain-text.js";
+import { plainWordSegments, wordSegmenter, wordSegments } from "./word-segmenter.js";
 
-// The oracle: the running Node's ICU, whose word granularity asciiWordSegments must reproduce.
+// The oracle: the running Node's ICU, whose word granularity plainWordSegments must reproduce.
 const icuSegments = (text: string) =>
   Array.from(wordSegmenter().segment(text), ({ segment, isWordLike }) => ({
     segment,
@@ -21,15 +22,78 @@ const ASCII_PARTS = [
   "\r\n",
   ..."-#$%&*+/<=>?@[]^`{|}~!()\\\x00\x7f",
 ];
+// Plain characters beyond ASCII, one or more of each word-break class they fall in.
+const BEYOND_ASCII_PARTS = [
+  ..."éÉßªжΩ",
+  "щука",
+  ..."·‧’‘\u2024",
+  ..."\u202f‿⁀",
+  ..."\u00a0–—…•→─€±“”«»",
+  "\u2028",
+];
+const PLAIN_PARTS = [...ASCII_PARTS, ...BEYOND_ASCII_PARTS];
+// Words around one character, whose class decides where they break (WB3–WB13b); X is the character.
+const CONTEXTS = [
+  "aXb",
+  "1X2",
+  "X",
+  "XX",
+  "a X b",
+  "aX",
+  "Xa",
+  "1X",
+  "X1",
+  "_X",
+  "X_",
+  "a.X",
+  "X.a",
+  "1,X",
+  "  X  ",
+  "X X",
+  "a:X:b",
+  "X'X",
+  "\nX\n",
+  "X\n",
+  "#X#",
+  "a1X1a",
+  "XXX",
+];
 
-describe("asciiWordSegments", () => {
+describe("plainWordSegments", () => {
   it("gives ICU's word segments and word-likeness on random ASCII text (property)", () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...ASCII_PARTS), { maxLength: 30 }), (parts) => {
         const text = parts.join("");
-        expect(asciiWordSegments(text)).toEqual(icuSegments(text));
+        expect(plainWordSegments(text)).toEqual(icuSegments(text));
       }),
       { numRuns: 20_000 },
+    );
+  });
+
+  it("gives ICU's word segments and word-likeness around every plain character beyond ASCII", () => {
+    let checked = 0;
+    for (let code = 0x80; code < PLAIN_CODE_END; code++) {
+      const char = String.fromCharCode(code);
+      if (!isPlainText(char)) continue;
+      for (const context of CONTEXTS) {
+        const text = context.replaceAll("X", char);
+        expect({ code: code.toString(16), segments: plainWordSegments(text) }).toEqual({
+          code: code.toString(16),
+          segments: icuSegments(text),
+        });
+      }
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(1_000);
+  });
+
+  it("gives ICU's word segments on random plain text beyond ASCII (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...PLAIN_PARTS), { maxLength: 30 }), (parts) => {
+        const text = parts.join("");
+        expect(plainWordSegments(text)).toEqual(icuSegments(text));
+      }),
+      { numRuns: 10_000 },
     );
   });
 
@@ -39,8 +103,8 @@ describe("asciiWordSegments", () => {
       for (const name of readdirSync(folder)) {
         if (!name.endsWith(".md")) continue;
         for (const line of readFileSync(`${folder}/${name}`, "utf8").split(/(?<=\n)/)) {
-          if (/[^\x20-\x7e\t\r\n]/.test(line)) continue;
-          expect(asciiWordSegments(line)).toEqual(icuSegments(line));
+          if (!isPlainText(line)) continue;
+          expect(plainWordSegments(line)).toEqual(icuSegments(line));
           compared += line.length;
         }
       }
@@ -50,7 +114,7 @@ describe("asciiWordSegments", () => {
 
   it("keeps words with their inner marks and numbers with their separators", () => {
     expect(
-      asciiWordSegments("can't stop: 3,141.5 e.g. snake_case __init__ a:b").map((s) => s.segment),
+      plainWordSegments("can't stop: 3,141.5 e.g. snake_case __init__ a:b").map((s) => s.segment),
     ).toEqual([
       "can't",
       " ",
@@ -73,7 +137,11 @@ describe("asciiWordSegments", () => {
 
 describe("wordSegments", () => {
   it("takes ICU's segments for text beyond ASCII and the hand-written ones for ASCII, both ICU's", () => {
-    for (const text of ["naïve café, 東京タワー!", "plain ASCII, with 3.5 words."]) {
+    for (const text of [
+      "東京タワー! 3.5",
+      "naïve café — “quoted”, 3.5 words…",
+      "plain ASCII, with 3.5 words.",
+    ]) {
       expect([...wordSegments(text)]).toEqual(icuSegments(text));
     }
   });

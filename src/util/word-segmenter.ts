@@ -1,4 +1,4 @@
-import { isAscii } from "./is-ascii.js";
+import { isPlainText, lazyClassTable } from "./plain-text.js";
 
 let segmenter: Intl.Segmenter | undefined;
 
@@ -19,19 +19,20 @@ export interface WordSegment {
 }
 
 /**
- * The word segments of `text`, as {@link wordSegmenter} gives them; ASCII text is segmented by
- * {@link asciiWordSegments} without building the segmenter.
+ * The word segments of `text`, as {@link wordSegmenter} gives them; plain text (`isPlainText`: ASCII and the common
+ * characters of European languages and technical text) is segmented by {@link plainWordSegments} without building
+ * the segmenter.
  */
 export function wordSegments(text: string): Iterable<WordSegment> {
-  if (isAscii(text)) return asciiWordSegments(text);
+  if (isPlainText(text)) return plainWordSegments(text);
   return Array.from(wordSegmenter().segment(text), ({ segment, isWordLike }) => ({
     segment,
     isWordLike: Boolean(isWordLike),
   }));
 }
 
-// Unicode's word-break classes (UAX #29, table 3) of the ASCII characters; those not named are Other. ASCII has no
-// Extend, Format, Katakana, Hebrew_Letter or Regional_Indicator character.
+// Unicode's word-break classes (UAX #29, table 3). Of the ASCII characters, those not named are Other; ASCII has no
+// Extend, Format, Katakana, Hebrew_Letter or Regional_Indicator character, and neither has the rest of plain text.
 const OTHER = 0;
 const CR = 1;
 const LF = 2;
@@ -63,30 +64,56 @@ const CLASSES = (() => {
   return classes;
 })();
 
-const WORD_CHARACTER = /[A-Za-z0-9]/;
+// The class of a plain character beyond ASCII (src/util/plain-text.ts), from its Unicode properties.
+const plainClass = lazyClassTable((char) => {
+  if (/[\u0085\u2028\u2029]/.test(char)) return NEWLINE;
+  if (/[\u1680\u2000-\u2006\u2008-\u200a\u205f\u3000]/.test(char)) return W_SEG_SPACE;
+  if (/[\u00b7\u0387\u2027]/.test(char)) return MID_LETTER;
+  if (/[\u2018\u2019\u2024]/.test(char)) return MID_NUM_LET_Q;
+  if (/[\u202f\u203f\u2040\u2054]/.test(char)) return EXTEND_NUM_LET;
+  if (/\p{Nd}/u.test(char)) return NUMERIC;
+  if (/\p{Alphabetic}/u.test(char)) return A_LETTER;
+  return OTHER;
+});
 
 /**
- * The word segments of ASCII `text`, exactly as `Intl.Segmenter`'s word granularity gives them (Unicode's rules
- * WB3–WB13b, which ICU implements; a test holds the two equal on random and real text). A segment is word-like when
- * it holds a letter or digit, or is a run of underscores (ICU's rule status for `__`; a single `_` is not).
+ * The word segments of plain `text` (`isPlainText`), exactly as `Intl.Segmenter`'s word granularity gives them
+ * (Unicode's rules WB3–WB13b, which ICU implements; a test holds the two equal on random and real text). A segment
+ * is word-like when it holds a letter or digit, or is a run of connectors such as `__` (ICU's rule status; a single
+ * `_` is not).
  */
-export function asciiWordSegments(text: string): WordSegment[] {
-  const classAt = (index: number) =>
-    index < 0 || index >= text.length ? OUTSIDE : (CLASSES[text.charCodeAt(index)] as number);
+export function plainWordSegments(text: string): WordSegment[] {
+  const classAt = (index: number) => {
+    if (index < 0 || index >= text.length) return OUTSIDE;
+    const code = text.charCodeAt(index);
+    return code < 128 ? (CLASSES[code] as number) : plainClass(code);
+  };
   const segments: WordSegment[] = [];
-  const push = (segment: string) =>
-    segments.push({
-      segment,
-      isWordLike: WORD_CHARACTER.test(segment) || (segment.length > 1 && segment[0] === "_"),
-    });
   let start = 0;
-  for (let index = 1; index < text.length; index++) {
-    if (!wordBreakBefore(index, classAt)) continue;
-    push(text.slice(start, index));
-    start = index;
+  let hasWord = false;
+  for (let index = 0; index < text.length; index++) {
+    if (index > start && wordBreakBefore(index, classAt)) {
+      segments.push({
+        segment: text.slice(start, index),
+        isWordLike: hasWord || connectors(start, index, classAt),
+      });
+      start = index;
+      hasWord = false;
+    }
+    const kind = classAt(index);
+    hasWord ||= kind === A_LETTER || kind === NUMERIC;
   }
-  if (text.length > 0) push(text.slice(start));
+  if (text.length > 0)
+    segments.push({
+      segment: text.slice(start),
+      isWordLike: hasWord || connectors(start, text.length, classAt),
+    });
   return segments;
+}
+
+/** Whether `[start, end)` is two or more connectors (ExtendNumLet), which ICU counts as a word. */
+function connectors(start: number, end: number, classAt: (index: number) => number): boolean {
+  return end - start > 1 && classAt(start) === EXTEND_NUM_LET;
 }
 
 /** Whether a word boundary lies between `index - 1` and `index`. */

@@ -1,4 +1,6 @@
-// Unicode's sentence-break classes (UAX #29, table 4) of the ASCII characters. Those not named are Other; no ASCII
+import { lazyClassTable } from "../util/plain-text.js";
+
+// Unicode's sentence-break classes (UAX #29, table 4). Of the ASCII characters, those not named are Other; no ASCII
 // character is OLetter, Extend or Format, and Sep's only ASCII members are CR and LF.
 const OTHER = 0;
 const SP = 1;
@@ -10,10 +12,26 @@ const STERM = 6;
 const CLOSE = 7;
 const SCONTINUE = 8;
 const PARA_SEP = 9;
+const O_LETTER = 10;
 
 const CLASSES = asciiClasses();
-// Where a rule can end a sentence: a terminator (SB8–SB11) or a paragraph separator (SB4).
-const CANDIDATES = /[.!?\r\n]/g;
+// The class of a plain character beyond ASCII (src/util/plain-text.ts), from its Unicode properties.
+const plainClass = lazyClassTable((char) => {
+  if (/[\u0085\u2028\u2029]/.test(char)) return PARA_SEP;
+  if (/\p{White_Space}/u.test(char)) return SP;
+  if (char === "\u2024") return ATERM;
+  if (/\p{Sentence_Terminal}/u.test(char)) return STERM;
+  if (/\p{Lowercase}/u.test(char)) return LOWER;
+  if (/[\p{Uppercase}\p{Lt}]/u.test(char)) return UPPER;
+  if (/\p{Alphabetic}/u.test(char)) return O_LETTER;
+  if (/\p{Nd}/u.test(char)) return NUMERIC;
+  if (/[\u2013\u2014]/.test(char)) return SCONTINUE;
+  if (/[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Quotation_Mark}]/u.test(char)) return CLOSE;
+  return OTHER;
+});
+// Where a rule can end a sentence: a terminator (SB8–SB11) or a paragraph separator (SB4), the plain characters
+// beyond ASCII among them included (the test of every plain character in context finds one left out).
+const CANDIDATES = /[.!?\r\n\u2024\u2028\u2029\u203c\u203d\u2047-\u2049]/g;
 
 function asciiClasses(): Uint8Array {
   const classes = new Uint8Array(128).fill(OTHER);
@@ -33,14 +51,17 @@ function asciiClasses(): Uint8Array {
 }
 
 /**
- * The ends of the sentences of `text.slice(start, end)`, an ASCII-only range, as offsets into `text`: exactly what
- * `Intl.Segmenter`'s sentence granularity gives for that range on its own (Unicode's rules SB1–SB11, which ICU
- * implements; a test holds the two equal on random and real text), without loading ICU or copying the range into
- * every segment. The last end is `end` (for a non-empty range).
+ * The ends of the sentences of `text.slice(start, end)`, a range of plain text (`isPlainText`), as offsets into
+ * `text`: exactly what `Intl.Segmenter`'s sentence granularity gives for that range on its own (Unicode's rules
+ * SB1–SB11, which ICU implements; a test holds the two equal on random and real text), without loading ICU or
+ * copying the range into every segment. The last end is `end` (for a non-empty range).
  */
-export function asciiSentenceEnds(text: string, start: number, end: number): number[] {
+export function plainSentenceEnds(text: string, start: number, end: number): number[] {
   const ends: number[] = [];
-  const classAt = (index: number) => CLASSES[text.charCodeAt(index)] as number;
+  const classAt = (index: number) => {
+    const code = text.charCodeAt(index);
+    return code < 128 ? (CLASSES[code] as number) : plainClass(code);
+  };
   let index = start;
   while (index < end) {
     CANDIDATES.lastIndex = index;
@@ -98,7 +119,14 @@ function endsHere(
     for (let index = after; index < end; index++) {
       const kindAt = classAt(index);
       if (kindAt === LOWER) return false;
-      if (kindAt === UPPER || kindAt === PARA_SEP || kindAt === ATERM || kindAt === STERM) break;
+      if (
+        kindAt === UPPER ||
+        kindAt === O_LETTER ||
+        kindAt === PARA_SEP ||
+        kindAt === ATERM ||
+        kindAt === STERM
+      )
+        break;
     }
   }
   return true;
