@@ -1,4 +1,4 @@
-import { lazyClassTable } from "../util/plain-text.js";
+import { asciiClassTable, lazyClassTable } from "../util/plain-text.js";
 
 // Unicode's sentence-break classes (UAX #29, table 4). Of the ASCII characters, those not named are Other; no ASCII
 // character is OLetter, Extend or Format, and Sep's only ASCII members are CR and LF.
@@ -14,7 +14,17 @@ const SCONTINUE = 8;
 const PARA_SEP = 9;
 const O_LETTER = 10;
 
-const CLASSES = asciiClasses();
+const CLASSES = asciiClassTable(OTHER, [
+  [SP, "\t\v\f "],
+  [PARA_SEP, "\r\n"],
+  [LOWER, "abcdefghijklmnopqrstuvwxyz"],
+  [UPPER, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"],
+  [NUMERIC, "0123456789"],
+  [ATERM, "."],
+  [STERM, "!?"],
+  [CLOSE, `"'()[]{}`],
+  [SCONTINUE, ",-:;"],
+]);
 // The class of a plain character beyond ASCII (src/util/plain-text.ts), from its Unicode properties.
 const plainClass = lazyClassTable((char) => {
   if (/[\u0085\u2028\u2029]/.test(char)) return PARA_SEP;
@@ -32,23 +42,6 @@ const plainClass = lazyClassTable((char) => {
 // Where a rule can end a sentence: a terminator (SB8–SB11) or a paragraph separator (SB4), the plain characters
 // beyond ASCII among them included (the test of every plain character in context finds one left out).
 const CANDIDATES = /[.!?\r\n\u2024\u2028\u2029\u203c\u203d\u2047-\u2049]/g;
-
-function asciiClasses(): Uint8Array {
-  const classes = new Uint8Array(128).fill(OTHER);
-  const put = (chars: string, kind: number) => {
-    for (const char of chars) classes[char.charCodeAt(0)] = kind;
-  };
-  put("\t\v\f ", SP);
-  put("\r\n", PARA_SEP);
-  put("abcdefghijklmnopqrstuvwxyz", LOWER);
-  put("ABCDEFGHIJKLMNOPQRSTUVWXYZ", UPPER);
-  put("0123456789", NUMERIC);
-  put(".", ATERM);
-  put("!?", STERM);
-  put(`"'()[]{}`, CLOSE);
-  put(",-:;", SCONTINUE);
-  return classes;
-}
 
 /**
  * The ends of the sentences of `text.slice(start, end)`, a range of plain text (`isPlainText`), as offsets into

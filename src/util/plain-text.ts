@@ -36,3 +36,13 @@ export function lazyClassTable(classOf: (char: string) => number): (code: number
     return kind;
   };
 }
+
+/** A table of the 128 ASCII characters' classes: `Other` for those no entry names. */
+export function asciiClassTable(
+  other: number,
+  entries: readonly (readonly [kind: number, chars: string])[],
+): Int8Array {
+  const classes = new Int8Array(128).fill(other);
+  for (const [kind, chars] of entries) for (const char of chars) classes[char.charCodeAt(0)] = kind;
+  return classes;
+}

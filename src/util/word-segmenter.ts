@@ -1,4 +1,4 @@
-import { isPlainText, lazyClassTable } from "./plain-text.js";
+import { asciiClassTable, isPlainText, lazyClassTable } from "./plain-text.js";
 
 let segmenter: Intl.Segmenter | undefined;
 
@@ -46,23 +46,18 @@ const EXTEND_NUM_LET = 9;
 const W_SEG_SPACE = 10;
 const OUTSIDE = -1;
 
-const CLASSES = (() => {
-  const classes = new Int8Array(128).fill(OTHER);
-  const put = (chars: string, kind: number) => {
-    for (const char of chars) classes[char.charCodeAt(0)] = kind;
-  };
-  put("\r", CR);
-  put("\n", LF);
-  put("\v\f", NEWLINE);
-  put("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", A_LETTER);
-  put("0123456789", NUMERIC);
-  put(":", MID_LETTER);
-  put(",;", MID_NUM);
-  put(".'", MID_NUM_LET_Q);
-  put("_", EXTEND_NUM_LET);
-  put(" ", W_SEG_SPACE);
-  return classes;
-})();
+const CLASSES = asciiClassTable(OTHER, [
+  [CR, "\r"],
+  [LF, "\n"],
+  [NEWLINE, "\v\f"],
+  [A_LETTER, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"],
+  [NUMERIC, "0123456789"],
+  [MID_LETTER, ":"],
+  [MID_NUM, ",;"],
+  [MID_NUM_LET_Q, ".'"],
+  [EXTEND_NUM_LET, "_"],
+  [W_SEG_SPACE, " "],
+]);
 
 // The class of a plain character beyond ASCII (src/util/plain-text.ts), from its Unicode properties.
 const plainClass = lazyClassTable((char) => {
