@@ -39,8 +39,10 @@ const BLANK_LINE = /\n[^\S\n]*\n\s*/g;
 const segmenters = new Map<string, Intl.Segmenter>();
 
 /**
- * Splits text into sentences with the built-in `Intl.Segmenter` (ICU sentence rules), which handles
- * English, Chinese `。！？` and most scripts without a model download.
+ * Splits text into sentences by Unicode's sentence rules as the built-in `Intl.Segmenter` (ICU) applies them,
+ * which handles English, Chinese `。！？` and most scripts without a model download. Paragraphs of plain text
+ * (Latin, Greek and Cyrillic letters, digits and common punctuation) are segmented by a hand-written reading of
+ * the same rules, with the same result, without loading ICU.
  *
  * - Lossless: without `trim`, `splitSentences(text).join("") === text`. Each sentence keeps the
  *   whitespace that follows it, as LlamaIndex's punkt-based splitter does.

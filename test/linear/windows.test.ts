@@ -48,7 +48,9 @@ describe("windowed segmenter and tokenizer calls", () => {
     const words = inputs.filter((input) => input.granularity === "word");
     const sentences = inputs.filter((input) => input.granularity === "sentence");
     expect(words.length).toBeGreaterThan(100);
-    expect(sentences.length).toBeGreaterThan(100);
+    // Only the Chinese paragraph reaches Intl.Segmenter for sentences (42K characters: ~21 windows); the English
+    // prose and the base64 are plain text, segmented by hand in the same windows.
+    expect(sentences.length).toBeGreaterThan(15);
     expect(Math.max(...words.map((input) => input.length))).toBeLessThanOrEqual(TEXT_WINDOW);
     expect(Math.max(...sentences.map((input) => input.length))).toBeLessThanOrEqual(SENTENCE_WINDOW_MAX);
   });
