@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RagsynthError } from "../errors/ragsynth-error.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
 import { SQLITE_INDEX_FILE } from "../store/open-sqlite-store.js";
 import { buildFolderIndex, folderIndexSaved, openFolderIndex, refreshFolderIndex } from "./folder-index.js";
@@ -280,7 +281,7 @@ describe("a remembered listing", () => {
       fc.record({ kind: fc.constant("binary" as const), file: fc.nat(7) }),
     );
     // How often the remembered listing was used, and with files listed again: the property must reach both.
-    const used = { remembered: 0, relisted: 0 };
+    const used = { remembered: 0, relisted: 0, refused: 0 };
     const names = ["a.md", "b.txt", "sub/c.md", "sub/d.md", "sub/deep/e.md", "f.md", "sub/g.txt", "h.md"];
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 8 }), async (operations) => {
@@ -288,15 +289,30 @@ describe("a remembered listing", () => {
         await rm(join(dir, "cache"), { recursive: true, force: true });
         await rm(join(dir, "full"), { recursive: true, force: true });
         for (const name of names.slice(0, 5)) await put(name, `# ${name}\n\nThe text of ${name}.\n`);
+        // The operations can leave no document to read (all binary, removed or ignored): both runs must then refuse
+        // the folder alike.
+        const outcome = async (more: Partial<FolderIndexOptions> = {}) => {
+          try {
+            return { stats: await refresh(more) };
+          } catch (error) {
+            if (!RagsynthError.isInstance(error) || error.code !== "document_read") throw error;
+            return { refused: error.message };
+          }
+        };
         const both = async () => {
-          const remembered = await refresh();
+          const remembered = await outcome();
           await rm(join(dir, "full", LISTING_SNAPSHOT_FILE), { force: true });
-          const full = await refresh({ cacheDir: "full" });
-          expect(full.remembered).toBeUndefined();
-          expect(comparable(remembered)).toEqual(comparable(full));
-          if (remembered.remembered) used.remembered++;
-          if (remembered.remembered?.relisted) used.relisted++;
-          return remembered;
+          const full = await outcome({ cacheDir: "full" });
+          expect(full.stats?.remembered).toBeUndefined();
+          expect(remembered.refused).toEqual(full.refused);
+          if (remembered.stats === undefined || full.stats === undefined) {
+            expect(remembered.refused).toMatch(/^No documents to read in docs/);
+            used.refused++;
+            return;
+          }
+          expect(comparable(remembered.stats)).toEqual(comparable(full.stats));
+          if (remembered.stats.remembered) used.remembered++;
+          if (remembered.stats.remembered?.relisted) used.relisted++;
         };
         await both();
         await both();
