@@ -54,10 +54,7 @@ export function getTopKEmbeddings<Id extends EmbeddingId = number>(
     similarityCutoff,
     mode = "cosine",
   } = optionsOf("options", options, "{ queryEmbedding, embeddings, similarityTopK?, … }");
-  checkVector("queryEmbedding", queryEmbedding);
-  checkVectors("embeddings", embeddings);
-  const ids = resolveEmbeddingIds(embeddings, embeddingIds);
-  validateTopK(similarityTopK);
+  const ids = checkTopKInput(queryEmbedding, embeddings, embeddingIds, similarityTopK);
   if (similarityCutoff !== undefined && !Number.isFinite(similarityCutoff)) {
     throw new InvalidArgumentError({
       parameter: "similarityCutoff",
@@ -95,8 +92,25 @@ export function selectTopK(
   return { similarities: heap.map((entry) => entry.score), ids: heap.map((entry) => entry.id) };
 }
 
-/** The ids to report: the given ones (one per embedding) or the indices. @internal */
-export function resolveEmbeddingIds<Id extends EmbeddingId>(
+/**
+ * Checks what both top-k selections take (the query and candidate vectors, their ids, `similarityTopK`) and gives
+ * the ids to report. @internal
+ */
+export function checkTopKInput<Id extends EmbeddingId>(
+  queryEmbedding: readonly number[],
+  embeddings: readonly (readonly number[])[],
+  embeddingIds: readonly Id[] | undefined,
+  similarityTopK: number | undefined,
+): readonly Id[] {
+  checkVector("queryEmbedding", queryEmbedding);
+  checkVectors("embeddings", embeddings);
+  const ids = resolveEmbeddingIds(embeddings, embeddingIds);
+  validateTopK(similarityTopK);
+  return ids;
+}
+
+/** The ids to report: the given ones (one per embedding) or the indices. */
+function resolveEmbeddingIds<Id extends EmbeddingId>(
   embeddings: readonly (readonly number[])[],
   embeddingIds: readonly Id[] | undefined,
 ): readonly Id[] {

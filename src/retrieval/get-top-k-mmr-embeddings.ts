@@ -1,12 +1,11 @@
-import { checkVector, checkVectors, similarity } from "../embedding/similarity.js";
+import { similarity } from "../embedding/similarity.js";
 import { optionsOf } from "../errors/check-options.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import {
+  checkTopKInput,
   type EmbeddingId,
   type GetTopKEmbeddingsOptions,
-  resolveEmbeddingIds,
   type TopKEmbeddingsResult,
-  validateTopK,
 } from "./get-top-k-embeddings.js";
 
 /**
@@ -43,10 +42,7 @@ export function getTopKEmbeddingsMmr<Id extends EmbeddingId = number>(
     mmrThreshold = 0.5,
     mode = "cosine",
   } = optionsOf("options", options, "{ queryEmbedding, embeddings, similarityTopK?, … }");
-  checkVector("queryEmbedding", queryEmbedding);
-  checkVectors("embeddings", embeddings);
-  const ids = resolveEmbeddingIds(embeddings, embeddingIds);
-  validateTopK(similarityTopK);
+  const ids = checkTopKInput(queryEmbedding, embeddings, embeddingIds, similarityTopK);
   if (!(mmrThreshold >= 0 && mmrThreshold <= 1)) {
     throw new InvalidArgumentError({
       parameter: "mmrThreshold",

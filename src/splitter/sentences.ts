@@ -80,7 +80,7 @@ export function splitSentences(text: string, options: SplitSentencesOptions = {}
 
 const checkedLocales = new Set<string>(["en"]);
 
-/** Checks a locale without building a segmenter, which only text beyond ASCII needs (building one loads ICU). */
+/** Checks a locale without building a segmenter, which only text that is not plain needs (building one loads ICU). */
 function checkLocale(locale: unknown): void {
   if (typeof locale === "string" && checkedLocales.has(locale)) return;
   try {
