@@ -18,20 +18,15 @@ import {
   checkContentBlocks,
   type ImageBlock,
 } from "../schema/content-block.js";
-import { TokenTextSplitter, truncateText } from "../splitter/token-text-splitter.js";
+import { TokenTextSplitter } from "../splitter/token-text-splitter.js";
 import { resolveTokenizer } from "../tokenizer/resolve-tokenizer.js";
 import type { Tokenizer, TokenizerLike } from "../tokenizer/tokenizer.js";
 import { type BudgetOptions, DEFAULT_PADDING } from "./budget-options.js";
 import { type ChatBudgetOptions, contentBudget } from "./content-budget.js";
 import type { ContentChunk, ContentPacker } from "./content-packer.js";
 import { createPromptFrame, packChunksGreedily } from "./repack.js";
-import {
-  checkChunks,
-  createTextPacker,
-  type PackedPiece,
-  type PromptFrame,
-  type TextPacker,
-} from "./text-packer.js";
+import { createTextPacker, type PackedPiece, type PromptFrame, type TextPacker } from "./text-packer.js";
+import { truncateChunks } from "./truncate-chunks.js";
 
 export { DEFAULT_PADDING } from "./budget-options.js";
 /** LlamaIndex's default overlap between the chunks of a splitter built for a prompt. */
@@ -274,42 +269,7 @@ export class PromptHelper {
    * @throws InvalidArgumentError for an empty list (LlamaIndex divides by zero) or a chunk that is not a string
    */
   truncate(prompt: BasePromptTemplate, chunks: readonly string[], options: BudgetOptions = {}): string[] {
-    checkChunks(chunks);
-    if (chunks.length === 0) {
-      throw new InvalidArgumentError({
-        parameter: "chunks",
-        value: chunks,
-        expected: "be a non-empty array of strings",
-        hint: "There is nothing to truncate; skip the call when there are no chunks.",
-      });
-    }
-    const splitter = this.getTextSplitterGivenPrompt(prompt, { ...options, numChunks: chunks.length });
-    return chunks.map((chunk) => {
-      try {
-        return truncateText(chunk, splitter);
-      } catch (error) {
-        throw this.#characterOverflow(error, chunk, splitter.chunkSize);
-      }
-    });
-  }
-
-  /** The splitter's "chunkSize too small for a character" is a window problem here: the caller set no chunkSize. */
-  #characterOverflow(error: unknown, chunk: string, chunkSize: number): unknown {
-    if (!InvalidArgumentError.isInstance(error) || error.parameter !== "chunkSize") return error;
-    for (const character of chunk) {
-      const tokens = this.tokenizer.count(character);
-      if (tokens > chunkSize) {
-        return ContextOverflowError.forPiece({
-          what: `The character ${JSON.stringify(character)} (${tokens} tokens on its own)`,
-          tokens,
-          room: chunkSize,
-          contextWindow: this.contextWindow,
-          numOutput: this.numOutput,
-          hint: "Each chunk gets an equal share and cannot split a character: raise contextWindow, lower numOutput, or pass fewer chunks.",
-        });
-      }
-    }
-    return error;
+    return truncateChunks(this, prompt, chunks, options);
   }
 
   /**
