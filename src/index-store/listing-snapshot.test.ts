@@ -225,6 +225,35 @@ describe("a remembered listing", () => {
     expect((await refresh()).remembered).toBeUndefined();
   });
 
+  it("is not used when one of its files is not as written (each field's type, the document's parts)", async () => {
+    await threeDocs();
+    await refresh();
+    await refresh();
+    const path = join(dir, "cache", LISTING_SNAPSHOT_FILE);
+    const written = await readFile(path, "utf8");
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
+    const damages: ((file: unknown[]) => unknown)[] = [
+      () => "not a file",
+      (file) => file.slice(0, 4),
+      (file) => [1, ...file.slice(1)],
+      (file) => [file[0], null, ...file.slice(2)],
+      (file) => [file[0], file[1], "12", ...file.slice(3)],
+      (file) => [...file.slice(0, 3), null, file[4]],
+      (file) => [...file.slice(0, 4), "markdown"],
+      (file) => [...file.slice(0, 4), (file[4] as unknown[]).slice(0, 2)],
+      (file) => [...file.slice(0, 4), [...(file[4] as unknown[]).slice(0, 2), 0]],
+    ];
+    for (const damage of damages) {
+      const snapshot = JSON.parse(written);
+      // The last file: the checks must reach past the first.
+      snapshot.files[snapshot.files.length - 1] = damage(snapshot.files.at(-1));
+      await writeFile(path, JSON.stringify(snapshot));
+      expect((await refresh()).remembered).toBeUndefined();
+      await writeFile(path, written);
+    }
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
+  });
+
   it("notices a store row another writer changed (its rows' version moved), and lists that file again", async () => {
     await threeDocs();
     await refresh();
