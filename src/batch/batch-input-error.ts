@@ -1,3 +1,4 @@
+import { checkErrorFields } from "../errors/check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
 
 const batchInputMarker = "ragsynth.error.BatchInputError";
@@ -7,7 +8,8 @@ export class BatchInputError extends RagsynthError {
   /** The 1-based line of the input, when one line is at fault. */
   readonly line: number | undefined;
 
-  constructor({ message, line, cause }: { message: string; line?: number; cause?: unknown }) {
+  constructor(fields: { message: string; line?: number; cause?: unknown }) {
+    const { message, line, cause } = checkErrorFields(fields, "BatchInputError", { message: "string" });
     super({ code: "batch_input", message: line === undefined ? message : `Line ${line}: ${message}`, cause });
     this.name = "BatchInputError";
     markError(this, batchInputMarker);

@@ -1,3 +1,4 @@
+import { checkErrorFields } from "../errors/check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
 
 const marker = "ragsynth.error.MissingPeerDependencyError";
@@ -7,7 +8,11 @@ export class MissingPeerDependencyError extends RagsynthError {
   /** The packages to install. */
   readonly packages: readonly string[];
 
-  constructor({ packages, feature, cause }: { packages: string[]; feature: string; cause?: unknown }) {
+  constructor(fields: { packages: string[]; feature: string; cause?: unknown }) {
+    const { packages, feature, cause } = checkErrorFields(fields, "MissingPeerDependencyError", {
+      packages: "string[]",
+      feature: "string",
+    });
     super({
       code: "missing_peer_dependency",
       message: `${feature} needs ${packages.join(" and ")}, which ${packages.length > 1 ? "are" : "is"} not installed. Run \`npm i ${packages.join(" ")}\`, or leave out the Redis URL to use the embedded backend.`,

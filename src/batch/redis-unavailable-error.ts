@@ -1,3 +1,4 @@
+import { checkErrorFields } from "../errors/check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
 import { hideUrlPassword, scrubSecrets, urlCredentials } from "../errors/scrub-secrets.js";
 
@@ -13,7 +14,11 @@ export class RedisUnavailableError extends RagsynthError {
   /** `auth` when the server refused the credentials, `unreachable` otherwise. */
   readonly reason: "auth" | "unreachable";
 
-  constructor({ redisUrl, cause, timeoutMs }: { redisUrl: string; cause?: unknown; timeoutMs: number }) {
+  constructor(fields: { redisUrl: string; cause?: unknown; timeoutMs: number }) {
+    const { redisUrl, cause, timeoutMs } = checkErrorFields(fields, "RedisUnavailableError", {
+      redisUrl: "string",
+      timeoutMs: "number",
+    });
     const url = hideUrlPassword(redisUrl);
     const said = scrubSecrets(
       cause instanceof Error ? cause.message : cause === undefined ? "" : String(cause),

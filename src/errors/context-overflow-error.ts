@@ -1,3 +1,4 @@
+import { checkErrorFields } from "./check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "./ragsynth-error.js";
 
 const marker = "ragsynth.error.ContextOverflowError";
@@ -26,15 +27,7 @@ export class ContextOverflowError extends RagsynthError {
   /** Tokens still needed: how far over the window the request is. */
   readonly overBy: number;
 
-  constructor({
-    contextWindow,
-    numOutput,
-    promptTokens,
-    parts,
-    what = "The prompt",
-    hint = "Raise contextWindow, lower numOutput, or shorten the query, template or system prompt.",
-    overBy = promptTokens + numOutput - contextWindow,
-  }: {
+  constructor(fields: {
     contextWindow: number;
     numOutput: number;
     promptTokens: number;
@@ -44,6 +37,19 @@ export class ContextOverflowError extends RagsynthError {
     /** How many more tokens the request needs; by default `promptTokens + numOutput − contextWindow`. */
     overBy?: number;
   }) {
+    const {
+      contextWindow,
+      numOutput,
+      promptTokens,
+      parts,
+      what = "The prompt",
+      hint = "Raise contextWindow, lower numOutput, or shorten the query, template or system prompt.",
+      overBy = promptTokens + numOutput - contextWindow,
+    } = checkErrorFields(fields, "ContextOverflowError", {
+      contextWindow: "number",
+      numOutput: "number",
+      promptTokens: "number",
+    });
     const detail = parts
       ? ` (template ${parts.template}, system prompt ${parts.systemPrompt}, chat wrapping ${parts.chatOverhead}, schema ${parts.schema})`
       : "";

@@ -14,13 +14,7 @@ export class InvalidArgumentError extends RagsynthError {
   /** The value that arrived; a scrubbed JSON copy when it held a credential (an options object with its `apiKey`). */
   readonly value: unknown;
 
-  constructor({
-    parameter,
-    value,
-    expected,
-    hint,
-    cause,
-  }: {
+  constructor(fields: {
     parameter: string;
     value: unknown;
     /** What was expected, completing "Expected `parameter` to …". */
@@ -29,6 +23,29 @@ export class InvalidArgumentError extends RagsynthError {
     hint?: string;
     cause?: unknown;
   }) {
+    // Its own fields checked here (the shared check, check-error-fields.ts, throws this class): a caller without
+    // them gets this class, saying so.
+    const isObject = typeof fields === "object" && fields !== null && !Array.isArray(fields);
+    const wrong = !isObject
+      ? undefined
+      : typeof fields.parameter !== "string"
+        ? "parameter"
+        : typeof fields.expected !== "string"
+          ? "expected"
+          : null;
+    if (wrong !== null) {
+      throw new InvalidArgumentError({
+        parameter:
+          wrong === undefined ? "InvalidArgumentError fields" : `InvalidArgumentError fields.${wrong}`,
+        value: wrong === undefined ? fields : fields[wrong],
+        expected:
+          wrong === undefined
+            ? "be an object with parameter (a string), value (anything) and expected (a string)"
+            : "be a string",
+        hint: "Construct it as new InvalidArgumentError({ parameter, value, expected }).",
+      });
+    }
+    const { parameter, value, expected, hint, cause } = fields;
     const message = `Expected \`${parameter}\` to ${expected}, got ${describeValue(value)}.${hint ? ` ${hint}` : ""}`;
     super({ code: "invalid_argument", message, cause });
     this.name = "InvalidArgumentError";

@@ -1,4 +1,11 @@
-import { hasErrorMarker, type LLMErrorCode, markError, RagsynthError } from "./ragsynth-error.js";
+import { checkErrorFields } from "./check-error-fields.js";
+import {
+  hasErrorMarker,
+  LLM_ERROR_CODES,
+  type LLMErrorCode,
+  markError,
+  RagsynthError,
+} from "./ragsynth-error.js";
 
 const marker = "ragsynth.error.LLMError";
 
@@ -24,17 +31,7 @@ export class LLMError extends RagsynthError {
   /** For `retries_exhausted`: the failure of the last attempt. */
   readonly lastError: LLMError | undefined;
 
-  constructor({
-    code,
-    message,
-    status,
-    url,
-    attempts = 1,
-    retryAfterMs,
-    retryable = false,
-    lastError,
-    cause,
-  }: {
+  constructor(fields: {
     code: LLMErrorCode;
     message: string;
     status?: number | undefined;
@@ -45,6 +42,17 @@ export class LLMError extends RagsynthError {
     lastError?: LLMError | undefined;
     cause?: unknown;
   }) {
+    const {
+      code,
+      message,
+      status,
+      url,
+      attempts = 1,
+      retryAfterMs,
+      retryable = false,
+      lastError,
+      cause,
+    } = checkErrorFields(fields, "LLMError", { code: LLM_ERROR_CODES, message: "string" });
     super({ code, message, cause: cause ?? lastError });
     this.name = "LLMError";
     markError(this, marker);

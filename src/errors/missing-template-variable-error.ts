@@ -1,3 +1,4 @@
+import { checkErrorFields } from "./check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "./ragsynth-error.js";
 
 const marker = "ragsynth.error.MissingTemplateVariableError";
@@ -7,7 +8,11 @@ export class MissingTemplateVariableError extends RagsynthError {
   readonly variables: string[];
   readonly template: string;
 
-  constructor({ variables, template }: { variables: string[]; template: string }) {
+  constructor(fields: { variables: string[]; template: string }) {
+    const { variables, template } = checkErrorFields(fields, "MissingTemplateVariableError", {
+      variables: "string[]",
+      template: "string",
+    });
     const names = variables.map((name) => `{${name}}`).join(", ");
     super({
       code: "missing_template_variable",

@@ -1,3 +1,4 @@
+import { checkErrorFields } from "./check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "./ragsynth-error.js";
 
 const marker = "ragsynth.error.NoObjectGeneratedError";
@@ -10,17 +11,18 @@ export class NoObjectGeneratedError extends RagsynthError {
   readonly text: string;
   readonly issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
 
-  constructor({
-    text,
-    issues = [],
-    cause,
-    schemaName,
-  }: {
+  constructor(fields: {
     text: string;
     issues?: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
     cause?: unknown;
     schemaName?: string;
   }) {
+    const {
+      text,
+      issues = [],
+      cause,
+      schemaName,
+    } = checkErrorFields(fields, "NoObjectGeneratedError", { text: "string" });
     const preview = text.length > 200 ? `${text.slice(0, 197)}...` : text;
     const what =
       issues.length > 0

@@ -1,3 +1,5 @@
+import { describeValue } from "./describe-value.js";
+
 const marker = "ragsynth.error";
 
 /**
@@ -68,7 +70,21 @@ export class RagsynthError extends Error {
   /** Set when the error ended a synthesis: how many model calls had succeeded before it. */
   callsSucceeded?: number;
 
-  constructor({ code, message, cause }: { code: RagsynthErrorCode; message: string; cause?: unknown }) {
+  constructor(fields: { code: RagsynthErrorCode; message: string; cause?: unknown }) {
+    // Checked here, not by check-error-fields.ts (whose InvalidArgumentError extends this class): a JavaScript
+    // caller without fields gets an error of this class with code invalid_argument, saying what was expected.
+    if (
+      typeof fields !== "object" ||
+      fields === null ||
+      typeof fields.code !== "string" ||
+      typeof fields.message !== "string"
+    ) {
+      throw new RagsynthError({
+        code: "invalid_argument",
+        message: `Expected RagsynthError fields to be an object with code (a string) and message (a string), got ${describeValue(fields)}. Construct it as new RagsynthError({ code, message }).`,
+      });
+    }
+    const { code, message, cause } = fields;
     super(message, cause === undefined ? undefined : { cause });
     this.name = "RagsynthError";
     this.code = code;

@@ -1,3 +1,4 @@
+import { checkErrorFields } from "../errors/check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
 
 const marker = "ragsynth.error.IndexSaveError";
@@ -30,7 +31,11 @@ export class IndexSaveError extends RagsynthError {
   /** Node's error code (`ENOTDIR`, `EACCES`, `ENOSPC`), when the failure had one. */
   readonly systemCode: string | undefined;
 
-  constructor({ path, dir, cause }: { path: string; dir: string; cause: unknown }) {
+  constructor(fields: { path: string; dir: string; cause: unknown }) {
+    const { path, dir, cause } = checkErrorFields(fields, "IndexSaveError", {
+      path: "string",
+      dir: "string",
+    });
     const code = (cause as { code?: unknown } | undefined)?.code;
     const systemCode = typeof code === "string" ? code : undefined;
     super({

@@ -1,3 +1,4 @@
+import { checkErrorFields } from "../errors/check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
 
 const marker = "ragsynth.error.OptimizerZeroSentencesError";
@@ -14,12 +15,17 @@ export class OptimizerZeroSentencesError extends RagsynthError {
   readonly bestSimilarity: number;
   readonly thresholdCutoff: number | undefined;
 
-  constructor({
-    nodeId,
-    sentenceCount,
-    bestSimilarity,
-    thresholdCutoff,
-  }: { nodeId: string; sentenceCount: number; bestSimilarity: number; thresholdCutoff: number | undefined }) {
+  constructor(fields: {
+    nodeId: string;
+    sentenceCount: number;
+    bestSimilarity: number;
+    thresholdCutoff: number | undefined;
+  }) {
+    const { nodeId, sentenceCount, bestSimilarity, thresholdCutoff } = checkErrorFields(
+      fields,
+      "OptimizerZeroSentencesError",
+      { nodeId: "string", sentenceCount: "number", bestSimilarity: "number" },
+    );
     const cutoff = thresholdCutoff === undefined ? "" : ` above thresholdCutoff ${thresholdCutoff}`;
     super({
       code: "optimizer_zero_sentences",

@@ -1,3 +1,4 @@
+import { checkErrorFields } from "../errors/check-error-fields.js";
 import { hasErrorMarker, markError, RagsynthError } from "../errors/ragsynth-error.js";
 
 const marker = "ragsynth.error.RerankParseError";
@@ -12,11 +13,12 @@ export class RerankParseError extends RagsynthError {
   readonly batchIndex: number;
   readonly malformedLines: string[];
 
-  constructor({
-    text,
-    batchIndex,
-    malformedLines,
-  }: { text: string; batchIndex: number; malformedLines: string[] }) {
+  constructor(fields: { text: string; batchIndex: number; malformedLines: string[] }) {
+    const { text, batchIndex, malformedLines } = checkErrorFields(fields, "RerankParseError", {
+      text: "string",
+      batchIndex: "number",
+      malformedLines: "string[]",
+    });
     const preview = text.length > 200 ? `${text.slice(0, 197)}...` : text;
     const what =
       malformedLines.length > 0

@@ -1,42 +1,14 @@
 // Error identity: every error class recognises its own instances (and its subclasses') and no other class's,
 // so `LLMError.isInstance(e)` can be trusted (it used to be true for every ragsynth error).
-import {
-  ContextOverflowError,
-  IndexSaveError,
-  InvalidArgumentError,
-  LLMError,
-  MissingTemplateVariableError,
-  NoObjectGeneratedError,
-  OptimizerZeroSentencesError,
-  RagsynthError,
-  RerankParseError,
-} from "ragsynth";
-import { BatchInputError, MissingPeerDependencyError } from "ragsynth/batch";
+import { InvalidArgumentError, LLMError, RagsynthError } from "ragsynth";
 import { retryWithBackoff } from "ragsynth/extend";
 import { describe, expect, it } from "vitest";
+import { type AnyErrorClass, errorClasses } from "./error-classes.test.util.js";
 
-type ErrorClass = { name: string; isInstance(error: unknown): boolean };
-
-const examples: [ErrorClass, RagsynthError][] = [
-  [ContextOverflowError, new ContextOverflowError({ contextWindow: 10, numOutput: 5, promptTokens: 8 })],
-  [InvalidArgumentError, new InvalidArgumentError({ parameter: "x", value: 1, expected: "be 2" })],
-  [LLMError, new LLMError({ code: "llm_server_error", message: "boom", status: 500, retryable: true })],
-  [MissingTemplateVariableError, new MissingTemplateVariableError({ variables: ["a"], template: "{a}" })],
-  [NoObjectGeneratedError, new NoObjectGeneratedError({ text: "nope" })],
-  [IndexSaveError, new IndexSaveError({ path: "p/i.json", dir: "p", cause: new Error("EACCES") })],
-  [
-    OptimizerZeroSentencesError,
-    new OptimizerZeroSentencesError({
-      nodeId: "n",
-      sentenceCount: 1,
-      bestSimilarity: 0,
-      thresholdCutoff: 0.5,
-    }),
-  ],
-  [RerankParseError, new RerankParseError({ text: "?", batchIndex: 0, malformedLines: [] })],
-  [BatchInputError, new BatchInputError({ message: "bad line", line: 1 })],
-  [MissingPeerDependencyError, new MissingPeerDependencyError({ packages: ["bullmq"], feature: "Redis" })],
-];
+const examples: [AnyErrorClass, RagsynthError][] = errorClasses.map(({ errorClass, fields }) => [
+  errorClass,
+  new errorClass(fields),
+]);
 
 describe("isInstance", () => {
   it.each(examples.map(([errorClass]) => [errorClass.name, errorClass] as const))(
