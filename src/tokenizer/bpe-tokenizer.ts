@@ -9,18 +9,13 @@ import { savePieceCounts, seedPieceCounts } from "./piece-count-file.js";
 import { PieceCountTable, savePieceCountTable } from "./piece-count-table.js";
 import { MAX_CACHED_PIECE, PIECE_COUNTS, PieceCounts } from "./piece-counts.js";
 import { loadEncodingWithCodeCache } from "./rank-table-code-cache.js";
+import { splitPattern } from "./split-patterns.js";
 import type { Tokenizer, TokenizerName } from "./tokenizer.js";
 
 interface BpeModule {
   encode(text: string, options?: { disallowedSpecial?: Set<string> }): number[];
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
   setMergeCacheSize(size: number): void;
-}
-
-interface SplitPatterns {
-  CL100K_TOKEN_SPLIT_REGEX: RegExp;
-  O200K_TOKEN_SPLIT_REGEX: RegExp;
-  R50K_TOKEN_SPLIT_REGEX: RegExp;
 }
 
 const require = createRequire(import.meta.url);
@@ -31,7 +26,6 @@ const pieceCounters = new Map<TokenizerName, (text: string) => number>();
 const tableCounters = new Map<TokenizerName, (text: string) => number>();
 /** Pieces a run must have counted itself before it rewrites the table of all pieces (`PieceCountTable`). */
 const TABLE_SAVE_MIN_COUNTED = 1024;
-let patterns: SplitPatterns | undefined;
 
 // Special-token strings in retrieved text (`<|endoftext|>`) are counted as the plain text an API
 // receives, never as one special token: that would under-count and overflow the window.
@@ -61,19 +55,6 @@ function cachedEncoding(name: TokenizerName): unknown {
   } catch {
     return undefined;
   }
-}
-
-// gpt-tokenizer's own split patterns, so our pieces are its pieces. Copied: gpt-tokenizer matches with
-// matchAll, which starts at the shared object's lastIndex, so that object must never be used directly.
-function splitPattern(name: TokenizerName): RegExp {
-  patterns ??= require("gpt-tokenizer/cjs/encodingParams/constants") as SplitPatterns;
-  const pattern =
-    name === "o200k_base"
-      ? patterns.O200K_TOKEN_SPLIT_REGEX
-      : name === "r50k_base"
-        ? patterns.R50K_TOKEN_SPLIT_REGEX
-        : patterns.CL100K_TOKEN_SPLIT_REGEX;
-  return new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`);
 }
 
 /**
