@@ -32,8 +32,8 @@ const ARGUMENTS: [string, unknown[]][] = [
 type Callable = (...args: unknown[]) => unknown;
 
 /**
- * The exported callables: functions, classes (constructed with `new`) and their static methods. Error classes are
- * left out: the package builds them with the fields it fills, a caller only catches them.
+ * The exported callables: functions, classes (constructed with `new`) and their static methods, error classes too (a
+ * custom model adapter builds an `LLMError`, a custom reader a `ReaderSkipError`).
  */
 function exportedCallables(): { name: string; call: (args: unknown[]) => unknown }[] {
   const callables: { name: string; call: (args: unknown[]) => unknown }[] = [];
@@ -41,7 +41,7 @@ function exportedCallables(): { name: string; call: (args: unknown[]) => unknown
     Object.entries(module).map(([name, value]) => [`${entry}: ${name}`, value] as const),
   );
   for (const [name, value] of exported) {
-    if (typeof value !== "function" || value.prototype instanceof Error) continue;
+    if (typeof value !== "function") continue;
     const isClass = /^class\b/.test(Function.prototype.toString.call(value));
     callables.push({
       name,

@@ -73,14 +73,7 @@ export class ContextOverflowError extends RagsynthError {
    * prompt: `promptTokens` is then the whole request (`contextWindow − numOutput − room + tokens`) and `overBy`
    * is `tokens − room`. The one rule for every "does not fit" below the prompt level (packer, truncate, images).
    */
-  static forPiece({
-    what,
-    tokens,
-    room,
-    contextWindow,
-    numOutput,
-    hint,
-  }: {
+  static forPiece(fields: {
     /** The piece, as the message names it: `The character "漢" (2 tokens)`. */
     what: string;
     tokens: number;
@@ -89,6 +82,18 @@ export class ContextOverflowError extends RagsynthError {
     numOutput: number;
     hint: string;
   }): ContextOverflowError {
+    const { what, tokens, room, contextWindow, numOutput, hint } = checkErrorFields(
+      fields,
+      "ContextOverflowError.forPiece",
+      {
+        what: "string",
+        tokens: "number",
+        room: "number",
+        contextWindow: "number",
+        numOutput: "number",
+        hint: "string",
+      },
+    );
     return new ContextOverflowError({
       contextWindow,
       numOutput,

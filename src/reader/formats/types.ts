@@ -1,3 +1,6 @@
+import { checkString } from "../../errors/check-string.js";
+import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
+
 /**
  * The contract between a file format's reader and the rest of ragsynth: a reader turns one file's bytes into
  * a list of structural blocks (headings, paragraphs, code, list items, table rows), each knowing where it came
@@ -36,15 +39,18 @@ export interface ReadFileResult {
 }
 
 /** Why a file was not read. Each is a count in `index`/`ask` output; nothing is skipped without one. */
-export type ReaderSkipCode =
-  | "binary"
-  | "invalid_utf8"
-  | "unsupported"
-  | "too_large"
-  | "encrypted"
-  | "no_text_layer"
-  | "corrupt"
-  | "empty";
+export const READER_SKIP_CODES = [
+  "binary",
+  "invalid_utf8",
+  "unsupported",
+  "too_large",
+  "encrypted",
+  "no_text_layer",
+  "corrupt",
+  "empty",
+] as const;
+
+export type ReaderSkipCode = (typeof READER_SKIP_CODES)[number];
 
 /** Limits every reader honours, so a hostile file cannot take the process down. */
 export interface ReaderLimits {
@@ -97,6 +103,16 @@ export class ReaderSkipError extends Error {
   readonly code: ReaderSkipCode;
 
   constructor(code: ReaderSkipCode, message: string) {
+    // A custom reader's code is counted and printed by name: one the report does not know would be lost in it.
+    if (!(READER_SKIP_CODES as readonly unknown[]).includes(code)) {
+      throw new InvalidArgumentError({
+        parameter: "ReaderSkipError code",
+        value: code,
+        expected: `be one of ${READER_SKIP_CODES.map((known) => `"${known}"`).join(", ")}`,
+        hint: "Any other error a reader throws is counted as corrupt, with its message.",
+      });
+    }
+    checkString("ReaderSkipError message", message);
     super(message);
     this.code = code;
     Object.defineProperty(this, skipMarker, { value: true });
