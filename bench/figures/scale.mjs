@@ -176,6 +176,13 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
       bm25FirstMs: bm25.firstMs,
       bm25WarmMs: bm25.warmMs,
       askRss: Math.max(...[...unchanged, ...asIs, ...edited, ...touched].map((run) => run.rss)),
+      // Every ask's wall time, in the order asked, for the JSON: a median's spread is there to see.
+      samplesMs: {
+        unchanged: unchanged.map((run) => Math.round(run.ms)),
+        asIs: asIs.map((run) => Math.round(run.ms)),
+        edited: edited.map((run) => Math.round(run.ms)),
+        touched: touched.map((run) => Math.round(run.ms)),
+      },
     };
   } finally {
     place.dispose();
