@@ -1,5 +1,6 @@
 import { fstatSync, readFileSync } from "node:fs";
 import { hideUrlPasswords, redactKnownSecrets, urlCredentials } from "../errors/scrub-secrets.js";
+import { ownControl, terminalSink } from "./terminal-text.js";
 /** Something text can be written to: a stream, or a buffer in tests. */
 export interface TextSink {
   write(text: string): void;
@@ -71,8 +72,9 @@ export function redactingSink(sink: TextSink, redact: (text: string) => string):
 }
 
 /**
- * The real process, with every output redacted of the credentials found in the environment. A closed
- * pipe (`ragsynth ask … | head -3`) ends the process quietly instead of crashing with EPIPE.
+ * The real process, with every output redacted of the credentials found in the environment, then made safe for a
+ * terminal (`terminal-text.ts`: a control character from a file name, a document or a reply is shown as `\u001b`,
+ * not obeyed). A closed pipe (`ragsynth ask … | head -3`) ends the process quietly instead of crashing with EPIPE.
  */
 export function processIO(argv: readonly string[] = []): CliIO {
   const env = process.env;
@@ -84,7 +86,7 @@ export function processIO(argv: readonly string[] = []): CliIO {
   }
   const redact = createRedactor(cliSecrets(env, argv));
   const sink = (stream: NodeJS.WriteStream): TextSink =>
-    redactingSink({ write: (text) => stream.write(text) }, redact);
+    redactingSink(terminalSink({ write: (text) => stream.write(text) }), redact);
   return {
     stdout: sink(process.stdout),
     stderr: sink(process.stderr),
@@ -106,12 +108,18 @@ export function processIO(argv: readonly string[] = []): CliIO {
   };
 }
 
-/** ANSI styling, or identity functions when the sink is not a terminal or `NO_COLOR` is set. */
+/**
+ * ANSI styling, or identity functions when the sink is not a terminal or `NO_COLOR` is set. The codes are the CLI's
+ * own (`ownControl`), so a terminal sink lets them through.
+ */
 export type Style = ReturnType<typeof createStyle>;
 
 export function createStyle(enabled: boolean) {
-  const wrap = (open: number, close: number) => (text: string) =>
-    enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  const wrap = (open: number, close: number) => {
+    const before = ownControl(`\u001b[${open}m`);
+    const after = ownControl(`\u001b[${close}m`);
+    return (text: string) => (enabled ? `${before}${text}${after}` : text);
+  };
   return {
     bold: wrap(1, 22),
     dim: wrap(2, 22),

@@ -1,4 +1,5 @@
 import type { TextSink } from "./io.js";
+import { ownControl } from "./terminal-text.js";
 
 /**
  * A one-line progress display on stderr: a spinner and label, with a bar, done/total and an ETA when the
@@ -19,6 +20,8 @@ export interface Progress {
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const BAR_WIDTH = 20;
+// Back to the line's start and erase it: the CLI's own codes, which the terminal sink lets through.
+const ERASE_LINE = ownControl("\r\u001b[2K");
 
 export const silentProgress: Progress = { start() {}, update() {}, clear() {} };
 
@@ -57,7 +60,7 @@ export function createProgress({
       line += ` · ETA ${Math.ceil(etaMs !== undefined ? etaMs / 1000 : (seconds / done) * (total - done))}s`;
     }
     const width = Math.max(10, columns - 1);
-    sink.write(`\r\u001b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+    sink.write(`${ERASE_LINE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
   };
 
   const stopTimer = () => {
@@ -87,7 +90,7 @@ export function createProgress({
     clear() {
       if (!timer) return;
       stopTimer();
-      sink.write("\r\u001b[2K");
+      sink.write(ERASE_LINE);
     },
   };
 }

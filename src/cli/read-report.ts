@@ -1,4 +1,5 @@
 import { formatReadCounts, type ReadCounts } from "../index-store/folder-index-stats.js";
+import { oneLine } from "../util/one-line.js";
 import type { CliIO } from "./io.js";
 
 /**
@@ -22,7 +23,7 @@ export function reportReadCounts(
   io.stderr.write(`ragsynth: ${formatReadCounts(counts)}${hint}\n`);
   if (!verbose) return;
   for (const entry of counts.skipped)
-    io.stderr.write(`ragsynth: skipped ${entry.path} (${entry.code}): ${cliReason(entry.reason)}\n`);
+    io.stderr.write(`ragsynth: skipped ${oneLine(entry.path)} (${entry.code}): ${cliReason(entry.reason)}\n`);
 }
 
 // The reader's hint names its option (maxFileBytes), which the CLI does not have.

@@ -1,4 +1,5 @@
 import { plural } from "../util/format-numbers.js";
+import { oneLine } from "../util/one-line.js";
 import { copyCount, sourceLabel } from "./node-source.js";
 import type { NodeWithScore } from "./text-node.js";
 
@@ -29,7 +30,8 @@ export function renderSources(
   sources.forEach((source, index) => {
     const copies = copyCount(source.node);
     const same = copies === 0 ? "" : ` (+${plural(copies, "copy", "copies")})`;
-    const head = `  [${index + 1}] ${sourceScore(source.score)}  ${sourceLabel(source.node)}${same}`;
+    // A file name or heading with a line break in it stays on its line (one-line.ts).
+    const head = `  [${index + 1}] ${sourceScore(source.score)}  ${oneLine(sourceLabel(source.node))}${same}`;
     const room = columns - head.length - 4;
     lines.push(room >= 20 ? `${head}  ${style.dim(snippet(source.node.text, room))}` : head);
   });
