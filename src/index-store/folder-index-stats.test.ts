@@ -33,6 +33,23 @@ describe("indexSummary", () => {
     expect(line({ added: ["a.md"] }, 2)).not.toContain("threads");
   });
 
+  it("writes its counts with thousands separators, as the read counts above it are", () => {
+    const names = (count: number, prefix: string) =>
+      Array.from({ length: count }, (_, i) => `${prefix}${i}.md`);
+    const summary = indexSummary(
+      {
+        ...stats({ unchanged: names(278, "u"), added: names(3678, "a") }, 3956),
+        embedded: 1200,
+        reused: 2500,
+      },
+      "hashing",
+      resolve("project"),
+    );
+    expect(summary).toMatch(
+      /^Indexed 3,956 files \(278 unchanged, 3,678 new\): 10 chunks, 1,200 embedded, 2,500 reused, in /,
+    );
+  });
+
   it("says how long it waited for another build, when it did", () => {
     const summary = indexSummary(
       { ...stats({ changed: ["a.md"] }, 1), waitedMs: 250 },

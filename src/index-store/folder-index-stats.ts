@@ -129,15 +129,15 @@ export function formatReadCounts({ formats, skipped }: ReadCounts): string {
 export function indexSummary(stats: FolderIndexStats, embedderId: string, cwd: string): string {
   const { added, changed, unchanged, removed } = stats.sources;
   const changes = [
-    changed.length > 0 ? `${changed.length} changed` : "",
-    unchanged.length > 0 && unchanged.length < stats.files ? `${unchanged.length} unchanged` : "",
+    changed.length > 0 ? `${formatCount(changed.length)} changed` : "",
+    unchanged.length > 0 && unchanged.length < stats.files ? `${formatCount(unchanged.length)} unchanged` : "",
     // Every file new is a first index, unless files went too (the same files under other names, say).
-    added.length > 0 && (added.length < stats.files || removed.length > 0) ? `${added.length} new` : "",
-    removed.length > 0 ? `${removed.length} removed` : "",
+    added.length > 0 && (added.length < stats.files || removed.length > 0) ? `${formatCount(added.length)} new` : "",
+    removed.length > 0 ? `${formatCount(removed.length)} removed` : "",
   ].filter(Boolean);
   return (
     `Indexed ${plural(stats.files, "file")}${changes.length > 0 ? ` (${changes.join(", ")})` : ""}: ` +
-    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${stats.embedded} embedded, ${stats.reused} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (parsed and split in ${stats.threads} threads)` : ""}${stats.waitedMs === undefined ? "" : `, ${formatDuration(stats.waitedMs)} of it waiting for another build`}` +
+    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${formatCount(stats.embedded)} embedded, ${formatCount(stats.reused)} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (parsed and split in ${stats.threads} threads)` : ""}${stats.waitedMs === undefined ? "" : `, ${formatDuration(stats.waitedMs)} of it waiting for another build`}` +
     ` · cache ${isPostgresUrl(stats.cacheDir) ? stats.cacheDir : displayPath(stats.cacheDir, cwd)} · ${embedderId}`
   );
 }
