@@ -114,21 +114,16 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
     const first = cli(["index", corpus.dir, ...place.args, "--json", ...flags]);
     const { chunks, files: filesRead } = JSON.parse(first.stdout);
     const indexBytes = place.bytes();
-    const ask = (more = []) => {
-      const run = cli([
-        "ask",
-        corpus.dir,
-        ...place.args,
-        "-q",
-        QUESTION,
-        "--no-stream",
-        "--json",
-        ...flags,
-        ...more,
-      ]);
+    // The timed asks print what a user's print (text, the default). One more unchanged ask per round prints --json:
+    // its `timings.retrieveMs`, and its own time (its JSON lists every file of the folder).
+    const ask = (more = []) =>
+      cli(["ask", corpus.dir, ...place.args, "-q", QUESTION, "--no-stream", ...flags, ...more]);
+    const askJson = () => {
+      const run = ask(["--json"]);
       return { ...run, retrieveMs: JSON.parse(run.stdout).timings?.retrieveMs ?? Number.NaN };
     };
     ask(); // warm: the V8 code cache and the page cache, as a user's second ask
+    askJson();
     // Each round asks once in each way, the ways in an order turned by one each round: drift of the machine over
     // the minutes of a size (seen to move the same ask by a third) falls on every way alike, as the medians of
     // blocks of 5 asks of one way each did not.
@@ -139,8 +134,12 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
     // Every file given a new time, its bytes kept (a checkout, a copy, another machine's files): each such ask reads
     // and hashes every file, and finds none changed.
     const touched = [];
+    const asJson = [];
     const ways = [
-      () => unchanged.push(ask()),
+      () => {
+        unchanged.push(ask());
+        asJson.push(askJson());
+      },
       () => asIs.push(ask(["--no-refresh"])),
       (round) => {
         appendFileSync(
@@ -172,13 +171,15 @@ export function measure(corpus, runs, flags = [], place = freshCacheFolder()) {
       asIsMs: ms(asIs),
       editedMs: ms(edited),
       touchedMs: ms(touched),
-      retrieveMs: ms(unchanged, "retrieveMs"),
+      retrieveMs: ms(asJson, "retrieveMs"),
+      jsonMs: ms(asJson),
       bm25FirstMs: bm25.firstMs,
       bm25WarmMs: bm25.warmMs,
-      askRss: Math.max(...[...unchanged, ...asIs, ...edited, ...touched].map((run) => run.rss)),
+      askRss: Math.max(...[...unchanged, ...asJson, ...asIs, ...edited, ...touched].map((run) => run.rss)),
       // Every ask's wall time, in the order asked, for the JSON: a median's spread is there to see.
       samplesMs: {
         unchanged: unchanged.map((run) => Math.round(run.ms)),
+        json: asJson.map((run) => Math.round(run.ms)),
         asIs: asIs.map((run) => Math.round(run.ms)),
         edited: edited.map((run) => Math.round(run.ms)),
         touched: touched.map((run) => Math.round(run.ms)),
@@ -317,6 +318,9 @@ export async function scaleFigure({ quick, runs }) {
       ),
     );
   }
+  const jsonRange = Object.values(results)
+    .map((r) => `${fmt(r.jsonMs / 1000, 2)} s`)
+    .join(", ");
   return {
     id: "scale",
     title,
@@ -324,7 +328,7 @@ export async function scaleFigure({ quick, runs }) {
     rows,
     targets,
     notes: [
-      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream --json\` once to warm, then ${runs} rounds, each asking once in each of four ways, in an order turned by one each round (so the machine's drift over a size's minutes falls on every way alike): unchanged; with \`--no-refresh\` (the index as it is: no file of the folder listed or examined; the largest ${fmtRatio(asIsSpread)} the smallest); right after appending a line to another file (the edited file re-indexed in place, inside the ask); right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time per way; the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). "retrieval in the ask" is the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in ${runs} fresh processes on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`), each querying ${runs + 1} times: the median of their first queries, then the median of the rest. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix (the corpus's files lie flat in one folder per copy); "${NESTED}" is the same files in the folders of node_modules their names were flattened from (those under a nested \`node_modules\` folder are passed over by the default rules, as in a user's folder); "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
+      `\`ragsynth index <folder> --cache-dir <fresh> --json\`, then \`ragsynth ask <folder> --cache-dir … -q "${QUESTION}" --no-stream\` once to warm (and once with \`--json\`), then ${runs} rounds, each asking once in each of four ways, in an order turned by one each round (so the machine's drift over a size's minutes falls on every way alike): unchanged; with \`--no-refresh\` (the index as it is: no file of the folder listed or examined; the largest ${fmtRatio(asIsSpread)} the smallest); right after appending a line to another file (the edited file re-indexed in place, inside the ask); right after every file of the folder was given a new modification time, its bytes kept (as a checkout or a copy leaves them: each file read and hashed, none parsed or split); medians of wall time per way; the asks print text, as a user's do (the default output); the built CLI, started and timed by a small launcher, no model configured (BM25 + extractive answerer). After each unchanged ask, one more with \`--json\` (not in the columns; its JSON lists every file of the folder: ${jsonRange}) gives "retrieval in the ask": the ask's own \`timings.retrieveMs\` (query analysis, BM25 over the store's postings, reading the top chunks, and counting their tokens for the retrieve event: the process's first token count, which loads the piece-count table). "BM25 query" is the query alone, through the library in ${runs} fresh processes on the same index (\`VectorStoreIndex.load\`, \`asRetriever({ retrievalMode: "lexical" })\`), each querying ${runs + 1} times: the median of their first queries, then the median of the rest. large10 is the large corpus ten times, every 50th word of each later copy given the copy's suffix (the corpus's files lie flat in one folder per copy); "${NESTED}" is the same files in the folders of node_modules their names were flattened from (those under a nested \`node_modules\` folder are passed over by the default rules, as in a user's folder); "${MILLION}" is the same folder indexed and asked with \`--chunk-size ${MILLION_CHUNK_SIZE}\` (overlap 20), the size that passes 10^6 chunks: the largest size of the targets. Throughput and index size are targets of the default chunk size (a 100-token chunk pays its fixed costs, metadata and row, ten times as often). Peak RSS is the largest maxRSS of the asks.`,
     ],
     json: results,
   };
