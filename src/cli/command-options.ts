@@ -1,4 +1,5 @@
 import { DEFAULT_EVAL_MODES } from "../eval/evaluate.js";
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../splitter/sentence-splitter.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
 import { RESPONSE_MODES, type ResponseMode } from "../synthesizer/types.js";
 import type { CommandName } from "./options.js";
@@ -80,8 +81,29 @@ export function withWalk<V extends CommandValues<"index">>(values: V, paths: str
     ...rest,
     paths,
     walk: { include, exclude, readAs, noIgnore, hidden, followSymlinks },
-    chunking: { chunkSize, chunkOverlap },
+    chunking: chunkingOf(chunkSize, chunkOverlap),
   };
+}
+
+/**
+ * `--chunk-size`/`--chunk-overlap` as the splitter takes them, or undefined for the default splitter: a smaller chunk
+ * without its own overlap gets LlamaIndex's default, or what the size holds. An overlap the size cannot hold is a
+ * mistake on the command line (exit 2), said with both numbers before anything runs. @throws UsageError
+ */
+function chunkingOf(
+  chunkSize: number | undefined,
+  chunkOverlap: number | undefined,
+): { chunkSize: number; chunkOverlap: number } | undefined {
+  if (chunkSize === undefined && chunkOverlap === undefined) return undefined;
+  const size = chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const overlap = chunkOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(size / 5));
+  if (overlap >= size) {
+    throw new UsageError(
+      `--chunk-overlap (${overlap}) must be less than --chunk-size (${size}).`,
+      `Example: --chunk-size ${size} --chunk-overlap ${Math.floor(size / 5)}`,
+    );
+  }
+  return { chunkSize: size, chunkOverlap: overlap };
 }
 
 const BATCH_EXAMPLE = "Example: ragsynth batch questions.jsonl --index docs/.ragsynth --out answers.jsonl";

@@ -2,7 +2,6 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { FolderIndexOptions, FolderWalk } from "../index-store/folder-read-options.js";
 import { BlockSplitter } from "../splitter/block-splitter.js";
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "../splitter/sentence-splitter.js";
 import { userCacheDir } from "../util/user-cache-dir.js";
 import type { CommandContext } from "./io.js";
 import { leanHeapForBuild } from "./lean-heap.js";
@@ -20,8 +19,11 @@ export interface IndexFlags {
   store: string | undefined;
   embed: EmbedChoice;
   rebuild: boolean;
-  /** `--chunk-size`, `--chunk-overlap`: the splitter's settings (BlockSplitter's defaults when not given). */
-  chunking?: { chunkSize: number | undefined; chunkOverlap: number | undefined } | undefined;
+  /**
+   * `--chunk-size`, `--chunk-overlap` as the splitter takes them (command-options.ts checks and completes them), or
+   * undefined for BlockSplitter's defaults.
+   */
+  chunking?: { chunkSize: number; chunkOverlap: number } | undefined;
   /** `--threads`: worker threads that split files (by the cores when not given). */
   threads?: number | undefined;
   /** `--no-refresh` (ask, plan, eval): answer from the index as it was built, no file listed or read. */
@@ -45,7 +47,7 @@ export async function folderIndexOptions(
       "Example: ragsynth index docs --rebuild, then ragsynth ask docs --no-refresh -q …",
     );
   }
-  const splitter = chunkSplitter(chunking);
+  const splitter = chunking ? new BlockSplitter(chunking) : undefined;
   const { url, cacheDir } = storeFlag(place.store, place.cacheDir);
   return {
     paths,
@@ -70,25 +72,6 @@ export async function folderIndexOptions(
           : `ragsynth: ${message}\n`,
       ),
   };
-}
-
-/**
- * The splitter `--chunk-size`/`--chunk-overlap` ask for (undefined for the default one). An overlap the size cannot
- * hold is a mistake on the command line (exit 2), said with both numbers.
- */
-function chunkSplitter(chunking: IndexFlags["chunking"]): BlockSplitter | undefined {
-  const { chunkSize, chunkOverlap } = chunking ?? {};
-  if (chunkSize === undefined && chunkOverlap === undefined) return undefined;
-  const size = chunkSize ?? DEFAULT_CHUNK_SIZE;
-  // A smaller chunk without its own overlap gets LlamaIndex's default, or what the size holds.
-  const overlap = chunkOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(size / 5));
-  if (overlap >= size) {
-    throw new UsageError(
-      `--chunk-overlap (${overlap}) must be less than --chunk-size (${size}).`,
-      `Example: --chunk-size ${size} --chunk-overlap ${Math.floor(size / 5)}`,
-    );
-  }
-  return new BlockSplitter({ chunkSize: size, chunkOverlap: overlap });
 }
 
 /** Every path must exist: a missing one is a mistake on the command line (exit 2), not a runtime failure. */

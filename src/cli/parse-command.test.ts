@@ -97,6 +97,15 @@ describe("parseCommand", () => {
     expect(parse(["help", "index"])).toEqual({ command: "help", topic: "index" });
   });
 
+  it("completes --chunk-size and --chunk-overlap as the splitter takes them", () => {
+    const chunking = (...flags: string[]) =>
+      (parse(["ask", "d", "-q", "x", ...flags]) as { options: { chunking?: unknown } }).options.chunking;
+    expect(chunking()).toBeUndefined();
+    expect(chunking("--chunk-size", "50")).toEqual({ chunkSize: 50, chunkOverlap: 10 });
+    expect(chunking("--chunk-size", "4096")).toEqual({ chunkSize: 4096, chunkOverlap: 200 });
+    expect(chunking("--chunk-overlap", "0")).toEqual({ chunkSize: 1024, chunkOverlap: 0 });
+  });
+
   it("lists every valid mode for an unknown one", () => {
     const error = usageError(["ask", "d", "-q", "x", "--mode", "fast"]);
     expect(error.message).toBe('Unknown response mode "fast".');
@@ -123,6 +132,14 @@ describe("parseCommand", () => {
     [["ask", "d", "-q", "x", "--json=yes"], /--json takes no value/],
     [["plan", "d", "-q", "x", "--price-in", "-1"], /--price-in to be 0 or more|needs a value/],
     [["index", "d", "--", "why"], /index takes no question/],
+    [
+      ["ask", "d", "-q", "x", "--chunk-size", "50", "--chunk-overlap", "80"],
+      /--chunk-overlap \(80\) must be less/,
+    ],
+    [
+      ["plan", "d", "-q", "x", "--chunk-overlap", "1024"],
+      /--chunk-overlap \(1024\) must be less than --chunk-size \(1024\)/,
+    ],
     [["asq"], /Unknown command "asq"/],
   ])("rejects %j", (argv, message) => {
     expect(usageError(argv as string[]).message).toMatch(message);

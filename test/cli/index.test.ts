@@ -80,10 +80,25 @@ describe("ragsynth index", () => {
     const bad = await runCli(["index", docs, "--chunk-size", "64", "--chunk-overlap", "64"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--chunk-overlap \(64\) must be less than --chunk-size \(64\)/);
+    // Found before anything runs: no notice about the model comes first.
+    const askedBadly = await runCli([
+      "ask",
+      docs,
+      "-q",
+      "modes?",
+      "--chunk-size",
+      "50",
+      "--chunk-overlap",
+      "80",
+    ]);
+    expect(askedBadly.code).toBe(2);
+    expect(askedBadly.stderr).toMatch(
+      /^ragsynth: --chunk-overlap \(80\) must be less than --chunk-size \(50\)/,
+    );
     const zero = await runCli(["ask", docs, "-q", "modes?", "--chunk-size", "0"]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toMatch(/Expected --chunk-size to be a whole number of at least 1, got "0"/);
-  }, 90_000); // six CLI runs
+  }, 90_000); // seven CLI runs
 
   it("--threads splits the files in worker threads into the same rows as the main thread", async () => {
     const rows = (folder: string) =>
