@@ -130,9 +130,13 @@ export function indexSummary(stats: FolderIndexStats, embedderId: string, cwd: s
   const { added, changed, unchanged, removed } = stats.sources;
   const changes = [
     changed.length > 0 ? `${formatCount(changed.length)} changed` : "",
-    unchanged.length > 0 && unchanged.length < stats.files ? `${formatCount(unchanged.length)} unchanged` : "",
+    unchanged.length > 0 && unchanged.length < stats.files
+      ? `${formatCount(unchanged.length)} unchanged`
+      : "",
     // Every file new is a first index, unless files went too (the same files under other names, say).
-    added.length > 0 && (added.length < stats.files || removed.length > 0) ? `${formatCount(added.length)} new` : "",
+    added.length > 0 && (added.length < stats.files || removed.length > 0)
+      ? `${formatCount(added.length)} new`
+      : "",
     removed.length > 0 ? `${formatCount(removed.length)} removed` : "",
   ].filter(Boolean);
   return (
