@@ -19,8 +19,10 @@ const OBEYED = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u202a-\u202e\u206
  * The mark standing for a control character of the CLI's own, followed by its code in two hex digits: random per
  * process and never written out, so no file name, document or reply can carry it. The private-use characters
  * around it are left as they are by {@link terminalText} (a document's own are shown, not obeyed: they do nothing).
+ * Sixteen base-36 digits (~82 bits) from Math.random: nothing the process writes shows its state, and loading
+ * node:crypto would cost every start a few milliseconds.
  */
-const MARK = `\u{E000}${Math.random().toString(36).slice(2, 12)}${Math.random().toString(36).slice(2, 12)}\u{E001}`;
+const MARK = `\u{E000}${Array.from({ length: 16 }, () => Math.floor(Math.random() * 36).toString(36)).join("")}\u{E001}`;
 const OWN = new RegExp(`${MARK}([0-9a-f]{2})`, "g");
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters of the CLI's own sequences
 const CONTROL = /[\u0000-\u001f]/g;
