@@ -1,3 +1,5 @@
+import { jsonEscape } from "../util/json-escape.js";
+
 // What the CLI prints comes mostly from outside it: file names, the text of documents, a model's reply, a server's
 // error. A control character in any of those is obeyed by the terminal it reaches: ESC [2J clears the screen, OSC 0
 // sets the window title, OSC 52 writes the clipboard (in terminals that allow it), a carriage return or cursor
@@ -13,7 +15,8 @@
  * isolates (U+202A–U+202E, U+2066–U+2069, "Trojan Source").
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is matched
-const OBEYED = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+const OBEYED = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/;
+const OBEYED_ALL = new RegExp(OBEYED.source, "g");
 
 /**
  * The mark standing for a control character of the CLI's own, followed by its code in two hex digits: random per
@@ -32,7 +35,10 @@ const CONTROL = /[\u0000-\u001f]/g;
  * through: its control characters marked as the process's own.
  */
 export function ownControl(sequence: string): string {
-  return sequence.replace(CONTROL, (character) => `${MARK}${hex(character.charCodeAt(0), 2)}`);
+  return sequence.replace(
+    CONTROL,
+    (character) => `${MARK}${character.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
 }
 
 /**
@@ -41,10 +47,7 @@ export function ownControl(sequence: string): string {
  * ({@link ownControl}) as themselves.
  */
 export function terminalText(text: string): string {
-  OBEYED.lastIndex = 0;
-  const shown = OBEYED.test(text)
-    ? text.replace(OBEYED, (character) => `\\u${hex(character.charCodeAt(0), 4)}`)
-    : text;
+  const shown = OBEYED.test(text) ? text.replace(OBEYED_ALL, jsonEscape) : text;
   return shown.includes(MARK)
     ? shown.replace(OWN, (_, code: string) => String.fromCharCode(Number.parseInt(code, 16)))
     : shown;
@@ -53,8 +56,4 @@ export function terminalText(text: string): string {
 /** Wraps a sink (`io.ts`'s `TextSink`) so everything written to it goes through {@link terminalText}. */
 export function terminalSink(sink: { write(text: string): void }): { write(text: string): void } {
   return { write: (text) => sink.write(terminalText(text)) };
-}
-
-function hex(code: number, digits: number): string {
-  return code.toString(16).padStart(digits, "0");
 }
