@@ -119,8 +119,17 @@ export function rememberListing(
 
 /** Removes a remembered listing (a rebuild, a listing that cannot be remembered). */
 export function forgetListing(folder: string): void {
-  rmSync(join(folder, LISTING_SNAPSHOT_FILE), { force: true });
-  rmSync(join(folder, LISTING_CHANGES_FILE), { force: true });
+  removeQuietly(join(folder, LISTING_SNAPSHOT_FILE));
+  removeQuietly(join(folder, LISTING_CHANGES_FILE));
+}
+
+/** Removes a file if it is there; one that cannot be removed (a folder put in its place) stays, and is not read. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Not a file of ours: readSnapshot passes it over.
+  }
 }
 
 /** What a listing is remembered with, beside what it found. */
@@ -414,7 +423,7 @@ export function writeSnapshot(folder: string, snapshot: Snapshot): void {
   }
   const generation = `${Date.now().toString(36)}-${process.pid.toString(36)}-${Math.random().toString(36).slice(2)}`;
   // The listing first, then its old changes removed: a reader between the two finds changes of another generation.
-  if (writeWhole(path, { ...snapshot, format: FORMAT, generation })) rmSync(changesPath, { force: true });
+  if (writeWhole(path, { ...snapshot, format: FORMAT, generation })) removeQuietly(changesPath);
 }
 
 /** Whether `path` is still the listing file last read (not written since by another process). */
@@ -472,7 +481,7 @@ function writeWhole(path: string, value: StoredSnapshot | StoredChanges): boolea
     return true;
   } catch {
     // Only a faster next check is lost.
-    rmSync(temporary, { force: true });
+    removeQuietly(temporary);
     return false;
   }
 }

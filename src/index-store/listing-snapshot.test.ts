@@ -229,6 +229,17 @@ describe("a remembered listing", () => {
     const opened = await openFolderIndex(options());
     expect(opened.index.nodes.map((node) => node.text).join("\n")).not.toContain("hunter2");
     await folderIndexSaved(opened);
+    // A folder in its place: not read, and an edit (whose changes cannot be written there) still answers.
+    await rm(changes);
+    await mkdir(changes);
+    await put("tree.md", "# Tree\n\ntree_summarize builds summaries level by level. Edited.\n");
+    expect((await refresh()).sources.changed).toEqual([id("tree.md")]);
+    expect((await refresh()).remembered).toMatchObject({ relisted: 1 });
+    // The folder listed in full: the listing is written again, the folder beside it stays where a file would go.
+    await put("z-more.md", "# More\n\nOne more file.\n");
+    await refresh();
+    await refresh();
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
   });
 
   it("writes the listing again whole once more than 256 files changed since it was written", async () => {
