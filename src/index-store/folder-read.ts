@@ -27,7 +27,7 @@ import {
   versionAfterOwnWrites,
 } from "./indexed-folder-read.js";
 import { listFromSnapshot } from "./listing-snapshot.js";
-import { rememberListing } from "./listing-snapshot-file.js";
+import { rememberListing } from "./listing-snapshot-make.js";
 import { LocalFingerprints } from "./local-fingerprints.js";
 import { folderListingKey, readRememberedFolder } from "./remembered-folder-read.js";
 import { SkippedReadsMemory } from "./skipped-reads.js";

@@ -12,15 +12,11 @@ import type { StoredSource } from "../store/index-store.js";
 import {
   type RememberedDocument,
   type RememberedFile,
-  racy,
   readSnapshot,
-  realPathOf,
-  realRoots,
   type Snapshot,
-  type SnapshotCheck,
-  sameRule,
   writeSnapshot,
 } from "./listing-snapshot-file.js";
+import { racy, realPathOf, realRoots, type SnapshotCheck, sameRule } from "./listing-snapshot-make.js";
 
 /** Beyond this many files with new times (a checkout, a copy), the folder is listed again in full. */
 const MAX_RELISTED = 64;

@@ -19,7 +19,7 @@ import {
   versionAfterOwnWrites,
 } from "./indexed-folder-read.js";
 import { fromSnapshotAtVersion } from "./listing-snapshot.js";
-import { listingKey } from "./listing-snapshot-file.js";
+import { listingKey } from "./listing-snapshot-make.js";
 import { storeLabel } from "./store-location.js";
 
 /** The key a folder's listing is remembered under: the roots as given and named, the walk, the working folder. */
