@@ -3,7 +3,7 @@
 // version, so an edit of one file does not write the listing of every file again); what they hold, how they are
 // written, and how they are read back, as untrusted input. Checking a snapshot against the folder and making a
 // listing from it is listing-snapshot.ts's.
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SkippedPath } from "../reader/index.js";
 
@@ -115,13 +115,7 @@ function readJson<T>(
 ): ReadFile<T> | undefined {
   try {
     const stats = statSync(path);
-    if (
-      last?.path === path &&
-      last.ino === stats.ino &&
-      last.size === stats.size &&
-      last.modifiedMs === stats.mtimeMs
-    )
-      return last;
+    if (last?.path === path && isFileRead(stats, last)) return last;
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
     // Written by this module, but a file in a folder others can write: anything unlike it is not used.
     return {
@@ -260,13 +254,12 @@ export function writeSnapshot(folder: string, snapshot: Snapshot): void {
 /** Whether `path` is still the listing file last read (not written since by another process). */
 function stillThere(path: string): boolean {
   const stats = statSync(path, { throwIfNoEntry: false });
-  return (
-    stats !== undefined &&
-    lastListing !== undefined &&
-    stats.ino === lastListing.ino &&
-    stats.size === lastListing.size &&
-    stats.mtimeMs === lastListing.modifiedMs
-  );
+  return stats !== undefined && lastListing !== undefined && isFileRead(stats, lastListing);
+}
+
+/** Whether a file's `stats` are those of the file `read` was read from (same inode, size and time). */
+function isFileRead(stats: Stats, read: ReadFile<unknown>): boolean {
+  return stats.ino === read.ino && stats.size === read.size && stats.mtimeMs === read.modifiedMs;
 }
 
 /**
