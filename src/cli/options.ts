@@ -167,7 +167,7 @@ export const OPTIONS = {
   threads: {
     value: "<n>",
     description:
-      "Worker threads that parse and split files while indexing (0: none; default one per core but one, up to 4, from 4 cores; each holds its own tokenizer caches)",
+      "Worker threads that parse and split files while indexing (0: none; default one per core but one, up to 4, from 4 cores, and one on 2 or 3 cores from 16 MiB of files; each holds its own tokenizer caches)",
     read: nonNegativeInteger,
   },
   include: {

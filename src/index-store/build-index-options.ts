@@ -70,8 +70,9 @@ export interface FromDocumentsCachedOptions extends Omit<FromDocumentsOptions, "
    * files and writes the store in this thread): 0 does all here. Only the default splitter, or a `BlockSplitter`
    * with a built-in tokenizer and no function among its options, is run in threads (with any other, no thread
    * starts); only the built-in readers parse in threads. The chunks are the same either way.
-   * @default one per core but one, up to 4, from 4 cores, when there is at least 1 MiB of files to split (none on
-   *   fewer cores: each thread holds its own tokenizer caches, see BENCHMARKS.md's `threads` figure)
+   * @default one per core but one, up to 4, from 4 cores, when there is at least 1 MiB of files to split; one on 2 or
+   *   3 cores from 16 MiB; none on one core (each thread holds its own tokenizer caches, see BENCHMARKS.md's `threads`
+   *   figure)
    */
   threads?: number;
   /**

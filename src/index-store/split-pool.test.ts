@@ -11,7 +11,7 @@ import { decodeNode } from "../store/node-row.js";
 import { openFolderIndex } from "./folder-index.js";
 import { folderIndexOptions } from "./folder-index-options.test.util.js";
 import type { FolderIndexOptions } from "./folder-read-options.js";
-import { SplitPool, splitPoolFor } from "./split-pool.js";
+import { autoThreads, SplitPool, splitPoolFor } from "./split-pool.js";
 import { openStoreAt } from "./store-location.js";
 import { VectorStoreIndex } from "./vector-store-index.js";
 
@@ -180,6 +180,20 @@ describe("splitPoolFor", () => {
   const pending = [
     new TextNode({ id: "a.md", text: "x".repeat(10), metadata: { file_size: 2 * 1024 * 1024 } }),
   ];
+
+  it("starts threads by itself by the cores and the bytes to split: one on 2 or 3 cores from 16 MiB", () => {
+    const MiB = 1024 * 1024;
+    expect(autoThreads(100 * MiB, 1)).toBe(0);
+    for (const cores of [2, 3]) {
+      expect(autoThreads(16 * MiB - 1, cores)).toBe(0);
+      expect(autoThreads(16 * MiB, cores)).toBe(1);
+      expect(autoThreads(300 * MiB, cores)).toBe(1);
+    }
+    expect(autoThreads(MiB - 1, 4)).toBe(0);
+    expect(autoThreads(MiB, 4)).toBe(3);
+    expect(autoThreads(MiB, 5)).toBe(4);
+    expect(autoThreads(300 * MiB, 16)).toBe(4);
+  });
 
   it("starts no threads for a splitter whose options cannot go to a thread, or for 0", () => {
     const custom = new BlockSplitter({ tokenizer: (text: string) => text.split(" ").map(() => 0) });

@@ -28,6 +28,13 @@ const MAX_AUTO_THREADS = 4;
  */
 const AUTO_MIN_BYTES = 1024 * 1024;
 /**
+ * The same on 2 or 3 cores, where a build starts one thread: there the build's own reads and writes share the cores
+ * with it, and one thread paid for itself only from about 10 MB (2 cores, first index, interleaved: 2.4 MB of
+ * Markdown 1.51 s with one thread against 1.44 s without, 10 MB 2.38–2.57 s against 2.42–2.53 s,
+ * 30.6 MB 6.2–6.6 s against 6.8–7.4 s).
+ */
+const AUTO_MIN_BYTES_FEW_CORES = 16 * 1024 * 1024;
+/**
  * Formats parsed in the build's own thread even with threads: their readers only decode the bytes and cut them at
  * blank lines, which costs less than sending the bytes to a thread and its blocks back (the bench's 30.6 MB corpus,
  * mostly text, at --threads 2, three interleaved runs: 7.43 s with every file parsed in threads, 6.94 s with these
@@ -37,7 +44,7 @@ const PARSED_HERE = new Set(["text", "code", "csv"]);
 
 /**
  * The pool for a build of `pending` with `splitter`: `threads` workers when given, else (unset) {@link autoThreads}
- * when there is at least {@link AUTO_MIN_BYTES} to split; none (the build splits in its own thread) for 0, a splitter
+ * for the bytes it has to split; none (the build splits in its own thread) for 0, a splitter
  * other than a plain `BlockSplitter`, or one whose options cannot be sent to a thread (a custom tokenizer or sentence
  * function).
  */
@@ -47,7 +54,7 @@ export function splitPoolFor(
   pending: readonly TextNode[],
   keepVectors: boolean,
 ): SplitPool | undefined {
-  const count = threads ?? (pendingBytes(pending) >= AUTO_MIN_BYTES ? autoThreads() : 0);
+  const count = threads ?? autoThreads(pendingBytes(pending));
   if (count < 1 || pending.length === 0) return undefined;
   const block = splitter ?? new BlockSplitter();
   const options =
@@ -64,14 +71,19 @@ export function splitPoolFor(
 }
 
 /**
- * One thread per core but the build's own, up to {@link MAX_AUTO_THREADS}, from four cores. With two, the build's
- * reads and writes leave about one core: two threads there made the bench's 30.6 MB first index 1.43× faster for
- * 177 MB more peak memory (the 306.5 MB one 1.47× for 491 MB), still short of 5 MB/s, so they are asked for
- * (`threads: 2`), not assumed.
+ * The worker threads a build of `bytes` (its files' sizes) starts by itself on `cores`: from 4 cores, one per core
+ * but the build's own, up to {@link MAX_AUTO_THREADS}, from {@link AUTO_MIN_BYTES}; on 2 or 3, one, from
+ * {@link AUTO_MIN_BYTES_FEW_CORES}; on one core, none. On 2 cores the build's own thread (listing, reading,
+ * writing the store) is busy less than half the time beside one worker thread, which splits: the first index
+ * without against with one thread (2 cores, by the bench's launcher, interleaved) took the 30.6 MB corpus 6.8–7.4 s
+ * against 6.2–6.6 s (peak memory 301–309 against 420–433 MB), three copies of it (92 MB) 21.3–22.7 s against
+ * 18.5–19.8 s (382–399 against 509–519 MB), ten (306.5 MB) 76.0 s against 66.0 s (433 against 552 MB). A second
+ * thread there took the 306.5 MB one to 57–61 s for 747–856 MB, so it is asked for (`threads: 2`), not assumed.
  */
-function autoThreads(): number {
-  const cores = availableParallelism();
-  return cores < 4 ? 0 : Math.min(cores - 1, MAX_AUTO_THREADS);
+export function autoThreads(bytes: number, cores: number = availableParallelism()): number {
+  if (cores >= 4) return bytes >= AUTO_MIN_BYTES ? Math.min(cores - 1, MAX_AUTO_THREADS) : 0;
+  if (cores >= 2) return bytes >= AUTO_MIN_BYTES_FEW_CORES ? 1 : 0;
+  return 0;
 }
 
 /** The bytes `pending` has to split: each document's file size where it is listed unread, else its text's length. */
