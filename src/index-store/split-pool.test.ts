@@ -195,6 +195,25 @@ describe("splitPoolFor", () => {
     expect(autoThreads(300 * MiB, 16)).toBe(4);
   });
 
+  it("starts no threads by itself for one document, and splits a very long one in the build's thread", async () => {
+    const one = [new TextNode({ id: "big.md", text: "x", metadata: { file_size: 100 * 1024 * 1024 } })];
+    expect(splitPoolFor(undefined, undefined, one, false)).toBeUndefined();
+    const asked = splitPoolFor(1, undefined, one, false);
+    expect(asked?.threads).toBe(1);
+    await asked?.terminate();
+    const pool = new SplitPool(1, { splitter: {}, keepVectors: false, tokenizerCache: undefined });
+    try {
+      const long = new TextNode({ id: "long.md", text: "word ".repeat(1.7 * 1024 * 1024) });
+      expect(await pool.split(long)).toBeUndefined();
+      expect(pool.documentsSplit).toBe(0);
+      const chunks = await pool.split(new TextNode({ id: "short.md", text: "word ".repeat(1000) }));
+      expect(chunks?.length).toBeGreaterThan(0);
+      expect(pool.documentsSplit).toBe(1);
+    } finally {
+      await pool.terminate();
+    }
+  });
+
   it("starts no threads for a splitter whose options cannot go to a thread, or for 0", () => {
     const custom = new BlockSplitter({ tokenizer: (text: string) => text.split(" ").map(() => 0) });
     expect(splitPoolFor(2, custom, pending, false)).toBeUndefined();
