@@ -71,5 +71,9 @@ describe("indexSummary", () => {
     expect(summary).toMatch(
       /^Indexed 1 file: 10 chunks, in 310 ms \(parsed and split in 2 threads\) · cache /,
     );
+    // One thread, the default on 2 or 3 cores.
+    expect(
+      indexSummary({ ...stats({ added: ["a.md"] }, 1), threads: 1 }, "hashing", resolve("project")),
+    ).toContain("(parsed and split in 1 thread) · cache ");
   });
 });

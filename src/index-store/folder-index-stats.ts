@@ -141,7 +141,7 @@ export function indexSummary(stats: FolderIndexStats, embedderId: string, cwd: s
   ].filter(Boolean);
   return (
     `Indexed ${plural(stats.files, "file")}${changes.length > 0 ? ` (${changes.join(", ")})` : ""}: ` +
-    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${formatCount(stats.embedded)} embedded, ${formatCount(stats.reused)} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (parsed and split in ${stats.threads} threads)` : ""}${stats.waitedMs === undefined ? "" : `, ${formatDuration(stats.waitedMs)} of it waiting for another build`}` +
+    `${plural(stats.chunks, "chunk")}, ${stats.embedded + stats.reused > 0 ? `${formatCount(stats.embedded)} embedded, ${formatCount(stats.reused)} reused, ` : ""}in ${formatDuration(stats.durationMs)}${stats.threads > 0 ? ` (parsed and split in ${plural(stats.threads, "thread")})` : ""}${stats.waitedMs === undefined ? "" : `, ${formatDuration(stats.waitedMs)} of it waiting for another build`}` +
     ` · cache ${isPostgresUrl(stats.cacheDir) ? stats.cacheDir : displayPath(stats.cacheDir, cwd)} · ${embedderId}`
   );
 }
