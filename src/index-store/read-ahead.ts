@@ -91,16 +91,26 @@ export type Prepared =
     };
 
 /**
- * The documents of a build, read in order by `reading` and each sent to `pool` once read: up to 64 per thread ahead
- * of the one the build writes, within {@link READ_AHEAD_BYTES} of files (all read at once, as `readingAhead`'s are),
- * so the threads are not idle while the build writes a group (a window of two per thread left them waiting).
+ * Documents sent to the threads ahead of the one the build writes, per thread. Small files starve a thread at fewer:
+ * Debian's /usr/share/doc (3,858 files read, most a few kilobytes of gzip) took 64.9 s with one thread at 64 per
+ * thread against 65.2 s without a thread, and 53.8 s at 256 (2 cores, one run each, peak memory 750, 538 and
+ * 813 MB); the 30.6 MB corpus 5.64–5.88 s at 64, 5.48–5.57 s at 256 (443–446 against 453–460 MB). The bytes ahead
+ * stay within {@link READ_AHEAD_BYTES}.
+ */
+const SPLIT_AHEAD = 256;
+
+/**
+ * The documents of a build, read in order by `reading` and each sent to `pool` once read: up to {@link SPLIT_AHEAD}
+ * per thread ahead of the one the build writes, within {@link READ_AHEAD_BYTES} of files (all read at once, as
+ * `readingAhead`'s are), so the threads are not idle while the build writes a group (a window of two per thread left
+ * them waiting).
  */
 export function splittingAhead(
   pending: readonly TextNode[],
   reading: { next(index: number): Promise<TextNode | undefined | "same-bytes"> },
   pool: SplitPool,
 ): { next(index: number): Promise<Prepared> } {
-  return startedAhead(pending, 64 * pool.threads, (index) =>
+  return startedAhead(pending, SPLIT_AHEAD * pool.threads, (index) =>
     reading.next(index).then(async (document): Promise<Prepared> => {
       if (document === undefined || document === "same-bytes") return document;
       return { document, chunks: await pool.split(document) };
