@@ -22,7 +22,17 @@ function largeDocument(): TextNode {
   return document;
 }
 
-/** A BlockSplitter that counts the nodes it hands out one at a time, and calls `onFirst` as it hands out the first. */
+/** Busy for `ms` milliseconds: the work of a slow chunk, the same on a fast machine as on a loaded one. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {}
+}
+
+/**
+ * A BlockSplitter that counts the nodes it hands out one at a time, spends 1 ms on each (so the document's split spans
+ * several ~50 ms slices on any machine: on a fast one the real split of 239 chunks fits in one slice, and the build
+ * finished before it heard the abort) and calls `onFirst` as it hands out the first.
+ */
 function countingSplitter(onFirst: () => void): NodeParser & { handedOut: () => number } {
   const inner = new BlockSplitter();
   let handedOut = 0;
@@ -32,6 +42,7 @@ function countingSplitter(onFirst: () => void): NodeParser & { handedOut: () => 
       for (const node of inner.iterateNodes(document)) {
         handedOut++;
         if (handedOut === 1) onFirst();
+        busyFor(1);
         yield node;
       }
     },
