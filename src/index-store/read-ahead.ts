@@ -93,9 +93,9 @@ export type Prepared =
 /**
  * Documents sent to the threads ahead of the one the build writes, per thread. Small files starve a thread at fewer:
  * Debian's /usr/share/doc (3,858 files read, most a few kilobytes of gzip) took 64.9 s with one thread at 64 per
- * thread against 65.2 s without a thread, and 53.8 s at 256 (2 cores, one run each, peak memory 750, 538 and
- * 813 MB); the 30.6 MB corpus 5.64–5.88 s at 64, 5.48–5.57 s at 256 (443–446 against 453–460 MB). The bytes ahead
- * stay within {@link READ_AHEAD_BYTES}.
+ * thread against 65.2 s without a thread, and 53.8 s and 59.5 s at 256 (2 cores; two runs at 256, one of each
+ * other; peak memory 750, 538 and 808–813 MB); the 30.6 MB corpus 5.64–5.88 s at 64, 5.48–5.57 s at 256 (443–446
+ * against 453–460 MB). The bytes ahead stay within {@link READ_AHEAD_BYTES}.
  */
 const SPLIT_AHEAD = 256;
 
