@@ -206,7 +206,9 @@ describe("OpenAILike typed errors", () => {
   });
 
   it("times out a stream that never ends, after its deltas", async () => {
-    const { llm } = await setup({ faults: [{ kind: "never-ending", intervalMs: 5 }] }, { timeoutMs: 80 });
+    // 500 ms, not less: the whole call is timed, and on a loaded machine (the suite beside two busy processes) the
+    // first delta once came after 80 ms, and the test saw the timeout before any delta.
+    const { llm } = await setup({ faults: [{ kind: "never-ending", intervalMs: 5 }] }, { timeoutMs: 500 });
     const received: string[] = [];
     const error = await caught(collect(llm.streamChat(user("x")), received));
     expect(error.code).toBe("llm_timeout");
