@@ -94,9 +94,9 @@ describe("fromDocumentsCached with readDocument", () => {
     // stayed alive through the write of its 8,701 chunks. Here each document is read fresh, known only by a WeakRef,
     // and the heap is collected while its group is being written (onLexicalProgress is called after each write).
     // Collected as the heap profiler collects (v8.queryObjects does before it counts). `gc()` (--expose-gc) left a
-    // document whose group was written alive one run in 6 to 15 here (CI failed on it), held by nothing but the
-    // WeakRef kept-objects list in a heap snapshot taken right after; with the profiler's collection none was in 100
-    // runs. The count it returns is not used.
+    // document whose group was written alive one run in 6 to 15 here, held by nothing but the WeakRef kept-objects
+    // list in a heap snapshot taken right after; with the profiler's collection none was in 100 runs. The count it
+    // returns is not used.
     const gc = () => queryObjects(TextNode);
     // Listed documents only: the test holds no document's text itself.
     const listedDocuments = Array.from({ length: 12 }, (_, index) => listed(fullDocument(index)));
