@@ -20,6 +20,29 @@ export interface EncodedNode {
   readonly encoded: Buffer;
 }
 
+/**
+ * What a chunk's file is now, as its `sources` row has it: the size and modification time (the folder reader's
+ * `file_size` and `last_modified_at`), when the row has them.
+ */
+export interface FileFacts {
+  size?: number | null | undefined;
+  lastModifiedAt?: string | null | undefined;
+}
+
+/**
+ * A stored node with its file's current size and time ({@link FileFacts}) in place of the ones it was written with:
+ * a file given a new time, its bytes kept (a checkout, a copy), updates its `sources` row alone (`setFingerprints`),
+ * and its chunks' rows keep the time they were written with. So a chunk's `file_size` and `last_modified_at` are
+ * read from its file's row; a key the node does not have is not added.
+ */
+export function withFileFacts(node: TextNode, { size, lastModifiedAt }: FileFacts): TextNode {
+  const { metadata } = node;
+  if (size !== null && size !== undefined && "file_size" in metadata) metadata.file_size = size;
+  if (lastModifiedAt !== null && lastModifiedAt !== undefined && "last_modified_at" in metadata)
+    metadata.last_modified_at = lastModifiedAt;
+  return node;
+}
+
 /** The row value of a node: {@link encodeNode}'s bytes, computed here unless they came with it. */
 export function nodeRow(node: TextNode | EncodedNode): Buffer {
   return "encoded" in node ? node.encoded : encodeNode(node);

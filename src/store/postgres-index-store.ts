@@ -10,7 +10,7 @@ import type {
   StoreMeta,
   TermPostings,
 } from "./index-store.js";
-import { damaged, decodeNode } from "./node-row.js";
+import { damaged, decodeNode, withFileFacts } from "./node-row.js";
 import {
   layoutState,
   type PgvectorStatus,
@@ -284,10 +284,7 @@ export class PostgresIndexStore implements IndexStore {
 
   async chunks(keys: readonly number[]): Promise<StoredChunk[]> {
     if (keys.length === 0) return [];
-    const rows = await this.#query(
-      `SELECT key, node, content_hash FROM ${this.#t}.chunks WHERE key = ANY($1::int[])`,
-      [keys],
-    );
+    const rows = await this.#query(`${this.#chunkWithFacts} WHERE c.key = ANY($1::int[])`, [keys]);
     const byKey = new Map(rows.map((row) => [row.key as number, row]));
     return keys.flatMap((key) => {
       const row = byKey.get(key);
@@ -296,20 +293,17 @@ export class PostgresIndexStore implements IndexStore {
   }
 
   async chunkByNodeId(id: string): Promise<StoredChunk | undefined> {
-    const [row] = await this.#query(
-      `SELECT key, node, content_hash FROM ${this.#t}.chunks WHERE node_id = $1`,
-      [id],
-    );
+    const [row] = await this.#query(`${this.#chunkWithFacts} WHERE c.node_id = $1`, [id]);
     return row && this.#chunk(row);
   }
 
   async *allChunks(batchSize = 1024): AsyncIterable<StoredChunk[]> {
     let after = 0;
     for (;;) {
-      const rows = await this.#query(
-        `SELECT key, node, content_hash FROM ${this.#t}.chunks WHERE key > $1 ORDER BY key LIMIT $2`,
-        [after, batchSize],
-      );
+      const rows = await this.#query(`${this.#chunkWithFacts} WHERE c.key > $1 ORDER BY c.key LIMIT $2`, [
+        after,
+        batchSize,
+      ]);
       if (rows.length === 0) return;
       after = (rows.at(-1) as Record<string, unknown>).key as number;
       yield rows.map((row) => this.#chunk(row));
@@ -357,10 +351,19 @@ export class PostgresIndexStore implements IndexStore {
     await this.#closed;
   }
 
+  /** A chunk's row with its file's size and time, which its node is read with (node-row.ts, `withFileFacts`). */
+  get #chunkWithFacts(): string {
+    return `SELECT c.key, c.node, c.content_hash, s.size, s.last_modified_at
+      FROM ${this.#t}.chunks c LEFT JOIN ${this.#t}.sources s ON s.id = c.source_id`;
+  }
+
   #chunk(row: Record<string, unknown>): StoredChunk {
     return {
       key: row.key as number,
-      node: decodeNode(row.node as Uint8Array, this.location),
+      node: withFileFacts(decodeNode(row.node as Uint8Array, this.location), {
+        size: row.size as number | null,
+        lastModifiedAt: row.last_modified_at as string | null,
+      }),
       contentHash: row.content_hash as string,
     };
   }

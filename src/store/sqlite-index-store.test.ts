@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { LEXICAL_ANALYZER, lexicalDocumentTerms } from "../analysis/lexical-tokens.js";
 import { TextNode } from "../schema/text-node.js";
 import { openSqliteStore, SQLITE_INDEX_FILE } from "./open-sqlite-store.js";
-import { sourceEdit } from "./source-edit.test.util.js";
+import { fileEdit, sourceEdit } from "./source-edit.test.util.js";
 import { SQLITE_STORE_VERSION } from "./sqlite-schema.js";
 import { snapshot } from "./sqlite-snapshot.test.util.js";
 import { useTempDirs } from "./temp-dir.test.util.js";
@@ -164,12 +164,11 @@ describe("SqliteIndexStore", () => {
     const dir = tempDir();
     const store = openSqliteStore(dir);
     store.reset(META);
-    const a = sourceEdit("a.md", ["zebra stripe", "retry timeout"]);
-    Object.assign(a.source as object, {
+    const a = fileEdit("a.md", ["zebra stripe", "retry timeout"], {
       size: 10,
       lastModifiedAt: "2026-01-01T00:00:00.000Z",
-      bytesHash: "ab12",
     });
+    Object.assign(a.source as object, { bytesHash: "ab12" });
     store.write([a, sourceEdit("b.md", ["zebra queue"])]);
     const before = snapshot(dir);
     // The freshness check's read leaves the hashes out; they are read for the documents a build reads again.
@@ -193,6 +192,17 @@ describe("SqliteIndexStore", () => {
     expect(store.sources().map((source) => source.id)).toEqual(["a.md", "b.md"]);
     expect(chunkRows(db)).toEqual(rowsBefore);
     expect(snapshot(dir)).toEqual(before);
+    // Its chunks, their rows untouched, read with the file's new size and time (from its sources row), by every
+    // way a chunk is read.
+    const facts = { file_path: "a.md", file_size: 12, last_modified_at: "2026-02-02T00:00:00.000Z" };
+    expect(store.chunkByNodeId("a.md#0")?.node.metadata).toEqual(facts);
+    const all = [...store.allChunks()].flat();
+    expect(all.map((chunk) => chunk.node.metadata)).toEqual([facts, facts, {}]);
+    expect(store.chunks(all.map((chunk) => chunk.key)).map((chunk) => chunk.node.metadata)).toEqual([
+      facts,
+      facts,
+      {},
+    ]);
     db.close();
     store.close();
   });

@@ -1,5 +1,5 @@
 import type { StoredChunk, StoredSource } from "./index-store.js";
-import { damaged, decodeNode } from "./node-row.js";
+import { damaged, decodeNode, withFileFacts } from "./node-row.js";
 
 /**
  * A `sources` row as the statement reads it: position, id, content hash, size, time, reader, chunk count (its bytes
@@ -15,11 +15,13 @@ export type SourceRow = [
   chunkCount: number,
 ];
 
-/** A `chunks` row as the store's chunk statements read it. */
+/** A `chunks` row as the store's chunk statements read it, with its file's size and time (NULL without a file). */
 export interface ChunkRow {
   key: number;
   node: Buffer | string;
   content_hash: string;
+  size: number | null;
+  last_modified_at: string | null;
 }
 
 export function sourceOfRow([
@@ -46,9 +48,16 @@ export function sourcesOfRows(rows: SourceRow[]): StoredSource[] {
   return sources;
 }
 
-/** A chunk from its row, its node decoded (a damaged one is an error naming `location`). */
+/**
+ * A chunk from its row, its node decoded (a damaged one is an error naming `location`), with its file's current
+ * size and time.
+ */
 export function chunkOfRow(row: ChunkRow, location: string): StoredChunk {
-  return { key: row.key, node: decodeNode(row.node, location), contentHash: row.content_hash };
+  const node = withFileFacts(decodeNode(row.node, location), {
+    size: row.size,
+    lastModifiedAt: row.last_modified_at,
+  });
+  return { key: row.key, node, contentHash: row.content_hash };
 }
 
 /** A sources row's node ids: its `node_ids` JSON, or `<id>#0` … when NULL. */

@@ -1,5 +1,9 @@
 import type { Database, Statement } from "better-sqlite3";
 
+/** A chunk's row with its file's size and time (`ChunkRow`). */
+const CHUNK_WITH_FACTS = `SELECT c.key, c.node, c.content_hash, s.size, s.last_modified_at
+  FROM chunks c LEFT JOIN sources s ON s.id = c.source_id`;
+
 /** The store's SQL, prepared once per connection. */
 export class SqliteStatements {
   readonly meta: Statement;
@@ -93,12 +97,11 @@ export class SqliteStatements {
     );
     this.deleteBlock = db.prepare("DELETE FROM postings WHERE term = ? AND first_key = ?");
     this.chunkRemoval = db.prepare("SELECT length, node FROM chunks WHERE key = ?");
-    this.chunkByKey = db.prepare("SELECT key, node, content_hash FROM chunks WHERE key = ?");
-    this.chunkByNodeId = db.prepare("SELECT key, node, content_hash FROM chunks WHERE node_id = ?");
+    // With the file's size and time from its sources row (node-row.ts, withFileFacts).
+    this.chunkByKey = db.prepare(`${CHUNK_WITH_FACTS} WHERE c.key = ?`);
+    this.chunkByNodeId = db.prepare(`${CHUNK_WITH_FACTS} WHERE c.node_id = ?`);
     this.chunkKeyByNodeId = db.prepare("SELECT key FROM chunks WHERE node_id = ?");
-    this.chunksAfter = db.prepare(
-      "SELECT key, node, content_hash FROM chunks WHERE key > ? ORDER BY key LIMIT ?",
-    );
+    this.chunksAfter = db.prepare(`${CHUNK_WITH_FACTS} WHERE c.key > ? ORDER BY c.key LIMIT ?`);
     this.insertChunk = db.prepare(
       `INSERT INTO chunks (node_id, source_id, position, content_hash, length, is_image, node)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,

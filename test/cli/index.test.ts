@@ -215,6 +215,19 @@ describe("ragsynth index", () => {
     expect(again.skipped).toEqual([]);
   });
 
+  it("gives the sources of an ask the files' own times after they were given new ones, their bytes kept", async () => {
+    await indexJSON([docs]);
+    // As a checkout or a copy leaves them: new times, the same bytes (the index records the times, reads nothing).
+    const when = new Date("2027-01-02T03:04:05.000Z");
+    for (const name of await readdir(docs)) await utimes(join(docs, name), when, when);
+    const asked = await runCli(["ask", docs, "-q", "What is the default response mode?", "--json"]);
+    expect(asked.code, asked.stderr).toBe(0);
+    const { index, sources } = JSON.parse(asked.stdout);
+    expect(index.sources.changed).toEqual([]);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) expect(source.metadata.last_modified_at).toBe(when.toISOString());
+  });
+
   it("weighs dense queries by the same IDF when unchanged files are not read again", async () => {
     const ask = async () => {
       const result = await runCli([

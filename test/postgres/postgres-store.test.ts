@@ -19,7 +19,7 @@ import { TextNode } from "../../src/schema/text-node.js";
 import type { IndexStore } from "../../src/store/index-store.js";
 import { openPostgresStore } from "../../src/store/open-postgres-store.js";
 import { PostgresIndexStore } from "../../src/store/postgres-index-store.js";
-import { sourceEdit } from "../../src/store/source-edit.test.util.js";
+import { fileEdit, sourceEdit } from "../../src/store/source-edit.test.util.js";
 import { createStoreLexicalSearch } from "../../src/store/store-lexical-search.js";
 import { copyExampleDocs, runCli } from "../cli/run-cli.js";
 import { startIndexerChild } from "../store/indexer-child-process.js";
@@ -207,12 +207,11 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       (await client.query(`SELECT key, node_id, node FROM "${schema}".chunks ORDER BY key`)).rows;
     try {
       await store.reset(META);
-      const a = sourceEdit("a.md", ["zebra stripe", "retry timeout"]);
-      Object.assign(a.source as object, {
+      const a = fileEdit("a.md", ["zebra stripe", "retry timeout"], {
         size: 10,
         lastModifiedAt: "2026-01-01T00:00:00.000Z",
-        bytesHash: "ab12",
       });
+      Object.assign(a.source as object, { bytesHash: "ab12" });
       await store.write([a, sourceEdit("b.md", ["zebra queue"])]);
       const [first, second] = await store.sources();
       expect(first).toMatchObject({ id: "a.md", size: 10, bytesHash: "ab12" });
@@ -234,6 +233,12 @@ describe.skipIf(!base)("the index in PostgreSQL", () => {
       expect((await store.sources()).map((source) => source.id)).toEqual(["a.md", "b.md"]);
       expect(await chunkRows()).toEqual(chunks);
       expect(await store.statistics()).toEqual(statistics);
+      // Its chunks read with the file's new size and time, from its sources row.
+      expect((await store.chunkByNodeId("a.md#1"))?.node.metadata).toEqual({
+        file_path: "a.md",
+        file_size: 12,
+        last_modified_at: "2026-02-02T00:00:00.000Z",
+      });
       await store.close();
 
       // A layout 1 schema (no bytes_hash, the postings' key without tf and length): migrated in place when opened,
