@@ -109,6 +109,24 @@ function tableCounter(name: TokenizerName): (text: string) => number {
   return counter;
 }
 
+/**
+ * Long bounded pieces (over {@link MAX_CACHED_PIECE} characters) a run counted, per encoding, for the table of all
+ * pieces ({@link saveTokenizerCache}); the memo keeps none of them. At most {@link LONG_KEPT_CHARS} characters.
+ */
+const longCounted = new Map<TokenizerName, { pieces: Map<string, number>; chars: number }>();
+const LONG_KEPT_CHARS = 1 << 20;
+
+function rememberLong(name: TokenizerName, piece: string, tokens: number): void {
+  let kept = longCounted.get(name);
+  if (!kept) {
+    kept = { pieces: new Map(), chars: 0 };
+    longCounted.set(name, kept);
+  }
+  if (kept.chars + piece.length > LONG_KEPT_CHARS || kept.pieces.has(piece)) return;
+  kept.pieces.set(ownCopy(piece), tokens);
+  kept.chars += piece.length;
+}
+
 /** The encoding's memo of piece counts, shared by its `count` and every TokenIndex over it. */
 function pieceCounts(name: TokenizerName): PieceCounts {
   let memo = counts.get(name);
@@ -128,23 +146,34 @@ function pieceCounts(name: TokenizerName): PieceCounts {
             if (table === undefined) table = PieceCountTable.open(dir, name) ?? null;
             return table?.get(piece);
           };
-    memo = new PieceCounts((piece) => {
+    const counter = new PieceCounts((piece) => {
       const count = pieceCounter(name);
+      // A piece the memo holds is counted here whole; a longer one, in bounded pieces.
+      if (piece.length <= MAX_CACHED_PIECE) return count(piece);
       let tokens = 0;
       for (const bounded of eachBoundedPiece(piece)) {
+        // A short part of a long piece is a piece like any other: the memo's, or the table's.
         if (bounded.length <= MAX_CACHED_PIECE) {
-          tokens += count(bounded);
+          tokens += counter.count(bounded);
           continue;
         }
         let boundedTokens = long.get(bounded);
         if (boundedTokens === undefined) {
-          boundedTokens = count(bounded);
+          // The table holds the long pieces earlier runs counted too (a line of box-drawing characters, a run of
+          // Thai): without it, each run that met one loaded the rank table to count it (the ASCII rank file counts
+          // only ASCII).
+          boundedTokens = known?.(bounded);
+          if (boundedTokens === undefined) {
+            boundedTokens = count(bounded);
+            rememberLong(name, bounded, boundedTokens);
+          }
           long.set(ownCopy(bounded), boundedTokens);
         }
         tokens += boundedTokens;
       }
       return tokens;
     }, known);
+    memo = counter;
     // With a cache folder, the counts earlier runs saved: a run that meets only pieces counted before never loads
     // the rank table (BENCHMARKS.md's import figure times both cases), and counts the same.
     if (dir !== undefined) seedPieceCounts(memo, name, dir);
@@ -173,8 +202,15 @@ export function saveTokenizerCache(): void {
     // it costs ~0.1 s per 100k pieces, too much for an ask that counted a few.
     let tabled = false;
     if (memo.counted >= TABLE_SAVE_MIN_COUNTED) {
-      const { pieces, counts: pieceCounts } = memo.recent(Number.POSITIVE_INFINITY);
-      tabled = savePieceCountTable(dir, name, pieces, pieceCounts);
+      const recent = memo.recent(Number.POSITIVE_INFINITY);
+      // The long pieces first: the table keeps at most MAX_TABLE_PIECES, and they are few.
+      const long = longCounted.get(name)?.pieces ?? new Map<string, number>();
+      tabled = savePieceCountTable(
+        dir,
+        name,
+        [...long.keys(), ...recent.pieces],
+        [...long.values(), ...recent.counts],
+      );
     }
     // The recent file keeps what the table lacks, so no run loads into its memo pieces the table holds.
     savePieceCounts(memo, name, dir, tabled ? "none" : "not-in-table");

@@ -210,14 +210,14 @@ describe("the built-in tokenizer with a piece count table", () => {
     return ` q${letters}`;
   };
   const words = (count: number) => Array.from({ length: count }, (_, index) => word(index)).join("");
-  const probe = (cacheDir: string, wordCount: number) => `
+  const probe = (cacheDir: string, wordCount: number, more = "") => `
 const { useTokenizerCache } = await import("./src/tokenizer/cache-dir.ts");
 const { bpeTokenizer, saveTokenizerCache } = await import("./src/tokenizer/bpe-tokenizer.ts");
 const { createRequire } = await import("node:module");
 const require = createRequire(import.meta.url);
 useTokenizerCache(${JSON.stringify(cacheDir)}, { compiledCode: false });
 const word = ${word.toString()};
-const text = Array.from({ length: ${wordCount} }, (_, index) => word(index)).join("");
+const text = Array.from({ length: ${wordCount} }, (_, index) => word(index)).join("") + ${JSON.stringify(more)};
 const count = bpeTokenizer("cl100k_base").count(text);
 const tableLoaded = Object.keys(require.cache).some((path) => /bpeRanks[\\\\/]cl100k_base/.test(path));
 saveTokenizerCache();
@@ -251,5 +251,23 @@ console.log(JSON.stringify({ count, tableLoaded }));`;
     // The next run finds the five in the recent file and the rest in the table: no rank table, the same count.
     expect(runInFreshProcess(probe(dir, 3005))).toEqual({ count: exact(words(3005)), tableLoaded: false });
     expect(recentSaved()).toBe(5);
+  }, 60_000);
+
+  it("keeps long pieces in the table too, so a run meeting one again loads no rank table", async () => {
+    // Pieces over 128 characters the memo never holds: a line of box-drawing characters (one piece of 202) and a
+    // Thai run of 564 without a space (bounded pieces of 512 and 52); neither is ASCII, so the ASCII rank file
+    // cannot count them.
+    const long = ` \n┌${"─".repeat(200)}┐\n ${"ภาษาไทย".repeat(80)}ภาษา`;
+    const reference = await mkdtemp(join(tmpdir(), "ragsynth-piece-table-ref-"));
+    try {
+      // An index-sized run writes the table, with the long pieces it counted.
+      expect(runInFreshProcess(probe(dir, 3000, long))).toMatchObject({ tableLoaded: true });
+      // A later run meeting them with a few words counts them from the table, the same as a run without one.
+      const fresh = runInFreshProcess(probe(reference, 10, long)) as { count: number; tableLoaded: boolean };
+      expect(fresh.tableLoaded).toBe(true);
+      expect(runInFreshProcess(probe(dir, 10, long))).toEqual({ count: fresh.count, tableLoaded: false });
+    } finally {
+      await rm(reference, { recursive: true, force: true });
+    }
   }, 60_000);
 });
