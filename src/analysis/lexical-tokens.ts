@@ -10,9 +10,10 @@ import { CJK, eachAsciiIdentifierWord, IDENTIFIER_WORD } from "./words.js";
  * version that built it; one built by another version is rebuilt rather than mixed with new terms. Bump it
  * whenever a change to tokenizing or field weights changes the terms or counts of the same text.
  * 1: words; 2: Markdown heading lines count twice; 3: Korean character bigrams; 4: `-ie` words stemmed as their
- * `-ies` plurals (`cookie`, `cookies` → `cooky`); 5: a word written with a leading dot (`.env`) also whole.
+ * `-ies` plurals (`cookie`, `cookies` → `cooky`); 5: a word written with a leading dot (`.env`) also whole; 6: a
+ * name written with `++` or (one letter) `#` after it (`C++`, `g++`, `C#`, `F#`) also with them.
  */
-export const LEXICAL_ANALYZER = 5;
+export const LEXICAL_ANALYZER = 6;
 
 // A Markdown ATX heading line (outside code fences): its words count twice in a document, a light BM25F.
 const HEADING_LINE = /^ {0,3}#{1,6}[ \t]/;
@@ -27,6 +28,10 @@ const JOINER = /[./_-]/;
 const VERSION = /^v\d/;
 const DIGITS = /^\p{N}+$/u;
 const DOT = 0x2e;
+const PLUS = 0x2b;
+const HASH = 0x23;
+// The last part of a word (after its last joiner) that can take `++` or `#`: a letter, then letters or digits.
+const SUFFIXABLE_PART = /(?:^|[^A-Za-z0-9])([A-Za-z][A-Za-z0-9]{0,15})$/;
 const LEADING_LETTER = /^\p{L}/u;
 // What may not stand before a dotted name's dot: a word character (a joined word's seam) or another dot.
 const BEFORE_DOT_NAME = /[\p{L}\p{M}\p{N}_'’.]/u;
@@ -98,6 +103,27 @@ function pushMatchTerms(
     WORD_TERMS.set(ownCopy(cased), known);
   }
   for (const term of known) terms.push(term);
+  const named = suffixedName(window, index + cased.length, cased);
+  if (named !== undefined) terms.push(named);
+}
+
+/**
+ * The name a word's last part makes with the `++` or `#` written right after it, lowercased: `C++` → `c++`, `g++`,
+ * `Notepad++`, `C/C++` → `c++`; `C#`, `F#` (one letter before `#` only, and no word character after it, so `a#b`,
+ * `issue#12` and Markdown's `#` are not names). The word's own terms stay (`c`): the name is a term beside them, so a
+ * question about C++ ranks the text that says "C++" above text that only says "C". Undefined when there is none.
+ */
+function suffixedName(window: string, end: number, cased: string): string | undefined {
+  const next = window.charCodeAt(end);
+  if (next !== PLUS && next !== HASH) return undefined;
+  const part = SUFFIXABLE_PART.exec(cased)?.[1];
+  if (part === undefined) return undefined;
+  if (next === PLUS) {
+    if (window.charCodeAt(end + 1) !== PLUS || window.charCodeAt(end + 2) === PLUS) return undefined;
+    return `${part.toLowerCase()}++`;
+  }
+  if (part.length !== 1 || /[\p{L}\p{N}_]/u.test(window.charAt(end + 1))) return undefined;
+  return `${part.toLowerCase()}#`;
 }
 
 /**

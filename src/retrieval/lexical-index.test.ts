@@ -306,6 +306,40 @@ describe("lexicalTokens", () => {
     ]);
   });
 
+  it("keeps a language or tool named with ++ or # (C++, g++, C#) as a term beside its letters", () => {
+    expect(lexicalTokens("Build C/C++ with g++; C# and F# too. Notepad++")).toEqual([
+      "build",
+      "c",
+      "c",
+      "c/c",
+      "c++",
+      "g",
+      "g++",
+      "c",
+      "c#",
+      "f",
+      "f#",
+      "notepad",
+      "notepad++",
+    ]);
+    // Not a name: three pluses, `#` after a longer word or before a word character, Markdown's `#`.
+    expect(lexicalTokens("c+++ issue#12 x#y ## Usage")).toEqual(["c", "issue", "12", "x", "y", "usage"]);
+    // So a question about C++ ranks the C++ page (CMake's CXX_STANDARD) above the C one, which ranked first before.
+    const index = new LexicalIndex();
+    index.add(
+      "C_STANDARD",
+      "C_STANDARD. The C standard whose features are requested to build this target. Set the C standard of a target.",
+    );
+    index.add(
+      "CXX_STANDARD",
+      "CXX_STANDARD. The C++ standard whose features are requested to build this target. Supported values: C++11, C++14, C++17.",
+    );
+    expect(index.search("How do I set the C++ standard for a target?").map((hit) => hit.id)).toEqual([
+      "CXX_STANDARD",
+      "C_STANDARD",
+    ]);
+  });
+
   it("hands the segmenter no more than one window, however long the text", () => {
     const sizes: number[] = [];
     const prose = "Zebras graze on the savanna in large herds. ".repeat(5_000);
