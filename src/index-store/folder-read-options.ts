@@ -74,15 +74,18 @@ export interface FolderIndexOptions {
   /** The build's {@link FromDocumentsCachedOptions.onBuildStart}: what it has to split, before it starts. */
   onBuildStart?: FromDocumentsCachedOptions["onBuildStart"] | undefined;
   /**
-   * What the caller should tell its user: the index went to a fallback folder, another format's is rebuilt, the
-   * files are named from another folder, or another process is building the index, so the answer comes from what it
+   * What the caller should tell its user: the index went to a fallback folder, another format's is rebuilt, one
+   * built with other settings (embedding model, analyzer, splitter) is built again, the files are named from another
+   * folder, or another process is building the index, so the answer comes from what it
    * has written so far (`whileAnotherBuilds`).
    */
   onNotice?:
-    | ((notice: {
-        kind: "read-only" | "other-version" | "renamed" | "building" | "waiting";
-        message: string;
-      }) => void)
+    | ((
+        notice:
+          | { kind: "read-only" | "other-version" | "renamed" | "building" | "waiting"; message: string }
+          /** `builtWith`: what the index there was built with instead (`another BM25 analyzer (version 5; now 6)`). */
+          | { kind: "other-build"; message: string; builtWith: string },
+      ) => void)
     | undefined;
 }
 

@@ -44,11 +44,23 @@ export async function readIndexedFolder(
     (cacheDir === undefined
       ? writtenCacheDir(await defaultCacheDir(paths, cwd), options.userCacheDir)
       : resolve(cwd, cacheDir));
-  const opened = await storedFiles(folder, { ...options, onNotice: undefined });
+  let builtWith: string | undefined;
+  const opened = await storedFiles(folder, {
+    ...options,
+    onNotice: (notice) => {
+      if (notice.kind === "other-build") builtWith = notice.builtWith;
+    },
+  });
   if (opened === undefined || opened === "other-version") {
+    const found =
+      opened === "other-version"
+        ? "it was written by another ragsynth version"
+        : builtWith === undefined
+          ? "there is none"
+          : `the one there was built with ${builtWith}`;
     throw new RagsynthError({
       code: "index_load",
-      message: `Expected an index in ${storeLabel(folder)} built with this embedding model and chunk size to answer from as it is (no refresh), but ${opened === undefined ? "there is none" : "it was written by another ragsynth version"}. Build it first (ragsynth index ${paths.join(" ")}, with the same --embed, --chunk-size and --cache-dir or --store), or drop --no-refresh to build it as the files are.`,
+      message: `Expected an index in ${storeLabel(folder)} built with this embedding model and chunk size to answer from as it is (no refresh), but ${found}. Build it first (ragsynth index ${paths.join(" ")}, with the same --embed, --chunk-size and --cache-dir or --store), or drop --no-refresh to build it as the files are.`,
     });
   }
   const { store, sources } = opened;
@@ -137,7 +149,15 @@ export async function storedStore(
   { embedModel, splitter, signal, onNotice }: FolderIndexOptions,
 ): Promise<IndexStore | undefined | "other-version"> {
   try {
-    return await openBuiltStore(folder, { embedModel, splitter, signal });
+    const opened = await openBuiltStore(folder, { embedModel, splitter, signal });
+    if (opened === undefined || !("builtWith" in opened)) return opened;
+    // Built again in place (the build empties it first): said, as a rebuild of a large folder takes minutes.
+    onNotice?.({
+      kind: "other-build",
+      message: `the cached index in ${storeLabel(folder)} was built with ${opened.builtWith}; building it again.`,
+      builtWith: opened.builtWith,
+    });
+    return undefined;
   } catch (error) {
     if (!isOtherIndexVersion(error)) throw error;
     onNotice?.({

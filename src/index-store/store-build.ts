@@ -92,13 +92,24 @@ export function storeMetaFor(embedModel: Embedder, splitter: string): StoreMeta 
 
 /** Whether the store was built for `meta` (same embedding model, vectors, analyzer and splitter). */
 export function sameMeta(stored: StoreMeta | undefined, meta: StoreMeta): boolean {
-  return (
-    stored !== undefined &&
-    stored.embedderId === meta.embedderId &&
-    stored.storeVectors === meta.storeVectors &&
-    stored.analyzer === meta.analyzer &&
-    stored.splitter === meta.splitter
-  );
+  return stored !== undefined && metaDifference(stored, meta) === undefined;
+}
+
+/**
+ * What the store was built with that `meta` does not have, in words for a notice (`another BM25 analyzer (version 5;
+ * now 6)`); undefined when it was built for `meta`.
+ */
+export function metaDifference(stored: StoreMeta, meta: StoreMeta): string | undefined {
+  if (stored.embedderId !== meta.embedderId)
+    return `another embedding model (${stored.embedderId}; now ${meta.embedderId})`;
+  if (stored.storeVectors !== meta.storeVectors)
+    return stored.storeVectors
+      ? "the chunks' vectors kept (now none)"
+      : "no vectors kept (now the chunks' vectors)";
+  if (stored.analyzer !== meta.analyzer)
+    return `another BM25 analyzer (version ${stored.analyzer}; now ${meta.analyzer})`;
+  if (stored.splitter !== meta.splitter) return `another splitter (${stored.splitter}; now ${meta.splitter})`;
+  return undefined;
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { Embedder } from "../embedding/types.js";
 import type { TextNode } from "../schema/text-node.js";
-import type { IndexStore, StoredSource } from "../store/index-store.js";
+import type { IndexStore, StoredSource, StoreMeta } from "../store/index-store.js";
 import { isPostgresUrl } from "../store/open-postgres-store.js";
 import type { IndexBuildStats, NodeParser } from "./build-index-options.js";
 import { storesVectors, withDefaultEmbedModel } from "./check-embed-model.js";
 import type { IndexSource } from "./index-source.js";
 import { diffSources, sameStat } from "./index-sources.js";
-import { sameMeta, splitterIdOf, storeMetaFor } from "./store-build.js";
+import { metaDifference, sameMeta, splitterIdOf, storeMetaFor } from "./store-build.js";
 import { readSources } from "./store-index.js";
 import { hasStoreAt, openStoreAt } from "./store-location.js";
 
@@ -73,13 +73,18 @@ export function storedFilesOf(store: IndexStore): Promise<StoredFiles> {
 
 /**
  * The index at `cacheDir`, opened, when there is one built for `embedModel` and `splitter`; else `undefined` (and
- * nothing left open). Nothing is read from it yet.
+ * nothing left open), or what the one there was built with instead (`builtWith`, in words: `metaDifference`), when
+ * there is one built for others. Nothing is read from it yet.
  */
-export function openBuiltStore(
+export async function openBuiltStore(
   cacheDir: string,
   options: StoredIndexOptions,
-): Promise<IndexStore | undefined> {
-  return openStoredIndex(cacheDir, options);
+): Promise<IndexStore | { builtWith: string } | undefined> {
+  let builtWith: string | undefined;
+  const store = await openStoredIndex(cacheDir, options, (difference) => {
+    builtWith = difference;
+  });
+  return store ?? (builtWith === undefined ? undefined : { builtWith });
 }
 
 interface StoredIndexOptions {
@@ -110,21 +115,26 @@ async function withStoredIndex<T>(
 async function openStoredIndex(
   cacheDir: string,
   { embedModel, splitter, signal }: StoredIndexOptions,
+  onOtherBuild?: (difference: string) => void,
 ): Promise<IndexStore | undefined> {
   signal?.throwIfAborted();
   const options = withDefaultEmbedModel("documents", [], { embedModel });
   // A PostgreSQL store is opened once (its schema is made when missing, as the build would); a folder is looked at.
   if (!isPostgresUrl(cacheDir) && !(await hasStoreAt(cacheDir))) return undefined;
   const store = await openStoreAt(cacheDir);
-  let built: boolean;
+  let difference: string | undefined;
+  let stored: StoreMeta | undefined;
   try {
-    built = await storeBuiltFor(store, { embedModel: options.embedModel, splitter });
+    stored = await store.meta();
+    const wanted = storeMetaFor(options.embedModel, splitterIdOf(splitter));
+    difference = stored === undefined ? undefined : metaDifference(stored, wanted);
   } catch (error) {
     await store.close();
     throw error;
   }
-  if (built) return store;
+  if (stored !== undefined && difference === undefined) return store;
   await store.close();
+  if (difference !== undefined) onOtherBuild?.(difference);
   return undefined;
 }
 

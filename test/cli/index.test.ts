@@ -100,6 +100,36 @@ describe("ragsynth index", () => {
     expect(zero.stderr).toMatch(/Expected --chunk-size to be a whole number of at least 1, got "0"/);
   }, 90_000); // seven CLI runs
 
+  it("says why an index built with other settings is built again (another analyzer, another chunk size)", async () => {
+    const first = await indexJSON([docs]);
+    const file = join(docs, ".ragsynth", "ragsynth-index.sqlite");
+    const analyzer = sql(file, (db) =>
+      db.prepare("SELECT value FROM meta WHERE key = 'analyzer'").pluck().get(),
+    );
+    // As an older ragsynth left it: its BM25 analyzer made other terms.
+    sql(file, (db) => db.prepare("UPDATE meta SET value = '1' WHERE key = 'analyzer'").run());
+    const rebuilt = await runCli(["index", docs, "--json"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stderr).toContain(
+      `ragsynth: the cached index in ${join(docs, ".ragsynth")} was built with another BM25 analyzer (version 1; now ${analyzer}); building it again.`,
+    );
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ chunks: first.chunks, sources: { unchanged: [] } });
+    // Built for these settings now: nothing more to say.
+    const again = await runCli(["index", docs, "--json"]);
+    expect(again.stderr).not.toContain("building it again");
+
+    // Without a refresh nothing is built: the error names what the index there was built with.
+    const other = await runCli(["ask", docs, "-q", "modes?", "--chunk-size", "64", "--no-refresh"]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(
+      /but the one there was built with another splitter \(block:1024\/200:\S+; now block:64\/12:\S+\)/,
+    );
+    const small = await runCli(["index", docs, "--chunk-size", "64"]);
+    expect(small.stderr).toMatch(
+      /was built with another splitter \(block:1024\/200:\S+; now block:64\/12:\S+\); building it again\./,
+    );
+  }, 60_000);
+
   it("--threads splits the files in worker threads into the same rows as the main thread", async () => {
     const rows = (folder: string) =>
       sql(join(folder, "ragsynth-index.sqlite"), (db) => ({
