@@ -11,7 +11,8 @@ import { CJK, eachAsciiIdentifierWord, IDENTIFIER_WORD } from "./words.js";
  * whenever a change to tokenizing or field weights changes the terms or counts of the same text.
  * 1: words; 2: Markdown heading lines count twice; 3: Korean character bigrams; 4: `-ie` words stemmed as their
  * `-ies` plurals (`cookie`, `cookies` → `cooky`); 5: a word written with a leading dot (`.env`) also whole; 6: a
- * name written with `++` or (one letter) `#` after it (`C++`, `g++`, `C#`, `F#`) also with them.
+ * name written with `++` or (one letter) `#` after it (`C++`, `g++`, `C#`, `Notepad++`) with them, a lone letter
+ * only so (`c++`, not `c`).
  */
 export const LEXICAL_ANALYZER = 6;
 
@@ -86,6 +87,12 @@ function pushMatchTerms(
   onWindow: ((window: string) => void) | undefined,
 ): void {
   if (isDotName(window, index, cased)) terms.push(`.${cased.toLowerCase()}`);
+  const named = suffixedName(window, index + cased.length, cased);
+  // A one-letter word is only its name (`C++` is not the letter C, nor `C#`): C and C++ text then match apart.
+  if (named !== undefined && cased.length === 1) {
+    terms.push(named);
+    return;
+  }
   let known = WORD_TERMS.get(cased);
   if (known === undefined) {
     const word = cased.toLowerCase();
@@ -103,15 +110,15 @@ function pushMatchTerms(
     WORD_TERMS.set(ownCopy(cased), known);
   }
   for (const term of known) terms.push(term);
-  const named = suffixedName(window, index + cased.length, cased);
   if (named !== undefined) terms.push(named);
 }
 
 /**
  * The name a word's last part makes with the `++` or `#` written right after it, lowercased: `C++` → `c++`, `g++`,
  * `Notepad++`, `C/C++` → `c++`; `C#`, `F#` (one letter before `#` only, and no word character after it, so `a#b`,
- * `issue#12` and Markdown's `#` are not names). The word's own terms stay (`c`): the name is a term beside them, so a
- * question about C++ ranks the text that says "C++" above text that only says "C". Undefined when there is none.
+ * `issue#12` and Markdown's `#` are not names). A longer word keeps its own terms beside the name (`notepad`); a
+ * one-letter word is only the name (`pushMatchTerms`), so a question about C++ matches "C++" and not every "C".
+ * Undefined when there is none.
  */
 function suffixedName(window: string, end: number, cased: string): string | undefined {
   const next = window.charCodeAt(end);

@@ -306,25 +306,23 @@ describe("lexicalTokens", () => {
     ]);
   });
 
-  it("keeps a language or tool named with ++ or # (C++, g++, C#) as a term beside its letters", () => {
+  it("keeps a language or tool named with ++ or # (C++, g++, C#) as a term, in place of a lone letter", () => {
     expect(lexicalTokens("Build C/C++ with g++; C# and F# too. Notepad++")).toEqual([
       "build",
       "c",
       "c",
       "c/c",
       "c++",
-      "g",
       "g++",
-      "c",
       "c#",
-      "f",
       "f#",
       "notepad",
       "notepad++",
     ]);
     // Not a name: three pluses, `#` after a longer word or before a word character, Markdown's `#`.
     expect(lexicalTokens("c+++ issue#12 x#y ## Usage")).toEqual(["c", "issue", "12", "x", "y", "usage"]);
-    // So a question about C++ ranks the C++ page (CMake's CXX_STANDARD) above the C one, which ranked first before.
+    // So a question about C++ ranks the C++ page (CMake's CXX_STANDARD) above the C one, which ranked first before,
+    // and a question about C the C page first.
     const index = new LexicalIndex();
     index.add(
       "C_STANDARD",
@@ -337,6 +335,10 @@ describe("lexicalTokens", () => {
     expect(index.search("How do I set the C++ standard for a target?").map((hit) => hit.id)).toEqual([
       "CXX_STANDARD",
       "C_STANDARD",
+    ]);
+    expect(index.search("How do I set the C standard for a target?").map((hit) => hit.id)).toEqual([
+      "C_STANDARD",
+      "CXX_STANDARD",
     ]);
   });
 
