@@ -47,8 +47,8 @@ export async function openStoredFiles(
   cacheDir: string,
   options: StoredIndexOptions,
 ): Promise<({ store: IndexStore } & StoredFiles) | undefined> {
-  const store = await openStoredIndex(cacheDir, options);
-  if (!store) return undefined;
+  const store = await openBuiltStore(cacheDir, options);
+  if (store === undefined || "builtWith" in store) return undefined;
   try {
     return { store, ...(await storedFilesOf(store)) };
   } catch (error) {
@@ -78,13 +78,25 @@ export function storedFilesOf(store: IndexStore): Promise<StoredFiles> {
  */
 export async function openBuiltStore(
   cacheDir: string,
-  options: StoredIndexOptions,
+  { embedModel, splitter, signal }: StoredIndexOptions,
 ): Promise<IndexStore | { builtWith: string } | undefined> {
-  let builtWith: string | undefined;
-  const store = await openStoredIndex(cacheDir, options, (difference) => {
-    builtWith = difference;
-  });
-  return store ?? (builtWith === undefined ? undefined : { builtWith });
+  signal?.throwIfAborted();
+  const options = withDefaultEmbedModel("documents", [], { embedModel });
+  // A PostgreSQL store is opened once (its schema is made when missing, as the build would); a folder is looked at.
+  if (!isPostgresUrl(cacheDir) && !(await hasStoreAt(cacheDir))) return undefined;
+  const store = await openStoreAt(cacheDir);
+  let stored: StoreMeta | undefined;
+  try {
+    stored = await store.meta();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const builtWith =
+    stored && metaDifference(stored, storeMetaFor(options.embedModel, splitterIdOf(splitter)));
+  if (stored !== undefined && builtWith === undefined) return store;
+  await store.close();
+  return builtWith === undefined ? undefined : { builtWith };
 }
 
 interface StoredIndexOptions {
@@ -99,43 +111,13 @@ async function withStoredIndex<T>(
   options: StoredIndexOptions,
   read: (store: IndexStore) => Promise<T> | T,
 ): Promise<T | undefined> {
-  const store = await openStoredIndex(cacheDir, options);
-  if (!store) return undefined;
+  const store = await openBuiltStore(cacheDir, options);
+  if (store === undefined || "builtWith" in store) return undefined;
   try {
     return await read(store);
   } finally {
     await store.close();
   }
-}
-
-/**
- * The index at `cacheDir`, opened, when there is one built for `embedModel` and `splitter`; else `undefined` (and
- * nothing left open).
- */
-async function openStoredIndex(
-  cacheDir: string,
-  { embedModel, splitter, signal }: StoredIndexOptions,
-  onOtherBuild?: (difference: string) => void,
-): Promise<IndexStore | undefined> {
-  signal?.throwIfAborted();
-  const options = withDefaultEmbedModel("documents", [], { embedModel });
-  // A PostgreSQL store is opened once (its schema is made when missing, as the build would); a folder is looked at.
-  if (!isPostgresUrl(cacheDir) && !(await hasStoreAt(cacheDir))) return undefined;
-  const store = await openStoreAt(cacheDir);
-  let difference: string | undefined;
-  let stored: StoreMeta | undefined;
-  try {
-    stored = await store.meta();
-    const wanted = storeMetaFor(options.embedModel, splitterIdOf(splitter));
-    difference = stored === undefined ? undefined : metaDifference(stored, wanted);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  if (stored !== undefined && difference === undefined) return store;
-  await store.close();
-  if (difference !== undefined) onOtherBuild?.(difference);
-  return undefined;
 }
 
 /**
