@@ -80,7 +80,7 @@ describe("createReaderRegistry", () => {
     // again) and update both lines here.
     const table = BUILT_IN_READERS.map((entry) => `${entry.format}:${entry.extensions.length}`);
     expect({ version: READERS_VERSION, table }).toEqual({
-      version: 13,
+      version: 14,
       table: [
         "code:97",
         "text:2",
@@ -93,6 +93,7 @@ describe("createReaderRegistry", () => {
         "notebook:1",
         "csv:2",
         "man:15",
+        "info:1",
       ],
     });
   });

@@ -4,6 +4,7 @@ import { csvReader } from "./csv.js";
 import { docxReader } from "./docx.js";
 import { createGzipReader } from "./gzip.js";
 import { htmlReader } from "./html.js";
+import { INFO_PART, infoReader } from "./info.js";
 import { manReader } from "./man.js";
 import { markdownReader } from "./markdown.js";
 import { mdxReader } from "./mdx.js";
@@ -30,6 +31,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
   notebookReader,
   csvReader,
   manReader,
+  infoReader,
 ];
 
 /**
@@ -44,8 +46,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 11: a heading's permalink of any class dropped (Node's API docs' `<a class="mark" href="#x">#</a>`).
  * 12: SQLite's site header, menus and table of contents (`tagline`, `mainmenu`, `fancy_toc`…) dropped as furniture.
  * 13: a Devhelp book index (`<book …><chapters>`, `python3.11.devhelp.gz`) skipped as unsupported, not read as text.
+ * 14: GNU Info manuals (`.info`, split parts `.info-1`…) read by node, not skipped as binary or read as text.
  */
-export const READERS_VERSION = 13;
+export const READERS_VERSION = 14;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
@@ -103,8 +106,11 @@ export function createReaderRegistry({
    */
   function readerFor(fileName: string): ChosenReader | undefined {
     const name = fileName.toLowerCase();
+    // A split Info manual's parts are numbered (`find.info-1`): each is read as its `.info` ending is.
+    const ending = (suffix: string) =>
+      table.get(INFO_PART.test(suffix) ? suffix.replace(/-\d+$/, "") : suffix);
     for (let dot = name.indexOf(".", 1); dot !== -1; dot = name.indexOf(".", dot + 1)) {
-      const chosen = table.get(name.slice(dot));
+      const chosen = ending(name.slice(dot));
       if (chosen) return chosen;
     }
     return undefined;
