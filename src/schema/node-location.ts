@@ -1,7 +1,7 @@
 import { checkObject } from "../errors/check-options.js";
 import type { TextNode } from "./text-node.js";
 
-/** A 1-based, inclusive range: lines, pages or notebook cells. */
+/** A 1-based, inclusive range: lines, pages, notebook cells or slides. */
 export interface LocationRange {
   start: number;
   end: number;
@@ -9,7 +9,7 @@ export interface LocationRange {
 
 /**
  * Where a chunk sits in its source: the file, the headings above it, and its lines (text formats), pages (PDF)
- * or cells (notebooks). Kept in a node's metadata under `location`, hidden from the LLM and the embedder, so it
+ * cells (notebooks) or slides (presentations). Kept in a node's metadata under `location`, hidden from the LLM and the embedder, so it
  * survives a saved index and is shown with the sources.
  */
 export interface NodeLocation {
@@ -23,6 +23,8 @@ export interface NodeLocation {
   pages?: LocationRange;
   /** The notebook cells the chunk's text comes from. */
   cells?: LocationRange;
+  /** The slides the chunk's text comes from (their numbers in the presentation's order). */
+  slides?: LocationRange;
 }
 
 /** The metadata key a node's {@link NodeLocation} is kept under. */
@@ -44,7 +46,7 @@ export function getNodeLocation(node: Pick<TextNode, "metadata">): NodeLocation 
   if (Array.isArray(record.headingPath) && record.headingPath.every((part) => typeof part === "string")) {
     location.headingPath = [...record.headingPath];
   }
-  for (const key of ["lines", "pages", "cells"] as const) {
+  for (const key of ["lines", "pages", "cells", "slides"] as const) {
     const range = toRange(record[key]);
     if (range) location[key] = range;
   }
@@ -64,21 +66,22 @@ function toRange(value: unknown): LocationRange | undefined {
 
 /**
  * A location as people read it: `guide.md:120–168 › Configuration › Timeouts`, `spec.pdf p. 12 › 2.3 Glob
- * weights`, `spec.pdf pp. 12–13`, `notebook.ipynb cell 4`. `file` overrides the location's own file name.
+ * weights`, `spec.pdf pp. 12–13`, `notebook.ipynb cell 4`, `deck.pptx slide 3 › Roadmap`. `file` overrides the location's own file name.
  * @example formatNodeLocation({ file: "a.md", lines: { start: 3, end: 9 }, headingPath: ["Setup"] }) // "a.md:3–9 › Setup"
  */
 export function formatNodeLocation(location: NodeLocation, file?: string): string {
   checkObject(
     "location",
     location,
-    "be a NodeLocation ({ file?, headingPath?, lines?, pages?, cells? })",
+    "be a NodeLocation ({ file?, headingPath?, lines?, pages?, cells?, slides? })",
     "getNodeLocation(node) gives a node's.",
   );
   let text = file ?? location.file ?? "";
-  const { lines, pages, cells, headingPath = [] } = location;
+  const { lines, pages, cells, slides, headingPath = [] } = location;
   if (lines) text += `:${span(lines)}`;
   if (pages) text += ` ${pages.start === pages.end ? "p." : "pp."} ${span(pages)}`;
   if (cells) text += ` ${cells.start === cells.end ? "cell" : "cells"} ${span(cells)}`;
+  if (slides) text += ` ${slides.start === slides.end ? "slide" : "slides"} ${span(slides)}`;
   const path = headingPath.filter((heading) => heading.trim() !== "");
   if (path.length > 0) text += ` › ${path.join(" › ")}`;
   return text.trim();

@@ -8,7 +8,7 @@ import { textLocation } from "./text-location.js";
 
 /**
  * Chunk `index` of `document`: `text`, made of `blocks` under the headings `headingPath`, placed at the blocks' lines,
- * pages and cells.
+ * pages, cells and slides.
  */
 export function blockNode(
   document: TextNode,
@@ -41,15 +41,20 @@ function located(
   };
 }
 
-function ranges(blocks: readonly DocumentBlock[]): Pick<NodeLocation, "lines" | "pages" | "cells"> {
+function ranges(
+  blocks: readonly DocumentBlock[],
+): Pick<NodeLocation, "lines" | "pages" | "cells" | "slides"> {
   const lines = span(blocks.map((block) => block.lines));
-  const pages = span(
-    blocks.map((block) => (block.page ? { start: block.page, end: block.page } : undefined)),
-  );
-  const cells = span(
-    blocks.map((block) => (block.cell ? { start: block.cell, end: block.cell } : undefined)),
-  );
-  return { ...(lines ? { lines } : {}), ...(pages ? { pages } : {}), ...(cells ? { cells } : {}) };
+  const at = (number: number | undefined) => (number ? { start: number, end: number } : undefined);
+  const pages = span(blocks.map((block) => at(block.page)));
+  const cells = span(blocks.map((block) => at(block.cell)));
+  const slides = span(blocks.map((block) => at(block.slide)));
+  return {
+    ...(lines ? { lines } : {}),
+    ...(pages ? { pages } : {}),
+    ...(cells ? { cells } : {}),
+    ...(slides ? { slides } : {}),
+  };
 }
 
 function span(found: ReadonlyArray<LocationRange | undefined>): LocationRange | undefined {

@@ -1,4 +1,5 @@
 import { htmlToBlocks } from "./html-blocks.js";
+import { CORE_PROPERTIES, decodeXmlText, packageTitle, refuseCompoundFile } from "./office-package.js";
 import {
   type DocumentBlock,
   type DocumentReader,
@@ -17,21 +18,6 @@ import { checkZip } from "./zip-guard.js";
 const CODE_STYLES = ["Source Code", "HTML Preformatted", "Code", "Code Block"].map(
   (name) => `p[style-name='${name}'] => pre:separator('\\n')`,
 );
-
-const compoundFileMagic = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-
-function isCompoundFile(bytes: Uint8Array): boolean {
-  return compoundFileMagic.every((byte, index) => bytes[index] === byte);
-}
-
-function decodeXmlText(text: string): string {
-  return text
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, "&");
-}
 
 /** The deepest element nesting of an XML text, stopping once past `limit` (a linear scan, no parser). */
 function xmlDepthOver(xml: string, limit: number): boolean {
@@ -61,35 +47,17 @@ function flatParagraphs(xml: string): DocumentBlock[] {
 }
 
 async function readDocx({ bytes, path, limits, signal }: ReaderInput): Promise<ReadFileResult> {
-  if (isCompoundFile(bytes)) {
-    // Word saves a password-protected DOCX as an OLE compound file holding an "EncryptedPackage" stream.
-    const encrypted = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(
-      "EncryptedPackage",
-      0,
-      "utf16le",
-    );
-    if (encrypted) {
-      throw new ReaderSkipError(
-        "encrypted",
-        `${path}: the DOCX is encrypted and needs a password to open. Save a copy without the password to read it.`,
-      );
-    }
-    throw new ReaderSkipError(
-      "unsupported",
-      `${path}: this is a legacy Word (.doc) file, not a DOCX. Save it as .docx to read it.`,
-    );
-  }
+  refuseCompoundFile(bytes, path, { name: "DOCX", legacy: "Word (.doc)", ending: ".docx" });
   const { entries } = await checkZip({
     bytes,
     path,
     limits,
-    keep: ["docProps/core.xml", "word/document.xml"],
+    keep: [CORE_PROPERTIES, "word/document.xml"],
   });
   signal?.throwIfAborted();
   const metadata: Record<string, string | number> = {};
-  const core = entries.get("docProps/core.xml");
-  const title = core && /<dc:title>([^<]*)<\/dc:title>/.exec(new TextDecoder().decode(core))?.[1]?.trim();
-  if (title) metadata.title = decodeXmlText(title);
+  const title = packageTitle(entries.get(CORE_PROPERTIES));
+  if (title) metadata.title = title;
   // mammoth walks the XML recursively: past maxDepth the structure is not read, only the text.
   const documentXml = entries.get("word/document.xml");
   const xml = documentXml === undefined ? "" : new TextDecoder().decode(documentXml);

@@ -72,13 +72,13 @@ let parserClass: ParserClass | undefined;
 const load = createRequire(import.meta.url);
 
 /**
- * htmlparser2's streaming Parser, loaded on the first HTML (or DOCX) file, so a folder of Markdown never pays for
+ * htmlparser2's streaming Parser (for XML too: `xmlMode`), loaded on the first HTML (or DOCX, PPTX) file, so a folder of Markdown never pays for
  * it. Only its Parser module: the package's entry point also loads its DOM handler, DOM utilities, feed reader and
  * a second copy of the entity tables (~30 ms of CPU a process, measured). That module is found beside the entry
  * point (the package exports no deeper path); were it ever missing, the entry point is used. CommonJS through
  * `require`, which the ES build and the CLI's CommonJS bundle (no `import()` there) both have.
  */
-function htmlParser(): ParserClass {
+export function htmlParser(): ParserClass {
   if (parserClass !== undefined) return parserClass;
   let parserModule: { Parser: ParserClass };
   try {

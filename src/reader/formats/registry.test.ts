@@ -80,7 +80,7 @@ describe("createReaderRegistry", () => {
     // again) and update both lines here.
     const table = BUILT_IN_READERS.map((entry) => `${entry.format}:${entry.extensions.length}`);
     expect({ version: READERS_VERSION, table }).toEqual({
-      version: 14,
+      version: 15,
       table: [
         "code:97",
         "text:2",
@@ -94,6 +94,7 @@ describe("createReaderRegistry", () => {
         "csv:2",
         "man:15",
         "info:1",
+        "pptx:3",
       ],
     });
   });

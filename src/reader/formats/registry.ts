@@ -11,6 +11,7 @@ import { mdxReader } from "./mdx.js";
 import { notebookReader } from "./notebook.js";
 import { pdfReader } from "./pdf.js";
 import { plainTextReader } from "./plain-text.js";
+import { pptxReader } from "./pptx.js";
 import { rstReader } from "./rst.js";
 import type { DocumentReader } from "./types.js";
 
@@ -32,6 +33,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
   csvReader,
   manReader,
   infoReader,
+  pptxReader,
 ];
 
 /**
@@ -47,8 +49,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 12: SQLite's site header, menus and table of contents (`tagline`, `mainmenu`, `fancy_toc`…) dropped as furniture.
  * 13: a Devhelp book index (`<book …><chapters>`, `python3.11.devhelp.gz`) skipped as unsupported, not read as text.
  * 14: GNU Info manuals (`.info`, split parts `.info-1`…) read by node, not skipped as binary or read as text.
+ * 15: PowerPoint decks (`.pptx`, `.pptm`) read slide by slide, not skipped as binary.
  */
-export const READERS_VERSION = 14;
+export const READERS_VERSION = 15;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;

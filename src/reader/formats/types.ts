@@ -29,6 +29,8 @@ export interface DocumentBlock {
   page?: number;
   /** 1-based cell number (Jupyter notebooks). */
   cell?: number;
+  /** 1-based slide number, in the presentation's order (PowerPoint). */
+  slide?: number;
 }
 
 /** What a reader found in one file. */

@@ -37,8 +37,8 @@ export async function checkZip(options: {
   bytes: Uint8Array;
   path: string;
   limits: ReaderLimits;
-  /** Entries whose inflated bytes to return (small metadata parts). */
-  keep?: readonly string[];
+  /** Entries whose inflated bytes to return: their names, or a test of a name. */
+  keep?: readonly string[] | ((name: string) => boolean);
 }): Promise<ZipCheck> {
   const { bytes, path, limits, keep = [] } = options;
   const corrupt = (why: string) =>
@@ -91,7 +91,7 @@ export async function checkZip(options: {
     const data = bytes.subarray(start, start + part.compressed);
     if (data.byteLength < part.compressed) throw corrupt(`${part.name} is cut short`);
     const chunks: Uint8Array[] = [];
-    const wanted = keep.includes(part.name);
+    const wanted = typeof keep === "function" ? keep(part.name) : keep.includes(part.name);
     let real = 0;
     if (part.method === 0) {
       real = data.byteLength;
