@@ -80,7 +80,7 @@ describe("createReaderRegistry", () => {
     // again) and update both lines here.
     const table = BUILT_IN_READERS.map((entry) => `${entry.format}:${entry.extensions.length}`);
     expect({ version: READERS_VERSION, table }).toEqual({
-      version: 15,
+      version: 16,
       table: [
         "code:97",
         "text:2",
@@ -95,6 +95,7 @@ describe("createReaderRegistry", () => {
         "man:15",
         "info:1",
         "pptx:3",
+        "epub:1",
       ],
     });
   });

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
 import { codeReader } from "./code.js";
 import { csvReader } from "./csv.js";
 import { docxReader } from "./docx.js";
+import { epubReader } from "./epub.js";
 import { createGzipReader } from "./gzip.js";
 import { htmlReader } from "./html.js";
 import { INFO_PART, infoReader } from "./info.js";
@@ -34,6 +35,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
   manReader,
   infoReader,
   pptxReader,
+  epubReader,
 ];
 
 /**
@@ -50,8 +52,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 13: a Devhelp book index (`<book …><chapters>`, `python3.11.devhelp.gz`) skipped as unsupported, not read as text.
  * 14: GNU Info manuals (`.info`, split parts `.info-1`…) read by node, not skipped as binary or read as text.
  * 15: PowerPoint decks (`.pptx`, `.pptm`) read slide by slide, not skipped as binary.
+ * 16: EPUB books read in their spine's order, not skipped as binary.
  */
-export const READERS_VERSION = 15;
+export const READERS_VERSION = 16;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
