@@ -80,7 +80,7 @@ describe("createReaderRegistry", () => {
     // again) and update both lines here.
     const table = BUILT_IN_READERS.map((entry) => `${entry.format}:${entry.extensions.length}`);
     expect({ version: READERS_VERSION, table }).toEqual({
-      version: 16,
+      version: 17,
       table: [
         "code:97",
         "text:2",
@@ -96,6 +96,7 @@ describe("createReaderRegistry", () => {
         "info:1",
         "pptx:3",
         "epub:1",
+        "email:3",
       ],
     });
   });

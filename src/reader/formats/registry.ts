@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "../../errors/invalid-argument-error.js";
 import { codeReader } from "./code.js";
 import { csvReader } from "./csv.js";
 import { docxReader } from "./docx.js";
+import { emailReader } from "./email.js";
 import { epubReader } from "./epub.js";
 import { createGzipReader } from "./gzip.js";
 import { htmlReader } from "./html.js";
@@ -36,6 +37,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
   infoReader,
   pptxReader,
   epubReader,
+  emailReader,
 ];
 
 /**
@@ -53,8 +55,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 14: GNU Info manuals (`.info`, split parts `.info-1`…) read by node, not skipped as binary or read as text.
  * 15: PowerPoint decks (`.pptx`, `.pptm`) read slide by slide, not skipped as binary.
  * 16: EPUB books read in their spine's order, not skipped as binary.
+ * 17: email (`.eml`, `.mbox`) read message by message, not as raw MIME.
  */
-export const READERS_VERSION = 16;
+export const READERS_VERSION = 17;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
