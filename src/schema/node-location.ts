@@ -1,7 +1,7 @@
 import { checkObject } from "../errors/check-options.js";
 import type { TextNode } from "./text-node.js";
 
-/** A 1-based, inclusive range: lines, pages, notebook cells or slides. */
+/** A 1-based, inclusive range: lines, pages, notebook cells, slides or spreadsheet rows. */
 export interface LocationRange {
   start: number;
   end: number;
@@ -9,7 +9,7 @@ export interface LocationRange {
 
 /**
  * Where a chunk sits in its source: the file, the headings above it, and its lines (text formats), pages (PDF)
- * cells (notebooks) or slides (presentations). Kept in a node's metadata under `location`, hidden from the LLM and the embedder, so it
+ * cells (notebooks), slides (presentations) or rows (spreadsheets). Kept in a node's metadata under `location`, hidden from the LLM and the embedder, so it
  * survives a saved index and is shown with the sources.
  */
 export interface NodeLocation {
@@ -25,6 +25,8 @@ export interface NodeLocation {
   cells?: LocationRange;
   /** The slides the chunk's text comes from (their numbers in the presentation's order). */
   slides?: LocationRange;
+  /** The spreadsheet rows the chunk's text comes from (the sheet is in `headingPath`). */
+  rows?: LocationRange;
 }
 
 /** The metadata key a node's {@link NodeLocation} is kept under. */
@@ -46,7 +48,7 @@ export function getNodeLocation(node: Pick<TextNode, "metadata">): NodeLocation 
   if (Array.isArray(record.headingPath) && record.headingPath.every((part) => typeof part === "string")) {
     location.headingPath = [...record.headingPath];
   }
-  for (const key of ["lines", "pages", "cells", "slides"] as const) {
+  for (const key of ["lines", "pages", "cells", "slides", "rows"] as const) {
     const range = toRange(record[key]);
     if (range) location[key] = range;
   }
@@ -66,22 +68,24 @@ function toRange(value: unknown): LocationRange | undefined {
 
 /**
  * A location as people read it: `guide.md:120–168 › Configuration › Timeouts`, `spec.pdf p. 12 › 2.3 Glob
- * weights`, `spec.pdf pp. 12–13`, `notebook.ipynb cell 4`, `deck.pptx slide 3 › Roadmap`. `file` overrides the location's own file name.
+ * weights`, `spec.pdf pp. 12–13`, `notebook.ipynb cell 4`, `deck.pptx slide 3 › Roadmap`,
+ * `plan.xlsx rows 2–40 › Budget`. `file` overrides the location's own file name.
  * @example formatNodeLocation({ file: "a.md", lines: { start: 3, end: 9 }, headingPath: ["Setup"] }) // "a.md:3–9 › Setup"
  */
 export function formatNodeLocation(location: NodeLocation, file?: string): string {
   checkObject(
     "location",
     location,
-    "be a NodeLocation ({ file?, headingPath?, lines?, pages?, cells?, slides? })",
+    "be a NodeLocation ({ file?, headingPath?, lines?, pages?, cells?, slides?, rows? })",
     "getNodeLocation(node) gives a node's.",
   );
   let text = file ?? location.file ?? "";
-  const { lines, pages, cells, slides, headingPath = [] } = location;
+  const { lines, pages, cells, slides, rows, headingPath = [] } = location;
   if (lines) text += `:${span(lines)}`;
   if (pages) text += ` ${pages.start === pages.end ? "p." : "pp."} ${span(pages)}`;
   if (cells) text += ` ${cells.start === cells.end ? "cell" : "cells"} ${span(cells)}`;
   if (slides) text += ` ${slides.start === slides.end ? "slide" : "slides"} ${span(slides)}`;
+  if (rows) text += ` ${rows.start === rows.end ? "row" : "rows"} ${span(rows)}`;
   const path = headingPath.filter((heading) => heading.trim() !== "");
   if (path.length > 0) text += ` › ${path.join(" › ")}`;
   return text.trim();

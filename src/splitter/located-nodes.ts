@@ -8,7 +8,7 @@ import { textLocation } from "./text-location.js";
 
 /**
  * Chunk `index` of `document`: `text`, made of `blocks` under the headings `headingPath`, placed at the blocks' lines,
- * pages, cells and slides.
+ * pages, cells, slides and rows.
  */
 export function blockNode(
   document: TextNode,
@@ -43,17 +43,19 @@ function located(
 
 function ranges(
   blocks: readonly DocumentBlock[],
-): Pick<NodeLocation, "lines" | "pages" | "cells" | "slides"> {
+): Pick<NodeLocation, "lines" | "pages" | "cells" | "slides" | "rows"> {
   const lines = span(blocks.map((block) => block.lines));
   const at = (number: number | undefined) => (number ? { start: number, end: number } : undefined);
   const pages = span(blocks.map((block) => at(block.page)));
   const cells = span(blocks.map((block) => at(block.cell)));
   const slides = span(blocks.map((block) => at(block.slide)));
+  const rows = span(blocks.map((block) => at(block.row)));
   return {
     ...(lines ? { lines } : {}),
     ...(pages ? { pages } : {}),
     ...(cells ? { cells } : {}),
     ...(slides ? { slides } : {}),
+    ...(rows ? { rows } : {}),
   };
 }
 

@@ -30,7 +30,7 @@ export function refuseCompoundFile(
   }
   throw new ReaderSkipError(
     "unsupported",
-    `${path}: this is a legacy ${kind.legacy} file, not a ${kind.name}. Save it as ${kind.ending} to read it.`,
+    `${path}: this is a legacy ${kind.legacy} file, not ${article(kind.name)} ${kind.name}. Save it as ${kind.ending} to read it.`,
   );
 }
 
@@ -51,4 +51,9 @@ export const CORE_PROPERTIES = "docProps/core.xml";
 export function packageTitle(core: Uint8Array | undefined): string | undefined {
   const title = core && /<dc:title>([^<]*)<\/dc:title>/.exec(new TextDecoder().decode(core))?.[1]?.trim();
   return title ? decodeXmlText(title) : undefined;
+}
+
+/** `a DOCX`, `an XLSX`: the article of a name read letter by letter. */
+function article(name: string): string {
+  return /^[AEFHILMNORSX]/.test(name) ? "an" : "a";
 }

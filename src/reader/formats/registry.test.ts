@@ -80,7 +80,7 @@ describe("createReaderRegistry", () => {
     // again) and update both lines here.
     const table = BUILT_IN_READERS.map((entry) => `${entry.format}:${entry.extensions.length}`);
     expect({ version: READERS_VERSION, table }).toEqual({
-      version: 17,
+      version: 18,
       table: [
         "code:97",
         "text:2",
@@ -97,6 +97,7 @@ describe("createReaderRegistry", () => {
         "pptx:3",
         "epub:1",
         "email:3",
+        "xlsx:3",
       ],
     });
   });

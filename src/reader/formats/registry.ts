@@ -16,6 +16,7 @@ import { plainTextReader } from "./plain-text.js";
 import { pptxReader } from "./pptx.js";
 import { rstReader } from "./rst.js";
 import type { DocumentReader } from "./types.js";
+import { xlsxReader } from "./xlsx.js";
 
 /**
  * The readers ragsynth ships, one line each: a reader claims the endings it lists (`extensions`). When two claim
@@ -38,6 +39,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
   pptxReader,
   epubReader,
   emailReader,
+  xlsxReader,
 ];
 
 /**
@@ -56,8 +58,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 15: PowerPoint decks (`.pptx`, `.pptm`) read slide by slide, not skipped as binary.
  * 16: EPUB books read in their spine's order, not skipped as binary.
  * 17: email (`.eml`, `.mbox`) read message by message, not as raw MIME.
+ * 18: Excel workbooks (`.xlsx`, `.xlsm`) read sheet by sheet, row by row, not skipped as binary.
  */
-export const READERS_VERSION = 17;
+export const READERS_VERSION = 18;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;

@@ -31,6 +31,8 @@ export interface DocumentBlock {
   cell?: number;
   /** 1-based slide number, in the presentation's order (PowerPoint). */
   slide?: number;
+  /** 1-based row number in its sheet (spreadsheets; the sheet is the heading above). */
+  row?: number;
 }
 
 /** What a reader found in one file. */
