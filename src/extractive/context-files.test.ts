@@ -113,4 +113,23 @@ describe("ExtractiveLLM and the retrieved files", () => {
     expect(text).toContain("Never commit the .env file to git.");
     expect(text).not.toContain("Fastify");
   });
+
+  it("ends a chunk's last section at the next chunk's metadata header: no header or other file in its quote", async () => {
+    // A workbook's chunk ending on a short section, then a Markdown table of another file: the whole-section quote of
+    // "# Hidden" ran on over `file_path: sheet.md` and its table, up to the next heading.
+    const context = [
+      chunk(
+        "plan.xlsx",
+        "# Budget\n\nTeam: Search; Budget: 120000; Start: 2024-01-02\nTeam: Infra; Budget: 80000; Start: 2024-03-01\n\n# Hidden\n\nsecret plan",
+      ),
+      chunk("sheet.md", "Team | Budget | Start\nSearch | 120000 | 2024-01-02\nInfra | 80000 | 2024-03-01"),
+      chunk("talk.md", "# Roadmap\n\n- Ship the index store in Q1"),
+    ].join("\n\n");
+    const { text } = await new ExtractiveLLM({}).complete(
+      "",
+      qa("What is the budget of the Infra team and when does it start?", context),
+    );
+    expect(text).toContain("Team: Infra; Budget: 80000; Start: 2024-03-01");
+    expect(text).not.toContain("file_path");
+  });
 });

@@ -93,9 +93,13 @@ export async function extractAnswer(
       source === 0 && rememberedSplit !== undefined
         ? rememberedSplit
         : splitPassages(text, settings.splitSentences);
-    const wholeSections = sections(text, passages);
     // When refining, the answer so far came from the better-ranked chunks: the new context ranks after it.
     const files = contextFiles(text, request.existingAnswer === undefined || source === 0 ? 0 : 1);
+    const wholeSections = sections(
+      text,
+      passages,
+      (passage) => source === 1 && files.inHeader(passage.start),
+    );
     if (source === 1) labels = files.labels;
     for (const passage of [...passages, ...wholeSections]) {
       const key = dedupeKey(passage.text);
@@ -210,8 +214,32 @@ function rememberedPassages(text: string, quotes: readonly RememberedQuote[]): P
   return text.slice(position).trim() === "" && passages.length > 0 ? passages : undefined;
 }
 
-/** The short sections of a text: each heading's passages as one slice, when there are two or more. */
-function sections(text: string, passages: readonly Passage[]): Passage[] {
+/**
+ * The short sections of a text: each heading's passages as one slice, when there are two or more. A section ends at
+ * a chunk's metadata header (`inHeader`): the next chunk is another piece, often of another file, and a slice across
+ * it quoted that header (`file_path: …`) and the next chunk's text as the section's.
+ */
+function sections(
+  text: string,
+  passages: readonly Passage[],
+  inHeader: (passage: Passage) => boolean,
+): Passage[] {
+  const result: Passage[] = [];
+  let run: Passage[] = [];
+  for (const passage of passages) {
+    if (!inHeader(passage)) {
+      run.push(passage);
+      continue;
+    }
+    for (const section of sectionsOf(text, run)) result.push(section);
+    run = [];
+  }
+  for (const section of sectionsOf(text, run)) result.push(section);
+  return result;
+}
+
+/** {@link sections} of passages with no chunk header among them. */
+function sectionsOf(text: string, passages: readonly Passage[]): Passage[] {
   const result: Passage[] = [];
   let first = 0;
   for (let index = 1; index <= passages.length; index++) {
