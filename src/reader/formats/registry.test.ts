@@ -80,7 +80,7 @@ describe("createReaderRegistry", () => {
     // again) and update both lines here.
     const table = BUILT_IN_READERS.map((entry) => `${entry.format}:${entry.extensions.length}`);
     expect({ version: READERS_VERSION, table }).toEqual({
-      version: 18,
+      version: 19,
       table: [
         "code:97",
         "text:2",
@@ -98,6 +98,7 @@ describe("createReaderRegistry", () => {
         "epub:1",
         "email:3",
         "xlsx:3",
+        "opendocument:3",
       ],
     });
   });

@@ -11,6 +11,7 @@ import { manReader } from "./man.js";
 import { markdownReader } from "./markdown.js";
 import { mdxReader } from "./mdx.js";
 import { notebookReader } from "./notebook.js";
+import { openDocumentReader } from "./opendocument.js";
 import { pdfReader } from "./pdf.js";
 import { plainTextReader } from "./plain-text.js";
 import { pptxReader } from "./pptx.js";
@@ -40,6 +41,7 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
   epubReader,
   emailReader,
   xlsxReader,
+  openDocumentReader,
 ];
 
 /**
@@ -59,8 +61,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 16: EPUB books read in their spine's order, not skipped as binary.
  * 17: email (`.eml`, `.mbox`) read message by message, not as raw MIME.
  * 18: Excel workbooks (`.xlsx`, `.xlsm`) read sheet by sheet, row by row, not skipped as binary.
+ * 19: OpenDocument text, spreadsheets and presentations (`.odt`, `.ods`, `.odp`) read, not skipped as binary.
  */
-export const READERS_VERSION = 18;
+export const READERS_VERSION = 19;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;

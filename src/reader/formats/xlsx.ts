@@ -13,6 +13,7 @@
  */
 import type { Handler } from "htmlparser2";
 import { htmlParser } from "./html-blocks.js";
+import { namedRowBlocks, type SheetRow } from "./named-rows.js";
 import { CORE_PROPERTIES, decodeXmlText, packageTitle, refuseCompoundFile } from "./office-package.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
@@ -64,7 +65,7 @@ export const xlsxReader: DocumentReader = {
       const rows = sheetRows(xml, strings, (style, value) =>
         dates.has(style) ? isoDate(value, date1904) : undefined,
       );
-      const table = tableBlocks(rows);
+      const table = namedRowBlocks(rows);
       if (table.length === 0) continue;
       const first = rows[0]?.row;
       blocks.push({
@@ -176,9 +177,9 @@ function sheetRows(
   xml: string,
   strings: readonly string[],
   dateOf: (style: number, value: string) => string | undefined,
-): { row: number; cells: Map<number, string> }[] {
-  const rows: { row: number; cells: Map<number, string> }[] = [];
-  let row: { row: number; cells: Map<number, string> } | undefined;
+): SheetRow[] {
+  const rows: SheetRow[] = [];
+  let row: SheetRow | undefined;
   let nextRow = 1;
   let cell: { column: number; type: string; style: number; value: string[]; formula: string[] } | undefined;
   let nextColumn = 0;
@@ -249,35 +250,6 @@ function columnIndex(reference: string): number {
     column = column * 26 + (code - 64);
   }
   return Math.max(0, column - 1);
-}
-
-/**
- * A table's blocks, as the CSV reader makes them: the first row is the header, each other row names its cells. Rows
- * of one cell above a wider row (a sheet's title, a note) are paragraphs before the table, not its header.
- */
-function tableBlocks(all: readonly { row: number; cells: Map<number, string> }[]): DocumentBlock[] {
-  const blocks: DocumentBlock[] = [];
-  let start = 0;
-  while (start + 1 < all.length && all[start]?.cells.size === 1 && (all[start + 1]?.cells.size ?? 0) > 1) {
-    const { row, cells } = all[start] as { row: number; cells: Map<number, string> };
-    blocks.push({ kind: "paragraph", text: [...cells.values()][0] as string, row });
-    start++;
-  }
-  const [header, ...body] = all.slice(start);
-  if (header === undefined) return blocks;
-  const name = (column: number) => header.cells.get(column) ?? `column ${column + 1}`;
-  if (body.length === 0) {
-    const cells = [...header.cells].sort(([left], [right]) => left - right).map(([, text]) => text);
-    blocks.push({ kind: "table_row", text: cells.join(" | "), row: header.row });
-    return blocks;
-  }
-  for (const { row, cells } of body) {
-    const fields = [...cells]
-      .sort(([left], [right]) => left - right)
-      .map(([column, text]) => `${name(column)}: ${text}`);
-    blocks.push({ kind: "table_row", text: fields.join("; "), row });
-  }
-  return blocks;
 }
 
 function walk(xml: string, handlers: Partial<Handler>): void {
