@@ -28,11 +28,7 @@ export const epubReader: DocumentReader = {
   format: "epub",
   extensions: [".epub"],
   async read({ bytes, path, limits, signal }: ReaderInput): Promise<ReadFileResult> {
-    const { entries } = await checkZip({ bytes, path, limits, keep: (name) => TEXT_PART.test(name) });
-    const text = (name: string) => {
-      const part = entries.get(name);
-      return part === undefined ? undefined : new TextDecoder().decode(part);
-    };
+    const { entries, text } = await checkZip({ bytes, path, limits, keep: (name) => TEXT_PART.test(name) });
     const rootfile = /<rootfile\b[^>]*\bfull-path="([^"]+)"/.exec(text(CONTAINER) ?? "")?.[1];
     const packageXml = rootfile === undefined ? undefined : text(decodeXmlText(rootfile));
     if (rootfile === undefined || packageXml === undefined) {

@@ -78,7 +78,7 @@ const load = createRequire(import.meta.url);
  * point (the package exports no deeper path); were it ever missing, the entry point is used. CommonJS through
  * `require`, which the ES build and the CLI's CommonJS bundle (no `import()` there) both have.
  */
-export function htmlParser(): ParserClass {
+function htmlParser(): ParserClass {
   if (parserClass !== undefined) return parserClass;
   let parserModule: { Parser: ParserClass };
   try {
@@ -88,6 +88,12 @@ export function htmlParser(): ParserClass {
   }
   parserClass = parserModule.Parser;
   return parserClass;
+}
+
+/** Walks an XML part (an OOXML or OpenDocument part) with `handlers`: htmlparser2 in XML mode, entities decoded. */
+export function walkXml(xml: string, handlers: Partial<Handler>): void {
+  const Parser = htmlParser();
+  new Parser(handlers, { xmlMode: true, decodeEntities: true }).end(xml);
 }
 
 /** Reads HTML into blocks: boilerplate dropped, `<main>`/`<article>` preferred when present. */

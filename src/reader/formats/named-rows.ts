@@ -37,3 +37,14 @@ export function namedRowBlocks(all: readonly SheetRow[]): DocumentBlock[] {
   }
   return blocks;
 }
+
+/** A sheet's blocks: its name as a heading (at its first row), then {@link namedRowBlocks}; none for no text. */
+export function sheetBlocks(name: string, rows: readonly SheetRow[]): DocumentBlock[] {
+  const table = namedRowBlocks(rows);
+  const first = rows[0]?.row;
+  if (table.length === 0) return [];
+  return [
+    { kind: "heading", depth: 1, text: name, ...(first === undefined ? {} : { row: first }) },
+    ...table,
+  ];
+}

@@ -14,9 +14,8 @@
  *
  * A document saved with a password (`META-INF/manifest.xml` naming encryption data) is skipped as `encrypted`.
  */
-import type { Handler } from "htmlparser2";
-import { htmlParser } from "./html-blocks.js";
-import { namedRowBlocks, type SheetRow } from "./named-rows.js";
+import { walkXml } from "./html-blocks.js";
+import { type SheetRow, sheetBlocks } from "./named-rows.js";
 import { decodeXmlText } from "./office-package.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
@@ -35,17 +34,13 @@ export const openDocumentReader: DocumentReader = {
   format: "opendocument",
   extensions: [".odt", ".ods", ".odp"],
   async read({ bytes, path, limits, signal }: ReaderInput): Promise<ReadFileResult> {
-    const { entries } = await checkZip({
+    const { text } = await checkZip({
       bytes,
       path,
       limits,
       keep: [CONTENT, META, MANIFEST],
     });
     signal?.throwIfAborted();
-    const text = (name: string) => {
-      const part = entries.get(name);
-      return part === undefined ? undefined : new TextDecoder().decode(part);
-    };
     if (/<manifest:encryption-data\b/.test(text(MANIFEST) ?? "")) {
       throw new ReaderSkipError(
         "encrypted",
@@ -126,7 +121,7 @@ function textBlocks(content: string, code: ReadonlySet<string>): DocumentBlock[]
   let listDepth = 0;
   let row: string[] | undefined;
   let cell: string[] | undefined;
-  walk(content, {
+  walkXml(content, {
     onopentag(name, attributes) {
       inline.open(name, attributes);
       if (inline.skipping > 0) return;
@@ -189,7 +184,7 @@ function spreadsheetBlocks(content: string): DocumentBlock[] {
   let cell: { parts: string[]; repeat: number } | undefined;
   // How deep in paragraphs the walk is (a note's paragraphs are read into the one around them).
   let paragraphs = 0;
-  walk(content, {
+  walkXml(content, {
     onopentag(name, attributes) {
       inline.open(name, attributes);
       if (inline.skipping > 0) return;
@@ -229,17 +224,7 @@ function spreadsheetBlocks(content: string): DocumentBlock[] {
         sheet.next += row.repeat;
         row = undefined;
       } else if (name === "table:table" && sheet) {
-        const table = namedRowBlocks(sheet.rows);
-        const first = sheet.rows[0]?.row;
-        if (table.length > 0) {
-          blocks.push({
-            kind: "heading",
-            depth: 1,
-            text: sheet.name,
-            ...(first === undefined ? {} : { row: first }),
-          });
-          for (const block of table) blocks.push(block);
-        }
+        for (const block of sheetBlocks(sheet.name, sheet.rows)) blocks.push(block);
         sheet = undefined;
       }
     },
@@ -260,7 +245,7 @@ function presentationBlocks(content: string): DocumentBlock[] {
   let listDepth = 0;
   // How deep in paragraphs the walk is (a note's paragraphs are read into the one around them).
   let paragraphs = 0;
-  walk(content, {
+  walkXml(content, {
     onopentag(name, attributes) {
       inline.open(name, attributes);
       if (inline.skipping > 0) return;
@@ -311,9 +296,4 @@ function presentationBlocks(content: string): DocumentBlock[] {
     },
   });
   return blocks;
-}
-
-function walk(xml: string, handlers: Partial<Handler>): void {
-  const Parser = htmlParser();
-  new Parser(handlers, { xmlMode: true, decodeEntities: true }).end(xml);
 }

@@ -12,8 +12,7 @@
  * notes under a `Notes` heading. Every block knows its slide. Left out: slide numbers, dates and footers
  * (placeholders repeated on every slide), and charts and SmartArt, whose text lives in parts of their own.
  */
-import type { Handler } from "htmlparser2";
-import { htmlParser } from "./html-blocks.js";
+import { walkXml } from "./html-blocks.js";
 import { CORE_PROPERTIES, packageTitle, refuseCompoundFile } from "./office-package.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
@@ -34,7 +33,7 @@ export const pptxReader: DocumentReader = {
   extensions: [".pptx", ".pptm", ".ppt"],
   async read({ bytes, path, limits, signal }: ReaderInput): Promise<ReadFileResult> {
     refuseCompoundFile(bytes, path, { name: "PPTX", legacy: "PowerPoint (.ppt)", ending: ".pptx" });
-    const { entries } = await checkZip({
+    const { entries, text } = await checkZip({
       bytes,
       path,
       limits,
@@ -47,10 +46,6 @@ export const pptxReader: DocumentReader = {
         NOTES.test(name),
     });
     signal?.throwIfAborted();
-    const text = (name: string) => {
-      const part = entries.get(name);
-      return part === undefined ? undefined : new TextDecoder().decode(part);
-    };
     const slides = slideParts(text(PRESENTATION), text(PRESENTATION_RELS), [...entries.keys()]);
     if (slides.length === 0)
       throw new ReaderSkipError(
@@ -162,8 +157,7 @@ function readShapes(xml: string): Shape[] {
   let row: string[] | undefined;
   let cell: string[] | undefined;
   let inText = false;
-  const Parser = htmlParser();
-  const handlers: Partial<Handler> = {
+  walkXml(xml, {
     onopentag(name, attributes) {
       if (name === "p:sp" || name === "p:graphicFrame")
         shape = { placeholder: undefined, paragraphs: [], rows: [] };
@@ -197,9 +191,7 @@ function readShapes(xml: string): Shape[] {
         shape = undefined;
       }
     },
-  };
-  const parser = new Parser(handlers, { xmlMode: true, decodeEntities: true });
-  parser.end(xml);
+  });
   return shapes;
 }
 

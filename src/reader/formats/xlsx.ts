@@ -11,9 +11,8 @@
  * mode, as PPTX is. The well-known JavaScript reader, SheetJS, is no longer published to npm (its npm package stays
  * at 0.18.5, with open advisories), and `exceljs` brings a stream and archive stack for writing too.
  */
-import type { Handler } from "htmlparser2";
-import { htmlParser } from "./html-blocks.js";
-import { namedRowBlocks, type SheetRow } from "./named-rows.js";
+import { walkXml } from "./html-blocks.js";
+import { type SheetRow, sheetBlocks } from "./named-rows.js";
 import { CORE_PROPERTIES, decodeXmlText, packageTitle, refuseCompoundFile } from "./office-package.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
@@ -33,7 +32,7 @@ export const xlsxReader: DocumentReader = {
   extensions: [".xlsx", ".xlsm", ".xls"],
   async read({ bytes, path, limits, signal }: ReaderInput): Promise<ReadFileResult> {
     refuseCompoundFile(bytes, path, { name: "XLSX", legacy: "Excel (.xls)", ending: ".xlsx" });
-    const { entries } = await checkZip({
+    const { entries, text } = await checkZip({
       bytes,
       path,
       limits,
@@ -46,10 +45,6 @@ export const xlsxReader: DocumentReader = {
         SHEET.test(name),
     });
     signal?.throwIfAborted();
-    const text = (name: string) => {
-      const part = entries.get(name);
-      return part === undefined ? undefined : new TextDecoder().decode(part);
-    };
     const workbook = text(WORKBOOK);
     if (workbook === undefined)
       throw new ReaderSkipError("corrupt", `${path}: not an Excel workbook (no xl/workbook.xml).`);
@@ -65,16 +60,7 @@ export const xlsxReader: DocumentReader = {
       const rows = sheetRows(xml, strings, (style, value) =>
         dates.has(style) ? isoDate(value, date1904) : undefined,
       );
-      const table = namedRowBlocks(rows);
-      if (table.length === 0) continue;
-      const first = rows[0]?.row;
-      blocks.push({
-        kind: "heading",
-        depth: 1,
-        text: sheet.name,
-        ...(first === undefined ? {} : { row: first }),
-      });
-      for (const block of table) blocks.push(block);
+      for (const block of sheetBlocks(sheet.name, rows)) blocks.push(block);
     }
     if (blocks.length === 0)
       throw new ReaderSkipError("empty", `${path}: no cells with text in its ${sheets.length} sheets.`);
@@ -111,7 +97,7 @@ function sharedStrings(xml: string): string[] {
   let current: string[] | undefined;
   let inText = false;
   let inPhonetic = false;
-  walk(xml, {
+  walkXml(xml, {
     onopentag(name) {
       if (name === "si") current = [];
       else if (name === "rPh") inPhonetic = true;
@@ -184,7 +170,7 @@ function sheetRows(
   let cell: { column: number; type: string; style: number; value: string[]; formula: string[] } | undefined;
   let nextColumn = 0;
   let into: string[] | undefined;
-  walk(xml, {
+  walkXml(xml, {
     onopentag(name, attributes) {
       if (name === "row") {
         const number = Number(attributes.r ?? nextRow);
@@ -250,9 +236,4 @@ function columnIndex(reference: string): number {
     column = column * 26 + (code - 64);
   }
   return Math.max(0, column - 1);
-}
-
-function walk(xml: string, handlers: Partial<Handler>): void {
-  const Parser = htmlParser();
-  new Parser(handlers, { xmlMode: true, decodeEntities: true }).end(xml);
 }

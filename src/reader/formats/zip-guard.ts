@@ -15,6 +15,8 @@ const step = 4096;
 export interface ZipCheck {
   decompressedBytes: number;
   entries: Map<string, Uint8Array>;
+  /** An entry kept, decoded as UTF-8 (an XML part); undefined when it was not kept or not there. */
+  text(name: string): string | undefined;
 }
 
 function findEndOfCentralDirectory(view: DataView): number {
@@ -121,5 +123,13 @@ export async function checkZip(options: {
     realTotal += real;
     if (wanted) entries.set(part.name, Buffer.concat(chunks));
   }
-  return { decompressedBytes: realTotal, entries };
+  const decoder = new TextDecoder();
+  return {
+    decompressedBytes: realTotal,
+    entries,
+    text: (name) => {
+      const entry = entries.get(name);
+      return entry === undefined ? undefined : decoder.decode(entry);
+    },
+  };
 }
