@@ -64,7 +64,7 @@ describe("the walk flags", () => {
   it("refuses an empty glob and an unknown --read-as format, naming the formats", () => {
     expect(usageMessage(["index", "docs", "--exclude", " "])).toMatch(/--exclude needs a glob pattern/);
     expect(usageMessage(["index", "docs", "--read-as", ".mdx=markdwn"])).toMatch(
-      /Unknown format "markdwn" in --read-as \.mdx=markdwn\. .*markdown.*Formats: code, csv, docx, html, man, markdown, mdx, notebook, pdf, rst, text\./,
+      /Unknown format "markdwn" in --read-as \.mdx=markdwn\. .*markdown.*Formats: code, csv, docx, email, epub, html, info, man, markdown, mdx, notebook, opendocument, pdf, pptx, rst, text, xlsx\./,
     );
     expect(usageMessage(["index", "docs", "--read-as", "mdx"])).toMatch(/expected <ending>=<format>/);
   });
