@@ -1,8 +1,9 @@
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { epubReader } from "./epub.js";
+import { skipOf as readerSkip } from "./reader-skip.test.util.js";
 import { createReaderRegistry } from "./registry.js";
-import { DEFAULT_READER_LIMITS, ReaderSkipError, type ReadFileResult } from "./types.js";
+import { DEFAULT_READER_LIMITS, type ReadFileResult } from "./types.js";
 
 // Real EPUB packages (a zip: container, package document, XHTML documents), written here with fflate's zip writer.
 
@@ -39,15 +40,7 @@ function book(extra: Record<string, string> = {}, spine?: string) {
 
 const read = async (bytes: Uint8Array) =>
   (await epubReader.read({ bytes, path: "book.epub", limits: DEFAULT_READER_LIMITS })) as ReadFileResult;
-const skipOf = async (bytes: Uint8Array) => {
-  try {
-    await read(bytes);
-  } catch (error) {
-    if (ReaderSkipError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("no skip");
-};
+const skipOf = (bytes: Uint8Array) => readerSkip(() => read(bytes));
 
 describe("epubReader", () => {
   it("reads the spine's documents in order, by the HTML rule; the table of contents and non-linear items left out", async () => {

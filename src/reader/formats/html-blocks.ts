@@ -1,6 +1,4 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import type { Handler, Parser, ParserOptions } from "htmlparser2";
+import type { Handler, Parser } from "htmlparser2";
 import {
   blockElements,
   droppedElements,
@@ -13,6 +11,7 @@ import {
   structuralElements,
 } from "./html-elements.js";
 import { foreignRegions } from "./html-foreign.js";
+import { htmlParser } from "./streaming-parser.js";
 import type { DocumentBlock } from "./types.js";
 
 // HTML markup → blocks, with htmlparser2's streaming parser: its callbacks keep no tree and we keep only a stack
@@ -65,35 +64,6 @@ function collapseSpaces(text: string): string {
 
 function languageOf(className: string | undefined): string | undefined {
   return className === undefined ? undefined : /(?:^|\s)lang(?:uage)?-([\w+#.-]+)/.exec(className)?.[1];
-}
-
-type ParserClass = new (handlers: Partial<Handler>, options: ParserOptions) => Parser;
-let parserClass: ParserClass | undefined;
-const load = createRequire(import.meta.url);
-
-/**
- * htmlparser2's streaming Parser (for XML too: `xmlMode`), loaded on the first HTML (or DOCX, PPTX) file, so a folder of Markdown never pays for
- * it. Only its Parser module: the package's entry point also loads its DOM handler, DOM utilities, feed reader and
- * a second copy of the entity tables (~30 ms of CPU a process, measured). That module is found beside the entry
- * point (the package exports no deeper path); were it ever missing, the entry point is used. CommonJS through
- * `require`, which the ES build and the CLI's CommonJS bundle (no `import()` there) both have.
- */
-function htmlParser(): ParserClass {
-  if (parserClass !== undefined) return parserClass;
-  let parserModule: { Parser: ParserClass };
-  try {
-    parserModule = load(join(dirname(load.resolve("htmlparser2")), "Parser.js"));
-  } catch {
-    parserModule = load("htmlparser2");
-  }
-  parserClass = parserModule.Parser;
-  return parserClass;
-}
-
-/** Walks an XML part (an OOXML or OpenDocument part) with `handlers`: htmlparser2 in XML mode, entities decoded. */
-export function walkXml(xml: string, handlers: Partial<Handler>): void {
-  const Parser = htmlParser();
-  new Parser(handlers, { xmlMode: true, decodeEntities: true }).end(xml);
 }
 
 /** Reads HTML into blocks: boilerplate dropped, `<main>`/`<article>` preferred when present. */

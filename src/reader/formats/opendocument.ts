@@ -14,9 +14,10 @@
  *
  * A document saved with a password (`META-INF/manifest.xml` naming encryption data) is skipped as `encrypted`.
  */
-import { walkXml } from "./html-blocks.js";
+
 import { type SheetRow, sheetBlocks } from "./named-rows.js";
 import { decodeXmlText } from "./office-package.js";
+import { walkXml } from "./streaming-parser.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
 import { checkZip } from "./zip-guard.js";

@@ -5,8 +5,9 @@ import { TextNode } from "../../schema/text-node.js";
 import { BlockSplitter } from "../../splitter/block-splitter.js";
 import { setDocumentBlocks } from "../document-blocks.js";
 import { pptxReader } from "./pptx.js";
+import { skipOf as readerSkip } from "./reader-skip.test.util.js";
 import { createReaderRegistry } from "./registry.js";
-import { DEFAULT_READER_LIMITS, ReaderSkipError, type ReadFileResult } from "./types.js";
+import { DEFAULT_READER_LIMITS, type ReadFileResult } from "./types.js";
 
 // Real PPTX packages (a zip of PresentationML parts), written here with fflate's zip writer: the parts and
 // relationships PowerPoint writes, trimmed to what a reader meets.
@@ -81,15 +82,7 @@ function deck(
 
 const read = async (bytes: Uint8Array, path = "deck.pptx") =>
   (await pptxReader.read({ bytes, path, limits: DEFAULT_READER_LIMITS })) as ReadFileResult;
-const skipOf = async (bytes: Uint8Array) => {
-  try {
-    await read(bytes);
-  } catch (error) {
-    if (ReaderSkipError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("no skip");
-};
+const skipOf = (bytes: Uint8Array) => readerSkip(() => read(bytes));
 
 describe("pptxReader", () => {
   it("reads each slide in the deck's order: its title as a heading, bullets, text boxes, tables, then its notes", async () => {

@@ -12,8 +12,9 @@
  * notes under a `Notes` heading. Every block knows its slide. Left out: slide numbers, dates and footers
  * (placeholders repeated on every slide), and charts and SmartArt, whose text lives in parts of their own.
  */
-import { walkXml } from "./html-blocks.js";
+
 import { CORE_PROPERTIES, packageTitle, refuseCompoundFile } from "./office-package.js";
+import { walkXml } from "./streaming-parser.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
 import { checkZip } from "./zip-guard.js";

@@ -4,8 +4,9 @@ import { formatNodeLocation, getNodeLocation } from "../../schema/node-location.
 import { TextNode } from "../../schema/text-node.js";
 import { BlockSplitter } from "../../splitter/block-splitter.js";
 import { setDocumentBlocks } from "../document-blocks.js";
+import { skipOf as readerSkip } from "./reader-skip.test.util.js";
 import { createReaderRegistry } from "./registry.js";
-import { DEFAULT_READER_LIMITS, ReaderSkipError, type ReadFileResult } from "./types.js";
+import { DEFAULT_READER_LIMITS, type ReadFileResult } from "./types.js";
 import { xlsxReader } from "./xlsx.js";
 
 // Real XLSX packages (a zip of SpreadsheetML parts, as Excel writes them: shared strings, styles, sheets in the
@@ -105,13 +106,8 @@ describe("xlsxReader", () => {
     const header = new Uint8Array(512);
     header.set([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
     const skipOf = async (bytes: Uint8Array) => {
-      try {
-        await read(bytes);
-      } catch (error) {
-        if (ReaderSkipError.isInstance(error)) return [error.code, error.message];
-        throw error;
-      }
-      throw new Error("no skip");
+      const error = await readerSkip(() => read(bytes));
+      return [error.code, error.message];
     };
     expect(await skipOf(header)).toEqual([
       "unsupported",

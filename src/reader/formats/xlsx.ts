@@ -11,9 +11,10 @@
  * mode, as PPTX is. The well-known JavaScript reader, SheetJS, is no longer published to npm (its npm package stays
  * at 0.18.5, with open advisories), and `exceljs` brings a stream and archive stack for writing too.
  */
-import { walkXml } from "./html-blocks.js";
+
 import { type SheetRow, sheetBlocks } from "./named-rows.js";
 import { CORE_PROPERTIES, decodeXmlText, packageTitle, refuseCompoundFile } from "./office-package.js";
+import { walkXml } from "./streaming-parser.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
 import { checkZip } from "./zip-guard.js";
