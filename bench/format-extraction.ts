@@ -8,7 +8,7 @@
 //
 // DOCX inputs are made from the sampled HTML pages with pandoc (said so in the output), then read back.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { docxReader } from "../src/reader/formats/docx.js";
@@ -186,4 +186,5 @@ if (htmlFiles.length > 0) {
       `${(all.bytes / 1e6 / (all.wall / 1000)).toFixed(1)} MB/s wall, ${(all.bytes / 1e6 / (all.cpu / 1000)).toFixed(1)} MB/s cpu`,
   );
   console.log(`DOCX (${docxFiles} made from those pages with pandoc) vs pandoc -t plain: ${f1(docx)}`);
+  rmSync(docxDir, { recursive: true, force: true });
 }

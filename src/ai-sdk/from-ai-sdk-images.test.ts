@@ -1,13 +1,14 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../llm/types.js";
 import { pngOfSize } from "../schema/png.test.util.js";
 import { type AiSdkCallArguments, fromAiSdk } from "./from-ai-sdk.js";
 
 type FakeModel = { modelId: string };
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-aisdk-img-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // A real PNG: files are checked by their first bytes before they are sent.
 const scan = pngOfSize(2, 2);
 writeFileSync(join(dir, "scan.png"), scan);

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { ContextOverflowError } from "../errors/context-overflow-error.js";
 import { CHAT_CONTENT_QA_PROMPT, CHAT_CONTENT_REFINE_PROMPT } from "../prompt/default-prompts.js";
 import { countPromptTokens, renderPrompt } from "../prompt/render-prompt.js";
@@ -108,6 +108,7 @@ describe("withImageDimensions", () => {
     const url = `data:image/png;base64,${Buffer.from(pngOfSize(20, 10)).toString("base64")}`;
     expect(await withImageDimensions({ type: "image", url })).toMatchObject({ width: 20, height: 10 });
     const dir = mkdtempSync(join(tmpdir(), "ragsynth-img-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, "a.png"), pngOfSize(640, 480));
     expect(await withImageDimensions({ type: "image", path: join(dir, "a.png") })).toMatchObject({
       width: 640,

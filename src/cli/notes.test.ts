@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { OPTIMIZER_FALLBACK_EVENT } from "../events/step-listing.test.util.js";
 import type { LLMMetadata } from "../llm/types.js";
 import { imageStep } from "../postprocessor/image-step.js";
@@ -11,6 +11,7 @@ import { TextNode } from "../schema/text-node.js";
 import { attachesImages, imageNotes, optimizerNotes } from "./notes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-image-step-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 mkdirSync(join(dir, "docs"));
 writeFileSync(join(dir, "docs", "chart.png"), pngOfSize(4, 4));
 writeFileSync(join(dir, "secret.png"), pngOfSize(4, 4));

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../llm/types.js";
 import { ImageNode } from "../schema/image-node.js";
 import { pngOfSize } from "../schema/png.test.util.js";
@@ -13,6 +13,7 @@ import { OpenAILike } from "./openai-like.js";
 const startServer = fakeServersClosedAfterEach();
 const png = pngOfSize(4, 3);
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-openai-img-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 writeFileSync(join(dir, "photo.jpg"), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
 
 const message: ChatMessage = {

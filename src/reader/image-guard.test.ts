@@ -1,7 +1,7 @@
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { ImageNode } from "../schema/image-node.js";
 import { pngOfSize } from "../schema/png.test.util.js";
@@ -9,6 +9,7 @@ import { TextNode } from "../schema/text-node.js";
 import { guardImages, imageLimits } from "./image-guard.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "ragsynth-guard-")));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const png = pngOfSize(4, 4);
 writeFileSync(join(dir, "a.png"), png);
 writeFileSync(join(dir, "b.png"), png);

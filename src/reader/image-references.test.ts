@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ImageNode } from "../schema/image-node.js";
 import { pngOfSize } from "../schema/png.test.util.js";
 import { TextNode } from "../schema/text-node.js";
@@ -11,6 +11,7 @@ import { findImageReferences, withoutImages, withReferencedImages } from "./imag
 import { readDocuments } from "./read-documents.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-refs-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 mkdirSync(join(dir, "img"));
 writeFileSync(join(dir, "img", "chart.png"), pngOfSize(8, 8));
 writeFileSync(join(dir, "img", "sales-by-quarter.png"), pngOfSize(8, 8));

@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path, { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { isInside, realRoots, resolveInsideRoots } from "./inside-roots.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "ragsynth-roots-")));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
 const docs = join(base, "docs");
 const outside = join(base, "outside");
 mkdirSync(join(docs, "sub"), { recursive: true });

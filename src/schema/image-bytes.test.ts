@@ -1,12 +1,13 @@
-import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { readImageBytes, readImageFileBlock, sniffImageType } from "./image-bytes.js";
 import { pngOfSize } from "./png.test.util.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ragsynth-image-bytes-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const png = pngOfSize(4, 4);
 writeFileSync(join(dir, "ok.png"), png);
 writeFileSync(join(dir, "passwd.png"), "root:x:0:0:root:/root:/bin/bash\n");

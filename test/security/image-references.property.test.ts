@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { toOpenAIMessages } from "../../src/openai/to-openai-messages.js";
 import { withReferencedImages } from "../../src/reader/image-references.js";
 import { blocksToText } from "../../src/schema/content-block.js";
@@ -14,6 +14,7 @@ import { TextNode } from "../../src/schema/text-node.js";
 // appended, so only the containment rule (not the magic-byte check) can keep them out.
 const MARKER = "OUTSIDE-SECRET-7c1e9a";
 const base = realpathSync(mkdtempSync(join(tmpdir(), "ragsynth-refs-property-")));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
 const docs = join(base, "docs");
 const inside = new Uint8Array(pngOfSize(2, 2));
 const secretPng = Buffer.concat([pngOfSize(3, 3), Buffer.from(MARKER)]);
