@@ -62,6 +62,39 @@ describe("ExtractiveLLM answers that hold the answer", () => {
     );
   });
 
+  it("quotes a sentence that introduces a code block with the block, and the block with that sentence", async () => {
+    const code = "```\ngit reset --soft HEAD^\n```";
+    const context = [
+      "Commits are snapshots.",
+      "To undo the last commit and keep your changes, run:",
+      code,
+      "Bananas are yellow.",
+    ].join("\n\n");
+    const intro = `To undo the last commit and keep your changes, run:\n\n${code}`;
+    expect(await answer(1, "How do I undo the last commit and keep my changes?", context)).toBe(intro);
+    // Chosen for its own words, the block brings the sentence that says what it does.
+    expect(await answer(1, "git reset soft HEAD", context)).toBe(intro);
+    // A label alone in its paragraph (an HTML <dt>) introduces its example too.
+    const label = "Undo a commit and redo\n\n```\n$ git commit ...\n$ git reset --soft HEAD^\n```";
+    expect(await answer(1, "How do I undo a commit?", `${label}\n\nBananas are yellow.`)).toBe(label);
+  });
+
+  it("leaves the code out after a sentence that ends its paragraph without introducing it, or when too long", async () => {
+    const code = "```\ngit reset --soft HEAD^\n```";
+    const ended = `To undo the last commit, use reset.\n\n${code}`;
+    expect(await answer(1, "How do I undo the last commit?", ended)).toBe(
+      "To undo the last commit, use reset.",
+    );
+    // Prose between the sentence and the block: not introduced.
+    const between = `To undo the last commit, run:\n\nBananas are yellow.\n\n${code}`;
+    expect(await answer(1, "How do I undo the last commit?", between)).toBe("To undo the last commit, run:");
+    // A block too long for one quote with its sentence stays out (it is a passage of its own).
+    const long = `\`\`\`\n${"echo step\n".repeat(70)}\`\`\``;
+    expect(
+      await answer(1, "How do I undo the last commit?", `To undo the last commit, run:\n\n${long}`),
+    ).toBe("To undo the last commit, run:");
+  });
+
   it("never quotes a chunk's metadata header, title line included", async () => {
     const context = [
       "file_path: docs/argparse.docx\ntitle: Argparse Tutorial\n\nThis tutorial is a gentle introduction to argparse.",

@@ -6,6 +6,10 @@ import type { Passage } from "./passages.js";
 // A chosen passage brings neighbours while the quote stays at most this long.
 const MAX_PARAGRAPH = 400;
 const INLINE_CODE = /`[^`\n]+`/;
+// A label that introduces a code block (an HTML `<dt>`, "Example") is at most this long.
+const MAX_LABEL = 80;
+// A quote that takes in the code block its sentence introduces stays at most this long.
+const MAX_WITH_CODE = 800;
 
 /** A passage of the answer so far (`source` 0) or of the context (1); `whole` for a whole short section. @internal */
 export interface QuotablePassage extends Passage {
@@ -69,6 +73,22 @@ export function neighbourWidener<T extends QuotablePassage>(
     };
     reach(-1);
     reach(1);
+    // A sentence that introduces a code block ("To undo the commit, run:", a label on its own: "Undo a commit and
+    // redo") is quoted with the block, and the block with the sentence: either alone says half of it.
+    const source = sources[candidate.source] as string;
+    const last = group.at(-1) as T;
+    const after = groups.get(`${candidate.source}:${candidate.block + 1}`)?.[0];
+    if (end === last.end && after && introduces(last, group) && isCodeAfter(source, end, after, start))
+      end = after.end;
+    const before = groups.get(`${candidate.source}:${candidate.block - 1}`);
+    const intro = before?.at(-1);
+    if (
+      start === group[0]?.start &&
+      intro &&
+      introduces(intro, before as T[]) &&
+      isCodeAfter(source, intro.end, group[0], intro.start)
+    )
+      start = intro.start;
     if (start === candidate.start && end === candidate.end) return candidate;
     const text = (sources[candidate.source] as string).slice(start, end);
     // A quote that takes in lines (a term written as code) or spans paragraphs (a term on a line of its own, then
@@ -117,6 +137,30 @@ export function passagesQuoted(quote: QuotablePassage, candidates: readonly Quot
     count++;
   }
   return Math.max(1, count);
+}
+
+/**
+ * Whether `passage`, the last of its block (`group`), introduces what follows: a sentence ending in a colon, or a
+ * short label alone in its block with no sentence end (an HTML `<dt>`: "Undo a commit and redo").
+ */
+function introduces(passage: Passage, group: readonly Passage[]): boolean {
+  if (passage.kind !== "sentence") return false;
+  const text = passage.text.trimEnd();
+  if (text.endsWith(":")) return true;
+  return group.length === 1 && text.length <= MAX_LABEL && !/[.!?;,]$/.test(text);
+}
+
+/**
+ * Whether `code` is a whole fenced block (not a run of a longer one) right after `end`, only blank lines between,
+ * that a quote from `start` can take in.
+ */
+function isCodeAfter(source: string, end: number, code: Passage, start: number): boolean {
+  return (
+    code.kind === "lines" &&
+    /^(```|~~~)[\s\S]*\n\1$/.test(code.text.trimEnd()) &&
+    code.end - start <= MAX_WITH_CODE &&
+    source.slice(end, code.start).trim() === ""
+  );
 }
 
 /** The sentence that opens a definition item with its term (`-n, --line-number Prefix …`, a man page's `.TP`). */
