@@ -79,15 +79,40 @@ describe("ExtractiveLLM answers that hold the answer", () => {
     expect(await answer(1, "How do I undo a commit?", `${label}\n\nBananas are yellow.`)).toBe(label);
   });
 
+  it("quotes a sentence ending in a colon with the list or the short paragraph it introduces", async () => {
+    const list =
+      "SQLite supports six date and time functions as follows:\n\n- date(time-value, modifier)\n- julianday(time-value, modifier)";
+    expect(
+      await answer(1, "Which date and time functions does SQLite support?", `${list}\n\nBananas are yellow.`),
+    ).toBe(list);
+    const paragraph =
+      "These are given by the new documentclass and usepackage commands:\n\n\\documentclass[options]{class} \\usepackage[options]{packages}";
+    expect(
+      await answer(1, "What does the usepackage command do?", `${paragraph}\n\nBananas are yellow.`),
+    ).toBe(paragraph);
+    // A label without a colon introduces only code, and a list too long for one quote stays out.
+    const label = "Date functions\n\n- date(time-value)";
+    expect(await answer(1, "Which date functions are there?", label)).toBe("Date functions");
+    const items = Array.from({ length: 25 }, (_, n) => `- date${n}(time-value, modifier, modifier)`).join(
+      "\n",
+    );
+    const long = `SQLite supports these functions:\n\n${items}`;
+    expect(await answer(1, "Which functions does SQLite support?", long)).toBe(
+      "SQLite supports these functions:",
+    );
+  });
+
   it("leaves the code out after a sentence that ends its paragraph without introducing it, or when too long", async () => {
     const code = "```\ngit reset --soft HEAD^\n```";
     const ended = `To undo the last commit, use reset.\n\n${code}`;
     expect(await answer(1, "How do I undo the last commit?", ended)).toBe(
       "To undo the last commit, use reset.",
     );
-    // Prose between the sentence and the block: not introduced.
+    // A paragraph between the sentence and the block is what the colon introduces; the block after it is not.
     const between = `To undo the last commit, run:\n\nBananas are yellow.\n\n${code}`;
-    expect(await answer(1, "How do I undo the last commit?", between)).toBe("To undo the last commit, run:");
+    expect(await answer(1, "How do I undo the last commit?", between)).toBe(
+      "To undo the last commit, run:\n\nBananas are yellow.",
+    );
     // A block too long for one quote with its sentence stays out (it is a passage of its own).
     const long = `\`\`\`\n${"echo step\n".repeat(70)}\`\`\``;
     expect(

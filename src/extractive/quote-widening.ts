@@ -6,9 +6,10 @@ import type { Passage } from "./passages.js";
 // A chosen passage brings neighbours while the quote stays at most this long.
 const MAX_PARAGRAPH = 400;
 const INLINE_CODE = /`[^`\n]+`/;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
 // A label that introduces a code block (an HTML `<dt>`, "Example") is at most this long.
 const MAX_LABEL = 80;
-// A quote that takes in the code block its sentence introduces stays at most this long.
+// A quote that takes in the code block, list or paragraph its sentence introduces stays at most this long.
 const MAX_WITH_CODE = 800;
 
 /** A passage of the answer so far (`source` 0) or of the context (1); `whole` for a whole short section. @internal */
@@ -74,12 +75,35 @@ export function neighbourWidener<T extends QuotablePassage>(
     reach(-1);
     reach(1);
     // A sentence that introduces a code block ("To undo the commit, run:", a label on its own: "Undo a commit and
-    // redo") is quoted with the block, and the block with the sentence: either alone says half of it.
+    // redo") is quoted with the block, and the block with the sentence: either alone says half of it. A sentence
+    // ending in a colon brings the list or the paragraph after it too ("…supports six functions as follows:").
     const source = sources[candidate.source] as string;
     const last = group.at(-1) as T;
     const after = groups.get(`${candidate.source}:${candidate.block + 1}`)?.[0];
     if (end === last.end && after && introduces(last, group) && isCodeAfter(source, end, after, start))
       end = after.end;
+    else if (end === last.end && last.text.trimEnd().endsWith(":")) {
+      // After a colon, a list (its items in a row) or a short paragraph, taken whole when the quote can hold it.
+      let to: number | undefined;
+      for (let block = candidate.block + 1; ; block++) {
+        const next = groups.get(`${candidate.source}:${block}`);
+        const first = next?.[0];
+        if (!next || !first || source.slice(to ?? end, first.start).trim() !== "") break;
+        const whole = (next.at(-1) as T).end;
+        const fits = whole - start <= MAX_WITH_CODE;
+        if (to === undefined && first.kind === "sentence") {
+          if (fits) to = whole;
+          break;
+        }
+        if (first.kind !== "lines" || !LIST_ITEM.test(first.text)) break;
+        if (!fits) {
+          to = undefined;
+          break;
+        }
+        to = whole;
+      }
+      if (to !== undefined) end = to;
+    }
     const before = groups.get(`${candidate.source}:${candidate.block - 1}`);
     const intro = before?.at(-1);
     if (
