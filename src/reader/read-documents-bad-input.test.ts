@@ -68,6 +68,68 @@ describe("readDocuments with bad input", () => {
     expect(rows(skipped)).toEqual([["docs/blob.bin", "binary"]]);
   });
 
+  it("says what a binary file is when its first bytes name it, and what to do to read what it holds", async () => {
+    const { zipSync } = await import("fflate");
+    const { default: Database } = await import("better-sqlite3");
+    const { gzipSync } = await import("node:zlib");
+    const { pngOfSize } = await import("../schema/png.test.util.js");
+    // Real files: a zip and a tar of a Markdown file, an SQLite database, Node's own executable, a gzipped PNG.
+    await write("docs/inner/a.md", "# A\n\ntext");
+    await write("docs/sources.zip", zipSync({ "a.md": new TextEncoder().encode("# A\n\ntext") }));
+    execFileSync("tar", [
+      "-cf",
+      path.join(root, "docs/sources.tarball"),
+      "-C",
+      path.join(root, "docs"),
+      "inner",
+    ]);
+    const database = new Database(path.join(root, "docs/notes.db"));
+    database.exec("CREATE TABLE t (x TEXT); INSERT INTO t VALUES ('hello')");
+    database.close();
+    await write(
+      "docs/node.program",
+      await import("node:fs/promises").then((fs) => fs.readFile(process.execPath)),
+    );
+    await write("docs/chart.gz", gzipSync(pngOfSize(4, 4)));
+    // Zip packages whose first entry names their format (fflate stores a `mimetype` given level 0, as writers do).
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const mimetype = (type: string) => ({
+      mimetype: [bytes(type), { level: 0 }] as [Uint8Array, { level: 0 }],
+    });
+    await write("docs/drawing.pkg", zipSync({ ...mimetype("application/vnd.oasis.opendocument.graphics") }));
+    await write(
+      "docs/book.pkg",
+      zipSync({ ...mimetype("application/epub+zip"), "a.xhtml": bytes("<p>x</p>") }),
+    );
+    await write("docs/deck.pkg", zipSync({ "ppt/slides/slide1.xml": bytes("<p:sld/>") }));
+    await write("docs/lib.pkg", zipSync({ "META-INF/MANIFEST.MF": bytes("Manifest-Version: 1.0\n") }));
+    const blob = new Uint8Array(64).fill(0x41);
+    blob[3] = 0;
+    await write("docs/blob.bin", blob);
+    const { documents, skipped } = await readDocuments([path.join(root, "docs")], {
+      maxFileBytes: 500 * 1024 * 1024,
+    });
+    expect(documents.map((document) => path.basename(document.id))).toEqual(["a.md"]);
+    const reasons = Object.fromEntries(
+      skipped.map((skip) => [path.basename(skip.path), [skip.code, skip.reason]]),
+    );
+    expect(reasons).toEqual({
+      "blob.bin": ["binary", "binary file (contains NUL bytes)"],
+      "book.pkg": ["binary", "an EPUB book; give it an .epub ending to read it"],
+      "deck.pkg": [
+        "binary",
+        expect.stringMatching(/^an Office file .*give it its ending \(\.docx, \.xlsx or \.pptx\)/),
+      ],
+      "drawing.pkg": ["binary", "an OpenDocument drawing; export it as PDF to index its text"],
+      "lib.pkg": ["binary", "a Java archive (jar), not a document"],
+      "chart.gz": ["binary", expect.stringContaining("chart: an image (PNG); give it its ending")],
+      "node.program": ["binary", "a program or library (ELF), not a document"],
+      "notes.db": ["binary", expect.stringMatching(/^an SQLite database; export what it holds/)],
+      "sources.tarball": ["binary", "a tar archive; extract it (tar -xf) and index the folder it makes"],
+      "sources.zip": ["binary", "a zip archive; extract it (unzip) and index the folder it makes"],
+    });
+  });
+
   it("turns a reader's ReaderSkipError into its code and any other failure into corrupt, and goes on", async () => {
     const failing = (read: DocumentReader["read"]): DocumentReader => ({ format: "x", extensions: [], read });
     await write("docs/locked.pdf", "%PDF-1.7 encrypted");

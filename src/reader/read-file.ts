@@ -5,7 +5,7 @@ import { TextNode } from "../schema/text-node.js";
 import { sha256Hex } from "../util/sha256.js";
 import { setDocumentBlocks } from "./document-blocks.js";
 import { setDocumentBytesHash } from "./document-bytes-hash.js";
-import { looksBinary, SNIFF_LENGTH } from "./formats/looks-binary.js";
+import { binaryReason, looksBinary, SNIFF_LENGTH } from "./formats/looks-binary.js";
 import type { ChosenReader, ReaderRegistry } from "./formats/registry.js";
 import {
   type DocumentBlock,
@@ -197,12 +197,12 @@ async function readExamined(
   let bytes: Uint8Array;
   try {
     const read = await readBounded(realPath, maxFileBytes, !registered, context.signal);
-    if (read === "binary") return skip("binary", "binary file (contains NUL bytes)");
     if (typeof read === "number") {
       const reason = `${read} bytes is over maxFileBytes (${maxFileBytes}); raise maxFileBytes to read it`;
       return skip("too_large", reason);
     }
     if (read === "not_a_file") return skip("not_a_file", "not a regular file (a device, FIFO or socket)");
+    if (!(read instanceof Uint8Array)) return skip("binary", binaryReason(read.binary));
     bytes = read;
   } catch (error) {
     context.signal?.throwIfAborted();
@@ -255,7 +255,7 @@ async function readBounded(
   maxFileBytes: number,
   sniff: boolean,
   signal: AbortSignal | undefined,
-): Promise<Uint8Array | "binary" | "not_a_file" | number> {
+): Promise<Uint8Array | { binary: Uint8Array } | "not_a_file" | number> {
   const handle = await open(realPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     const stats = await handle.stat();
@@ -273,7 +273,7 @@ async function readBounded(
       if (bytesRead === 0) break;
       length += bytesRead;
       if (!sniffed && length >= Math.min(SNIFF_LENGTH, stats.size)) {
-        if (looksBinary(buffer.subarray(0, length))) return "binary";
+        if (looksBinary(buffer.subarray(0, length))) return { binary: buffer.subarray(0, length) };
         sniffed = true;
       }
     }

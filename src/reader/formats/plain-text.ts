@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { binaryKind } from "./looks-binary.js";
 import type { DocumentBlock, DocumentReader, ReaderInput, ReadFileResult } from "./types.js";
 import { ReaderSkipError } from "./types.js";
 
@@ -30,9 +31,12 @@ export function decodeText(bytes: Uint8Array, path = "file"): string {
   } else {
     const nul = bytes.indexOf(0);
     if (nul !== -1) {
+      const kind = binaryKind(bytes);
       throw new ReaderSkipError(
         "binary",
-        `${path}: binary file (NUL byte at offset ${nul}); expected text (UTF-8, or UTF-16 with a byte-order mark).`,
+        kind
+          ? `${path}: ${kind}`
+          : `${path}: binary file (NUL byte at offset ${nul}); expected text (UTF-8, or UTF-16 with a byte-order mark).`,
       );
     }
     try {
