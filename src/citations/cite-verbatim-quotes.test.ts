@@ -28,6 +28,18 @@ describe("verbatimQuoteSpans", () => {
     ).toBe("東京は日本の首都です。 [2] Penguins!");
   });
 
+  it("puts the marker after a code block on a line of its own, so the block stays closed", () => {
+    const intro = "To compute the delay, use:";
+    const { sources } = createCitationNodes({
+      nodes: [`${intro}\n\n${CODE}\n\nThe end.`].map((text) => ({ node: new TextNode({ text }) })),
+      splitter: { splitText: (text) => [text] },
+    });
+    const cited = citeVerbatimQuotes({ answer: `${intro}\n\n${CODE}`, sources });
+    expect(cited).toBe(`${intro} [1]\n\n${CODE}\n[1]`);
+    // Read back, the block's marker cites it: both markers, each after its own sentence.
+    expect(parseCitationMarkers(cited).map((marker) => marker.numbers)).toEqual([[1], [1]]);
+  });
+
   it("every cited span is a verbatim substring of the source it cites (prose, CJK, code)", () => {
     const texts = fc.oneof(
       fc.constantFrom(PROSE, CJK, CODE, KOREAN),

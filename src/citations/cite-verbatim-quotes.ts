@@ -4,6 +4,9 @@ import { answerSentences } from "./answer-sentences.js";
 import type { CitationMarker } from "./citation-markers.js";
 import { type CitationSource, checkCitationSources } from "./citation-source.js";
 
+// A quote that ends with a fenced code block's closing line.
+const CLOSING_FENCE = /\n[ \t]*(?:```|~~~)[ \t]*$/;
+
 /** Fewer characters than this (or none that is a letter or digit) are too little to attribute to one source. */
 const MIN_QUOTE = 4;
 const CONTENT = /[\p{L}\p{N}]/u;
@@ -201,7 +204,10 @@ export function citeVerbatimQuoteMarkers(options: { answer: string; sources: rea
     // A quote of several sentences gets the marker after each, so no sentence of it reads as uncited.
     let from = 0;
     for (const sentence of answerSentences(span.text)) {
-      text += `${span.text.slice(from, sentence.end)} `;
+      const quoted = span.text.slice(from, sentence.end);
+      // After a code block the marker goes on a line of its own: on the closing fence's line (```` ``` [1] ````) it
+      // would leave the block unclosed in Markdown, the rest of the answer shown as code.
+      text += CLOSING_FENCE.test(quoted) ? `${quoted}\n` : `${quoted} `;
       const marker = `[${span.source.number}]`;
       markers.push({
         text: marker,
