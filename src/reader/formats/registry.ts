@@ -62,8 +62,10 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 17: email (`.eml`, `.mbox`) read message by message, not as raw MIME.
  * 18: Excel workbooks (`.xlsx`, `.xlsm`) read sheet by sheet, row by row, not skipped as binary.
  * 19: OpenDocument text, spreadsheets and presentations (`.odt`, `.ods`, `.odp`) read, not skipped as binary.
+ * 20: Excel percentages shown as Excel shows them (`26%`, not `0.256`); a binary file's skip reason names what it is
+ *   (`a zip archive; extract it …`), so files skipped before are looked at again.
  */
-export const READERS_VERSION = 19;
+export const READERS_VERSION = 20;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;

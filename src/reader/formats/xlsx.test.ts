@@ -44,8 +44,10 @@ function workbook(
         "<si><t>Quarterly budget</t></si></sst>",
     ),
     "xl/styles.xml": encode(
-      `<styleSheet ${MAIN}><numFmts count="1"><numFmt numFmtId="164" formatCode="dd/mm/yyyy"/><numFmt numFmtId="165" formatCode="&quot;day&quot; 0.00"/></numFmts>` +
-        '<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="14"/><xf numFmtId="165"/></cellXfs></styleSheet>',
+      `<styleSheet ${MAIN}><numFmts count="4"><numFmt numFmtId="164" formatCode="dd/mm/yyyy"/><numFmt numFmtId="165" formatCode="&quot;day&quot; 0.00"/>` +
+        '<numFmt numFmtId="166" formatCode="#,##0.0%;[Red]-#,##0.0%"/><numFmt numFmtId="167" formatCode="0&quot; %&quot;"/></numFmts>' +
+        '<cellXfs count="7"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="14"/><xf numFmtId="165"/>' +
+        '<xf numFmtId="9"/><xf numFmtId="166"/><xf numFmtId="167"/></cellXfs></styleSheet>',
     ),
   };
   sheets.forEach((sheet, index) => {
@@ -91,6 +93,19 @@ describe("xlsxReader", () => {
       [2, "heading", "Notes & risks"],
       [2, "table_row", "Vendor prices"],
     ]);
+  });
+
+  it("shows a percentage as Excel does (built-in and custom formats); a quoted % is text, the number as stored", async () => {
+    const growth = [
+      '<row r="1"><c r="A1" t="inlineStr"><is><t>Team</t></is></c><c r="B1" t="inlineStr"><is><t>Growth</t></is></c>',
+      '<c r="C1" t="inlineStr"><is><t>Margin</t></is></c><c r="D1" t="inlineStr"><is><t>Score</t></is></c></row>',
+      '<row r="2"><c r="A2" t="inlineStr"><is><t>Search</t></is></c><c r="B2" s="4"><v>0.256</v></c>',
+      '<c r="C2" s="5"><v>-0.1234</v></c><c r="D2" s="6"><v>25</v></c></row>',
+    ].join("");
+    const result = await read(workbook([{ name: "Growth", xml: growth }]));
+    expect(result.blocks.map((block) => block.text)).toContain(
+      "Team: Search; Growth: 26%; Margin: -12.3%; Score: 25",
+    );
   });
 
   it("counts days from 1904 in a workbook that says so, and places a chunk on its rows", async () => {

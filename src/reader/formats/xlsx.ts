@@ -24,8 +24,15 @@ const WORKBOOK_RELS = "xl/_rels/workbook.xml.rels";
 const SHARED_STRINGS = "xl/sharedStrings.xml";
 const STYLES = "xl/styles.xml";
 const SHEET = /^xl\/worksheets\/[^/]+\.xml$/;
-// Built-in number formats that show a date or time (ECMA-376 18.8.30).
+// Built-in number formats that show a date or time, and percentages with their decimals (ECMA-376 18.8.30).
 const BUILT_IN_DATES = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
+const BUILT_IN_PERCENTS = new Map([
+  [9, 0],
+  [10, 2],
+]);
+
+/** How a cell style shows a number, where it is not as stored: a date, or a percentage with so many decimals. */
+type NumberStyle = { date: true } | { percentDecimals: number };
 
 /** Reads Excel workbooks (`.xlsx`, `.xlsm`). */
 export const xlsxReader: DocumentReader = {
@@ -50,7 +57,7 @@ export const xlsxReader: DocumentReader = {
     if (workbook === undefined)
       throw new ReaderSkipError("corrupt", `${path}: not an Excel workbook (no xl/workbook.xml).`);
     const strings = sharedStrings(text(SHARED_STRINGS) ?? "");
-    const dates = dateStyles(text(STYLES) ?? "");
+    const styles = numberStyles(text(STYLES) ?? "");
     const date1904 = /<workbookPr\b[^>]*\bdate1904="(?:1|true)"/.test(workbook);
     const sheets = workbookSheets(workbook, text(WORKBOOK_RELS));
     const blocks: DocumentBlock[] = [];
@@ -58,9 +65,11 @@ export const xlsxReader: DocumentReader = {
       signal?.throwIfAborted();
       const xml = text(sheet.part);
       if (xml === undefined) continue;
-      const rows = sheetRows(xml, strings, (style, value) =>
-        dates.has(style) ? isoDate(value, date1904) : undefined,
-      );
+      const rows = sheetRows(xml, strings, (style, value) => {
+        const shown = styles.get(style);
+        if (!shown) return undefined;
+        return "date" in shown ? isoDate(value, date1904) : percent(value, shown.percentDecimals);
+      });
       for (const block of sheetBlocks(sheet.name, rows)) blocks.push(block);
     }
     if (blocks.length === 0)
@@ -119,21 +128,41 @@ function sharedStrings(xml: string): string[] {
   return strings;
 }
 
-/** The indexes of the cell styles (`cellXfs`) whose number format shows a date. */
-function dateStyles(xml: string): Set<number> {
+/** The cell styles (`cellXfs` indexes) whose number format shows a date or a percentage. */
+function numberStyles(xml: string): Map<number, NumberStyle> {
   const custom = new Map<number, string>();
   for (const match of xml.matchAll(/<numFmt\b[^>]*\bnumFmtId="(\d+)"[^>]*\bformatCode="([^"]*)"/g))
     custom.set(Number(match[1]), decodeXmlText(match[2] as string));
-  const dates = new Set<number>();
+  const styles = new Map<number, NumberStyle>();
   const cellXfs = /<cellXfs\b[^>]*>([\s\S]*?)<\/cellXfs>/.exec(xml)?.[1] ?? "";
   let index = 0;
   for (const match of cellXfs.matchAll(/<xf\b([^>]*?)\/?>/g)) {
     const id = Number(/\bnumFmtId="(\d+)"/.exec(match[1] as string)?.[1] ?? 0);
     const code = custom.get(id);
-    if (BUILT_IN_DATES.has(id) || (code !== undefined && isDateFormat(code))) dates.add(index);
+    const decimals = BUILT_IN_PERCENTS.get(id) ?? (code === undefined ? undefined : percentDecimals(code));
+    if (BUILT_IN_DATES.has(id) || (code !== undefined && isDateFormat(code)))
+      styles.set(index, { date: true });
+    else if (decimals !== undefined) styles.set(index, { percentDecimals: decimals });
     index++;
   }
-  return dates;
+  return styles;
+}
+
+/**
+ * The decimals a custom number format shows a percentage with (`0.0%` → 1), or undefined when its first section
+ * (the one for positive numbers) has no `%` outside quoted text and escapes.
+ */
+function percentDecimals(code: string): number | undefined {
+  const first = (code.replace(/"[^"]*"|\\.|\[[^\]]*\]/g, "").split(";")[0] ?? "").trim();
+  if (!first.includes("%")) return undefined;
+  return /\.([0#?]+)/.exec(first)?.[1]?.length ?? 0;
+}
+
+/** A stored fraction as a percentage with `decimals` (`0.256`, 1 → `25.6%`); undefined when not a number. */
+function percent(value: string, decimals: number): string | undefined {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number)) return undefined;
+  return `${(number * 100).toFixed(decimals)}%`;
 }
 
 /** A custom number format shows a date when, outside quoted text, escapes and `[…]` codes, it has y, d or m with y/d. */
