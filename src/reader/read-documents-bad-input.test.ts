@@ -103,6 +103,11 @@ describe("readDocuments with bad input", () => {
     );
     await write("docs/deck.pkg", zipSync({ "ppt/slides/slide1.xml": bytes("<p:sld/>") }));
     await write("docs/lib.pkg", zipSync({ "META-INF/MANIFEST.MF": bytes("Manifest-Version: 1.0\n") }));
+    // Sphinx's objects.inv: four lines of text, then zlib data.
+    const inventory =
+      "# Sphinx inventory version 2\n# Project: X\n# Version: 1\n# The remainder of this file is compressed using zlib.\n";
+    const { deflateSync } = await import("node:zlib");
+    await write("docs/objects.inv", Buffer.concat([Buffer.from(inventory), deflateSync(Buffer.alloc(64))]));
     const blob = new Uint8Array(64).fill(0x41);
     blob[3] = 0;
     await write("docs/blob.bin", blob);
@@ -125,6 +130,7 @@ describe("readDocuments with bad input", () => {
       "chart.gz": ["binary", expect.stringContaining("chart: an image (PNG); give it its ending")],
       "node.program": ["binary", "a program or library (ELF), not a document"],
       "notes.db": ["binary", expect.stringMatching(/^an SQLite database; export what it holds/)],
+      "objects.inv": ["binary", expect.stringMatching(/^a Sphinx inventory \(objects\.inv/)],
       "sources.tarball": ["binary", "a tar archive; extract it (tar -xf) and index the folder it makes"],
       "sources.zip": ["binary", "a zip archive; extract it (unzip) and index the folder it makes"],
     });

@@ -63,6 +63,13 @@ const KINDS: readonly { magic: readonly number[] | string; at?: number; kind: st
   { magic: "wOF2", kind: "a font (WOFF2), not a document" },
   { magic: [0x80, 0x01], kind: "a font (PostScript Type 1), not a document" },
   {
+    magic: "# Sphinx inventory",
+    kind: "a Sphinx inventory (objects.inv: the names a Sphinx site links to), not a document",
+  },
+  { magic: "acsp", at: 36, kind: "a colour profile (ICC), not a document" },
+  { magic: [0x00, 0x00, 0x01, 0x00], kind: "an icon (ICO), not a document" },
+  { magic: "U3D\x00", kind: "a 3D model (U3D), not a document" },
+  {
     magic: [0x89, 0x50, 0x4e, 0x47],
     kind: "an image (PNG); give it its ending to index it by its file name",
   },
