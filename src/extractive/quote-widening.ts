@@ -10,7 +10,7 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
 // A label that introduces a code block (an HTML `<dt>`, "Example") is at most this long.
 const MAX_LABEL = 80;
 // A quote that takes in the code block, list or paragraph its sentence introduces stays at most this long.
-const MAX_WITH_CODE = 800;
+const MAX_INTRODUCED = 800;
 
 /** A passage of the answer so far (`source` 0) or of the context (1); `whole` for a whole short section. @internal */
 export interface QuotablePassage extends Passage {
@@ -90,7 +90,7 @@ export function neighbourWidener<T extends QuotablePassage>(
         const first = next?.[0];
         if (!next || !first || source.slice(to ?? end, first.start).trim() !== "") break;
         const whole = (next.at(-1) as T).end;
-        const fits = whole - start <= MAX_WITH_CODE;
+        const fits = whole - start <= MAX_INTRODUCED;
         if (to === undefined && first.kind === "sentence") {
           if (fits) to = whole;
           break;
@@ -182,7 +182,7 @@ function isCodeAfter(source: string, end: number, code: Passage, start: number):
   return (
     code.kind === "lines" &&
     /^(```|~~~)[\s\S]*\n\1$/.test(code.text.trimEnd()) &&
-    code.end - start <= MAX_WITH_CODE &&
+    code.end - start <= MAX_INTRODUCED &&
     source.slice(end, code.start).trim() === ""
   );
 }
