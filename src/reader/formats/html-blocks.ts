@@ -165,7 +165,7 @@ export async function htmlToBlocks({
       if (
         droppedElements.has(name) ||
         (role !== undefined && droppedRoles.has(role)) ||
-        namesFurniture(attributes) ||
+        namesFurniture(name, attributes) ||
         attributes.hidden !== undefined ||
         attributes["aria-hidden"] === "true" ||
         (name === "header" && mainAt.length === 0)

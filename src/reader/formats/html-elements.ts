@@ -38,8 +38,9 @@ export const droppedRoles = new Set([
  * reference would quote `time.time() → float¶`), SQLite's site header and each page's table of contents (`tagline`,
  * `mainmenu`, `submenu`, `searchmenu`, `fancy_toc`: "Small. Fast. Reliable. Choose any three. Home Menu About
  * Documentation Download License…" opened 210 of its 766 pages; the page's title beside them, `fancy_title`, is
- * kept), and the common navigation bar and breadcrumb names. Whole names only: `header-anchor` or
- * `navigation-guide` are not furniture.
+ * kept), Publican's Prev/Home/Next lists (`ul.docnav`, above and below every page of the Debian Administrator's
+ * Handbook and Red Hat's and Fedora's older guides), and the common navigation bar, banner and breadcrumb names. Whole
+ * names only: `header-anchor` or `navigation-guide` are not furniture.
  */
 export const droppedClassNames = new Set([
   "headerlink",
@@ -55,15 +56,25 @@ export const droppedClassNames = new Set([
   "breadcrumbs",
   "topNav",
   "bottomNav",
+  "docnav",
 ]);
-export const droppedIds = new Set(["footer", "navbar", "breadcrumbs"]);
+export const droppedIds = new Set(["footer", "navbar", "breadcrumbs", "banner"]);
+/**
+ * Ids that name furniture only on one element, as `element#id`: Publican's logo links (`<p id="title">`, read as
+ * "Product Site Documentation Site" at the top of every page), where an `<h1 id="title">` is the page's title.
+ */
+export const droppedElementIds = new Set(["p#title"]);
 
-/** Whether an element's `class` or `id` names page furniture ({@link droppedClassNames}, {@link droppedIds}). */
-export function namesFurniture(attributes: Record<string, string>): boolean {
-  if (attributes.id !== undefined && droppedIds.has(attributes.id)) return true;
+/**
+ * Whether an element's `class` or `id` names page furniture ({@link droppedClassNames}, {@link droppedIds},
+ * {@link droppedElementIds}).
+ */
+export function namesFurniture(name: string, attributes: Record<string, string>): boolean {
+  const id = attributes.id;
+  if (id !== undefined && (droppedIds.has(id) || droppedElementIds.has(`${name}#${id}`))) return true;
   const classes = attributes.class;
   if (classes === undefined) return false;
-  for (const name of classes.split(/\s+/)) if (droppedClassNames.has(name)) return true;
+  for (const className of classes.split(/\s+/)) if (droppedClassNames.has(className)) return true;
   return false;
 }
 /** Elements that start and end a block of text. */

@@ -109,6 +109,14 @@ describe("htmlReader", () => {
       "4. Foreign Key Enforcement Is Off By Default",
       "Use PRAGMA foreign_keys.",
     ]);
+    // Publican's pages (the Debian Administrator's Handbook): a banner, the logo links and Prev/Home/Next lists above
+    // and below each page, which put a sibling page's title into this one's text.
+    const publican = `<body><div id="banner"><a href="http://debian-handbook.info/get/"><span class="text">Download the ebook</span></a></div>
+      <p id="title"><a class="left" href="http://www.debian.org"><img alt="Product Site" src="left.png" /></a></p>
+      <ul class="docnav top"><li class="previous"><a href="sect.user-group-databases.html"><strong>Prev</strong></a></li><li class="home">The Debian Administrator's Handbook</li></ul>
+      <div class="section"><div class="titlepage"><h2 class="title" id="title">8.5. Creating Accounts</h2></div><div class="para">Use adduser.</div></div>
+      <ul class="docnav"><li class="previous"><a href="sect.user-group-databases.html"><strong>Prev</strong>8.4. User and Group Databases</a></li></ul></body>`;
+    expect(texts(await read(publican))).toEqual(["8.5. Creating Accounts", "Use adduser."]);
     // Whole class names only: a heading anchor or a guide about navigation is content.
     const named = `<body><h2 class="header-anchor title">Navigation bars</h2><p class="navigation-guide note">Use a navbar.</p></body>`;
     expect(texts(await read(named))).toEqual(["Navigation bars", "Use a navbar."]);

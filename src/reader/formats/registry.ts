@@ -64,8 +64,10 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 19: OpenDocument text, spreadsheets and presentations (`.odt`, `.ods`, `.odp`) read, not skipped as binary.
  * 20: Excel percentages shown as Excel shows them (`26%`, not `0.256`); a binary file's skip reason names what it is
  *   (`a zip archive; extract it …`), so files skipped before are looked at again.
+ * 21: Publican's page furniture dropped (`ul.docnav` Prev/Home/Next lists, `#banner`, the `p#title` logo links: the
+ *   Debian Administrator's Handbook), so a page's first chunk starts at its title.
  */
-export const READERS_VERSION = 20;
+export const READERS_VERSION = 21;
 
 /** Reads any file whose ending has no reader, when it is text (no NUL bytes; UTF-8, or UTF-16 with a BOM). */
 export const FALLBACK_READER: DocumentReader = plainTextReader;
