@@ -1,4 +1,5 @@
 import { lexicalTerms } from "../analysis/lexical-terms.js";
+import { lexicalTokens } from "../analysis/lexical-tokens.js";
 import { meanAggregate } from "../embedding/aggregate.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { similarity } from "../embedding/similarity.js";
@@ -332,6 +333,15 @@ async function score(
       );
     const scores = new Array<number>(candidates.length).fill(0);
     for (const hit of index.search(query, { topK: candidates.length })) scores[Number(hit.id)] = hit.score;
+    // A lone word scores by its own words only: under "http.createServer([options])" Node's "History" label (one
+    // word, the heading's words around it) would outrank the sentences that answer. A longer terse line keeps its
+    // heading's help ("Default: `10000`" under "pluginTimeout").
+    const queryTerms = new Set(lexicalTokens(query));
+    for (const [id, candidate] of candidates.entries()) {
+      if (scores[id] === 0) continue;
+      const own = lexicalTokens(`${withTerm(candidate) ? candidate.term : ""}\n${candidate.text}`);
+      if (own.length <= 1 && !own.some((term) => queryTerms.has(term))) scores[id] = 0;
+    }
     return withSectionScores(candidates, scores, query);
   }
   let embeddings: number[][];

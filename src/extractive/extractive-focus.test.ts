@@ -159,6 +159,27 @@ describe("ExtractiveLLM answers that hold the answer", () => {
     );
   });
 
+  it("scores a lone word by its own words, not by its heading's", async () => {
+    // Node's API pages: a "History" label (and its table) opens each function's section, whose heading holds the
+    // question's words; the label alone is a short text of those words to BM25.
+    const context = [
+      "### http.createServer([options][, requestListener])",
+      "History",
+      "Version | Changes\nv18.0.0 | The noDelay option now defaults to true.",
+      "- Returns: {http.Server}",
+      "Returns a new instance of http.Server.",
+      "### Class: http.Agent",
+      "An Agent is responsible for managing connection persistence and reuse for HTTP clients.",
+    ].join("\n\n");
+    const text = await answer(3, "How do I create an HTTP server?", context);
+    expect(text).not.toContain("History");
+    expect(text).toContain("Returns a new instance of http.Server.");
+    // Two words keep the heading's help: a terse value line under its option's name still answers.
+    const option =
+      "### `pluginTimeout`\n\n+ Default: `10000`\n\nEncapsulation keeps decorators inside a context.";
+    expect(await answer(1, "How long may a plugin take before timeout?", option)).toBe("+ Default: `10000`");
+  });
+
   it("a refine keeps a quote of its earlier answer that scored on its own context", async () => {
     const llm = new ExtractiveLLM({ maxSentences: 3 });
     const query = "How long may a plugin take to load?";
