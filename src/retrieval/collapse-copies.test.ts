@@ -94,6 +94,50 @@ describe("collapseCopies", () => {
     ]);
   });
 
+  it("takes another format's form of a passage (most of its word 5-grams) for a copy, never one of the same format", async () => {
+    const formatted = (
+      file: string,
+      format: string,
+      text: string,
+      score: number,
+      extra = {},
+    ): NodeWithScore => ({
+      node: new TextNode({ id: `${file}#0`, text, metadata: { file_path: file, format, ...extra } }),
+      score,
+    });
+    // One section of Debian's reference as its PDF, its plain text (gzipped) and its HTML chapter give it: other
+    // line breaks, quotes and markup, the same words; the PDF's chunk runs on into the next section.
+    const section =
+      "The system wide default locale value set in /etc/default/locale may be overridden by the GUI configuration for GUI applications. This behavior is the same way as LANG is set by LANG=en_US.UTF-8 for the command line.";
+    const pdf = `8.1 The locale\n${section.replace(/ for GUI/, "\nfor GUI")} 8.2 Keyboard input\nThe keyboard layout is set by the setupcon command from the console-setup package.`;
+    const txt = section.replace(/LANG/g, '"$LANG"').replace(/\. /g, ".\n    ");
+    const html = `## 8.1. The locale\n\n${section.replace("/etc/default/locale", "”/etc/default/locale”")}`;
+    const list = [
+      formatted("ref.pdf", "pdf", pdf, 9, { file_size: 1_281_892 }),
+      formatted("ref.txt.gz", "gzip", txt, 8.9, {
+        inner_format: "text",
+        compression: "gzip",
+        file_size: 219_433,
+      }),
+      formatted("ch08.html", "html", html, 8.5, { file_size: 47_537 }),
+      // Same format, most words shared (a second version of the page): kept, as LlamaIndex keeps it.
+      formatted("old/ch08.html", "html", `${html} Old.`, 8.4, { file_size: 47_000 }),
+      formatted("ch09.html", "html", "Tips for the shell: use the history.", 8, { file_size: 9_000 }),
+      // Too short to be called a copy by its words, though every word is in the section.
+      formatted("notes.md", "markdown", "the same way as LANG is set", 7),
+    ];
+    const nodes = await collapseCopies(ranked(list).retrieverFor, 6).retrieve({ query: "q" });
+    expect(
+      nodes.map(({ node, score }) => [node.metadata.file_path, node.metadata[SAME_TEXT_KEY], score]),
+    ).toEqual([
+      // The chapter's page is named (the smallest file; a gzipped file's size is not its text's), with its score.
+      ["ch08.html", ["ref.pdf", "ref.txt.gz"], 8.5],
+      ["old/ch08.html", undefined, 8.4],
+      ["ch09.html", undefined, 8],
+      ["notes.md", undefined, 7],
+    ]);
+  });
+
   it("asks at most twice, the second time for maxTopK, and not again when the first answer was short", async () => {
     const copies = Array.from({ length: 40 }, (_, index) =>
       found(`copy${index}.txt`, "the same", 40 - index),

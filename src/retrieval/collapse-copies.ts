@@ -17,7 +17,8 @@ export interface CollapseCopiesOptions {
 /**
  * A retriever whose `topK` nodes all have different texts: a node whose text is the same as a better-ranked one's
  * (the same file in several places: Debian ships one changelog in each of a library's packages; a vendored copy, a
- * LICENSE) is left out, and the kept node lists where the copies are in `metadata.same_text_in` ({@link SAME_TEXT_KEY},
+ * LICENSE), or mostly the same in another format (one manual as PDF, HTML and plain text: {@link NEAR_COPY_SHARE}),
+ * is left out, and the kept node lists where the copies are in `metadata.same_text_in` ({@link SAME_TEXT_KEY},
  * hidden from the model). `retrieverFor(k)` gives the retriever of the k best; when copies leave fewer than `topK`
  * different texts, it is asked once more, for `maxTopK`. Without copies the nodes are those of
  * `retrieverFor(topK)`, unchanged. Images are never merged (two pictures may share a caption).
@@ -61,45 +62,90 @@ export function collapseCopies(
  * score a little apart: the index weighs each chunk with its file's name and title.)
  */
 function isSmallerFile(found: NodeWithScore, held: NodeWithScore): boolean {
-  const size = found.node.metadata.file_size;
-  const heldSize = held.node.metadata.file_size;
-  return typeof size === "number" && typeof heldSize === "number" && size < heldSize;
+  const size = textFileSize(found.node);
+  const heldSize = textFileSize(held.node);
+  return size !== undefined && heldSize !== undefined && size < heldSize;
+}
+
+/** A node's file size (`file_size`), unless the file is compressed (its size then says little of its text's). */
+function textFileSize(node: NodeWithScore["node"]): number | undefined {
+  const { file_size: size, compression } = node.metadata;
+  return typeof size === "number" && compression === undefined ? size : undefined;
 }
 
 /**
- * `nodes` without those whose text another has: of copies, the one from the smallest file is kept (the first when
- * sizes are equal or unknown), with its own score, and the kept ones list where the copies are.
+ * The share of a lower-ranked node's word 5-grams (or of the held node's, when that is shorter) that the other holds,
+ * from which it counts as a copy of a node in another format: the same document published as PDF, HTML and plain
+ * text. Over Debian's debian-reference (one book as `debian-reference.en.pdf`, `.txt.gz` and a page per chapter),
+ * the three forms of one section share 66–100% of the shorter's 5-grams, different sections 0–3%; the three took
+ * three of the four places of "How do I set the system locale?".
+ */
+export const NEAR_COPY_SHARE = 0.5;
+/** Words per shingle: long enough that two different passages rarely share one. */
+const SHINGLE_WORDS = 5;
+/** Below this many shingles a text is too short to call a copy by its shingles (only the same text is one). */
+const MIN_SHINGLES = 8;
+
+/** One node placed by {@link withoutCopies}: its format, and its shingles once a comparison needed them. */
+interface Member {
+  node: NodeWithScore["node"];
+  format: string;
+  shingles?: Set<number>;
+}
+
+/** A kept node's place, the files of its copies, and every node placed with it (itself first). */
+interface CopyGroup {
+  at: number;
+  copies: string[];
+  members: Member[];
+}
+
+/**
+ * `nodes` without those whose text another has, or most of it in another format ({@link NEAR_COPY_SHARE}): of
+ * copies, the one from the smallest file is kept (the first when sizes are equal or unknown; so a chapter's page
+ * before the whole book's PDF), with its own score, and the kept ones list where the copies are. Two chunks of one
+ * format that share text (neighbours' overlap, versions of one page) are each kept, as LlamaIndex keeps them.
  */
 function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
   const kept: NodeWithScore[] = [];
-  const byText = new Map<string, { at: number; copies: string[] }>();
+  const byText = new Map<string, CopyGroup>();
+  const groups: CopyGroup[] = [];
+  // Where each file first ranked: the copies are listed best ranked first, whichever was named.
+  const firstRank = new Map<string, number>();
   let moved = false;
   for (const found of nodes) {
     if (ImageNode.isInstance(found.node)) {
       kept.push(found);
       continue;
     }
-    const first = byText.get(found.node.text);
-    if (!first) {
-      byText.set(found.node.text, { at: kept.length, copies: [] });
+    if (!firstRank.has(sourceName(found.node))) firstRank.set(sourceName(found.node), firstRank.size);
+    const member: Member = { node: found.node, format: formatOf(found.node) };
+    const group = byText.get(found.node.text) ?? nearCopyGroup(groups, member);
+    if (!group) {
+      const placed = { at: kept.length, copies: [], members: [member] };
+      byText.set(found.node.text, placed);
+      groups.push(placed);
       kept.push(found);
       continue;
     }
+    group.members.push(member);
+    if (!byText.has(found.node.text)) byText.set(found.node.text, group);
     const name = sourceName(found.node);
-    const held = kept[first.at] as NodeWithScore;
+    const held = kept[group.at] as NodeWithScore;
     if (isSmallerFile(found, held)) {
       // The same text from a smaller file: that page is named, the larger one listed as a copy.
-      kept[first.at] = found;
+      kept[group.at] = found;
       moved = true;
       const previous = sourceName(held.node);
-      first.copies = first.copies.filter((copy) => copy !== name);
-      if (previous !== name && !first.copies.includes(previous)) first.copies.push(previous);
+      group.copies = group.copies.filter((copy) => copy !== name);
+      if (previous !== name && !group.copies.includes(previous)) group.copies.push(previous);
       continue;
     }
-    if (name !== sourceName(held.node) && !first.copies.includes(name)) first.copies.push(name);
+    if (name !== sourceName(held.node) && !group.copies.includes(name)) group.copies.push(name);
   }
-  for (const { at, copies } of byText.values()) {
+  for (const { at, copies } of groups) {
     if (copies.length === 0) continue;
+    copies.sort((left, right) => (firstRank.get(left) ?? 0) - (firstRank.get(right) ?? 0));
     const { node, score } = kept[at] as NodeWithScore;
     const hidden = (keys: string[]) => (keys.includes(SAME_TEXT_KEY) ? keys : [...keys, SAME_TEXT_KEY]);
     kept[at] = {
@@ -114,4 +160,65 @@ function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
   // A copy that took a place scores as itself: the places follow the scores again (a stable sort).
   if (moved) kept.sort((left, right) => (right.score ?? 0) - (left.score ?? 0));
   return kept;
+}
+
+/** The format a reader gave a node (a gzipped file's inner one), or "" when none is known. */
+function formatOf(node: NodeWithScore["node"]): string {
+  const { inner_format: inner, format } = node.metadata;
+  if (typeof inner === "string" && inner !== "") return inner;
+  return typeof format === "string" ? format : "";
+}
+
+/**
+ * The group of which `member` is a copy in another format: one that holds no node of `member`'s format (a group is
+ * one passage in several formats; two pages of one format stay two sources) and a node of a known format that shares
+ * {@link NEAR_COPY_SHARE} of the shorter one's shingles. Shingles are counted only when a group holds another format,
+ * so a folder of one format never counts them.
+ */
+function nearCopyGroup(groups: readonly CopyGroup[], member: Member): CopyGroup | undefined {
+  if (member.format === "") return undefined;
+  for (const group of groups) {
+    if (group.members.some((other) => other.format === member.format)) continue;
+    for (const other of group.members) {
+      if (other.format === "") continue;
+      member.shingles ??= shinglesOf(member.node.text);
+      other.shingles ??= shinglesOf(other.node.text);
+      if (sharesMost(member.shingles, other.shingles)) return group;
+    }
+  }
+  return undefined;
+}
+
+function sharesMost(left: Set<number>, right: Set<number>): boolean {
+  const [small, large] = left.size <= right.size ? [left, right] : [right, left];
+  if (small.size < MIN_SHINGLES) return false;
+  let shared = 0;
+  for (const shingle of small) if (large.has(shingle)) shared++;
+  return shared >= NEAR_COPY_SHARE * small.size;
+}
+
+/**
+ * The hashes of a text's runs of {@link SHINGLE_WORDS} words, words being letters and digits, case and Unicode
+ * forms folded: a PDF's, an HTML page's and a plain text's forms of one passage differ in markup, quotes and line
+ * breaks, not in their words.
+ */
+function shinglesOf(text: string): Set<number> {
+  const words: number[] = [];
+  for (const [word] of text
+    .normalize("NFKC")
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}]+/gu)) {
+    let hash = 0x811c9dc5;
+    for (let index = 0; index < word.length; index++)
+      hash = Math.imul(hash ^ word.charCodeAt(index), 0x01000193);
+    words.push(hash);
+  }
+  const shingles = new Set<number>();
+  for (let start = 0; start + SHINGLE_WORDS <= words.length; start++) {
+    let hash = 0;
+    for (let offset = 0; offset < SHINGLE_WORDS; offset++)
+      hash = Math.imul(hash ^ (words[start + offset] as number), 0x9e3779b1) >>> 0;
+    shingles.add(hash);
+  }
+  return shingles;
 }
