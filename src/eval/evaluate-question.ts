@@ -1,6 +1,7 @@
 import type { PromptHelper } from "../budget/prompt-helper.js";
 import type { LLM } from "../llm/types.js";
 import type { Retriever } from "../retrieval/retriever.js";
+import { SAME_TEXT_KEY } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { getResponseSynthesizer } from "../synthesizer/get-response-synthesizer.js";
 import type { ResponseMode } from "../synthesizer/types.js";
@@ -140,7 +141,11 @@ export function createQuestionEvaluator({
       ...(question.relevant
         ? {
             retrieval: retrievalScores({
-              retrieved: nodes.map(({ node }) => ({ id: node.id, filePath: filePathOf(node.metadata) })),
+              retrieved: nodes.map(({ node }) => ({
+                id: node.id,
+                filePath: filePathOf(node.metadata),
+                copies: copiesOf(node.metadata),
+              })),
               relevant: question.relevant,
               k,
             }),
@@ -204,6 +209,14 @@ function spentBy(error: unknown): Partial<ModeAnswer["usage"]> {
 function filePathOf(metadata: Record<string, unknown>): string | undefined {
   const path = metadata.file_path;
   return typeof path === "string" ? path : undefined;
+}
+
+/** The files a chunk stands for besides its own ({@link SAME_TEXT_KEY}), when `collapseCopies` listed any. */
+function copiesOf(metadata: Record<string, unknown>): string[] | undefined {
+  const copies = metadata[SAME_TEXT_KEY];
+  return Array.isArray(copies)
+    ? copies.filter((copy): copy is string => typeof copy === "string")
+    : undefined;
 }
 
 function toSource({ node, score }: NodeWithScore): EvalSource {

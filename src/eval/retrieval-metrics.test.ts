@@ -13,6 +13,16 @@ describe("matchesRelevant", () => {
     expect(matchesRelevant(chunk("node-7"), "node-7")).toBe(true);
     expect(matchesRelevant(chunk("node-7"), "cli.md")).toBe(false);
   });
+
+  it("matches a file a chunk stands for as a copy (collapseCopies' same_text_in)", () => {
+    const html = { id: "n1", filePath: "/m/git-notes.html", copies: ["/m/git-notes.1.gz"] };
+    expect(matchesRelevant(html, "git-notes.1.gz")).toBe(true);
+    expect(matchesRelevant(html, "git-notes.html")).toBe(true);
+    expect(matchesRelevant(html, "git-log.1.gz")).toBe(false);
+    expect(
+      retrievalScores({ retrieved: [chunk("a", "/m/x.md"), html], relevant: ["git-notes.1.gz"], k: 2 }).hit,
+    ).toBe(1);
+  });
 });
 
 describe("retrievalScores", () => {

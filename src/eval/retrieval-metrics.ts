@@ -7,6 +7,11 @@ export interface RetrievedItem {
   id: string;
   /** The chunk's `metadata.file_path`, when it has one. */
   filePath?: string | undefined;
+  /**
+   * The files whose text the chunk stands for (`metadata.same_text_in`: copies `collapseCopies` left out of the
+   * ranking, the same text or another format's of it): a relevant file found there is found.
+   */
+  copies?: readonly string[] | undefined;
 }
 
 /** Retrieval metrics of one question, each between 0 and 1. */
@@ -26,16 +31,19 @@ export interface RetrievalScores {
 }
 
 /**
- * Whether a chunk answers to a relevant entry: its node id is the entry, or its file path is the entry or ends
- * with `/` + the entry. So `"README.md"` matches every `…/README.md`, as the bench's basename rule does, and
- * `"docs/cli.md"` matches only files under a `docs` folder. Backslashes count as `/`.
+ * Whether a chunk answers to a relevant entry: its node id is the entry, or its file path (or a copy's: `copies`) is
+ * the entry or ends with `/` + the entry. So `"README.md"` matches every `…/README.md`, as the bench's basename rule
+ * does, and `"docs/cli.md"` matches only files under a `docs` folder. Backslashes count as `/`.
  */
 export function matchesRelevant(item: RetrievedItem, relevant: string): boolean {
   if (item.id === relevant) return true;
-  if (item.filePath === undefined || relevant === "") return false;
-  const path = item.filePath.replace(/\\/g, "/");
+  if (relevant === "") return false;
   const entry = relevant.replace(/\\/g, "/");
-  return path === entry || path.endsWith(`/${entry}`);
+  const matches = (file: string) => {
+    const path = file.replace(/\\/g, "/");
+    return path === entry || path.endsWith(`/${entry}`);
+  };
+  return (item.filePath !== undefined && matches(item.filePath)) || (item.copies?.some(matches) ?? false);
 }
 
 /**
