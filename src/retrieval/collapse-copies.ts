@@ -18,7 +18,7 @@ export interface CollapseCopiesOptions {
  * A retriever whose `topK` nodes all have different texts: a node whose text is the same as a better-ranked one's
  * (the same file in several places: Debian ships one changelog in each of a library's packages; a vendored copy, a
  * LICENSE), or mostly the same in another format (one manual as PDF, HTML and plain text: {@link NEAR_COPY_SHARE}),
- * is left out, and the kept node lists where the copies are in `metadata.same_text_in` ({@link SAME_TEXT_KEY},
+ * or the same but for a few words in another file of its format ({@link SAME_FORMAT_COPY_SHARE}), is left out, and the kept node lists where the copies are in `metadata.same_text_in` ({@link SAME_TEXT_KEY},
  * hidden from the model). `retrieverFor(k)` gives the retriever of the k best; when copies leave fewer than `topK`
  * different texts, it is asked once more, for `maxTopK`. Without copies the nodes are those of
  * `retrieverFor(topK)`, unchanged. Images are never merged (two pictures may share a caption).
@@ -81,6 +81,17 @@ function textFileSize(node: NodeWithScore["node"]): number | undefined {
  * three of the four places of "How do I set the system locale?".
  */
 export const NEAR_COPY_SHARE = 0.5;
+/**
+ * The share from which a node of another file in the same format counts as a copy: the same page but for a few
+ * words (a generated label, a date). The Debian Administrator's Handbook ships each untranslated page in every
+ * language's folder, English but for "Example 8.1" (`Příklad`, `예`, `Eksempel`): 98% of their 5-grams shared, and
+ * four of them were the four sources of an English question. Two versions of a page that differ in more than one
+ * 5-gram in twenty stay two sources (LlamaIndex keeps every copy); so do the bench's large10 copies (one word in 50
+ * of four letters or more changed per copy: 93–94% shared), which stand for ten times the text, not for copies.
+ */
+export const SAME_FORMAT_COPY_SHARE = 0.95;
+/** Words that may differ between two short texts of one format that are copies, whatever the share they leave. */
+const SAME_FORMAT_SPARE_WORDS = 2;
 /** Words per shingle: long enough that two different passages rarely share one. */
 const SHINGLE_WORDS = 5;
 /** Below this many shingles a text is too short to call a copy by its shingles (only the same text is one). */
@@ -101,10 +112,11 @@ interface CopyGroup {
 }
 
 /**
- * `nodes` without those whose text another has, or most of it in another format ({@link NEAR_COPY_SHARE}): of
- * copies, the one from the smallest file is kept (the first when sizes are equal or unknown; so a chapter's page
- * before the whole book's PDF), with its own score, and the kept ones list where the copies are. Two chunks of one
- * format that share text (neighbours' overlap, versions of one page) are each kept, as LlamaIndex keeps them.
+ * `nodes` without those whose text another has, or most of it in another format ({@link NEAR_COPY_SHARE}), or all
+ * but a few words of it in another file of the same format ({@link SAME_FORMAT_COPY_SHARE}): of copies, the one from
+ * the smallest file is kept (the first when sizes are equal or unknown; so a chapter's page before the whole book's
+ * PDF), with its own score, and the kept ones list where the copies are. Chunks of one file that share text (the
+ * splitter's overlap) are each kept.
  */
 function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
   const kept: NodeWithScore[] = [];
@@ -170,31 +182,46 @@ function formatOf(node: NodeWithScore["node"]): string {
 }
 
 /**
- * The group of which `member` is a copy in another format: one that holds no node of `member`'s format (a group is
- * one passage in several formats; two pages of one format stay two sources) and a node of a known format that shares
- * {@link NEAR_COPY_SHARE} of the shorter one's shingles. Shingles are counted only when a group holds another format,
- * so a folder of one format never counts them.
+ * The group of which `member` is a copy: one holding a node of another file that shares {@link NEAR_COPY_SHARE} of
+ * the shorter one's shingles in another format (when the group holds no node of `member`'s format yet: a group is
+ * one passage in several formats, so two versions of an HTML page do not meet through its PDF), or
+ * {@link SAME_FORMAT_COPY_SHARE} in the same format (or all but the shingles of {@link SAME_FORMAT_SPARE_WORDS} words:
+ * one word changed costs a short text more than 5% of its shingles).
  */
 function nearCopyGroup(groups: readonly CopyGroup[], member: Member): CopyGroup | undefined {
   if (member.format === "") return undefined;
+  const file = sourceName(member.node);
   for (const group of groups) {
-    if (group.members.some((other) => other.format === member.format)) continue;
+    const holdsFormat = group.members.some((other) => other.format === member.format);
     for (const other of group.members) {
-      if (other.format === "") continue;
+      const sameFormat = other.format === member.format;
+      if (other.format === "" || (!sameFormat && holdsFormat) || sourceName(other.node) === file) continue;
       member.shingles ??= shinglesOf(member.node.text);
       other.shingles ??= shinglesOf(other.node.text);
-      if (sharesMost(member.shingles, other.shingles)) return group;
+      const copied = sameFormat
+        ? shares(
+            member.shingles,
+            other.shingles,
+            SAME_FORMAT_COPY_SHARE,
+            SAME_FORMAT_SPARE_WORDS * SHINGLE_WORDS,
+          )
+        : shares(member.shingles, other.shingles, NEAR_COPY_SHARE);
+      if (copied) return group;
     }
   }
   return undefined;
 }
 
-function sharesMost(left: Set<number>, right: Set<number>): boolean {
+/**
+ * Whether the shorter of two shingle sets (of at least {@link MIN_SHINGLES}) has `share` of its own in the other, or
+ * misses at most `spare` of them.
+ */
+function shares(left: Set<number>, right: Set<number>, share: number, spare = 0): boolean {
   const [small, large] = left.size <= right.size ? [left, right] : [right, left];
   if (small.size < MIN_SHINGLES) return false;
   let shared = 0;
   for (const shingle of small) if (large.has(shingle)) shared++;
-  return shared >= NEAR_COPY_SHARE * small.size;
+  return small.size - shared <= Math.max((1 - share) * small.size, spare);
 }
 
 /**
