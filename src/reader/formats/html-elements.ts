@@ -35,15 +35,20 @@ export const droppedRoles = new Set([
  * elements above: DocBook's Prev/Up/Next bars (`navheader`, `navfooter`: PostgreSQL's and many Debian manuals),
  * AsciiDoc's `#footer` (git's pages: "Last updated …"), Javadoc's `topNav`/`bottomNav`, Sphinx's and MkDocs'
  * permalink anchors (`<a class="headerlink">¶</a>` after every heading and every definition term: Python's
- * reference would quote `time.time() → float¶`), SQLite's site header and each page's table of contents (`tagline`,
+ * reference would quote `time.time() → float¶`), Node's link to a module's source beside its title (`a.srclink`:
+ * "Stream[src]"), SQLite's site header and each page's table of contents (`tagline`,
  * `mainmenu`, `submenu`, `searchmenu`, `fancy_toc`: "Small. Fast. Reliable. Choose any three. Home Menu About
  * Documentation Download License…" opened 210 of its 766 pages; the page's title beside them, `fancy_title`, is
  * kept), Publican's Prev/Home/Next lists (`ul.docnav`, above and below every page of the Debian Administrator's
- * Handbook and Red Hat's and Fedora's older guides), and the common navigation bar, banner and breadcrumb names. Whole
- * names only: `header-anchor` or `navigation-guide` are not furniture.
+ * Handbook and Red Hat's and Fedora's older guides), tables of contents (DocBook's and Node's `.toc`, Node's and
+ * AsciiDoc's `#toc` and Node's `#gtoc`, Docusaurus' `.table-of-contents`: lists of the page's own headings, or in
+ * Node's `all.html` of every page's, whose names matched questions and were quoted as answers), and the common
+ * navigation bar, banner and breadcrumb names. Whole names only: `header-anchor` or `navigation-guide` are not
+ * furniture.
  */
 export const droppedClassNames = new Set([
   "headerlink",
+  "srclink",
   "tagline",
   "mainmenu",
   "submenu",
@@ -57,8 +62,10 @@ export const droppedClassNames = new Set([
   "topNav",
   "bottomNav",
   "docnav",
+  "toc",
+  "table-of-contents",
 ]);
-export const droppedIds = new Set(["footer", "navbar", "breadcrumbs", "banner"]);
+export const droppedIds = new Set(["footer", "navbar", "breadcrumbs", "banner", "toc", "gtoc"]);
 /**
  * Ids that name furniture only on one element, as `element#id`: Publican's logo links (`<p id="title">`, read as
  * "Product Site Documentation Site" at the top of every page), where an `<h1 id="title">` is the page's title.

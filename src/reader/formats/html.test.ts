@@ -117,6 +117,16 @@ describe("htmlReader", () => {
       <div class="section"><div class="titlepage"><h2 class="title" id="title">8.5. Creating Accounts</h2></div><div class="para">Use adduser.</div></div>
       <ul class="docnav"><li class="previous"><a href="sect.user-group-databases.html"><strong>Prev</strong>8.4. User and Group Databases</a></li></ul></body>`;
     expect(texts(await read(publican))).toEqual(["8.5. Creating Accounts", "Use adduser."]);
+    // Tables of contents: DocBook's chapter lists, Node's per-page and global ones (all.html's ran to thousands of
+    // entries, matching questions by their names), AsciiDoc's #toc.
+    const tocs = `<body><div id="gtoc"><ul><li><a href="index.html">Index</a></li></ul></div>
+      <details id="toc" open><summary>Table of contents</summary><ul><li><a href="#timers_settimeout">setTimeout(callback[, delay])</a></li></ul></details>
+      <div class="toc"><dl class="toc"><dt><a href="apt.html#syntax">6.1.1. Syntax</a></dt></dl></div>
+      <h2 id="timers_settimeout">setTimeout(callback[, delay])</h2><p>Schedules execution of a one-time callback after delay milliseconds.</p></body>`;
+    expect(texts(await read(tocs))).toEqual([
+      "setTimeout(callback[, delay])",
+      "Schedules execution of a one-time callback after delay milliseconds.",
+    ]);
     // Whole class names only: a heading anchor or a guide about navigation is content.
     const named = `<body><h2 class="header-anchor title">Navigation bars</h2><p class="navigation-guide note">Use a navbar.</p></body>`;
     expect(texts(await read(named))).toEqual(["Navigation bars", "Use a navbar."]);
@@ -148,7 +158,8 @@ describe("htmlReader", () => {
 
   it("drops a heading's permalink (a link to the page's own place whose text is only #, ¶, § or 🔗)", async () => {
     // As Node's API docs write a heading: the mark inside a <span>, then an empty legacy anchor.
-    const node = `<h2>Readline<span><a class="mark" href="#readline" id="readline">#</a></span><a aria-hidden="true" class="legacy" id="readline_readline"></a></h2>
+    // Node's link to the module's source beside a few titles, `[src]`, goes too.
+    const node = `<h2>Readline<a class="srclink" href=https://github.com/nodejs/node/blob/master/lib/readline.js#L1>[src]</a><span><a class="mark" href="#readline" id="readline">#</a></span><a aria-hidden="true" class="legacy" id="readline_readline"></a></h2>
       <h3>Class: <code>InterfaceConstructor</code><span><a class="mark" href="#class-interfaceconstructor">#</a></span></h3>
       <h4>MkDocs<a class="anchor-link" href="#mkdocs" title="Permanent link">¶</a></h4>`;
     expect((await read(node)).blocks.map((block) => block.text)).toEqual([

@@ -65,7 +65,9 @@ export const BUILT_IN_READERS: readonly DocumentReader[] = [
  * 20: Excel percentages shown as Excel shows them (`26%`, not `0.256`); a binary file's skip reason names what it is
  *   (`a zip archive; extract it …`), so files skipped before are looked at again.
  * 21: Publican's page furniture dropped (`ul.docnav` Prev/Home/Next lists, `#banner`, the `p#title` logo links: the
- *   Debian Administrator's Handbook), so a page's first chunk starts at its title.
+ *   Debian Administrator's Handbook), so a page's first chunk starts at its title; tables of contents dropped
+ *   (`.toc`, `#toc`, `#gtoc`, `.table-of-contents`: DocBook's, Node's, AsciiDoc's, Docusaurus'), and Node's `[src]`
+ *   links beside a title (`a.srclink`).
  */
 export const READERS_VERSION = 21;
 
