@@ -80,7 +80,7 @@ function textFileSize(node: NodeWithScore["node"]): number | undefined {
  * the three forms of one section share 66–100% of the shorter's 5-grams, different sections 0–3%; the three took
  * three of the four places of "How do I set the system locale?".
  */
-export const NEAR_COPY_SHARE = 0.5;
+const NEAR_COPY_SHARE = 0.5;
 /**
  * The share from which a node of another file in the same format counts as a copy: the same page but for a few
  * words (a generated label, a date). The Debian Administrator's Handbook ships each untranslated page in every
@@ -89,7 +89,7 @@ export const NEAR_COPY_SHARE = 0.5;
  * 5-gram in twenty stay two sources (LlamaIndex keeps every copy); so do the bench's large10 copies (one word in 50
  * of four letters or more changed per copy: 93–94% shared), which stand for ten times the text, not for copies.
  */
-export const SAME_FORMAT_COPY_SHARE = 0.95;
+const SAME_FORMAT_COPY_SHARE = 0.95;
 /** Words that may differ between two short texts of one format that are copies, whatever the share they leave. */
 const SAME_FORMAT_SPARE_WORDS = 2;
 /** Words per shingle: long enough that two different passages rarely share one. */
@@ -115,8 +115,8 @@ interface CopyGroup {
  * `nodes` without those whose text another has, or most of it in another format ({@link NEAR_COPY_SHARE}), or all
  * but a few words of it in another file of the same format ({@link SAME_FORMAT_COPY_SHARE}): of copies, the one from
  * the smallest file is kept (the first when sizes are equal or unknown; so a chapter's page before the whole book's
- * PDF), with its own score, and the kept ones list where the copies are. Chunks of one file that share text (the
- * splitter's overlap) are each kept.
+ * PDF), with its own score, and the kept ones list where the copies are. Chunks of one file are never copies by
+ * their shingles (the splitter's overlap); one text twice in one file is kept once, listing no copy.
  */
 function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
   const kept: NodeWithScore[] = [];
