@@ -77,7 +77,7 @@ describe("a remembered listing's changes", () => {
     expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
     // Changes of this listing's generation that name another file at a place, or a place it does not have, or are
     // not as written: not used either.
-    const { generation, files } = JSON.parse(
+    const { format, generation, files } = JSON.parse(
       await readFile(join(dir, "cache", LISTING_SNAPSHOT_FILE), "utf8"),
     );
     const modes = files.findIndex((file: unknown[]) => file[1] === id("modes.md"));
@@ -89,10 +89,7 @@ describe("a remembered listing's changes", () => {
       [modes, [entry[0], entry[1], "12", 1, entry[4]]],
     ];
     for (const change of forged) {
-      await writeFile(
-        changes,
-        JSON.stringify({ format: 2, generation, sourcesVersion: null, files: [change] }),
-      );
+      await writeFile(changes, JSON.stringify({ format, generation, sourcesVersion: null, files: [change] }));
       expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
     }
     await writeFile(changes, "{ not json");
@@ -101,7 +98,7 @@ describe("a remembered listing's changes", () => {
     await writeFile(
       changes,
       JSON.stringify({
-        format: 2,
+        format,
         generation,
         sourcesVersion: null,
         files: [[modes, [...entry.slice(0, 3), 1, entry[4]]]],

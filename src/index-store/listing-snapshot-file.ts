@@ -19,9 +19,10 @@ export const LISTING_CHANGES_FILE = "listing.changes.json";
 
 /**
  * The layout of both files; another one is not read. 2: the listing has a `generation`, and the changes file is
- * read with it (1 had neither).
+ * read with it (1 had neither). 3: the listing names its folders' symbolic links (2 was never written for a folder
+ * that had one).
  */
-const FORMAT = 2;
+const FORMAT = 3;
 
 /**
  * The most changed files' entries kept in {@link LISTING_CHANGES_FILE}; past them the listing is written again
@@ -53,6 +54,11 @@ export interface Snapshot {
   /** The store's `sourcesVersion` when its rows were found to be these documents (none: the store keeps none). */
   sourcesVersion?: number | undefined;
   folders: [path: string, modifiedMs: number][];
+  /**
+   * The symbolic links among the folders' entries and the real paths they led to (null: none): a link led elsewhere
+   * since (an alternative re-pointed) changes what the folder lists without changing any time looked at.
+   */
+  links: [path: string, real: string | null][];
   /** `.git` markers and ignore files above the roots, and the ignore files of the folders walked. */
   rules: [path: string, state: RuleState][];
   files: RememberedFile[];
@@ -171,6 +177,14 @@ function isSnapshot(value: unknown): value is StoredSnapshot {
     Array.isArray(snapshot.folders) &&
     snapshot.folders.every(
       (entry) => Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "number",
+    ) &&
+    Array.isArray(snapshot.links) &&
+    snapshot.links.every(
+      (entry) =>
+        Array.isArray(entry) &&
+        entry.length === 2 &&
+        typeof entry[0] === "string" &&
+        (entry[1] === null || typeof entry[1] === "string"),
     ) &&
     Array.isArray(snapshot.rules) &&
     snapshot.rules.every((entry) => Array.isArray(entry) && typeof entry[0] === "string") &&

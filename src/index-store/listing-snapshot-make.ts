@@ -1,5 +1,6 @@
 // How a folder's listing is made into the snapshot remembered beside its index: only when nothing in it could have
-// changed unseen (no link, no image, no folder or file changed during the listing or too close to it to tell), with
+// changed unseen (no image, no folder or file changed during the listing or too close to it to tell; a link's
+// target is remembered by its real path and its own time), with
 // the state of the rule files the walk read and of the markers above the roots, and the checks of those states and
 // times that listing-snapshot.ts runs before it uses a snapshot again. The files it is kept in are
 // listing-snapshot-file.ts's.
@@ -42,8 +43,10 @@ export interface SnapshotCheck {
 
 /**
  * Remembers a folder's full listing in `folder`, once the index holds every document it lists as it is (an
- * unchanged ask or index run); nothing is remembered (and an older one is removed) when the listing met a symbolic
- * link or an image, or when a folder or file walked changed during it or too close to it to tell.
+ * unchanged ask or index run); nothing is remembered (and an older one is removed) when the listing met an image,
+ * or when a folder or file walked changed during it or too close to it to tell. Symbolic links are remembered with
+ * the real paths they led to (Debian's man pages and documentation folders hold hundreds: an alternative, a page
+ * shared between two commands), and a file reached through one by its target's real path and times.
  */
 export function rememberListing(
   folder: string,
@@ -71,7 +74,6 @@ function snapshotOf(
   { roots, noIgnore, started, names, namesFrom, sourcesVersion }: RememberSettings,
 ): Snapshot | undefined {
   const { walked } = listing;
-  if (walked.links > 0) return undefined;
   const { skipped, formats } = listing.report();
   const documents = new Map(listing.documents.map((document) => [document.id, document]));
   const skippedPaths = new Set(skipped.map((entry) => entry.path));
@@ -91,7 +93,8 @@ function snapshotOf(
   }
   const files: RememberedFile[] = [];
   for (const file of walked.files) {
-    const path = file.realPath ?? file.absolute;
+    // A file reached through a link is looked at where the link led: its target's time is the one that changes.
+    const path = file.realPath ?? file.linkTarget ?? file.absolute;
     const stats = lstatSync(path, { throwIfNoEntry: false });
     if (!stats?.isFile() || racy(stats.mtimeMs, started)) return undefined;
     const document = documents.get(file.displayPath);
@@ -125,6 +128,7 @@ function snapshotOf(
     namesFrom,
     ...(sourcesVersion === undefined ? {} : { sourcesVersion }),
     folders,
+    links: walked.links.map(({ absolute, real }) => [absolute, real]),
     rules: [...(noIgnore ? [] : aboveRoots(roots)), ...rules],
     files,
     skipped,

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { mkdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
@@ -149,15 +149,42 @@ describe("a remembered listing", () => {
     expect(after.sources.removed).toEqual([id("tree.md")]);
   });
 
-  it("is not kept for a folder with a symbolic link, nor used when its file is not ours", async () => {
+  it("is kept for a folder with symbolic links, and not used once a link leads elsewhere", async () => {
     await threeDocs();
-    await symlink(join(dir, "docs", "modes.md"), join(dir, "docs", "link.md"));
+    // A link read as the document (met before its target, which is then a duplicate), as Debian's man pages have
+    // them, and a link leading out of the folder through another one (an alternative, /etc/alternatives/…).
+    await symlink(join(dir, "docs", "modes.md"), join(dir, "docs", "a-modes.md"));
+    await mkdir(join(dir, "alternatives"));
+    await writeFile(join(dir, "alternatives", "outside.md"), "# Outside\n\nNot in the folder.\n");
+    await symlink(join(dir, "alternatives", "outside.md"), join(dir, "alternatives", "current"));
+    await symlink(join(dir, "alternatives", "current"), join(dir, "docs", "alt.md"));
     await age(join(dir, "docs"));
     await refresh();
     await refresh();
-    expect(existsSync(join(dir, "cache", LISTING_SNAPSHOT_FILE))).toBe(false);
-    await rm(join(dir, "docs", "link.md"));
-    await age(join(dir, "docs"));
+    expect(existsSync(join(dir, "cache", LISTING_SNAPSHOT_FILE))).toBe(true);
+    const used = await refresh();
+    expect(used.remembered).toEqual({ relisted: 0, rowsRead: false });
+    expect(used.files).toBe(3);
+    // The linked file edited: its time moved, and it is also the duplicate passed over under its own name (a file
+    // skipped that changed), so the folder is listed in full; the document, named by the link, is read again.
+    await put("modes.md", "# Modes\n\nThe default response mode is compact. Linked.\n");
+    const edited = await refresh();
+    expect(edited.remembered).toBeUndefined();
+    expect(edited.sources.changed).toEqual([id("a-modes.md")]);
+    await refresh();
+    expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
+    // The alternative re-pointed into the folder: no time the listing looks at moved, but alt.md now leads to
+    // tree.md (read as a document in its place): the folder is listed in full.
+    await rm(join(dir, "alternatives", "current"));
+    await symlink(join(dir, "docs", "tree.md"), join(dir, "alternatives", "current"));
+    const repointed = await refresh();
+    expect(repointed.remembered).toBeUndefined();
+    expect(repointed.sources.added).toEqual([id("alt.md")]);
+    expect(repointed.sources.removed).toEqual([id("tree.md")]);
+  });
+
+  it("is not used when its file is not ours", async () => {
+    await threeDocs();
     await refresh();
     await refresh();
     expect((await refresh()).remembered).toEqual({ relisted: 0, rowsRead: false });
@@ -248,6 +275,10 @@ describe("a remembered listing", () => {
       fc.record({ kind: fc.constant("remove" as const), file: fc.nat(7) }),
       fc.record({ kind: fc.constant("ignore" as const), file: fc.nat(7) }),
       fc.record({ kind: fc.constant("binary" as const), file: fc.nat(7) }),
+      // A link added beside the files (its folder's time moves), and the alternative docs/alt.md leads through
+      // re-pointed (no time in the folder moves): to a file of the folder, or out of it (8).
+      fc.record({ kind: fc.constant("link" as const), file: fc.nat(7) }),
+      fc.record({ kind: fc.constant("repoint" as const), file: fc.nat(8) }),
     );
     // How often the remembered listing was used, and with files listed again: the property must reach both.
     const used = { remembered: 0, relisted: 0, refused: 0 };
@@ -257,7 +288,14 @@ describe("a remembered listing", () => {
         await rm(join(dir, "docs"), { recursive: true, force: true });
         await rm(join(dir, "cache"), { recursive: true, force: true });
         await rm(join(dir, "full"), { recursive: true, force: true });
+        await rm(join(dir, "alternatives"), { recursive: true, force: true });
         for (const name of names.slice(0, 5)) await put(name, `# ${name}\n\nThe text of ${name}.\n`);
+        await mkdir(join(dir, "alternatives"));
+        await writeFile(join(dir, "alternatives", "outside.md"), "# Outside\n\nNot in the folder.\n");
+        const current = join(dir, "alternatives", "current");
+        await symlink(join(dir, "alternatives", "outside.md"), current);
+        await symlink(current, join(dir, "docs", "alt.md"));
+        await age(join(dir, "docs"));
         // The operations can leave no document to read (all binary, removed or ignored): both runs must then refuse
         // the folder alike.
         const outcome = async (more: Partial<FolderIndexOptions> = {}) => {
@@ -288,7 +326,16 @@ describe("a remembered listing", () => {
         for (const step of operations) {
           const name = names[step.file % names.length] as string;
           const path = join(dir, "docs", name);
-          if (step.kind === "edit") await put(name, `# ${name}\n\n${step.text}\n`);
+          if (step.kind === "repoint") {
+            await rm(current);
+            await symlink(step.file === 8 ? join(dir, "alternatives", "outside.md") : path, current);
+          } else if (step.kind === "link") {
+            const link = join(dir, "docs", `link-${step.file}.md`);
+            // A link to a file not there (yet) is broken: lstat, not exists, tells it is there.
+            if (lstatSync(link, { throwIfNoEntry: false })) continue;
+            await symlink(path, link);
+            await age(join(dir, "docs"));
+          } else if (step.kind === "edit") await put(name, `# ${name}\n\n${step.text}\n`);
           else if (step.kind === "binary") await put(name, "\u0000\u0001binary\u0000");
           else if (step.kind === "ignore") await put(".gitignore", `${name}\n`);
           else if (!existsSync(path)) continue;

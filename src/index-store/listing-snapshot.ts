@@ -146,6 +146,8 @@ function checkedSnapshot(
     if (!stats?.isDirectory() || stats.mtimeMs !== modifiedMs) return undefined;
   }
   for (const [path, state] of snapshot.rules) if (!sameRule(path, state)) return undefined;
+  // A link that leads elsewhere now (re-pointed along its chain, or broken) may list another file or none.
+  for (const [path, real] of snapshot.links) if ((realPathOf(path) ?? null) !== real) return undefined;
   // The file is untrusted input (a cache folder others may write): a file it names is listed again (read) only by
   // its real path, inside the roots; else the folder is listed in full. (Its other paths are only looked at.)
   const real = realRoots(roots);
@@ -284,7 +286,11 @@ function snapshotListing(
       return own && listed?.readUnlessBytes(own, bytesHash, options);
     },
     whySkipped: (document) => owner(document)?.whySkipped(document),
-    walked: { folders: snapshot.folders.map(([path]) => path), links: 0, files: [] },
+    walked: {
+      folders: snapshot.folders.map(([path]) => path),
+      links: snapshot.links.map(([absolute, real]) => ({ absolute, real })),
+      files: [],
+    },
     remember: (sourcesVersion) => {
       if (changed.length === 0 && sourcesVersion === undefined) return;
       const files = snapshot.files.map((file) =>

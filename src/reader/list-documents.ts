@@ -17,7 +17,7 @@ import {
   type SkipRead,
 } from "./read-file.js";
 import type { SkippedPath } from "./skipped-path.js";
-import { TURN_MS, type WalkedFile, type WalkRoot, walkFiles } from "./walk-files.js";
+import { TURN_MS, type WalkedFile, type WalkedLink, type WalkRoot, walkFiles } from "./walk-files.js";
 import { globTest } from "./walk-rules.js";
 
 /** Options of {@link listDocuments} and `readDocuments`. */
@@ -114,11 +114,11 @@ export interface DocumentListing {
   /** Why {@link DocumentListing.read} returned `undefined` for this document, once it has. */
   whySkipped(document: TextNode): SkippedPath | undefined;
   /**
-   * What the walk looked at: the real paths of the folders it listed, the symbolic links among their entries, and
-   * every file it found (examined in turn: each is a document or in `skipped`). For a caller that checks later, by
+   * What the walk looked at: the real paths of the folders it listed, the symbolic links among their entries (with
+   * the real paths they led to), and every file it found (examined in turn: each is a document or in `skipped`). For a caller that checks later, by
    * their modification times, whether listing again would find the same (an index's freshness check).
    */
-  walked: { folders: readonly string[]; links: number; files: readonly WalkedFile[] };
+  walked: { folders: readonly string[]; links: readonly WalkedLink[]; files: readonly WalkedFile[] };
 }
 
 /** Options of {@link DocumentListing.read}. */

@@ -47,6 +47,14 @@ export interface WalkedFile {
    * path joined with the name. The read checks it with one `lstat` instead of resolving the path again.
    */
   realPath?: string;
+  /** For an entry that is a symbolic link to a file: the real path it led to. */
+  linkTarget?: string;
+}
+
+/** A symbolic link the walk met among a folder's entries, and the real path it led to then (null: none). */
+export interface WalkedLink {
+  absolute: string;
+  real: string | null;
 }
 
 /** What {@link walkFiles} found. */
@@ -61,7 +69,7 @@ export interface WalkResult {
   /** The real paths of the folders walked (each listed once), in the order they were listed. */
   folders: string[];
   /** Symbolic links met among the folders' entries (followed or not). */
-  links: number;
+  links: WalkedLink[];
 }
 
 /**
@@ -74,7 +82,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
   const skipped: SkippedPath[] = [];
   const allowedRoots: string[] = [];
   const folders: string[] = [];
-  let links = 0;
+  const links: WalkedLink[] = [];
   const realRootPaths = new Map<WalkRoot, string>();
   for (const root of roots) {
     const real = await realpath(root.absolute).catch(() => undefined);
@@ -139,8 +147,8 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
       const relative = relativeBase === "" ? entry.name : `${relativeBase}/${entry.name}`;
       const leave = (code: SkipCode, reason: string) => skip(entryDisplay, code, reason);
 
-      if (entry.isSymbolicLink()) links++;
       const target = entry.isSymbolicLink() ? resolveLink(absolute) : undefined;
+      if (target) links.push({ absolute, real: "real" in target ? target.real : null });
       if (target && "code" in target) {
         leave(target.code, target.reason);
         continue;
@@ -182,7 +190,7 @@ export async function walkFiles(roots: readonly WalkRoot[], options: WalkOptions
       } else if (isFile) {
         files.push(
           target
-            ? { absolute, displayPath: entryDisplay }
+            ? { absolute, displayPath: entryDisplay, linkTarget: real }
             : { absolute, displayPath: entryDisplay, realPath: real },
         );
       } else {
