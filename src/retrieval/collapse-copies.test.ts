@@ -146,6 +146,20 @@ describe("collapseCopies", () => {
       ["ch09.html", undefined, 8],
       ["notes.md", undefined, 7],
     ]);
+    // The gzipped text ranked first (its size unknown): the PDF, whose place names its headings, is named instead.
+    const located = formatted("ref.pdf", "pdf", pdf, 8.9, {
+      file_size: 1_281_892,
+      location: {
+        file: "ref.pdf",
+        headingPath: ["I18N and L10N", "8.1 The locale"],
+        pages: { start: 157, end: 158 },
+      },
+    });
+    const textFirst = [{ ...(list[1] as NodeWithScore), score: 9 }, located];
+    const named = await collapseCopies(ranked(textFirst).retrieverFor, 2).retrieve({ query: "q" });
+    expect(
+      named.map(({ node, score }) => [node.metadata.file_path, node.metadata[SAME_TEXT_KEY], score]),
+    ).toEqual([["ref.pdf", ["ref.txt.gz"], 8.9]]);
   });
 
   it("takes a page of the same format for a copy when all but a few words are the same, never a chunk of one file", async () => {

@@ -1,6 +1,7 @@
 import { checkInteger } from "../errors/check-integer.js";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { ImageNode } from "../schema/image-node.js";
+import { getNodeLocation } from "../schema/node-location.js";
 import { SAME_TEXT_KEY, sourceName } from "../schema/node-source.js";
 import type { NodeWithScore } from "../schema/text-node.js";
 import { checkRetrieveOptions, type Retriever } from "./retriever.js";
@@ -57,14 +58,21 @@ export function collapseCopies(
 }
 
 /**
- * Whether `found` comes from a smaller file (`file_size`) than `held`, whose text it has: the more particular place
- * of a text a large file repeats, such as Node's API page `cli.html` beside `all.html`, every page in one. (The two
- * score a little apart: the index weighs each chunk with its file's name and title.)
+ * Whether `found` names the text it shares with `held` better: it comes from a smaller file (`file_size`), the more
+ * particular place of a text a large file repeats, such as Node's API page `cli.html` beside `all.html`, every page in
+ * one (the two score a little apart: the index weighs each chunk with its file's name and title); or, when the sizes
+ * cannot be compared (a compressed file), its place names headings and `held`'s does not: debian-reference's gzipped
+ * text has line numbers only, its PDF the chapter and section.
  */
-function isSmallerFile(found: NodeWithScore, held: NodeWithScore): boolean {
+function namesBetter(found: NodeWithScore, held: NodeWithScore): boolean {
   const size = textFileSize(found.node);
   const heldSize = textFileSize(held.node);
-  return size !== undefined && heldSize !== undefined && size < heldSize;
+  if (size !== undefined && heldSize !== undefined) return size < heldSize;
+  return headed(found.node) && !headed(held.node);
+}
+
+function headed(node: NodeWithScore["node"]): boolean {
+  return (getNodeLocation(node)?.headingPath?.length ?? 0) > 0;
 }
 
 /** A node's file size (`file_size`), unless the file is compressed (its size then says little of its text's). */
@@ -113,9 +121,9 @@ interface CopyGroup {
 
 /**
  * `nodes` without those whose text another has, or most of it in another format ({@link NEAR_COPY_SHARE}), or all
- * but a few words of it in another file of the same format ({@link SAME_FORMAT_COPY_SHARE}): of copies, the one from
- * the smallest file is kept (the first when sizes are equal or unknown; so a chapter's page before the whole book's
- * PDF), with its own score, and the kept ones list where the copies are. Chunks of one file are never copies by
+ * but a few words of it in another file of the same format ({@link SAME_FORMAT_COPY_SHARE}): of copies, the one that
+ * names its place best is kept ({@link namesBetter}: a chapter's page before the whole book's PDF, the PDF's pages
+ * under their headings before a gzipped text's lines; the first when nothing tells them apart), with its own score, and the kept ones list where the copies are. Chunks of one file are never copies by
  * their shingles (the splitter's overlap); one text twice in one file is kept once, listing no copy.
  */
 function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
@@ -144,8 +152,8 @@ function withoutCopies(nodes: readonly NodeWithScore[]): NodeWithScore[] {
     if (!byText.has(found.node.text)) byText.set(found.node.text, group);
     const name = sourceName(found.node);
     const held = kept[group.at] as NodeWithScore;
-    if (isSmallerFile(found, held)) {
-      // The same text from a smaller file: that page is named, the larger one listed as a copy.
+    if (namesBetter(found, held)) {
+      // The same text from a smaller file (or under headings): that place is named, the other listed as a copy.
       kept[group.at] = found;
       moved = true;
       const previous = sourceName(held.node);
