@@ -1,20 +1,15 @@
 import { lexicalTerms } from "../analysis/lexical-terms.js";
-import { lexicalTokens } from "../analysis/lexical-tokens.js";
-import { meanAggregate } from "../embedding/aggregate.js";
-import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import { similarity } from "../embedding/similarity.js";
 import type { Embedder } from "../embedding/types.js";
-import { LexicalIndex } from "../retrieval/lexical-index.js";
 import { contextFiles, fileWeights, METADATA_LINE } from "./context-files.js";
 import type { ExtractiveRequest } from "./extractive-request.js";
+import { scorePassages } from "./passage-scores.js";
 import { type Passage, splitPassages } from "./passages.js";
 import { quoteAdmission } from "./quote-admission.js";
-import { neighbourWidener, passagesQuoted, termInReach } from "./quote-widening.js";
+import { neighbourWidener, passagesQuoted } from "./quote-widening.js";
 
 // A short section (the text under one heading) is also a candidate, quoted whole: in reference docs the
 // answer is often its "Default: `72000`" line next to the sentence that names the option.
 const MAX_SECTION = 500;
-const SECTION_WEIGHT = 0.5;
 // Retrieval put the best chunk first: a passage of the k-th file (0-based, in the order the context first shows
 // each) keeps 1 / (1 + RANK_DECAY × k) of its score, so a passage of another file wins only by clearly matching
 // better. Chunks of one file share its rank (a citation piece is not demoted for being its node's second piece).
@@ -124,7 +119,7 @@ export async function extractAnswer(
   });
   const existingCount = candidates.filter((candidate) => candidate.source === 0).length;
   if (candidates.length === 0) return { sentences: [], multiline: [], scores: [], querySatisfied: false };
-  const scores = await score(candidates, query, settings);
+  const scores = await scorePassages(candidates, query, settings);
   // A remembered quote of the answer so far keeps the score that chose it against its own, better-ranked context.
   if (remembered !== undefined)
     candidates.forEach((candidate, index) => {
@@ -313,79 +308,6 @@ function isLinksOnly(line: string): boolean {
     .replace(/https?:\/\/\S+/g, "")
     .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, "");
   return !/[\p{L}\p{N}]/u.test(rest);
-}
-
-async function score(
-  candidates: Candidate[],
-  query: string,
-  settings: ExtractAnswerSettings,
-): Promise<number[]> {
-  const texts = candidates.map((candidate) => candidate.text);
-  if (settings.embedModel === undefined && query !== "") {
-    // BM25 over the passages: rare query words weigh most, and a passage's heading (and the term it is quoted with)
-    // counts as its words.
-    const index = new LexicalIndex();
-    const withTerm = termInReach(candidates);
-    for (const [id, candidate] of candidates.entries())
-      index.add(
-        String(id),
-        `${candidate.heading}\n${withTerm(candidate) ? candidate.term : ""}\n${candidate.text}`,
-      );
-    const scores = new Array<number>(candidates.length).fill(0);
-    for (const hit of index.search(query, { topK: candidates.length })) scores[Number(hit.id)] = hit.score;
-    // A lone word scores by its own words only: under "http.createServer([options])" Node's "History" label (one
-    // word, the heading's words around it) would outrank the sentences that answer. A longer terse line keeps its
-    // heading's help ("Default: `10000`" under "pluginTimeout").
-    const queryTerms = new Set(lexicalTokens(query));
-    for (const [id, candidate] of candidates.entries()) {
-      if (scores[id] === 0) continue;
-      const own = lexicalTokens(`${withTerm(candidate) ? candidate.term : ""}\n${candidate.text}`);
-      if (own.length <= 1 && !own.some((term) => queryTerms.has(term))) scores[id] = 0;
-    }
-    return withSectionScores(candidates, scores, query);
-  }
-  let embeddings: number[][];
-  let queryEmbedding: number[] | undefined;
-  let compare: (a: number[], b: number[]) => number = (a, b) => similarity(a, b);
-  if (settings.embedModel === undefined) {
-    const embedModel = new HashingEmbedder().fit(texts);
-    embeddings = texts.map((text) => embedModel.embed(text));
-  } else {
-    const { embedModel, signal } = settings;
-    const embedOptions = signal ? { signal } : {};
-    embeddings = await embedModel.getTextEmbeddings(texts, embedOptions);
-    if (query !== "") queryEmbedding = await embedModel.getQueryEmbedding(query, embedOptions);
-    if (embedModel.similarity)
-      compare = (a, b) => (embedModel.similarity as NonNullable<Embedder["similarity"]>)(a, b);
-  }
-  settings.signal?.throwIfAborted();
-  const target = queryEmbedding ?? meanAggregate(embeddings);
-  return embeddings.map((embedding) => compare(target, embedding));
-}
-
-/**
- * Adds half the BM25 score of the passage's whole section (heading and all its text) to each passage that
- * scores on its own, so a terse line ("Default: `'info'`") in the section about the question can beat a
- * wordier sentence elsewhere.
- */
-function withSectionScores(candidates: readonly Candidate[], scores: number[], query: string): number[] {
-  const sectionText = new Map<string, string>();
-  for (const candidate of candidates) {
-    if (candidate.section < 0 || candidate.whole) continue;
-    const key = `${candidate.source}:${candidate.section}`;
-    sectionText.set(key, `${sectionText.get(key) ?? candidate.heading}\n${candidate.text}`);
-  }
-  if (sectionText.size < 2) return scores;
-  const index = new LexicalIndex();
-  for (const [key, text] of sectionText) index.add(key, text);
-  const sectionScores = new Map(
-    index.search(query, { topK: sectionText.size }).map((hit) => [hit.id, hit.score]),
-  );
-  return scores.map((own, id) => {
-    const candidate = candidates[id] as Candidate;
-    const section = sectionScores.get(`${candidate.source}:${candidate.section}`) ?? 0;
-    return own > 0 ? own + SECTION_WEIGHT * section : 0;
-  });
 }
 
 // A passage satisfies the query when it contains at least `threshold` of the query's distinct terms.
